@@ -1,0 +1,64 @@
+import type { Session } from "./session.js";
+import type {
+  GetRunsOptions,
+  GetSessionOptions,
+  GetSessionsOptions,
+  Page,
+  RunRecord,
+  RunRow,
+  SchemaState,
+  SessionRecord,
+} from "./types.js";
+
+export interface MigrationProgress {
+  sessionsDone: number;
+  sessionsTotal: number;
+  runsCopied: number;
+}
+
+export interface MigrateOptions {
+  /** sessions per transaction */
+  batchSize?: number;
+  onProgress?: (p: MigrationProgress) => void;
+  /** stops between batches; what was committed stays, and a later `up()` resumes */
+  signal?: AbortSignal;
+}
+
+export interface MigrationResult {
+  fromVersion: string | null;
+  toVersion: string;
+  sessionsScanned: number;
+  runsCopied: number;
+}
+
+/**
+ * The storage port. Domain code (agents, teams, the runtime) talks to this, never to an
+ * adapter, so the SDK runs against any backend that passes the contract suite.
+ */
+export interface Db {
+  /** a stable id, listed by `GET /config` and used by `POST /databases/{db_id}/migrate` */
+  readonly id: string;
+
+  /** checks (and on a fresh database creates) the tables; throws SchemaMismatchError */
+  init(): Promise<SchemaState>;
+  schemaVersion(): Promise<string | null>;
+
+  upsertSession(session: SessionRecord): Promise<Session>;
+  getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null>;
+  getSessions(opts?: GetSessionsOptions): Promise<Page<Session>>;
+  renameSession(sessionId: string, name: string, opts?: { userId?: string }): Promise<Session>;
+  deleteSession(sessionId: string, opts?: { userId?: string }): Promise<void>;
+  deleteSessions(sessionIds: string[], opts?: { userId?: string }): Promise<number>;
+
+  /** writes this run's row only; a new run gets the next `run_index` of its session */
+  upsertRun(run: RunRecord): Promise<RunRow>;
+  getRun(runId: string, opts?: { userId?: string; sessionId?: string }): Promise<RunRow | null>;
+  getRuns(opts?: GetRunsOptions): Promise<Page<RunRow>>;
+  deleteRun(runId: string, opts?: { userId?: string }): Promise<void>;
+  deleteRuns(runIds: string[], opts?: { userId?: string }): Promise<number>;
+
+  /** copies legacy (2.x) session blobs into run rows; see MigrationManager */
+  migrate(opts?: MigrateOptions): Promise<MigrationResult>;
+  /** drops the legacy runs column; refuses without `force: true` or before migration */
+  cleanupLegacyRunsColumn(opts: { force: boolean }): Promise<void>;
+}

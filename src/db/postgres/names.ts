@@ -1,0 +1,29 @@
+/** Table names, overridable so one Postgres can host several deployments or agno's own names. */
+export interface TableNames {
+  sessions: string;
+  runs: string;
+  jobs: string;
+  toolResults: string;
+  versions: string;
+}
+
+export const DEFAULT_TABLE_NAMES: TableNames = {
+  sessions: "agno_sessions",
+  runs: "agno_runs",
+  jobs: "agno_jobs",
+  toolResults: "agno_tool_results",
+  versions: "agno_schema_versions",
+};
+
+const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Names end up in DDL, so only plain lower-case identifiers are accepted. */
+export function checkIdentifier(name: string, what: string): string {
+  if (!IDENT.test(name)) throw new TypeError(`${what} must match ${IDENT} (got ${JSON.stringify(name)})`);
+  return name;
+}
+
+/** `"schema"."table"`, both checked. */
+export function qualified(schema: string, table: string): string {
+  return `"${checkIdentifier(schema, "schema")}"."${checkIdentifier(table, "table name")}"`;
+}

@@ -1,0 +1,471 @@
+import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
+import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import type { Pool } from "@neondatabase/serverless";
+import { ConflictError, MigrationRequiredError, NotFoundError, ValidationError } from "../../errors.js";
+import { resolvePage, sortOrderOf } from "../pagination.js";
+import type { Db, MigrateOptions, MigrationResult } from "../port.js";
+import { NON_HISTORY_STATUSES, runTypeOf, Session } from "../session.js";
+import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
+import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
+import { legacyRunRow, mergeRuns } from "./legacy.js";
+import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
+import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
+import { RUN_COLUMNS, SESSION_COLUMNS, toRunRow, toSessionRecord } from "./rows.js";
+import { ensureSchema, type Exec, type Inspection } from "./schema-state.js";
+import { agnoTables, type AgnoTables } from "./tables.js";
+
+export interface PostgresDbOptions {
+  /** a `@neondatabase/serverless` Pool (on Workers: one per request, ended with `waitUntil`) */
+  pool: Pool;
+  /** listed by `/config` and addressed by `/databases/{db_id}/migrate`; default "default" */
+  id?: string;
+  /** Postgres schema; default `ai`, as agno */
+  schema?: string;
+  tables?: Partial<TableNames>;
+  /**
+   * Identifies the database across instances of this class in one isolate, so the schema
+   * check runs once per isolate instead of once per request. Use the connection string.
+   */
+  cacheKey?: string;
+}
+
+/** Databases already seen at the current schema, per isolate: the check never goes backwards. */
+const knownCurrent = new Set<string>();
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/**
+ * The Postgres adapter: agno 3.0's layout (runs as rows) over drizzle and the Neon serverless
+ * driver. It also reads an agno 2.x database before migration, merging the legacy runs blob.
+ *
+ * @example
+ * const db = new PostgresDb({ pool: new Pool({ connectionString: env.DATABASE_URL }) });
+ * await db.upsertSession({ session_id: "s1", session_type: "agent", agent_id: "a" });
+ * await db.upsertRun({ run_id: "r1", session_id: "s1", agent_id: "a", status: "COMPLETED", messages: [] });
+ * const session = await db.getSession("s1"); // runs joined back in order
+ */
+export class PostgresDb implements Db {
+  readonly id: string;
+  readonly schema: string;
+  readonly names: TableNames;
+  private readonly orm: NeonDatabase;
+  private readonly t: AgnoTables;
+  private readonly cacheKey: string | undefined;
+  private inspection: Promise<Inspection> | undefined;
+
+  constructor(opts: PostgresDbOptions) {
+    this.id = opts.id ?? "default";
+    this.schema = opts.schema ?? "ai";
+    this.names = { ...DEFAULT_TABLE_NAMES, ...opts.tables };
+    this.t = agnoTables(this.schema, this.names);
+    this.orm = drizzle({ client: opts.pool });
+    this.cacheKey = opts.cacheKey && `${opts.cacheKey}|${this.schema}|${Object.values(this.names).join(",")}`;
+  }
+
+  // -- schema ------------------------------------------------------------------------------
+
+  private exec: Exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
+
+  private transaction<T>(fn: (exec: Exec) => Promise<T>): Promise<T> {
+    return this.orm.transaction((tx) => fn(async (query) => (await tx.execute(query)).rows as Record<string, unknown>[]));
+  }
+
+  private inspect(): Promise<Inspection> {
+    if (this.cacheKey && knownCurrent.has(this.cacheKey)) {
+      this.inspection ??= this.readLegacyFlag();
+    }
+    this.inspection ??= ensureSchema(this.exec, (fn) => this.transaction(fn), this.schema, this.names).then((i) => {
+      if (i.state === "current" && this.cacheKey) knownCurrent.add(this.cacheKey);
+      return i;
+    });
+    // A failed check is not remembered: the next call asks the database again.
+    this.inspection.catch(() => (this.inspection = undefined));
+    return this.inspection;
+  }
+
+  private async readLegacyFlag(): Promise<Inspection> {
+    const rows = await this.exec(sql`SELECT 1 FROM information_schema.columns WHERE table_schema = ${this.schema}
+      AND table_name = ${this.names.sessions} AND column_name = 'runs'`);
+    return { state: "current", version: CURRENT_SCHEMA_VERSION, hasLegacyRunsColumn: rows.length > 0 };
+  }
+
+  /** Forgets what this instance knew about the schema (after a migration or cleanup). */
+  private forget(): void {
+    this.inspection = undefined;
+    if (this.cacheKey) knownCurrent.delete(this.cacheKey);
+  }
+
+  async init(): Promise<SchemaState> {
+    return (await this.inspect()).state;
+  }
+
+  async schemaVersion(): Promise<string | null> {
+    return (await this.inspect()).version;
+  }
+
+  /** The legacy blob is read only while runs still live in it (before migration). */
+  private async legacyPending(): Promise<boolean> {
+    const i = await this.inspect();
+    return i.state === "migration_required" && i.hasLegacyRunsColumn;
+  }
+
+  private get sessionsTable(): SQL {
+    return sql.raw(qualified(this.schema, this.names.sessions));
+  }
+
+  private get runsTable(): SQL {
+    return sql.raw(qualified(this.schema, this.names.runs));
+  }
+
+  // -- sessions ----------------------------------------------------------------------------
+
+  async upsertSession(input: SessionRecord): Promise<Session> {
+    const session = validateSession(input);
+    await this.inspect();
+    const ts = now();
+    const values = {
+      session_id: session.session_id,
+      session_type: session.session_type,
+      agent_id: session.agent_id ?? null,
+      team_id: session.team_id ?? null,
+      workflow_id: session.workflow_id ?? null,
+      user_id: session.user_id ?? null,
+      session_data: session.session_data ?? null,
+      agent_data: session.agent_data ?? null,
+      team_data: session.team_data ?? null,
+      workflow_data: session.workflow_data ?? null,
+      metadata: session.metadata ?? null,
+      summary: session.summary ?? null,
+      created_at: session.created_at ?? ts,
+      updated_at: ts,
+    };
+    const { created_at: _keep, session_id: _id, ...changes } = values;
+    const s = this.t.sessions;
+    await this.orm.transaction(async (tx) => {
+      const written = await tx
+        .insert(s)
+        .values(values)
+        .onConflictDoUpdate({
+          target: s.session_id,
+          set: changes,
+          // A session never changes owner or type through an upsert.
+          setWhere: sql`${s.user_id} IS NOT DISTINCT FROM ${values.user_id} AND ${s.session_type} = ${values.session_type}`,
+        })
+        .returning({ id: s.session_id });
+      if (written.length === 0) {
+        throw new ConflictError(`session ${session.session_id} exists with another owner or session_type`);
+      }
+      for (const run of session.runs ?? []) {
+        await this.writeRun((q) => tx.execute(q).then((r) => r.rows as Record<string, unknown>[]), { ...run, session_id: session.session_id });
+      }
+    });
+    return (await this.getSession(session.session_id))!;
+  }
+
+  async getSession(sessionId: string, opts: GetSessionOptions = {}): Promise<Session | null> {
+    validateId(sessionId, "session_id");
+    if (opts.runsLimit !== undefined && (!Number.isInteger(opts.runsLimit) || opts.runsLimit < 0)) {
+      throw new ValidationError("runsLimit must be a whole number of at least 0", "runs_limit");
+    }
+    const legacy = await this.legacyPending();
+    const userFilter = opts.userId === undefined ? sql`` : sql` AND user_id = ${opts.userId}`;
+    const rows = await this.exec(
+      sql`SELECT ${sql.raw(SESSION_COLUMNS)}${legacy ? sql`, runs AS legacy_runs` : sql``} FROM ${this.sessionsTable}
+          WHERE session_id = ${sessionId}${userFilter}`,
+    );
+    if (rows.length === 0) return null;
+    const record = toSessionRecord(rows[0]!);
+    if (opts.includeRuns !== false) {
+      const runs = await this.sessionRuns([record], legacy ? [rows[0]!] : [], opts.runsLimit);
+      record.runs = (runs.get(record.session_id) ?? []).map((r) => r.run_data);
+    }
+    return new Session(record);
+  }
+
+  /**
+   * Runs of these sessions in run order. With `limit`, agno's `runs_limit`: the last N top-level
+   * runs that can feed history (no member runs, none PAUSED/CANCELLED/ERROR/REGENERATED).
+   */
+  private async sessionRuns(sessions: SessionRecord[], legacyRows: Record<string, unknown>[], limit?: number): Promise<Map<string, RunRow[]>> {
+    const ids = sessions.map((s) => s.session_id);
+    const out = new Map<string, RunRow[]>(ids.map((id) => [id, []]));
+    if (ids.length === 0 || limit === 0) return out;
+    const idList = sql.join(ids.map((id) => sql`${id}`), sql`, `);
+    const skip = sql.join(NON_HISTORY_STATUSES.map((st) => sql`${st}`), sql`, `);
+    const query =
+      limit === undefined
+        ? sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE session_id IN (${idList}) ORDER BY session_id, run_index, created_at, run_id`
+        : sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM (SELECT *, row_number() OVER (PARTITION BY session_id ORDER BY run_index DESC, created_at DESC, run_id DESC) AS rn
+              FROM ${this.runsTable} WHERE session_id IN (${idList}) AND parent_run_id IS NULL AND (status IS NULL OR status NOT IN (${skip}))) r
+              WHERE rn <= ${limit} ORDER BY session_id, run_index, created_at, run_id`;
+    for (const row of await this.exec(query)) out.get(String(row.session_id))!.push(toRunRow(row));
+    for (const row of legacyRows) {
+      const session = sessions.find((s) => s.session_id === row.session_id)!;
+      const blob = Array.isArray(row.legacy_runs) ? row.legacy_runs : [];
+      const legacy = blob
+        .map((run, index) => legacyRunRow(run, index, { session_id: session.session_id, user_id: session.user_id ?? null, created_at: session.created_at ?? 0 }))
+        .filter((r): r is RunRow => r !== null);
+      let merged = mergeRuns(out.get(session.session_id)!, legacy);
+      if (limit !== undefined) merged = merged.filter((r) => !r.parent_run_id && !NON_HISTORY_STATUSES.includes(String(r.status))).slice(-limit);
+      out.set(session.session_id, merged);
+    }
+    return out;
+  }
+
+  async getSessions(opts: GetSessionsOptions = {}): Promise<Page<Session>> {
+    const { limit, page, offset } = resolvePage(opts);
+    const order = sortOrderOf(opts.sortOrder);
+    const sortBy = opts.sortBy ?? "created_at";
+    if (sortBy !== "created_at" && sortBy !== "updated_at") throw new ValidationError(`cannot sort sessions by ${String(sortBy)}`, "sort_by");
+    const legacy = opts.includeRuns ? await this.legacyPending() : (await this.inspect(), false);
+    const s = this.t.sessions;
+    const where = and(
+      opts.sessionType ? eq(s.session_type, opts.sessionType) : undefined,
+      opts.userId !== undefined ? eq(s.user_id, opts.userId) : undefined,
+      opts.componentId ? or(eq(s.agent_id, opts.componentId), eq(s.team_id, opts.componentId), eq(s.workflow_id, opts.componentId)) : undefined,
+      opts.sessionName ? ilike(sql`${s.session_data}->>'session_name'`, `%${opts.sessionName.replace(/[\\%_]/g, "\\$&")}%`) : undefined,
+    );
+    const sortColumn = sortBy === "updated_at" ? s.updated_at : s.created_at;
+    const [rows, [total]] = await Promise.all([
+      this.orm
+        .select({ ...getTableColumns(s), ...(legacy ? { legacy_runs: sql`runs`.as("legacy_runs") } : {}) })
+        .from(s)
+        .where(where)
+        .orderBy(order === "asc" ? asc(sortColumn) : desc(sortColumn), asc(s.session_id))
+        .limit(limit)
+        .offset(offset),
+      this.orm.select({ n: count() }).from(s).where(where),
+    ]);
+    const records = rows.map((r) => toSessionRecord(r as Record<string, unknown>));
+    if (opts.includeRuns) {
+      const runs = await this.sessionRuns(records, legacy ? (rows as Record<string, unknown>[]) : []);
+      for (const record of records) record.runs = (runs.get(record.session_id) ?? []).map((r) => r.run_data);
+    }
+    const totalCount = Number(total?.n ?? 0);
+    return { data: records.map((r) => new Session(r)), page, limit, total_count: totalCount, total_pages: Math.ceil(totalCount / limit) };
+  }
+
+  async renameSession(sessionId: string, name: string, opts: { userId?: string } = {}): Promise<Session> {
+    validateId(sessionId, "session_id");
+    if (typeof name !== "string" || name.trim() === "" || name.length > 255) {
+      throw new ValidationError("session_name must be a non-empty string of at most 255 characters", "session_name");
+    }
+    await this.inspect();
+    const s = this.t.sessions;
+    const updated = await this.orm
+      .update(s)
+      .set({ session_data: sql`jsonb_set(COALESCE(${s.session_data}::jsonb, '{}'::jsonb), '{session_name}', to_jsonb(${name}::text))`, updated_at: now() })
+      .where(and(eq(s.session_id, sessionId), opts.userId !== undefined ? eq(s.user_id, opts.userId) : undefined))
+      .returning({ id: s.session_id });
+    if (updated.length === 0) throw new NotFoundError(`session ${sessionId} not found`);
+    return (await this.getSession(sessionId))!;
+  }
+
+  async deleteSession(sessionId: string, opts: { userId?: string } = {}): Promise<void> {
+    await this.deleteSessions([validateId(sessionId, "session_id")], opts);
+  }
+
+  /** All or nothing: if any id is unknown (or another user's), nothing is deleted. */
+  async deleteSessions(sessionIds: string[], opts: { userId?: string } = {}): Promise<number> {
+    const ids = [...new Set(validateIds(sessionIds, "session_ids"))];
+    await this.inspect();
+    const s = this.t.sessions;
+    return this.orm.transaction(async (tx) => {
+      const deleted = await tx
+        .delete(s)
+        .where(and(inArray(s.session_id, ids), opts.userId !== undefined ? eq(s.user_id, opts.userId) : undefined))
+        .returning({ id: s.session_id });
+      if (deleted.length !== ids.length) {
+        // Thrown inside the transaction, so the deletes above roll back.
+        const found = new Set(deleted.map((d) => d.id));
+        throw new NotFoundError(`session(s) not found: ${ids.filter((id) => !found.has(id)).join(", ")}`);
+      }
+      return deleted.length;
+    });
+  }
+
+  // -- runs --------------------------------------------------------------------------------
+
+  async upsertRun(input: RunRecord): Promise<RunRow> {
+    const run = validateRun(input);
+    await this.inspect();
+    return this.transaction((tx) => this.writeRun(tx, run));
+  }
+
+  /**
+   * One run, one row. The session row is locked first (its `updated_at` bump takes the lock),
+   * so two writers of one session serialise and each new run gets its own next run_index;
+   * the insert is a separate statement so it sees the other writer's committed row.
+   */
+  private async writeRun(exec: Exec, run: RunRecord): Promise<RunRow> {
+    const ts = now();
+    const legacy = await this.legacyPending();
+    const [session] = await exec(
+      sql`UPDATE ${this.sessionsTable} SET updated_at = ${ts} WHERE session_id = ${run.session_id}
+          RETURNING user_id${legacy ? sql`, COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0) AS legacy_count` : sql``}`,
+    );
+    if (!session) throw new NotFoundError(`session ${run.session_id} not found: upsert the session before its runs`);
+    const owner = (session.user_id as string | null) ?? null;
+    if (run.user_id && owner && run.user_id !== owner) {
+      throw new ConflictError(`run ${run.run_id} names user ${run.user_id} but session ${run.session_id} belongs to another user`);
+    }
+    const legacyCount = Number(session.legacy_count ?? 0);
+    const [row] = await exec(sql`
+      INSERT INTO ${this.runsTable} AS r (${sql.raw(RUN_COLUMNS)})
+      VALUES (${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
+        ${run.workflow_id ?? null}, ${run.user_id ?? owner}, ${run.parent_run_id ?? null}, ${run.status ?? null},
+        (SELECT GREATEST(COALESCE(MAX(run_index) + 1, 0), ${legacyCount}) FROM ${this.runsTable} WHERE session_id = ${run.session_id}),
+        ${JSON.stringify(run)}::jsonb, ${run.created_at ?? ts}, ${ts})
+      ON CONFLICT (run_id) DO UPDATE SET run_type = EXCLUDED.run_type, agent_id = EXCLUDED.agent_id, team_id = EXCLUDED.team_id,
+        workflow_id = EXCLUDED.workflow_id, user_id = EXCLUDED.user_id, parent_run_id = EXCLUDED.parent_run_id,
+        status = EXCLUDED.status, run_data = EXCLUDED.run_data, updated_at = EXCLUDED.updated_at
+      WHERE r.session_id = EXCLUDED.session_id
+      RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))}`);
+    if (!row) throw new ConflictError(`run ${run.run_id} already belongs to another session`);
+    return toRunRow(row);
+  }
+
+  async getRun(runId: string, opts: { userId?: string; sessionId?: string } = {}): Promise<RunRow | null> {
+    validateId(runId, "run_id");
+    const legacy = await this.legacyPending();
+    const filters = sql.join(
+      [sql`run_id = ${runId}`, ...(opts.userId !== undefined ? [sql`user_id = ${opts.userId}`] : []), ...(opts.sessionId !== undefined ? [sql`session_id = ${opts.sessionId}`] : [])],
+      sql` AND `,
+    );
+    const [row] = await this.exec(sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE ${filters}`);
+    if (row) return toRunRow(row);
+    return legacy ? this.findLegacyRun(runId, opts) : null;
+  }
+
+  /** Before migration a run may still live only in its session's blob. */
+  private async findLegacyRun(runId: string, opts: { userId?: string; sessionId?: string }): Promise<RunRow | null> {
+    const rows = await this.exec(sql`
+      SELECT s.session_id, s.user_id, s.created_at, e.value AS run, e.ord - 1 AS idx
+      FROM ${this.sessionsTable} s CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.runs::jsonb) = 'array' THEN s.runs::jsonb ELSE '[]'::jsonb END) WITH ORDINALITY AS e(value, ord)
+      WHERE s.runs::jsonb @> jsonb_build_array(jsonb_build_object('run_id', ${runId}::text)) AND e.value->>'run_id' = ${runId}
+      ${opts.userId !== undefined ? sql`AND s.user_id = ${opts.userId}` : sql``}
+      ${opts.sessionId !== undefined ? sql`AND s.session_id = ${opts.sessionId}` : sql``}
+      LIMIT 1`);
+    const row = rows[0];
+    if (!row) return null;
+    return legacyRunRow(row.run, Number(row.idx), { session_id: String(row.session_id), user_id: (row.user_id as string | null) ?? null, created_at: Number(row.created_at) });
+  }
+
+  async getRuns(opts: GetRunsOptions = {}): Promise<Page<RunRow>> {
+    const { limit, page, offset } = resolvePage(opts);
+    const order = sortOrderOf(opts.sortOrder);
+    const sortBy = opts.sortBy ?? (opts.sessionId ? "run_index" : "created_at");
+    if (!["created_at", "updated_at", "run_index"].includes(sortBy)) throw new ValidationError(`cannot sort runs by ${String(sortBy)}`, "sort_by");
+    const statuses = opts.status === undefined ? [] : Array.isArray(opts.status) ? opts.status : [opts.status];
+    if (await this.legacyPending()) {
+      if (!opts.sessionId) {
+        throw new MigrationRequiredError(
+          "runs of this database still live in agno 2.x session blobs, so a run listing across sessions would be incomplete: " +
+            "run `new MigrationManager(db).up()` or POST /databases/{db_id}/migrate",
+        );
+      }
+      return this.legacySessionRunsPage(opts, statuses, { limit, page, offset }, order, sortBy);
+    }
+    const r = this.t.runs;
+    const where = and(
+      opts.sessionId ? eq(r.session_id, opts.sessionId) : undefined,
+      opts.userId !== undefined ? eq(r.user_id, opts.userId) : undefined,
+      opts.agentId ? eq(r.agent_id, opts.agentId) : undefined,
+      opts.teamId ? eq(r.team_id, opts.teamId) : undefined,
+      opts.workflowId ? eq(r.workflow_id, opts.workflowId) : undefined,
+      opts.runType ? eq(r.run_type, opts.runType) : undefined,
+      opts.parentRunId === null ? sql`${r.parent_run_id} IS NULL` : opts.parentRunId ? eq(r.parent_run_id, opts.parentRunId) : undefined,
+      statuses.length > 0 ? inArray(r.status, statuses) : undefined,
+    );
+    const column = r[sortBy as "created_at" | "updated_at" | "run_index"];
+    const [rows, [total]] = await Promise.all([
+      this.orm.select().from(r).where(where).orderBy(order === "asc" ? asc(column) : desc(column), asc(r.run_id)).limit(limit).offset(offset),
+      this.orm.select({ n: count() }).from(r).where(where),
+    ]);
+    const totalCount = Number(total?.n ?? 0);
+    return { data: rows.map((x) => toRunRow(x)), page, limit, total_count: totalCount, total_pages: Math.ceil(totalCount / limit) };
+  }
+
+  /** One session's runs before migration: merged in memory, then filtered and paged. */
+  private async legacySessionRunsPage(
+    opts: GetRunsOptions,
+    statuses: string[],
+    p: { limit: number; page: number; offset: number },
+    order: "asc" | "desc",
+    sortBy: string,
+  ): Promise<Page<RunRow>> {
+    const session = await this.getSession(opts.sessionId!, { includeRuns: false, userId: opts.userId });
+    if (!session) return { data: [], page: p.page, limit: p.limit, total_count: 0, total_pages: 0 };
+    const rows = await this.exec(sql`SELECT session_id, runs AS legacy_runs FROM ${this.sessionsTable} WHERE session_id = ${opts.sessionId!}`);
+    const all = (await this.sessionRuns([session.record], rows)).get(opts.sessionId!) ?? [];
+    const key = sortBy as "created_at" | "updated_at" | "run_index";
+    const matching = all
+      .filter((x) => (opts.agentId ? x.agent_id === opts.agentId : true))
+      .filter((x) => (opts.teamId ? x.team_id === opts.teamId : true))
+      .filter((x) => (opts.workflowId ? x.workflow_id === opts.workflowId : true))
+      .filter((x) => (opts.runType ? x.run_type === opts.runType : true))
+      .filter((x) => (opts.parentRunId === null ? !x.parent_run_id : opts.parentRunId ? x.parent_run_id === opts.parentRunId : true))
+      .filter((x) => (statuses.length ? statuses.includes(String(x.status)) : true))
+      .sort((a, b) => ((a[key] ?? 0) - (b[key] ?? 0)) * (order === "asc" ? 1 : -1));
+    return {
+      data: matching.slice(p.offset, p.offset + p.limit),
+      page: p.page,
+      limit: p.limit,
+      total_count: matching.length,
+      total_pages: Math.ceil(matching.length / p.limit),
+    };
+  }
+
+  async deleteRun(runId: string, opts: { userId?: string } = {}): Promise<void> {
+    await this.deleteRuns([validateId(runId, "run_id")], opts);
+  }
+
+  /** All or nothing: if any id is unknown (or another user's), nothing is deleted. */
+  async deleteRuns(runIds: string[], opts: { userId?: string } = {}): Promise<number> {
+    const ids = [...new Set(validateIds(runIds, "run_ids"))];
+    const legacy = await this.legacyPending();
+    const r = this.t.runs;
+    return this.orm.transaction(async (tx) => {
+      const deleted = await tx
+        .delete(r)
+        .where(and(inArray(r.run_id, ids), opts.userId !== undefined ? eq(r.user_id, opts.userId) : undefined))
+        .returning({ id: r.run_id });
+      if (deleted.length === ids.length) return deleted.length;
+      // Thrown inside the transaction, so the deletes above roll back.
+      const found = new Set(deleted.map((d) => d.id));
+      const absent = ids.filter((id) => !found.has(id));
+      for (const id of absent) {
+        if (legacy && (await this.findLegacyRun(id, opts))) {
+          throw new MigrationRequiredError(`run ${id} still lives in an agno 2.x session blob: migrate before deleting it`);
+        }
+      }
+      throw new NotFoundError(`run(s) not found: ${absent.join(", ")}`);
+    });
+  }
+
+  // -- migration ---------------------------------------------------------------------------
+
+  async migrate(opts: MigrateOptions = {}): Promise<MigrationResult> {
+    const before = await this.inspect();
+    try {
+      return await copyLegacyRuns(
+        { exec: this.exec, transaction: (fn) => this.transaction(fn), schema: this.schema, names: this.names },
+        before,
+        opts,
+      );
+    } finally {
+      this.forget();
+    }
+  }
+
+  async cleanupLegacyRunsColumn(opts: { force: boolean }): Promise<void> {
+    const state = await this.inspect();
+    try {
+      await cleanupLegacyRuns({ exec: this.exec, transaction: (fn) => this.transaction(fn), schema: this.schema, names: this.names }, state, opts);
+    } finally {
+      this.forget();
+    }
+  }
+}
+

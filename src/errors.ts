@@ -1,0 +1,55 @@
+/**
+ * One typed error hierarchy for the whole platform. Every error carries the HTTP status and the
+ * snake_case `error_id` that AgentOS answers with (`{detail, error_id}`), so the HTTP layer maps
+ * errors without knowing each class.
+ *
+ * @example
+ * try { await db.getRuns({ page: 2 }) } catch (e) { if (e instanceof ValidationError) console.log(e.field) }
+ */
+export class AgnoError extends Error {
+  readonly status: number = 500;
+  readonly errorId: string = "internal_error";
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad input: the field it names has the wrong type, size or value. */
+export class ValidationError extends AgnoError {
+  override readonly status = 422;
+  override readonly errorId = "validation_error";
+  constructor(message: string, readonly field?: string) {
+    super(message);
+  }
+}
+
+/** The id does not exist, or belongs to someone the caller may not see. */
+export class NotFoundError extends AgnoError {
+  override readonly status = 404;
+  override readonly errorId = "not_found";
+}
+
+/** The write conflicts with what is stored (an id owned by another session, a stale version). */
+export class ConflictError extends AgnoError {
+  override readonly status = 409;
+  override readonly errorId = "conflict";
+}
+
+/** A destructive operation was asked for without the explicit confirmation it needs. */
+export class ConfirmationRequiredError extends AgnoError {
+  override readonly status = 400;
+  override readonly errorId = "confirmation_required";
+}
+
+/** The database holds an older layout than this code needs; `MigrationManager.up()` fixes it. */
+export class MigrationRequiredError extends AgnoError {
+  override readonly status = 503;
+  override readonly errorId = "migration_required_error";
+}
+
+/** The database holds a layout this code does not understand (newer, or altered by hand). */
+export class SchemaMismatchError extends AgnoError {
+  override readonly status = 503;
+  override readonly errorId = "schema_mismatch_error";
+}

@@ -1,0 +1,227 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConflictError, NotFoundError, SchemaMismatchError, ValidationError } from "../../src/errors.js";
+import { MAX_PAGE_LIMIT } from "../../src/db/pagination.js";
+import type { RunRecord } from "../../src/db/types.js";
+import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+
+/** The Db port's contract, run against every Postgres the machine offers (SPEC R1-R4). */
+describe.each(dbTargets())("Db contract on $name", (target) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = openTestDb(target);
+    expect(await t.db.init()).toBe("current");
+  });
+  afterAll(() => t.close());
+
+  const session = (id: string, extra: Record<string, unknown> = {}) =>
+    t.db.upsertSession({ session_id: id, session_type: "agent", agent_id: "assistant", user_id: "alice", ...extra });
+  const run = (id: string, sessionId: string, extra: Partial<RunRecord> = {}): RunRecord => ({
+    run_id: id,
+    session_id: sessionId,
+    agent_id: "assistant",
+    status: "COMPLETED",
+    messages: [
+      { role: "system", content: "be brief" },
+      { role: "user", content: `question ${id}` },
+      { role: "assistant", content: `answer ${id}` },
+    ],
+    ...extra,
+  });
+
+  it("creates the 3.0 tables on a fresh database, without a runs blob on sessions", async () => {
+    const cols = await t.query<{ table_name: string; column_name: string }>(
+      `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1`,
+      [t.schema],
+    );
+    const of = (table: string) => cols.filter((c) => c.table_name === table).map((c) => c.column_name).sort();
+    expect(of("agno_sessions")).not.toContain("runs");
+    expect(of("agno_runs")).toEqual(
+      ["agent_id", "created_at", "parent_run_id", "run_data", "run_id", "run_index", "run_type", "session_id", "status", "team_id", "updated_at", "user_id", "workflow_id"],
+    );
+    expect(of("agno_jobs")).toContain("idempotency_key");
+    expect(of("agno_tool_results")).toContain("expires_at");
+    const versions = await t.query<{ table_name: string; version: string }>(`SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`);
+    expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
+      "agno_jobs=3.0.0", "agno_runs=3.0.0", "agno_schema_versions=3.0.0", "agno_sessions=3.0.0", "agno_tool_results=3.0.0",
+    ]);
+    expect(await t.db.schemaVersion()).toBe("3.0.0");
+  });
+
+  it("stores each run as one row and joins them back into the session in order", async () => {
+    await session("s-join");
+    for (let i = 0; i < 3; i++) await t.db.upsertRun(run(`join-${i}`, "s-join"));
+    const rows = await t.query<{ run_id: string; run_index: string; run_type: string; user_id: string }>(
+      `SELECT run_id, run_index, run_type, user_id FROM "${t.schema}".agno_runs WHERE session_id = 's-join' ORDER BY run_index`,
+    );
+    expect(rows.map((r) => [r.run_id, Number(r.run_index), r.run_type, r.user_id])).toEqual([
+      ["join-0", 0, "agent", "alice"],
+      ["join-1", 1, "agent", "alice"],
+      ["join-2", 2, "agent", "alice"],
+    ]);
+    const s = await t.db.getSession("s-join");
+    expect(s!.runs.map((r) => r.run_id)).toEqual(["join-0", "join-1", "join-2"]);
+    const history = s!.getMessages();
+    expect(history.filter((m) => m.role === "system")).toHaveLength(1);
+    expect(s!.getChatHistory().map((m) => m.content)).toEqual([
+      "question join-0", "answer join-0", "question join-1", "answer join-1", "question join-2", "answer join-2",
+    ]);
+    expect(s!.getMessages({ lastNRuns: 1, skipRoles: ["system"] }).map((m) => m.content)).toEqual(["question join-2", "answer join-2"]);
+  });
+
+  it("upserting a run rewrites that run's row only and keeps its run_index", async () => {
+    await session("s-o1");
+    for (let i = 0; i < 5; i++) await t.db.upsertRun(run(`o1-${i}`, "s-o1", { status: "RUNNING" }));
+    const xmin = () =>
+      t.query<{ run_id: string; x: string }>(`SELECT run_id, xmin::text AS x FROM "${t.schema}".agno_runs WHERE session_id = 's-o1' ORDER BY run_id`);
+    const before = await xmin();
+    const updated = await t.db.upsertRun(run("o1-2", "s-o1", { status: "COMPLETED", content: "done" }));
+    expect(updated.run_index).toBe(2);
+    expect(updated.status).toBe("COMPLETED");
+    const after = await xmin();
+    const changed = after.filter((r, i) => r.x !== before[i]!.x).map((r) => r.run_id);
+    expect(changed).toEqual(["o1-2"]);
+    expect((await t.db.getRun("o1-2"))!.run_data.content).toBe("done");
+  });
+
+  it("two writers upserting runs of one session at once lose nothing", async () => {
+    await session("s-race");
+    const writer = (w: string) => (async () => {
+      for (let i = 0; i < 15; i++) await t.db.upsertRun(run(`race-${w}-${i}`, "s-race"));
+    })();
+    await Promise.all([writer("a"), writer("b"), writer("c")]);
+    const rows = await t.query<{ run_index: string }>(`SELECT run_index FROM "${t.schema}".agno_runs WHERE session_id = 's-race' ORDER BY run_index`);
+    expect(rows.map((r) => Number(r.run_index))).toEqual(Array.from({ length: 45 }, (_, i) => i));
+    expect((await t.db.getSession("s-race"))!.runs).toHaveLength(45);
+  });
+
+  it("runsLimit joins the last N top-level runs that can feed history; includeRuns false joins none", async () => {
+    await session("s-limit");
+    await t.db.upsertRun(run("l-0", "s-limit"));
+    await t.db.upsertRun(run("l-1", "s-limit"));
+    await t.db.upsertRun(run("l-1-member", "s-limit", { parent_run_id: "l-1" }));
+    await t.db.upsertRun(run("l-2", "s-limit", { status: "ERROR" }));
+    await t.db.upsertRun(run("l-3", "s-limit"));
+    expect((await t.db.getSession("s-limit", { runsLimit: 2 }))!.runs.map((r) => r.run_id)).toEqual(["l-1", "l-3"]);
+    expect((await t.db.getSession("s-limit"))!.runs).toHaveLength(5);
+    expect((await t.db.getSession("s-limit", { includeRuns: false }))!.record.runs).toBeUndefined();
+  });
+
+  it("lists runs with filters, sorting and strict pagination", async () => {
+    await session("s-list-a");
+    await t.db.upsertSession({ session_id: "s-list-b", session_type: "team", team_id: "crew", user_id: "bob" });
+    for (let i = 0; i < 7; i++) {
+      await t.db.upsertRun(run(`la-${i}`, "s-list-a", { status: i % 2 ? "ERROR" : "COMPLETED", created_at: 1_000 + i }));
+    }
+    await t.db.upsertRun({ run_id: "lb-0", session_id: "s-list-b", team_id: "crew", status: "COMPLETED", created_at: 2_000 });
+    const page2 = await t.db.getRuns({ sessionId: "s-list-a", limit: 3, page: 2, sortOrder: "asc" });
+    expect(page2.data.map((r) => r.run_id)).toEqual(["la-3", "la-4", "la-5"]);
+    expect(page2).toMatchObject({ page: 2, limit: 3, total_count: 7, total_pages: 3 });
+    const errors = await t.db.getRuns({ sessionId: "s-list-a", status: "ERROR" });
+    expect(errors.data.map((r) => r.run_id).sort()).toEqual(["la-1", "la-3", "la-5"]);
+    const bob = await t.db.getRuns({ userId: "bob" });
+    expect(bob.data.map((r) => [r.run_id, r.run_type])).toEqual([["lb-0", "team"]]);
+    const newest = await t.db.getRuns({ sessionId: "s-list-a", agentId: "assistant", sortBy: "created_at", sortOrder: "desc", limit: 1 });
+    expect(newest.data[0]!.run_id).toBe("la-6");
+  });
+
+  it("refuses page without limit, page < 1 and oversize limits", async () => {
+    await expect(t.db.getRuns({ page: 2 })).rejects.toMatchObject({ name: "ValidationError", field: "page" });
+    await expect(t.db.getRuns({ limit: 10, page: 0 })).rejects.toThrow(ValidationError);
+    await expect(t.db.getRuns({ limit: MAX_PAGE_LIMIT + 1 })).rejects.toMatchObject({ field: "limit" });
+    await expect(t.db.getSessions({ limit: 1.5 })).rejects.toThrow(ValidationError);
+    await expect(t.db.getSessions({ page: 1 })).rejects.toThrow(/page needs limit/);
+    await expect(t.db.getRuns({ sortOrder: "sideways" as never })).rejects.toThrow(ValidationError);
+  });
+
+  it("lists sessions without their runs, filtered and paged", async () => {
+    for (let i = 0; i < 4; i++) {
+      await t.db.upsertSession({ session_id: `ls-${i}`, session_type: "agent", agent_id: "lister", user_id: "carol", created_at: 5_000 + i });
+      await t.db.upsertRun(run(`ls-run-${i}`, `ls-${i}`, { agent_id: "lister" }));
+    }
+    await t.db.renameSession("ls-2", "Quarterly report");
+    const page = await t.db.getSessions({ userId: "carol", limit: 3, sortOrder: "asc" });
+    expect(page.data.map((s) => s.sessionId)).toEqual(["ls-0", "ls-1", "ls-2"]);
+    expect(page.total_count).toBe(4);
+    expect(page.data.every((s) => s.record.runs === undefined)).toBe(true);
+    const named = await t.db.getSessions({ sessionName: "quarterly" });
+    expect(named.data.map((s) => s.sessionId)).toEqual(["ls-2"]);
+    expect(named.data[0]!.record.session_data?.session_name).toBe("Quarterly report");
+    const withRuns = await t.db.getSessions({ componentId: "lister", includeRuns: true, limit: 10 });
+    expect(withRuns.data.map((s) => s.runs.length)).toEqual([1, 1, 1, 1]);
+  });
+
+  it("rejects bad input with typed errors and writes nothing", async () => {
+    await expect(t.db.upsertRun(run("orphan", "no-such-session"))).rejects.toThrow(NotFoundError);
+    expect(await t.db.getRun("orphan")).toBeNull();
+    await expect(t.db.upsertRun({ run_id: 42, session_id: "s-join" } as never)).rejects.toMatchObject({ name: "ValidationError", field: "run_id" });
+    await expect(t.db.upsertRun(run("bad-status", "s-join", { status: "DONE" }))).rejects.toMatchObject({ field: "status" });
+    await expect(t.db.upsertRun(run("bad-ts", "s-join", { created_at: "yesterday" as never }))).rejects.toMatchObject({ field: "created_at" });
+    await expect(t.db.upsertSession({ session_id: "x", session_type: "robot" } as never)).rejects.toMatchObject({ field: "session_type" });
+    await expect(t.db.upsertSession({ session_id: "y".repeat(300), session_type: "agent" })).rejects.toMatchObject({ field: "session_id" });
+    expect(await t.db.getSession("x")).toBeNull();
+    // A run id cannot move to another session, and a session never changes owner through an upsert.
+    await session("s-other");
+    await expect(t.db.upsertRun(run("join-0", "s-other"))).rejects.toThrow(ConflictError);
+    expect((await t.db.getRun("join-0"))!.session_id).toBe("s-join");
+    await expect(session("s-join", { user_id: "mallory" })).rejects.toThrow(ConflictError);
+    expect((await t.db.getSession("s-join"))!.record.user_id).toBe("alice");
+    // A session with runs in the same upsert: all or nothing.
+    await expect(
+      t.db.upsertSession({ session_id: "s-atomic", session_type: "agent", runs: [run("atomic-0", "s-atomic"), run("join-1", "s-atomic")] }),
+    ).rejects.toThrow(ConflictError);
+    expect(await t.db.getSession("s-atomic")).toBeNull();
+    expect(await t.db.getRun("atomic-0")).toBeNull();
+  });
+
+  it("deletes runs and sessions all or nothing, scoped by user", async () => {
+    await session("s-del");
+    for (let i = 0; i < 3; i++) await t.db.upsertRun(run(`del-${i}`, "s-del"));
+    await expect(t.db.deleteRuns(["del-0", "nope"])).rejects.toThrow(/nope/);
+    expect(await t.db.getRun("del-0")).not.toBeNull();
+    await expect(t.db.deleteRun("del-0", { userId: "bob" })).rejects.toThrow(NotFoundError);
+    expect(await t.db.deleteRuns(["del-0", "del-1"], { userId: "alice" })).toBe(2);
+    expect((await t.db.getSession("s-del"))!.runs.map((r) => r.run_id)).toEqual(["del-2"]);
+    expect(await t.db.getSession("s-del", { userId: "bob" })).toBeNull();
+    await expect(t.db.deleteSession("s-del", { userId: "bob" })).rejects.toThrow(NotFoundError);
+    await t.db.deleteSession("s-del");
+    expect(await t.db.getRun("del-2")).toBeNull(); // ON DELETE CASCADE
+    await expect(t.db.deleteSession("s-del")).rejects.toThrow(NotFoundError);
+  });
+
+  it("honours a custom schema and table names", async () => {
+    const custom = openTestDb(target, { tables: { sessions: "team_sessions", runs: "team_runs" } });
+    try {
+      await custom.db.upsertSession({ session_id: "c1", session_type: "agent" });
+      await custom.db.upsertRun({ run_id: "c1-r", session_id: "c1", agent_id: "a" });
+      const tables = await custom.query<{ table_name: string }>(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`,
+        [custom.schema],
+      );
+      expect(tables.map((r) => r.table_name)).toEqual(["agno_jobs", "agno_schema_versions", "agno_tool_results", "team_runs", "team_sessions"]);
+    } finally {
+      await custom.close();
+    }
+  });
+
+  it("refuses a database that is newer than the code, or a runs table made by something else", async () => {
+    const ahead = openTestDb(target);
+    try {
+      await ahead.db.init();
+      await ahead.query(`UPDATE "${ahead.schema}".agno_schema_versions SET version = '3.4.0' WHERE table_name = 'agno_runs'`);
+      const again = openTestDb(target, { schema: ahead.schema });
+      await expect(again.db.getRuns()).rejects.toThrow(SchemaMismatchError);
+      await expect(again.db.init()).rejects.toMatchObject({ errorId: "schema_mismatch_error", message: /3\.4\.0/ });
+      await again.pool.end();
+    } finally {
+      await ahead.close();
+    }
+    const foreign = openTestDb(target);
+    try {
+      await foreign.query(`CREATE SCHEMA "${foreign.schema}"`);
+      await foreign.query(`CREATE TABLE "${foreign.schema}".agno_runs (run_id varchar primary key, payload jsonb)`);
+      await expect(foreign.db.init()).rejects.toMatchObject({ name: "SchemaMismatchError", message: /run_type/ });
+    } finally {
+      await foreign.close();
+    }
+  });
+});

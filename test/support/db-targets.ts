@@ -1,0 +1,52 @@
+import { Pool } from "@neondatabase/serverless";
+import { inject } from "vitest";
+import ws from "ws";
+import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
+import { PostgresDb, type PostgresDbOptions } from "../../src/db/postgres/postgres-db.js";
+
+export interface DbTarget {
+  name: string;
+  url: string;
+}
+
+/** Every Postgres the storage suites run against: PGlite always, the real server when configured. */
+export function dbTargets(): DbTarget[] {
+  const targets = [{ name: "pglite", url: inject("pgliteUrl") }];
+  const real = inject("realPgUrl");
+  if (real) targets.push({ name: "postgresql", url: real });
+  return targets;
+}
+
+let configured = false;
+
+export interface TestDb {
+  db: PostgresDb;
+  pool: Pool;
+  schema: string;
+  /** runs raw SQL against the same database (fixtures, assertions on the stored bytes) */
+  query<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** A PostgresDb in a schema of its own, so test files never see each other's rows. */
+export function openTestDb(target: DbTarget, opts: Partial<PostgresDbOptions> = {}): TestDb {
+  if (!configured) {
+    useLocalWsProxy(inject("wsProxy"), ws);
+    configured = true;
+  }
+  const schema = opts.schema ?? `t_${process.pid}_${Date.now().toString(36)}_${counter++}`;
+  const pool = new Pool({ connectionString: target.url, max: 8 });
+  const db = new PostgresDb({ ...opts, pool, schema });
+  return {
+    db,
+    pool,
+    schema,
+    query: async (text, values) => (await pool.query(text, values as unknown[])).rows,
+    close: async () => {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    },
+  };
+}

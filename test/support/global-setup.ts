@@ -1,0 +1,38 @@
+import type { TestProject } from "vitest/node";
+import { startEmbeddedPostgres } from "../../scripts/local/pglite-server.js";
+import { startWsProxy } from "../../scripts/local/ws-proxy.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** the embedded Postgres (PGlite over the wire protocol), always present */
+    pgliteUrl: string;
+    /** the real PostgreSQL server from TEST_DATABASE_URL, or "" when none is configured */
+    realPgUrl: string;
+    /** `127.0.0.1:<port>` of the WebSocket-to-TCP proxy the Neon driver goes through */
+    wsProxy: string;
+  }
+}
+
+/**
+ * Starts the services the suite talks to: the embedded Postgres, the WebSocket proxy in front
+ * of it (and of TEST_DATABASE_URL's server when set), and hands their addresses to the tests.
+ */
+export default async function setup(project: TestProject) {
+  const pglite = await startEmbeddedPostgres();
+  const realPgUrl = process.env.TEST_DATABASE_URL ?? "";
+  const allow = [`${pglite.host}:${pglite.port}`];
+  if (realPgUrl) {
+    const u = new URL(realPgUrl);
+    allow.push(`${u.hostname}:${u.port || "5432"}`);
+  } else {
+    console.log("[agno-edge tests] TEST_DATABASE_URL is not set: the storage suites run against the embedded Postgres only");
+  }
+  const proxy = await startWsProxy({ allow });
+  project.provide("pgliteUrl", pglite.url);
+  project.provide("realPgUrl", realPgUrl);
+  project.provide("wsProxy", proxy.address);
+  return async () => {
+    await proxy.stop();
+    await pglite.stop();
+  };
+}
