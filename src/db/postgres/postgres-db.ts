@@ -60,15 +60,16 @@ export class PostgresDb implements Db {
     this.names = { ...DEFAULT_TABLE_NAMES, ...opts.tables };
     this.t = agnoTables(this.schema, this.names);
     this.orm = drizzle({ client: opts.pool });
+    this.exec = execOn(this.orm);
     this.cacheKey = opts.cacheKey && `${opts.cacheKey}|${this.schema}|${Object.values(this.names).join(",")}`;
   }
 
   // -- schema ------------------------------------------------------------------------------
 
-  private exec: Exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
+  private readonly exec: Exec;
 
   private transaction<T>(fn: (exec: Exec) => Promise<T>): Promise<T> {
-    return this.orm.transaction((tx) => fn(async (query) => (await tx.execute(query)).rows as Record<string, unknown>[]));
+    return this.orm.transaction((tx) => fn(execOn(tx)));
   }
 
   private inspect(): Promise<Inspection> {
@@ -157,7 +158,7 @@ export class PostgresDb implements Db {
         throw new ConflictError(`session ${session.session_id} exists with another owner or session_type`);
       }
       for (const run of session.runs ?? []) {
-        await this.writeRun((q) => tx.execute(q).then((r) => r.rows as Record<string, unknown>[]), { ...run, session_id: session.session_id });
+        await this.writeRun(execOn(tx), { ...run, session_id: session.session_id });
       }
     });
     return (await this.getSession(session.session_id))!;
@@ -339,8 +340,8 @@ export class PostgresDb implements Db {
   }
 
   /** Before migration a run may still live only in its session's blob. */
-  private async findLegacyRun(runId: string, opts: { userId?: string; sessionId?: string }): Promise<RunRow | null> {
-    const rows = await this.exec(sql`
+  private async findLegacyRun(runId: string, opts: { userId?: string; sessionId?: string }, exec: Exec = this.exec): Promise<RunRow | null> {
+    const rows = await exec(sql`
       SELECT s.session_id, s.user_id, s.created_at, e.value AS run, e.ord - 1 AS idx
       FROM ${this.sessionsTable} s CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.runs::jsonb) = 'array' THEN s.runs::jsonb ELSE '[]'::jsonb END) WITH ORDINALITY AS e(value, ord)
       WHERE s.runs::jsonb @> jsonb_build_array(jsonb_build_object('run_id', ${runId}::text)) AND e.value->>'run_id' = ${runId}
@@ -427,6 +428,9 @@ export class PostgresDb implements Db {
     const legacy = await this.legacyPending();
     const r = this.t.runs;
     return this.orm.transaction(async (tx) => {
+      // Every statement here goes through `tx`: a second connection would wait on this
+      // transaction forever with a single-backend server such as PGlite.
+      const txExec = execOn(tx);
       const deleted = await tx
         .delete(r)
         .where(and(inArray(r.run_id, ids), opts.userId !== undefined ? eq(r.user_id, opts.userId) : undefined))
@@ -436,7 +440,7 @@ export class PostgresDb implements Db {
       const found = new Set(deleted.map((d) => d.id));
       const absent = ids.filter((id) => !found.has(id));
       for (const id of absent) {
-        if (legacy && (await this.findLegacyRun(id, opts))) {
+        if (legacy && (await this.findLegacyRun(id, opts, txExec))) {
           throw new MigrationRequiredError(`run ${id} still lives in an agno 2.x session blob: migrate before deleting it`);
         }
       }
@@ -469,3 +473,7 @@ export class PostgresDb implements Db {
   }
 }
 
+/** Raw SQL on a connection or a transaction, rows only. */
+function execOn(target: { execute(query: SQL): Promise<{ rows: unknown[] }> }): Exec {
+  return async (query) => (await target.execute(query)).rows as Record<string, unknown>[];
+}
