@@ -22,6 +22,8 @@ export default defineConfig({
               bindings: {
                 DATABASE_URL: inject("pgliteUrl"),
                 DB_WS_PROXY: inject("wsProxy"),
+                // The suite runs with auth on, as a deployment does; requests carry this key.
+                OS_SECURITY_KEY: "workers-test-key",
               },
             },
           })),

@@ -53,3 +53,9 @@ export class SchemaMismatchError extends AgnoError {
   override readonly status = 503;
   override readonly errorId = "schema_mismatch_error";
 }
+
+/** A capability was asked for that this deployment has not configured (a database, a queue). */
+export class NotConfiguredError extends AgnoError {
+  override readonly status = 503;
+  override readonly errorId = "not_configured";
+}

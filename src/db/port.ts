@@ -44,6 +44,8 @@ export interface Db {
   schemaVersion(): Promise<string | null>;
 
   upsertSession(session: SessionRecord): Promise<Session>;
+  /** inserts a new session; ConflictError when the id is taken */
+  createSession(session: SessionRecord): Promise<Session>;
   getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null>;
   getSessions(opts?: GetSessionsOptions): Promise<Page<Session>>;
   renameSession(sessionId: string, name: string, opts?: { userId?: string }): Promise<Session>;

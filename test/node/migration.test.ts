@@ -93,6 +93,21 @@ describe.each(dbTargets())("migration from agno 2.x on $name", (target) => {
     expect(await t.query(`SELECT run_id, run_index, run_data, created_at, updated_at, xmin::text AS x FROM "${t.schema}".agno_runs ORDER BY run_id`)).toEqual(snapshot);
   });
 
+  it("a run deleted after migration stays deleted: not re-copied, scrubbed from the backup, cleanup still allowed", async () => {
+    const t = fresh();
+    await seedLegacy(t, "2.0", fixture("2.0"));
+    await new MigrationManager(t.db).up();
+    await t.db.deleteRun("team-s-run-1");
+    expect((await new MigrationManager(t.db).up()).default!.runsCopied).toBe(0);
+    expect(await t.db.getRun("team-s-run-1")).toBeNull();
+    const [blob] = await t.query<{ ids: string[] }>(
+      `SELECT array_agg(e.v->>'run_id') AS ids FROM "${t.schema}".agno_sessions s, jsonb_array_elements(s.runs::jsonb) e(v) WHERE s.session_id = 'team-s'`,
+    );
+    expect(blob!.ids).not.toContain("team-s-run-1");
+    expect(blob!.ids).toContain("team-s-run-1-m0"); // member runs are separate entries: not deleted with it
+    await t.db.cleanupLegacyRunsColumn({ force: true });
+  });
+
   it("an up() stopped part-way leaves readable data and the next up() completes without duplicates", async () => {
     const t = fresh();
     const rows = Array.from({ length: 9 }, (_, i) => makeLegacySession({ sessionId: `s${i}`, kind: i % 3 === 1 ? "team" : "agent", runs: 3, userId: "u" }));

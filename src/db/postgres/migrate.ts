@@ -30,7 +30,8 @@ export async function copyLegacyRuns(ctx: MigrationContext, before: Inspection, 
   const sessions = sql.raw(qualified(ctx.schema, ctx.names.sessions));
   const runs = sql.raw(qualified(ctx.schema, ctx.names.runs));
   const result: MigrationResult = { fromVersion: before.version, toVersion: CURRENT_SCHEMA_VERSION, sessionsScanned: 0, runsCopied: 0 };
-  if (!before.hasLegacyRunsColumn) return result;
+  // A completed migration is stamped; copying again could only bring back deleted runs.
+  if (!before.hasLegacyRunsColumn || before.state === "current") return result;
 
   const [totalRow] = await ctx.exec(sql`SELECT count(*) AS n FROM ${sessions} WHERE ${HAS_LEGACY_RUNS}`);
   const sessionsTotal = Number(totalRow?.n ?? 0);

@@ -122,6 +122,14 @@ export class PostgresDb implements Db {
   // -- sessions ----------------------------------------------------------------------------
 
   async upsertSession(input: SessionRecord): Promise<Session> {
+    return this.writeSession(input, "upsert");
+  }
+
+  async createSession(input: SessionRecord): Promise<Session> {
+    return this.writeSession(input, "create");
+  }
+
+  private async writeSession(input: SessionRecord, mode: "upsert" | "create"): Promise<Session> {
     const session = validateSession(input);
     await this.inspect();
     const ts = now();
@@ -144,18 +152,20 @@ export class PostgresDb implements Db {
     const { created_at: _keep, session_id: _id, ...changes } = values;
     const s = this.t.sessions;
     await this.orm.transaction(async (tx) => {
-      const written = await tx
-        .insert(s)
-        .values(values)
-        .onConflictDoUpdate({
-          target: s.session_id,
-          set: changes,
-          // A session never changes owner or type through an upsert.
-          setWhere: sql`${s.user_id} IS NOT DISTINCT FROM ${values.user_id} AND ${s.session_type} = ${values.session_type}`,
-        })
-        .returning({ id: s.session_id });
+      const insert = tx.insert(s).values(values);
+      const written = await (mode === "create"
+        ? insert.onConflictDoNothing({ target: s.session_id })
+        : insert.onConflictDoUpdate({
+            target: s.session_id,
+            set: changes,
+            // A session never changes owner or type through an upsert.
+            setWhere: sql`${s.user_id} IS NOT DISTINCT FROM ${values.user_id} AND ${s.session_type} = ${values.session_type}`,
+          })
+      ).returning({ id: s.session_id });
       if (written.length === 0) {
-        throw new ConflictError(`session ${session.session_id} exists with another owner or session_type`);
+        throw new ConflictError(
+          mode === "create" ? `session ${session.session_id} already exists` : `session ${session.session_id} exists with another owner or session_type`,
+        );
       }
       for (const run of session.runs ?? []) {
         await this.writeRun(execOn(tx), { ...run, session_id: session.session_id });
@@ -435,7 +445,10 @@ export class PostgresDb implements Db {
         .delete(r)
         .where(and(inArray(r.run_id, ids), opts.userId !== undefined ? eq(r.user_id, opts.userId) : undefined))
         .returning({ id: r.run_id });
-      if (deleted.length === ids.length) return deleted.length;
+      if (deleted.length === ids.length) {
+        if ((await this.inspect()).hasLegacyRunsColumn) await this.scrubLegacyRuns(txExec, ids);
+        return deleted.length;
+      }
       // Thrown inside the transaction, so the deletes above roll back.
       const found = new Set(deleted.map((d) => d.id));
       const absent = ids.filter((id) => !found.has(id));
@@ -446,6 +459,21 @@ export class PostgresDb implements Db {
       }
       throw new NotFoundError(`run(s) not found: ${absent.join(", ")}`);
     });
+  }
+
+  /**
+   * After migration the legacy column is only a backup, but a deleted run must not live on in
+   * it: it would come back through a re-copy and hold up the cleanup. So deletes scrub it too.
+   */
+  private async scrubLegacyRuns(exec: Exec, runIds: string[]): Promise<void> {
+    const ids = sql.join(runIds.map((id) => sql`${id}`), sql`, `);
+    await exec(sql`
+      UPDATE ${this.sessionsTable} s SET runs = (
+        SELECT COALESCE(jsonb_agg(e.v ORDER BY e.ord), '[]'::jsonb)
+        FROM jsonb_array_elements(s.runs::jsonb) WITH ORDINALITY AS e(v, ord)
+        WHERE COALESCE(e.v->>'run_id', '') NOT IN (${ids}))
+      WHERE jsonb_typeof(s.runs::jsonb) = 'array'
+        AND EXISTS (SELECT 1 FROM jsonb_array_elements(s.runs::jsonb) AS x(v) WHERE x.v->>'run_id' IN (${ids}))`);
   }
 
   // -- migration ---------------------------------------------------------------------------

@@ -1,0 +1,57 @@
+import { Pool } from "@neondatabase/serverless";
+import { useLocalWsProxy } from "./db/postgres/local-proxy.js";
+import { PostgresDb } from "./db/postgres/postgres-db.js";
+import type { AuthConfig } from "./os/auth.js";
+import { AgentOS } from "./os/agent-os.js";
+
+/**
+ * The Worker entry: the only module that reads bindings. It builds the AgentOS once per
+ * isolate (per distinct env) and the database adapter per request, because a Neon Pool must be
+ * created, used and ended within one request on Workers.
+ */
+export interface Env {
+  /** Postgres connection string (Neon in production; PGlite or any Postgres locally) */
+  DATABASE_URL?: string;
+  /** `host:port` of the local WebSocket-to-TCP proxy; set by `npm run dev`, never in production */
+  DB_WS_PROXY?: string;
+  /** Postgres schema for agno's tables (default `ai`) */
+  AGNO_DB_SCHEMA?: string;
+  /** `none` serves without authentication: local development only */
+  AGNO_AUTH?: string;
+  /** bearer secret every protected route requires */
+  OS_SECURITY_KEY?: string;
+  AGNO_OS_ID?: string;
+  AGNO_OS_NAME?: string;
+}
+
+function authFrom(env: Env): AuthConfig {
+  if (env.OS_SECURITY_KEY) return { mode: "security_key", securityKey: env.OS_SECURITY_KEY };
+  if (env.AGNO_AUTH === "none") return { mode: "none" };
+  return { mode: "unconfigured" };
+}
+
+const runtimes = new WeakMap<Env, AgentOS>();
+
+function agentOS(env: Env): AgentOS {
+  let os = runtimes.get(env);
+  if (!os) {
+    os = new AgentOS({ id: env.AGNO_OS_ID, name: env.AGNO_OS_NAME, auth: authFrom(env) });
+    runtimes.set(env, os);
+  }
+  return os;
+}
+
+export default {
+  async fetch(request, env, ctx): Promise<Response> {
+    const os = agentOS(env);
+    if (!env.DATABASE_URL) return os.fetch(request, { dbs: [] }, ctx);
+    if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
+    const pool = new Pool({ connectionString: env.DATABASE_URL });
+    const db = new PostgresDb({ pool, schema: env.AGNO_DB_SCHEMA, cacheKey: env.DATABASE_URL });
+    try {
+      return await os.fetch(request, { dbs: [db] }, ctx);
+    } finally {
+      ctx.waitUntil(pool.end());
+    }
+  },
+} satisfies ExportedHandler<Env>;

@@ -1,0 +1,63 @@
+import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { authMiddleware, type AuthConfig } from "./auth.js";
+import type { OSEnv, RequestServices } from "./context.js";
+import { errorResponse, notFound, onError } from "./errors.js";
+import { databaseRoutes } from "./routes/databases.js";
+import { metaRoutes } from "./routes/meta.js";
+import { sessionRoutes } from "./routes/sessions.js";
+
+export const AGNO_EDGE_VERSION = "0.1.0";
+
+export interface AgentOSOptions {
+  id?: string;
+  name?: string;
+  description?: string;
+  /** how requests authenticate; defaults to closed (`unconfigured`: every protected route 401s) */
+  auth?: AuthConfig;
+  /** largest accepted request body in bytes (default 1 MiB); larger bodies get 413 before parsing */
+  maxBodyBytes?: number;
+}
+
+/**
+ * The AgentOS runtime: agno's HTTP API as one Hono app. The host (the Worker entry, or a Node
+ * server) passes the per-request services (databases) as the app's bindings.
+ *
+ * @example
+ * const os = new AgentOS({ name: "support", auth: { mode: "security_key", securityKey: key } });
+ * export default { fetch: (req, env, ctx) => os.fetch(req, { dbs: [makeDb(env)] }, ctx) };
+ */
+export class AgentOS {
+  readonly id: string;
+  readonly name: string;
+  readonly app: Hono<OSEnv>;
+
+  constructor(opts: AgentOSOptions = {}) {
+    this.id = opts.id ?? "agno-edge";
+    this.name = opts.name ?? "agno-edge AgentOS";
+    const app = new Hono<OSEnv>();
+    app.onError(onError);
+    app.notFound(notFound);
+    app.use(
+      bodyLimit({
+        maxSize: opts.maxBodyBytes ?? 1024 * 1024,
+        onError: (c) => errorResponse(c, 413, `request body is larger than ${opts.maxBodyBytes ?? 1024 * 1024} bytes`, "payload_too_large"),
+      }),
+    );
+    app.use(authMiddleware(opts.auth ?? { mode: "unconfigured" }));
+    app.route("/", metaRoutes({ id: this.id, name: this.name, description: opts.description, version: AGNO_EDGE_VERSION }, Math.floor(Date.now() / 1000)));
+    app.route("/", databaseRoutes());
+    app.route("/", sessionRoutes());
+    this.app = app;
+  }
+
+  fetch(request: Request, services: RequestServices, ctx?: ExecutionContextLike): Response | Promise<Response> {
+    return this.app.fetch(request, services, ctx as never);
+  }
+}
+
+/** The part of a Workers ExecutionContext the app may use; Node hosts can pass a stand-in. */
+export interface ExecutionContextLike {
+  waitUntil(promise: Promise<unknown>): void;
+  passThroughOnException(): void;
+}

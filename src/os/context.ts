@@ -1,0 +1,14 @@
+import type { Db } from "../db/port.js";
+
+/**
+ * What the runtime host hands the app for each request. On Workers the entry point builds
+ * these per request (a Neon Pool must not outlive its request); in Node they can be long-lived.
+ */
+export interface RequestServices {
+  /** the databases this AgentOS serves, the first being the default */
+  dbs: Db[];
+}
+
+export interface OSEnv {
+  Bindings: RequestServices;
+}

@@ -1,0 +1,35 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { AgnoError } from "../errors.js";
+
+export interface ErrorBody {
+  detail: string;
+  error_id: string;
+  error_type?: string;
+}
+
+/** The one JSON error shape AgentOS answers with: `{detail, error_id}` plus agno's `error_type`. */
+export function errorResponse(c: Context, status: number, detail: string, errorId: string, errorType?: string): Response {
+  const body: ErrorBody = { detail, error_id: errorId, ...(errorType ? { error_type: errorType } : {}) };
+  return c.json(body, status as ContentfulStatusCode);
+}
+
+/**
+ * Maps anything thrown by a route to a JSON answer. Typed errors carry their own status; an
+ * unknown error is a 500 whose detail hides internals (the message goes to the log only).
+ */
+export function onError(err: Error, c: Context): Response {
+  if (err instanceof AgnoError) return errorResponse(c, err.status, err.message, err.errorId, err.errorId);
+  if (err instanceof HTTPException) {
+    const status = err.status;
+    const errorId = status === 413 ? "payload_too_large" : status === 401 ? "unauthorized" : status === 403 ? "forbidden" : "http_error";
+    return errorResponse(c, status, err.message || "request failed", errorId);
+  }
+  console.error("unhandled error", err);
+  return errorResponse(c, 500, "internal server error", "internal_error");
+}
+
+export function notFound(c: Context): Response {
+  return errorResponse(c, 404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`, "not_found");
+}

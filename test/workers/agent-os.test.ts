@@ -1,0 +1,153 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { Pool } from "@neondatabase/serverless";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import worker, { type Env } from "../../src/index.js";
+import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
+import { legacyInsertSQL, legacySessionsDDL, makeLegacySession } from "../fixtures/legacy-2x.js";
+
+const KEY = env.OS_SECURITY_KEY;
+const auth = { authorization: `Bearer ${KEY}` };
+
+/** Calls the Worker's own fetch handler, as the runtime does, with an env of the test's choosing. */
+async function call(path: string, init: RequestInit = {}, overrides: Partial<Env> = {}, headers: Record<string, string> = auth) {
+  const ctx = createExecutionContext();
+  const request = new Request(`http://agno.test${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, envFor(overrides), ctx);
+  await waitOnExecutionContext(ctx);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+// One env object per override set, so the Worker's per-env AgentOS cache behaves as in production.
+const envs = new Map<string, Env>();
+function envFor(overrides: Partial<Env>): Env {
+  const key = JSON.stringify(Object.entries(overrides).map(([k, v]) => [k, v ?? null]));
+  if (!envs.has(key)) envs.set(key, { ...env, ...overrides });
+  return envs.get(key)!;
+}
+
+function sql(schema: string) {
+  useLocalWsProxy(env.DB_WS_PROXY);
+  const pool = new Pool({ connectionString: env.DATABASE_URL });
+  return {
+    run: async (text: string, values: unknown[] = []) => (await pool.query(text, values)).rows,
+    drop: async () => {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+describe("AgentOS over HTTP", () => {
+  it("answers /, /health and /info without credentials, everything else only with them", async () => {
+    expect((await call("/", {}, {}, {})).status).toBe(200);
+    expect((await call("/health", {}, {}, {})).body).toMatchObject({ status: "ok" });
+    const info = await call("/info", {}, {}, {});
+    expect(info.body).toMatchObject({ os_id: "agno-edge", version: expect.any(String) });
+    const anonymous = await call("/config", {}, {}, {});
+    expect(anonymous).toMatchObject({ status: 401, body: { error_id: "unauthorized", detail: expect.any(String) } });
+    expect((await call("/config", {}, {}, { authorization: "Bearer wrong" })).status).toBe(401);
+    expect((await call("/sessions", {}, {}, { authorization: `Basic ${KEY}` })).status).toBe(401);
+    const config = await call("/config");
+    expect(config.body).toMatchObject({ databases: ["default"], agents: [], interfaces: [], available_models: [] });
+  });
+
+  it("stays closed when no auth is configured, and opens only on an explicit AGNO_AUTH=none", async () => {
+    const closed = await call("/sessions", {}, { OS_SECURITY_KEY: undefined });
+    expect(closed.status).toBe(401);
+    expect(closed.body.detail).toMatch(/OS_SECURITY_KEY/);
+    expect((await call("/sessions", {}, { OS_SECURITY_KEY: undefined, AGNO_AUTH: "none" }, {})).status).toBe(200);
+  });
+
+  it("creates, lists, renames, reads and deletes sessions in agno's shapes", async () => {
+    const created = await call("/sessions", { method: "POST", body: JSON.stringify({ session_type: "agent", agent_id: "helper", user_id: "ann", session_name: "First" }) });
+    expect(created.status).toBe(201);
+    const id = created.body.session_id as string;
+    expect(created.body).toMatchObject({ session_name: "First", agent_id: "helper", team_id: null, workflow_id: null, agent_session_id: id });
+    const list = await call("/sessions?type=agent&user_id=ann&limit=5&page=1");
+    expect(list.body.meta).toMatchObject({ page: 1, limit: 5, total_count: 1, total_pages: 1 });
+    expect(list.body.data.map((s: { session_id: string }) => s.session_id)).toEqual([id]);
+    expect((await call(`/sessions/${id}/rename`, { method: "POST", body: JSON.stringify({ session_name: "Renamed" }) })).body.session_name).toBe("Renamed");
+    expect((await call(`/sessions/${id}/runs`)).body).toEqual([]);
+    expect((await call(`/sessions/${id}?user_id=someone-else`)).status).toBe(404);
+    expect((await call(`/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
+    expect((await call(`/sessions/${id}`)).status).toBe(404);
+    const duplicate = { method: "POST", body: JSON.stringify({ session_id: "dup-1", agent_id: "helper" }) };
+    expect((await call("/sessions", duplicate)).status).toBe(201);
+    expect((await call("/sessions", duplicate)).body).toMatchObject({ error_id: "conflict" });
+  });
+
+  it("answers bad input with a 4xx that names the problem, never a 500", async () => {
+    const cases: Array<[string, RequestInit, number, RegExp]> = [
+      ["/sessions", { method: "POST", body: "{not json" }, 422, /not valid JSON/],
+      ["/sessions", { method: "POST", body: JSON.stringify({ session_type: "agent" }) }, 422, /agent_id/],
+      ["/sessions", { method: "POST", body: JSON.stringify({ agent_id: 7 }) }, 422, /agent_id/],
+      ["/sessions", { method: "POST", body: JSON.stringify({ agent_id: "a", surprise: 1 }) }, 422, /surprise|unrecognized/i],
+      ["/sessions?limit=abc", {}, 422, /limit/],
+      ["/sessions?page=0", {}, 422, /page/],
+      ["/sessions?limit=100000", {}, 422, /limit/],
+      ["/sessions?sort_order=sideways", {}, 422, /sort_order/],
+      ["/sessions?db_id=nope", {}, 404, /nope/],
+      ["/sessions/unknown-session/runs", {}, 404, /unknown-session/],
+      ["/sessions/unknown/runs/unknown", {}, 404, /unknown/],
+      ["/sessions/x/rename", { method: "POST", body: JSON.stringify({ session_name: "" }) }, 422, /session_name/],
+      ["/no/such/route", {}, 404, /no route/],
+      ["/databases/nope/migrate", { method: "POST" }, 404, /nope/],
+      ["/databases/default/migrate?target_version=9.9.9", { method: "POST" }, 422, /9\.9\.9/],
+      ["/sessions", { method: "POST", body: JSON.stringify({ agent_id: "a", metadata: { pad: "x".repeat(2 * 1024 * 1024) } }) }, 413, /larger than/],
+    ];
+    for (const [path, init, status, detail] of cases) {
+      const res = await call(path, init);
+      expect({ path, status: res.status }).toEqual({ path, status });
+      expect(res.body.detail).toMatch(detail);
+      expect(typeof res.body.error_id).toBe("string");
+    }
+  });
+
+  describe("an agno 2.x database", () => {
+    const schema = `legacy_http_${Date.now().toString(36)}`;
+    const db = sql(schema);
+    const legacyEnv = { AGNO_DB_SCHEMA: schema };
+    const row = makeLegacySession({ sessionId: "old-chat", kind: "team", runs: 2, userId: "zoe" });
+    beforeAll(async () => {
+      for (const statement of legacySessionsDDL(schema)) await db.run(statement);
+      const insert = legacyInsertSQL(schema, row);
+      await db.run(insert.text, insert.values);
+    });
+    afterAll(() => db.drop());
+
+    it("reads before migration, asks for migration where a write needs it, and migrates over HTTP", async () => {
+      const runs = await call("/sessions/old-chat/runs", {}, legacyEnv);
+      expect(runs.body.map((r: { run_id: string }) => r.run_id)).toEqual(row.runs!.map((r) => r.run_id));
+      const blocked = await call("/sessions/old-chat/runs/old-chat-run-0", { method: "DELETE" }, legacyEnv);
+      expect(blocked.status).toBe(503);
+      expect(blocked.body).toMatchObject({ error_id: "migration_required_error", detail: expect.stringMatching(/migrate/) });
+      const migrated = await call("/databases/all/migrate", { method: "POST" }, legacyEnv);
+      expect(migrated).toMatchObject({ status: 200, body: { message: "All databases migrated successfully to latest version" } });
+      expect(migrated.body.results.default.runsCopied).toBe(row.runs!.length);
+      expect((await call("/sessions/old-chat/runs/old-chat-run-0", { method: "DELETE" }, legacyEnv)).status).toBe(204);
+      const after = await call("/sessions/old-chat/runs", {}, legacyEnv);
+      expect(after.body.map((r: { run_id: string }) => r.run_id)).toEqual(row.runs!.map((r) => r.run_id).filter((id) => id !== "old-chat-run-0"));
+      const again = await call("/databases/default/migrate", { method: "POST", body: JSON.stringify({ target_version: "3.0.0" }) }, legacyEnv);
+      expect(again).toMatchObject({ status: 200, body: { message: "Database migrated successfully to version 3.0.0", result: { runsCopied: 0 } } });
+    });
+  });
+
+  describe("a database ahead of the code", () => {
+    const schema = `ahead_http_${Date.now().toString(36)}`;
+    const db = sql(schema);
+    beforeAll(async () => {
+      await db.run(`CREATE SCHEMA "${schema}"`);
+      await db.run(`CREATE TABLE "${schema}".agno_schema_versions (table_name varchar primary key, version varchar not null, created_at varchar not null, updated_at varchar)`);
+      await db.run(`INSERT INTO "${schema}".agno_schema_versions VALUES ('agno_sessions', '4.0.0', 'now', null)`);
+    });
+    afterAll(() => db.drop());
+
+    it("answers schema_mismatch_error instead of guessing", async () => {
+      const res = await call("/sessions", {}, { AGNO_DB_SCHEMA: schema });
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ error_id: "schema_mismatch_error", detail: expect.stringMatching(/4\.0\.0/) });
+    });
+  });
+});
