@@ -1,3 +1,5 @@
+import { spawn } from "node:child_process";
+import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MigrationManager } from "../../src/db/migration-manager.js";
 import { ConfirmationRequiredError, MigrationRequiredError } from "../../src/errors.js";
@@ -152,3 +154,55 @@ describe.each(dbTargets())("migration from agno 2.x on $name", (target) => {
     expect((await t.db.getSession("agent-s"))!.runs).toHaveLength(4);
   });
 });
+
+/** A real crash: the migration CLI killed with SIGKILL mid-way, then run again. */
+describe.each(dbTargets())("npm run migrate killed part-way on $name", (target) => {
+  it("resumes after kill -9 and ends with every run exactly once", async () => {
+    const t = openTestDb(target);
+    try {
+      const rows = Array.from({ length: 40 }, (_, i) => makeLegacySession({ sessionId: `k${String(i).padStart(2, "0")}`, kind: "agent", runs: 5, userId: "u" }));
+      await seedLegacy(t, "2.9", rows);
+      const first = runMigrateCli(target.url, t.schema, "--batch-size", "1");
+      await first.waitFor(/progress sessions=3\//);
+      first.child.kill("SIGKILL");
+      await first.exited;
+      const partial = await t.query<{ n: string }>(`SELECT count(*) AS n FROM "${t.schema}".agno_runs`);
+      expect(Number(partial[0]!.n)).toBeGreaterThan(0);
+      expect(Number(partial[0]!.n)).toBeLessThan(200);
+      const second = runMigrateCli(target.url, t.schema);
+      expect(await second.exited).toBe(0);
+      const ids = await t.query<{ run_id: string }>(`SELECT run_id FROM "${t.schema}".agno_runs`);
+      expect(ids.map((r) => r.run_id).sort()).toEqual(expectedRuns(rows).map((r) => r.run_id).sort());
+      expect(await t.db.init()).toBe("current");
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+function runMigrateCli(url: string, schema: string, ...args: string[]) {
+  const child = spawn(process.execPath, [resolve(import.meta.dirname, "../../node_modules/tsx/dist/cli.mjs"), "scripts/migrate.ts", "--schema", schema, ...args], {
+    cwd: resolve(import.meta.dirname, "../.."),
+    env: { ...process.env, DATABASE_URL: url },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const waiters: Array<[RegExp, () => void]> = [];
+  const onData = (d: Buffer) => {
+    out += d;
+    for (const [re, done] of waiters) if (re.test(out)) done();
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return {
+    child,
+    exited,
+    waitFor: (re: RegExp) =>
+      new Promise<void>((done, fail) => {
+        if (re.test(out)) return done();
+        waiters.push([re, done]);
+        void exited.then(() => fail(new Error(`migrate exited before ${re}:\n${out}`)));
+      }),
+  };
+}

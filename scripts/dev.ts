@@ -1,0 +1,88 @@
+/**
+ * `npm run dev`: a working AgentOS on http://localhost:8787 with nothing else installed.
+ * Starts the embedded Postgres (PGlite, data under .data/, kept across restarts) unless
+ * DATABASE_URL names a server, the WebSocket proxy the Neon driver goes through, applies the
+ * migrations, then runs `wrangler dev` with local Durable Objects, R2 and cron.
+ *
+ * Environment: DATABASE_URL, PORT (8787), AGNO_DEV_DATA (.data), AGNO_DB_SCHEMA (ai),
+ * OS_SECURITY_KEY (when set, requests need it; otherwise auth is off and a warning says so).
+ */
+import { Pool } from "@neondatabase/serverless";
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ws from "ws";
+import { useLocalWsProxy } from "../src/db/postgres/local-proxy.js";
+import { PostgresDb } from "../src/db/postgres/postgres-db.js";
+import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from "./local/pglite-server.js";
+import { startWsProxy } from "./local/ws-proxy.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const port = Number(process.env.PORT ?? 8787);
+const dataDir = resolve(root, process.env.AGNO_DEV_DATA ?? ".data");
+const log = (line: string) => console.log(`[agno-edge] ${line}`);
+
+async function main() {
+  let embedded: EmbeddedPostgres | undefined;
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    mkdirSync(join(dataDir, "pglite"), { recursive: true });
+    embedded = await startEmbeddedPostgres({ dataDir: join(dataDir, "pglite") });
+    databaseUrl = embedded.url;
+    log(`embedded Postgres (PGlite) on ${databaseUrl}, data in ${join(dataDir, "pglite")}`);
+  } else {
+    log(`using DATABASE_URL (${new URL(databaseUrl).host})`);
+  }
+  const target = new URL(databaseUrl);
+  const proxy = await startWsProxy({ allow: [`${target.hostname}:${target.port || "5432"}`] });
+
+  useLocalWsProxy(proxy.address, ws);
+  const pool = new Pool({ connectionString: databaseUrl });
+  const state = await new PostgresDb({ pool, schema: process.env.AGNO_DB_SCHEMA }).init();
+  await pool.end();
+  log(state === "current" ? "database schema is current (3.0)" : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them");
+
+  const vars = [`DATABASE_URL:${databaseUrl}`, `DB_WS_PROXY:${proxy.address}`];
+  if (process.env.AGNO_DB_SCHEMA) vars.push(`AGNO_DB_SCHEMA:${process.env.AGNO_DB_SCHEMA}`);
+  if (process.env.OS_SECURITY_KEY) {
+    vars.push(`OS_SECURITY_KEY:${process.env.OS_SECURITY_KEY}`);
+  } else {
+    vars.push("AGNO_AUTH:none");
+    log("WARNING: authentication is off (AGNO_AUTH=none) for local development; set OS_SECURITY_KEY to require a bearer key");
+  }
+  const wrangler = spawn(
+    join(root, "node_modules", ".bin", "wrangler"),
+    [
+      "dev",
+      "--ip", "127.0.0.1",
+      "--port", String(port),
+      "--inspector-port", String(await freePort()),
+      "--persist-to", join(dataDir, "wrangler"),
+      "--show-interactive-dev-session=false",
+      ...vars.flatMap((v) => ["--var", v]),
+    ],
+    // No metrics to Cloudflare and no fetch of the `Request.cf` placeholder: a local run calls no one.
+    { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
+  );
+  log(`AgentOS on http://localhost:${port}  (try: curl localhost:${port}/info)`);
+
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    if (wrangler.exitCode === null) wrangler.kill("SIGTERM");
+    await new Promise((r) => (wrangler.exitCode === null ? wrangler.once("exit", r) : r(null)));
+    await proxy.stop();
+    await embedded?.stop(); // closes PGlite cleanly so its files are consistent on disk
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+  wrangler.on("exit", (code) => void stop(code ?? 1));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,52 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { resolve } from "node:path";
+import { freePort } from "../../scripts/local/pglite-server.js";
+
+const root = resolve(import.meta.dirname, "../..");
+
+export interface DevServer {
+  url: string;
+  output(): string;
+  stop(): Promise<number | null>;
+}
+
+/** Runs `npm run dev`'s script as a user does, in a process group of its own, and waits for /info. */
+export async function startDev(env: Record<string, string>): Promise<DevServer> {
+  const port = await freePort();
+  let out = "";
+  const child: ChildProcess = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`dev exited early (${child.exitCode}):\n${out}`);
+    try {
+      if ((await fetch(`${url}/info`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      process.kill(-child.pid!, "SIGKILL");
+      throw new Error(`dev did not answer /info within 120 s:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    url,
+    output: () => out,
+    stop: async () => {
+      process.kill(child.pid!, "SIGTERM");
+      const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 30_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
