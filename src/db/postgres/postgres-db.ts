@@ -76,12 +76,17 @@ export class PostgresDb implements Db {
     if (this.cacheKey && knownCurrent.has(this.cacheKey)) {
       this.inspection ??= this.readLegacyFlag();
     }
-    this.inspection ??= ensureSchema(this.exec, (fn) => this.transaction(fn), this.schema, this.names).then((i) => {
-      if (i.state === "current" && this.cacheKey) knownCurrent.add(this.cacheKey);
-      return i;
-    });
-    // A failed check is not remembered: the next call asks the database again.
-    this.inspection.catch(() => (this.inspection = undefined));
+    if (!this.inspection) {
+      const pending = ensureSchema(this.exec, (fn) => this.transaction(fn), this.schema, this.names).then((i) => {
+        if (i.state === "current" && this.cacheKey) knownCurrent.add(this.cacheKey);
+        return i;
+      });
+      // A failed check is not remembered: the next call asks the database again.
+      pending.catch(() => {
+        if (this.inspection === pending) this.inspection = undefined;
+      });
+      this.inspection = pending;
+    }
     return this.inspection;
   }
 
@@ -229,7 +234,9 @@ export class PostgresDb implements Db {
     const order = sortOrderOf(opts.sortOrder);
     const sortBy = opts.sortBy ?? "created_at";
     if (sortBy !== "created_at" && sortBy !== "updated_at") throw new ValidationError(`cannot sort sessions by ${String(sortBy)}`, "sort_by");
-    const legacy = opts.includeRuns ? await this.legacyPending() : (await this.inspect(), false);
+    // The blob is read only when runs are asked for and still live in it.
+    const legacy = await this.legacyPending();
+    const readBlob = legacy && opts.includeRuns === true;
     const s = this.t.sessions;
     const where = and(
       opts.sessionType ? eq(s.session_type, opts.sessionType) : undefined,
@@ -240,7 +247,7 @@ export class PostgresDb implements Db {
     const sortColumn = sortBy === "updated_at" ? s.updated_at : s.created_at;
     const [rows, [total]] = await Promise.all([
       this.orm
-        .select({ ...getTableColumns(s), ...(legacy ? { legacy_runs: sql`runs`.as("legacy_runs") } : {}) })
+        .select({ ...getTableColumns(s), ...(readBlob ? { legacy_runs: sql`runs`.as("legacy_runs") } : {}) })
         .from(s)
         .where(where)
         .orderBy(order === "asc" ? asc(sortColumn) : desc(sortColumn), asc(s.session_id))
@@ -250,7 +257,7 @@ export class PostgresDb implements Db {
     ]);
     const records = rows.map((r) => toSessionRecord(r as Record<string, unknown>));
     if (opts.includeRuns) {
-      const runs = await this.sessionRuns(records, legacy ? (rows as Record<string, unknown>[]) : []);
+      const runs = await this.sessionRuns(records, readBlob ? (rows as Record<string, unknown>[]) : []);
       for (const record of records) record.runs = (runs.get(record.session_id) ?? []).map((r) => r.run_data);
     }
     const totalCount = Number(total?.n ?? 0);
