@@ -43,8 +43,9 @@ export interface Db {
   init(): Promise<SchemaState>;
   schemaVersion(): Promise<string | null>;
 
+  /** writes the session row (and any `runs` given, one row each); returns the row without its runs */
   upsertSession(session: SessionRecord): Promise<Session>;
-  /** inserts a new session; ConflictError when the id is taken */
+  /** inserts a new session; ConflictError when the id is taken; returns the row without runs */
   createSession(session: SessionRecord): Promise<Session>;
   getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null>;
   getSessions(opts?: GetSessionsOptions): Promise<Page<Session>>;

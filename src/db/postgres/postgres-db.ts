@@ -156,7 +156,7 @@ export class PostgresDb implements Db {
     };
     const { created_at: _keep, session_id: _id, ...changes } = values;
     const s = this.t.sessions;
-    await this.orm.transaction(async (tx) => {
+    const row = await this.orm.transaction(async (tx) => {
       const insert = tx.insert(s).values(values);
       const written = await (mode === "create"
         ? insert.onConflictDoNothing({ target: s.session_id })
@@ -166,7 +166,7 @@ export class PostgresDb implements Db {
             // A session never changes owner or type through an upsert.
             setWhere: sql`${s.user_id} IS NOT DISTINCT FROM ${values.user_id} AND ${s.session_type} = ${values.session_type}`,
           })
-      ).returning({ id: s.session_id });
+      ).returning();
       if (written.length === 0) {
         throw new ConflictError(
           mode === "create" ? `session ${session.session_id} already exists` : `session ${session.session_id} exists with another owner or session_type`,
@@ -175,8 +175,10 @@ export class PostgresDb implements Db {
       for (const run of session.runs ?? []) {
         await this.writeRun(execOn(tx), { ...run, session_id: session.session_id });
       }
+      return written[0]!;
     });
-    return (await this.getSession(session.session_id))!;
+    // The stored row, without reading its runs back: a session write stays O(1) in its run count.
+    return new Session(toSessionRecord(row));
   }
 
   async getSession(sessionId: string, opts: GetSessionOptions = {}): Promise<Session | null> {
