@@ -22,6 +22,7 @@ export default defineConfig({
               bindings: {
                 DATABASE_URL: inject("pgliteUrl"),
                 DB_WS_PROXY: inject("wsProxy"),
+                MODEL_SERVER_URL: inject("modelServerUrl"),
                 // The suite runs with auth on, as a deployment does; requests carry this key.
                 OS_SECURITY_KEY: "workers-test-key",
               },

@@ -5,7 +5,8 @@
  * migrations, then runs `wrangler dev` with local Durable Objects, R2 and cron.
  *
  * Environment: DATABASE_URL, PORT (8787), AGNO_DEV_DATA (.data), AGNO_DB_SCHEMA (ai),
- * OS_SECURITY_KEY (when set, requests need it; otherwise auth is off and a warning says so).
+ * OS_SECURITY_KEY (when set, requests need it; otherwise auth is off and a warning says so),
+ * MODEL (`provider:model-id`) and the providers' keys and base URLs (see PROVIDER_ENV_VARS).
  */
 import { Pool } from "@neondatabase/serverless";
 import { spawn } from "node:child_process";
@@ -15,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import ws from "ws";
 import { useLocalWsProxy } from "../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../src/db/postgres/postgres-db.js";
+import { PROVIDER_ENV_VARS } from "../src/models/providers.js";
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from "./local/pglite-server.js";
 import { startWsProxy } from "./local/ws-proxy.js";
 
@@ -44,7 +46,10 @@ async function main() {
   log(state === "current" ? "database schema is current (3.0)" : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them");
 
   const vars = [`DATABASE_URL:${databaseUrl}`, `DB_WS_PROXY:${proxy.address}`];
-  if (process.env.AGNO_DB_SCHEMA) vars.push(`AGNO_DB_SCHEMA:${process.env.AGNO_DB_SCHEMA}`);
+  for (const name of ["AGNO_DB_SCHEMA", "MODEL", ...PROVIDER_ENV_VARS]) {
+    if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
+  }
+  log(process.env.MODEL ? `example agent "assistant" uses ${process.env.MODEL}` : "no MODEL set: runs answer an error that says how to configure one");
   if (process.env.OS_SECURITY_KEY) {
     vars.push(`OS_SECURITY_KEY:${process.env.OS_SECURITY_KEY}`);
   } else {

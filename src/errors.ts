@@ -24,6 +24,12 @@ export class ValidationError extends AgnoError {
   }
 }
 
+/** The request asks for something this endpoint cannot do as asked. */
+export class BadRequestError extends AgnoError {
+  override readonly status = 400;
+  override readonly errorId = "bad_request";
+}
+
 /** The id does not exist, or belongs to someone the caller may not see. */
 export class NotFoundError extends AgnoError {
   override readonly status = 404;
@@ -58,4 +64,20 @@ export class SchemaMismatchError extends AgnoError {
 export class NotConfiguredError extends AgnoError {
   override readonly status = 503;
   override readonly errorId = "not_configured";
+}
+
+/** The caller is known but may not do this (a requirement only an admin may resolve). */
+export class ForbiddenError extends AgnoError {
+  override readonly status = 403;
+  override readonly errorId = "forbidden";
+}
+
+/** A compare-and-set write found the row in another state than expected. */
+export class StatusConflictError extends ConflictError {
+  constructor(
+    message: string,
+    readonly actual: string | null,
+  ) {
+    super(message);
+  }
 }

@@ -1,5 +1,9 @@
 import { Pool } from "@neondatabase/serverless";
 import { useLocalWsProxy } from "./db/postgres/local-proxy.js";
+import { exampleAssistant } from "./example/assistant.js";
+import { createModel, credentialsFromEnv } from "./models/providers.js";
+import { UnconfiguredModel } from "./models/unconfigured-model.js";
+import { requestLifetime } from "./worker/request-lifetime.js";
 import { PostgresDb } from "./db/postgres/postgres-db.js";
 import type { AuthConfig } from "./os/auth.js";
 import { AgentOS } from "./os/agent-os.js";
@@ -22,6 +26,12 @@ export interface Env {
   OS_SECURITY_KEY?: string;
   AGNO_OS_ID?: string;
   AGNO_OS_NAME?: string;
+  /** the example agent's model, `provider:model-id`; keys and base URLs in the provider's usual variables */
+  MODEL?: string;
+  OPENAI_API_KEY?: string;
+  OPENAI_BASE_URL?: string;
+  ANTHROPIC_API_KEY?: string;
+  GROQ_API_KEY?: string;
 }
 
 function authFrom(env: Env): AuthConfig {
@@ -35,7 +45,14 @@ const runtimes = new WeakMap<Env, AgentOS>();
 function agentOS(env: Env): AgentOS {
   let os = runtimes.get(env);
   if (!os) {
-    os = new AgentOS({ id: env.AGNO_OS_ID, name: env.AGNO_OS_NAME, auth: authFrom(env) });
+    const model = env.MODEL ? createModel(env.MODEL, { credentials: credentialsFromEnv(env as unknown as Record<string, unknown>) }) : new UnconfiguredModel();
+    os = new AgentOS({
+      id: env.AGNO_OS_ID,
+      name: env.AGNO_OS_NAME,
+      auth: authFrom(env),
+      agents: [exampleAssistant(model)],
+      availableModels: env.MODEL ? [env.MODEL] : [],
+    });
     runtimes.set(env, os);
   }
   return os;
@@ -48,10 +65,12 @@ export default {
     if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
     const pool = new Pool({ connectionString: env.DATABASE_URL });
     const db = new PostgresDb({ pool, schema: env.AGNO_DB_SCHEMA, cacheKey: env.DATABASE_URL });
+    const lifetime = requestLifetime(ctx, () => pool.end());
     try {
-      return await os.fetch(request, { dbs: [db] }, ctx);
-    } finally {
-      ctx.waitUntil(pool.end());
+      return lifetime.finish(await os.fetch(request, { dbs: [db] }, lifetime.ctx));
+    } catch (error) {
+      lifetime.abandon();
+      throw error;
     }
   },
 } satisfies ExportedHandler<Env>;

@@ -16,6 +16,14 @@ export interface MigrationProgress {
   runsCopied: number;
 }
 
+export interface UpsertRunOptions {
+  /**
+   * compare-and-set: update an existing run only while its stored status is one of these,
+   * else StatusConflictError (a run cancelled elsewhere is never overwritten as COMPLETED)
+   */
+  expectStatus?: string[];
+}
+
 export interface MigrateOptions {
   /** sessions per transaction */
   batchSize?: number;
@@ -54,7 +62,7 @@ export interface Db {
   deleteSessions(sessionIds: string[], opts?: { userId?: string }): Promise<number>;
 
   /** writes this run's row only; a new run gets the next `run_index` of its session */
-  upsertRun(run: RunRecord): Promise<RunRow>;
+  upsertRun(run: RunRecord, opts?: UpsertRunOptions): Promise<RunRow>;
   getRun(runId: string, opts?: { userId?: string; sessionId?: string }): Promise<RunRow | null>;
   getRuns(opts?: GetRunsOptions): Promise<Page<RunRow>>;
   deleteRun(runId: string, opts?: { userId?: string }): Promise<void>;

@@ -1,8 +1,10 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { Agent } from "../agent/agent.js";
 import { authMiddleware, type AuthConfig } from "./auth.js";
 import type { OSEnv, RequestServices } from "./context.js";
 import { errorResponse, notFound, onError } from "./errors.js";
+import { agentRoutes } from "./routes/agents.js";
 import { databaseRoutes } from "./routes/databases.js";
 import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -17,6 +19,10 @@ export interface AgentOSOptions {
   auth?: AuthConfig;
   /** largest accepted request body in bytes (default 1 MiB); larger bodies get 413 before parsing */
   maxBodyBytes?: number;
+  /** the agents served under `/agents` (each request binds them to its own database) */
+  agents?: Agent[];
+  /** listed by `/config` as `available_models` */
+  availableModels?: string[];
 }
 
 /**
@@ -45,7 +51,20 @@ export class AgentOS {
       }),
     );
     app.use(authMiddleware(opts.auth ?? { mode: "unconfigured" }));
-    app.route("/", metaRoutes({ id: this.id, name: this.name, description: opts.description, version: AGNO_EDGE_VERSION }, Math.floor(Date.now() / 1000)));
+    const agents = opts.agents ?? [];
+    const ids = new Set<string>();
+    for (const agent of agents) {
+      if (ids.has(agent.id)) throw new TypeError(`two agents have the id ${agent.id}`);
+      ids.add(agent.id);
+    }
+    app.route(
+      "/",
+      metaRoutes({ id: this.id, name: this.name, description: opts.description, version: AGNO_EDGE_VERSION }, Math.floor(Date.now() / 1000), {
+        agents,
+        availableModels: opts.availableModels ?? [],
+      }),
+    );
+    app.route("/", agentRoutes(agents));
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
     this.app = app;

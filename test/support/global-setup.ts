@@ -1,6 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "../../scripts/local/pglite-server.js";
 import { startWsProxy } from "../../scripts/local/ws-proxy.js";
+import { startModelServer } from "./model-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -10,12 +11,15 @@ declare module "vitest" {
     realPgUrl: string;
     /** `127.0.0.1:<port>` of the WebSocket-to-TCP proxy the Neon driver goes through */
     wsProxy: string;
+    /** `http://127.0.0.1:<port>` of the scripted model server (see model-script.ts) */
+    modelServerUrl: string;
   }
 }
 
 /**
  * Starts the services the suite talks to: the embedded Postgres, the WebSocket proxy in front
- * of it (and of TEST_DATABASE_URL's server when set), and hands their addresses to the tests.
+ * of it (and of TEST_DATABASE_URL's server when set), the scripted model server, and hands
+ * their addresses to the tests.
  */
 export default async function setup(project: TestProject) {
   const pglite = await startEmbeddedPostgres();
@@ -28,10 +32,13 @@ export default async function setup(project: TestProject) {
     console.log("[agno-edge tests] TEST_DATABASE_URL is not set: the storage suites run against the embedded Postgres only");
   }
   const proxy = await startWsProxy({ allow });
+  const models = await startModelServer();
   project.provide("pgliteUrl", pglite.url);
   project.provide("realPgUrl", realPgUrl);
   project.provide("wsProxy", proxy.address);
+  project.provide("modelServerUrl", models.url);
   return async () => {
+    await models.stop();
     await proxy.stop();
     await pglite.stop();
   };

@@ -1,31 +1,9 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import worker, { type Env } from "../../src/index.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { legacyInsertSQL, legacySessionsDDL, makeLegacySession } from "../fixtures/legacy-2x.js";
-
-const KEY = env.OS_SECURITY_KEY;
-const auth = { authorization: `Bearer ${KEY}` };
-
-/** Calls the Worker's own fetch handler, as the runtime does, with an env of the test's choosing. */
-async function call(path: string, init: RequestInit = {}, overrides: Partial<Env> = {}, headers: Record<string, string> = auth) {
-  const ctx = createExecutionContext();
-  const request = new Request(`http://agno.test${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
-  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, envFor(overrides), ctx);
-  await waitOnExecutionContext(ctx);
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-}
-
-// One env object per override set, so the Worker's per-env AgentOS cache behaves as in production.
-const envs = new Map<string, Env>();
-function envFor(overrides: Partial<Env>): Env {
-  const key = JSON.stringify(Object.entries(overrides).map(([k, v]) => [k, v ?? null]));
-  if (!envs.has(key)) envs.set(key, { ...env, ...overrides });
-  return envs.get(key)!;
-}
+import { call, KEY } from "./worker-client.js";
 
 function sql(schema: string) {
   useLocalWsProxy(env.DB_WS_PROXY);
@@ -50,7 +28,7 @@ describe("AgentOS over HTTP", () => {
     expect((await call("/config", {}, {}, { authorization: "Bearer wrong" })).status).toBe(401);
     expect((await call("/sessions", {}, {}, { authorization: `Basic ${KEY}` })).status).toBe(401);
     const config = await call("/config");
-    expect(config.body).toMatchObject({ databases: ["default"], agents: [], interfaces: [], available_models: [] });
+    expect(config.body).toMatchObject({ databases: ["default"], agents: [{ id: "assistant" }], interfaces: [], available_models: [] });
   });
 
   it("stays closed when no auth is configured, and opens only on an explicit AGNO_AUTH=none", async () => {

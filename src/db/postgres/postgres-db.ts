@@ -2,9 +2,9 @@ import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, ty
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
-import { ConflictError, MigrationRequiredError, NotFoundError, ValidationError } from "../../errors.js";
+import { ConflictError, MigrationRequiredError, NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
 import { resolvePage, sortOrderOf } from "../pagination.js";
-import type { Db, MigrateOptions, MigrationResult } from "../port.js";
+import type { Db, MigrateOptions, MigrationResult, UpsertRunOptions } from "../port.js";
 import { NON_HISTORY_STATUSES, runTypeOf, Session } from "../session.js";
 import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
@@ -307,10 +307,10 @@ export class PostgresDb implements Db {
 
   // -- runs --------------------------------------------------------------------------------
 
-  async upsertRun(input: RunRecord): Promise<RunRow> {
+  async upsertRun(input: RunRecord, opts: UpsertRunOptions = {}): Promise<RunRow> {
     const run = validateRun(input);
     await this.inspect();
-    return this.transaction((tx) => this.writeRun(tx, run));
+    return this.transaction((tx) => this.writeRun(tx, run, opts.expectStatus));
   }
 
   /**
@@ -318,7 +318,7 @@ export class PostgresDb implements Db {
    * so two writers of one session serialise and each new run gets its own next run_index;
    * the insert is a separate statement so it sees the other writer's committed row.
    */
-  private async writeRun(exec: Exec, run: RunRecord): Promise<RunRow> {
+  private async writeRun(exec: Exec, run: RunRecord, expectStatus?: string[]): Promise<RunRow> {
     const ts = now();
     const legacy = await this.legacyPending();
     const [session] = await exec(
@@ -341,9 +341,13 @@ export class PostgresDb implements Db {
         workflow_id = EXCLUDED.workflow_id, user_id = EXCLUDED.user_id, parent_run_id = EXCLUDED.parent_run_id,
         status = EXCLUDED.status, run_data = EXCLUDED.run_data, updated_at = EXCLUDED.updated_at
       WHERE r.session_id = EXCLUDED.session_id
+        ${expectStatus ? sql`AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})` : sql``}
       RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))}`);
-    if (!row) throw new ConflictError(`run ${run.run_id} already belongs to another session`);
-    return toRunRow(row);
+    if (row) return toRunRow(row);
+    const [existing] = await exec(sql`SELECT session_id, status FROM ${this.runsTable} WHERE run_id = ${run.run_id}`);
+    if (existing && existing.session_id !== run.session_id) throw new ConflictError(`run ${run.run_id} already belongs to another session`);
+    const actual = (existing?.status as string | null) ?? null;
+    throw new StatusConflictError(`run ${run.run_id} is ${actual ?? "without status"}, not ${expectStatus?.join(" or ")}`, actual);
   }
 
   async getRun(runId: string, opts: { userId?: string; sessionId?: string } = {}): Promise<RunRow | null> {

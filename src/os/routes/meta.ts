@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import type { Agent } from "../../agent/agent.js";
 import type { OSEnv } from "../context.js";
 
 export interface OSIdentity {
@@ -9,7 +10,7 @@ export interface OSIdentity {
 }
 
 /** `/`, `/health`, `/info` (no auth: nothing secret) and `/config` (auth). */
-export function metaRoutes(os: OSIdentity, startedAt: number) {
+export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: Agent[]; availableModels: string[] }) {
   const app = new Hono<OSEnv>();
   app.get("/", (c) => c.json({ name: os.name, id: os.id, version: os.version, info: "/info" }));
   app.get("/health", (c) => c.json({ status: "ok", instantiated_at: startedAt }));
@@ -21,11 +22,11 @@ export function metaRoutes(os: OSIdentity, startedAt: number) {
       description: os.description ?? null,
       version: os.version,
       databases: c.env.dbs.map((db) => db.id),
-      agents: [],
+      agents: served.agents.map((a) => ({ id: a.id, name: a.name ?? a.id, description: a.description ?? null, model: { id: a.model.id, provider: a.model.provider } })),
       teams: [],
       workflows: [],
       interfaces: [],
-      available_models: [],
+      available_models: served.availableModels,
     }),
   );
   return app;

@@ -1,0 +1,319 @@
+import type { z } from "zod";
+import type { Db } from "../db/port.js";
+import type { RunRecord } from "../db/types.js";
+import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
+import { message, nowSeconds, type Message } from "../models/message.js";
+import type { Model } from "../models/model.js";
+import { createModel, type ModelOptions } from "../models/providers.js";
+import { flattenTools, type Tool, type Toolkit } from "../tools/tool.js";
+import { ACTIVE_STATUSES, abortLocal } from "./cancellation.js";
+import type { RunEvent } from "./events.js";
+import { applyResolutions, requirementResolution, type RequirementResolution } from "./hitl.js";
+import { emptyMetrics } from "./metrics.js";
+import { pastSessionsTool } from "./past-sessions.js";
+import { RunEngine, type EngineConfig } from "./run-engine.js";
+import type { RunOutput } from "./run-output.js";
+import type { PendingCall } from "./tool-runner.js";
+
+export interface RunContext {
+  runId: string;
+  sessionId: string;
+  userId: string | null;
+  sessionState: Record<string, unknown>;
+  input: string;
+}
+
+export type Instructions = string | string[] | ((ctx: RunContext) => string | string[] | Promise<string | string[]>);
+
+export interface AgentOptions {
+  /** stable id (default: derived from the name) */
+  id?: string;
+  name?: string;
+  description?: string;
+  /** a Model, or `"provider:model-id"` resolved with `modelOptions` */
+  model: Model | string;
+  modelOptions?: ModelOptions;
+  /** native reasoning: this model thinks first, the main model answers with its reasoning in context */
+  reasoningModel?: Model | string;
+  instructions?: Instructions;
+  tools?: Array<Tool | Toolkit>;
+  /** tool calls allowed in one run; further calls are refused and the model must answer */
+  toolCallLimit?: number;
+  /** run a batch of tool calls concurrently (default true) */
+  parallelToolCalls?: boolean;
+  /** structured output: the answer is JSON checked against this schema */
+  outputSchema?: z.ZodType;
+  outputSchemaName?: string;
+  /** run before the model; throw to refuse the input */
+  preHooks?: Array<(ctx: RunContext) => void | Promise<void>>;
+  /** run on the finished output before it is stored */
+  postHooks?: Array<(output: RunOutput) => void | Promise<void>>;
+  /** initial session state; tools may change it and it is stored with the session */
+  sessionState?: Record<string, unknown>;
+  /** send the last `numHistoryRuns` runs of the session to the model (default false, 3 runs) */
+  addHistoryToContext?: boolean;
+  numHistoryRuns?: number;
+  /** give the agent a tool that searches the user's earlier sessions */
+  searchPastSessions?: boolean;
+  numPastSessionsToSearch?: number;
+  numPastSessionRunsInSearch?: number;
+  /** where runs and sessions are stored; without it runs are not persisted, paused runs cannot continue */
+  db?: Db;
+  /** how often a running run checks storage for a cancel from elsewhere (ms, default 500) */
+  cancelPollMs?: number;
+}
+
+export interface RunOptions {
+  sessionId?: string;
+  userId?: string;
+  runId?: string;
+  /** merged over the stored session state for this run */
+  sessionState?: Record<string, unknown>;
+  stream?: boolean;
+}
+
+export interface ContinueOptions {
+  requirements: RequirementResolution[];
+  /** who resolves: admin-only requirements need `isAdmin` */
+  approver?: { isAdmin: boolean };
+  /** the run must belong to this user */
+  userId?: string;
+  stream?: boolean;
+}
+
+/**
+ * An agent: a model, instructions and tools, whose runs are stored as rows through the Db port.
+ *
+ * @example
+ * const agent = new Agent({ name: "weather", model: "openai:gpt-4.1-mini", tools: [weather], db });
+ * const out = await agent.run("Weather in Paris?", { userId: "ann" });
+ * for await (const ev of agent.run("And Rome?", { sessionId: out.session_id, stream: true })) console.log(ev.event);
+ */
+export class Agent {
+  readonly id: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly model: Model;
+  readonly db?: Db;
+  private readonly opts: AgentOptions;
+  private readonly tools: Map<string, Tool>;
+  private readonly reasoningModel?: Model;
+
+  constructor(opts: AgentOptions) {
+    this.opts = opts;
+    this.name = opts.name;
+    this.description = opts.description;
+    this.id = opts.id ?? (opts.name ? opts.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") : "agent");
+    this.model = typeof opts.model === "string" ? createModel(opts.model, opts.modelOptions) : opts.model;
+    if (opts.reasoningModel) this.reasoningModel = typeof opts.reasoningModel === "string" ? createModel(opts.reasoningModel, opts.modelOptions) : opts.reasoningModel;
+    if (opts.toolCallLimit !== undefined && (!Number.isInteger(opts.toolCallLimit) || opts.toolCallLimit < 0)) throw new TypeError("toolCallLimit must be a whole number >= 0");
+    const tools = [...(opts.tools ?? [])];
+    if (opts.searchPastSessions) {
+      if (!opts.db) throw new TypeError("searchPastSessions needs a db");
+      tools.push(pastSessionsTool(opts.db, opts.numPastSessionsToSearch ?? 3, opts.numPastSessionRunsInSearch ?? 3));
+    }
+    this.tools = flattenTools(tools);
+    this.db = opts.db;
+  }
+
+  /** The same agent storing through another Db (on Workers: the request's own connection). */
+  withDb(db: Db): Agent {
+    if (db === this.db) return this;
+    const bound = Object.create(Agent.prototype) as Agent;
+    Object.assign(bound, this, { db });
+    return bound;
+  }
+
+  private engineConfig(): EngineConfig {
+    return {
+      id: this.id,
+      name: this.name,
+      model: this.model,
+      reasoningModel: this.reasoningModel,
+      tools: this.tools,
+      toolCallLimit: this.opts.toolCallLimit,
+      parallelToolCalls: this.opts.parallelToolCalls ?? true,
+      outputSchema: this.opts.outputSchema,
+      outputSchemaName: this.opts.outputSchemaName,
+      db: this.db,
+      cancelPollMs: this.opts.cancelPollMs ?? 500,
+      postHooks: this.opts.postHooks ?? [],
+      saveSession: (output) => this.saveSession(output),
+    };
+  }
+
+  /** Runs the agent: a RunOutput, or with `stream: true` an async stream of agno's events. */
+  run(input: string, opts: RunOptions & { stream: true }): AsyncIterable<RunEvent>;
+  run(input: string, opts?: RunOptions & { stream?: false }): Promise<RunOutput>;
+  run(input: string, opts?: RunOptions): Promise<RunOutput> | AsyncIterable<RunEvent>;
+  run(input: string, opts: RunOptions = {}): Promise<RunOutput> | AsyncIterable<RunEvent> {
+    if (typeof input !== "string") throw new ValidationError("input must be a string", "message");
+    const events = this.startRun(input, opts);
+    return opts.stream ? events : drain(events);
+  }
+
+  private async *startRun(input: string, opts: RunOptions): AsyncGenerator<RunEvent, RunOutput> {
+    const runId = opts.runId ?? crypto.randomUUID();
+    const sessionId = opts.sessionId ?? crypto.randomUUID();
+    const userId = opts.userId ?? null;
+    const stored = await this.loadSession(sessionId, userId, input);
+    const sessionState = { ...this.opts.sessionState, ...stored.state, ...opts.sessionState };
+    const ctx: RunContext = { runId, sessionId, userId, sessionState, input };
+    const output: RunOutput = {
+      run_id: runId,
+      agent_id: this.id,
+      agent_name: this.name,
+      session_id: sessionId,
+      user_id: userId,
+      status: "PENDING",
+      content_type: "str",
+      input: { input_content: input },
+      model: this.model.id,
+      model_provider: this.model.provider,
+      messages: [],
+      tools: [],
+      requirements: [],
+      metrics: emptyMetrics(),
+      created_at: nowSeconds(),
+    };
+    const existing = this.db ? await this.db.getRun(runId) : null;
+    if (existing?.status === "CANCELLED") {
+      // Cancelled before it started (a queued run): it never runs.
+      output.status = "CANCELLED";
+      yield { event: "RunCancelled", run_id: runId, session_id: sessionId, agent_id: this.id, agent_name: this.name, created_at: nowSeconds(), reason: "cancelled before start" };
+      return output;
+    }
+    if (existing && existing.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
+    for (const hook of this.opts.preHooks ?? []) await hook(ctx);
+    const system = await this.systemMessage(ctx);
+    if (system) output.messages.push(message("system", system));
+    output.messages.push(...stored.history.map((m) => ({ ...m, from_history: true })));
+    output.messages.push(message("user", input));
+    return yield* new RunEngine(this.engineConfig(), output, sessionState).start();
+  }
+
+  private async systemMessage(ctx: RunContext): Promise<string> {
+    const raw = typeof this.opts.instructions === "function" ? await this.opts.instructions(ctx) : this.opts.instructions;
+    const instructions = Array.isArray(raw) ? raw : raw ? [raw] : [];
+    return [this.opts.description, ...instructions].filter(Boolean).join("\n\n");
+  }
+
+  /** The session's state and history; a new session is created (named after its first message). */
+  private async loadSession(sessionId: string, userId: string | null, input: string): Promise<{ state: Record<string, unknown>; history: Message[] }> {
+    if (!this.db) return { state: {}, history: [] };
+    const withHistory = this.opts.addHistoryToContext === true;
+    const session = await this.db.getSession(sessionId, withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false });
+    if (session) {
+      if (session.record.user_id && session.record.user_id !== userId) throw new NotFoundError(`session ${sessionId} not found`);
+      const state = (session.record.session_data?.session_state as Record<string, unknown> | undefined) ?? {};
+      return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [] };
+    }
+    await this.db.createSession({
+      session_id: sessionId,
+      session_type: "agent",
+      agent_id: this.id,
+      user_id: userId,
+      session_data: { session_name: input.slice(0, 100), session_state: { ...this.opts.sessionState } },
+      agent_data: { agent_id: this.id, name: this.name ?? null, model: { id: this.model.id, provider: this.model.provider } },
+    });
+    return { state: {}, history: [] };
+  }
+
+  private async saveSession(output: RunOutput): Promise<void> {
+    if (!this.db) return;
+    const session = await this.db.getSession(output.session_id, { includeRuns: false });
+    if (!session) return;
+    await this.db.upsertSession({
+      ...session.record,
+      session_data: { ...session.record.session_data, session_state: output.session_state ?? {} },
+    });
+  }
+
+  /**
+   * Resumes a paused run with the resolutions of its requirements, from any process: everything
+   * it needs is read from storage. Resolving only some keeps it paused, with nothing lost.
+   */
+  continueRun(runId: string, opts: ContinueOptions & { stream: true }): AsyncIterable<RunEvent>;
+  continueRun(runId: string, opts: ContinueOptions & { stream?: false }): Promise<RunOutput>;
+  continueRun(runId: string, opts: ContinueOptions): Promise<RunOutput> | AsyncIterable<RunEvent>;
+  continueRun(runId: string, opts: ContinueOptions): Promise<RunOutput> | AsyncIterable<RunEvent> {
+    const events = this.resumeRun(runId, opts);
+    return opts.stream ? events : drain(events);
+  }
+
+  private async *resumeRun(runId: string, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
+    if (!this.db) throw new NotConfiguredError("continuing a run needs the agent to have a db");
+    const resolutions = (opts.requirements ?? []).map((r, i) => {
+      const parsed = requirementResolution.safeParse(r);
+      if (!parsed.success) throw new ValidationError(`requirements[${i}]: ${parsed.error.issues[0]?.message}`, `requirements.${i}`);
+      return parsed.data;
+    });
+    const row = await this.db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
+    if (!row || row.run_data.agent_id !== this.id) throw new NotFoundError(`run ${runId} not found`);
+    if (row.status !== "PAUSED") throw new StatusConflictError(`run ${runId} is ${row.status}, not PAUSED`, row.status);
+    const output = row.run_data as unknown as RunOutput;
+    output.requirements = applyResolutions(output.requirements ?? [], resolutions, opts.approver ?? { isAdmin: false });
+    const base = { run_id: runId, session_id: output.session_id, agent_id: this.id, agent_name: this.name, created_at: nowSeconds() };
+    if (output.requirements.some((r) => !r.resolved)) {
+      await this.db.upsertRun(output as unknown as RunRecord, { expectStatus: ["PAUSED"] });
+      const pending = output.requirements.filter((r) => !r.resolved);
+      yield { event: "RunPaused", ...base, tools: pending.map((r) => r.tool_execution), requirements: output.requirements };
+      return output;
+    }
+    const calls = this.heldCalls(output);
+    output.requirements = [];
+    const session = await this.db.getSession(output.session_id, { includeRuns: false });
+    const state = { ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ?? output.session_state ?? {}) };
+    return yield* new RunEngine(this.engineConfig(), output, state).resume(calls);
+  }
+
+  /** The tool calls the pause held back, each with what its resolution decided. */
+  private heldCalls(output: RunOutput): PendingCall[] {
+    const answered = new Set(output.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
+    const last = [...output.messages].reverse().find((m) => m.role === "assistant" && m.tool_calls?.length);
+    const byId = new Map(output.requirements.map((r) => [r.id, r]));
+    return (last?.tool_calls ?? [])
+      .filter((c) => !answered.has(c.id))
+      .map((c) => {
+        const execution = output.tools.find((t) => t.tool_call_id === c.id)!;
+        const req = byId.get(c.id);
+        const tool = this.tools.get(c.function.name);
+        if (req?.kind === "confirmation" && req.confirmed === false) {
+          const note = req.confirmation_note ? `: ${req.confirmation_note}` : "";
+          return { execution, tool, answer: { text: `The user rejected this tool call${note}`, error: false } };
+        }
+        if (req?.kind === "external_execution") return { execution, tool, answer: { text: req.external_execution_result ?? "", error: false } };
+        if (req?.kind === "user_input") execution.tool_args = req.tool_execution.tool_args;
+        return { execution, tool };
+      });
+  }
+
+  /**
+   * Cancels a run from anywhere: the stored status becomes CANCELLED (a run that has not started
+   * never will), and the run stops at its next step. False when the run had already ended.
+   */
+  async cancelRun(runId: string, opts: { userId?: string } = {}): Promise<boolean> {
+    if (!this.db) return abortLocal(runId, "cancelled");
+    const row = await this.db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
+    if (!row) throw new NotFoundError(`run ${runId} not found`);
+    if (!ACTIVE_STATUSES.includes(String(row.status))) return false;
+    try {
+      // Storage first, so the cancel holds whichever isolate runs it; then stop a local run at once.
+      await this.db.upsertRun({ ...row.run_data, status: "CANCELLED" }, { expectStatus: [String(row.status)] });
+      abortLocal(runId, "cancelled");
+      return true;
+    } catch (e) {
+      // It moved on meanwhile: try once more from what it is now.
+      if (e instanceof StatusConflictError && e.actual && ACTIVE_STATUSES.includes(e.actual)) return this.cancelRun(runId, opts);
+      if (e instanceof StatusConflictError) return false;
+      throw e;
+    }
+  }
+}
+
+async function drain(events: AsyncGenerator<RunEvent, RunOutput>): Promise<RunOutput> {
+  for (;;) {
+    const next = await events.next();
+    if (next.done) return next.value;
+  }
+}

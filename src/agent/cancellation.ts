@@ -1,0 +1,50 @@
+import type { Db } from "../db/port.js";
+
+/** Statuses a run can still leave; a cancel request only applies to these. */
+export const ACTIVE_STATUSES = ["PENDING", "RUNNING", "PAUSED"];
+
+/**
+ * Runs executing in this isolate, so a cancel from the same isolate aborts the model request at
+ * once. A cancel from any other isolate or process lands in storage (the run's status) and the
+ * run's watcher sees it on its next poll.
+ */
+const local = new Map<string, AbortController>();
+
+export function registerRun(runId: string, controller: AbortController): () => void {
+  local.set(runId, controller);
+  return () => {
+    if (local.get(runId) === controller) local.delete(runId);
+  };
+}
+
+/** Aborts a run executing in this isolate; false when none is. */
+export function abortLocal(runId: string, reason: string): boolean {
+  const controller = local.get(runId);
+  controller?.abort(new RunCancelledSignal(reason));
+  return controller !== undefined;
+}
+
+export class RunCancelledSignal extends Error {
+  override readonly name = "RunCancelledSignal";
+}
+
+/** Polls the stored status while a run works; aborts it when someone cancelled it elsewhere. */
+export function watchForCancel(db: Db, runId: string, controller: AbortController, everyMs: number): () => void {
+  let stopped = false;
+  const tick = async () => {
+    while (!stopped && !controller.signal.aborted) {
+      await new Promise((r) => setTimeout(r, everyMs));
+      if (stopped) return;
+      try {
+        const row = await db.getRun(runId);
+        if (row?.status === "CANCELLED") controller.abort(new RunCancelledSignal("cancelled"));
+      } catch {
+        // A failed poll is retried on the next tick; the run's own writes surface real faults.
+      }
+    }
+  };
+  void tick();
+  return () => {
+    stopped = true;
+  };
+}

@@ -1,0 +1,67 @@
+import { z } from "zod";
+import { ForbiddenError, ValidationError } from "../errors.js";
+import type { Tool } from "../tools/tool.js";
+import type { RunRequirement, ToolExecution, UserInputField } from "./run-output.js";
+
+/** Resolutions a caller sends to `continueRun`, one per requirement id. */
+export const requirementResolution = z
+  .object({
+    id: z.string().min(1),
+    confirmed: z.boolean().optional(),
+    confirmation_note: z.string().max(10_000).optional(),
+    user_input: z.record(z.string(), z.unknown()).optional(),
+    external_execution_result: z.string().max(1_000_000).optional(),
+  })
+  .strict();
+export type RequirementResolution = z.infer<typeof requirementResolution>;
+
+function inputSchemaFor(tool: Tool, args: Record<string, unknown>): UserInputField[] {
+  const properties = (tool.definition().parameters.properties ?? {}) as Record<string, { type?: string; description?: string }>;
+  const fields = tool.userInputFields ?? Object.keys(properties);
+  return fields.map((name) => ({ name, field_type: properties[name]?.type ?? "string", description: properties[name]?.description ?? null, value: args[name] ?? null }));
+}
+
+/** The requirement a tool call creates, or null when it may run right away. */
+export function requirementFor(tool: Tool, execution: ToolExecution, now: number): RunRequirement | null {
+  const kind = tool.externalExecution ? "external_execution" : tool.requiresUserInput ? "user_input" : tool.requiresConfirmation || tool.requiresApproval ? "confirmation" : null;
+  if (!kind) return null;
+  if (kind === "confirmation") execution.requires_confirmation = true;
+  if (kind === "user_input") {
+    execution.requires_user_input = true;
+    execution.user_input_schema = inputSchemaFor(tool, execution.tool_args);
+  }
+  if (kind === "external_execution") execution.external_execution_required = true;
+  if (tool.requiresApproval) execution.requires_approval = true;
+  return { id: execution.tool_call_id, kind, tool_execution: execution, requires_admin: Boolean(tool.requiresApproval), created_at: now, resolved: false };
+}
+
+/**
+ * Applies resolutions to stored requirements. Unknown ids, a resolution of the wrong kind and a
+ * non-admin resolving an admin-only requirement are errors, and nothing is applied then.
+ */
+export function applyResolutions(requirements: RunRequirement[], resolutions: RequirementResolution[], approver: { isAdmin: boolean }): RunRequirement[] {
+  const next = requirements.map((r) => ({ ...r, tool_execution: { ...r.tool_execution } }));
+  for (const res of resolutions) {
+    const req = next.find((r) => r.id === res.id);
+    if (!req) throw new ValidationError(`no requirement ${res.id} on this run`, "requirements");
+    if (req.resolved) continue;
+    if (req.requires_admin && !approver.isAdmin) throw new ForbiddenError(`requirement ${res.id} (${req.tool_execution.tool_name}) needs an admin's approval`);
+    if (req.kind === "confirmation") {
+      if (res.confirmed === undefined) throw new ValidationError(`requirement ${res.id} needs confirmed: true or false`, "confirmed");
+      req.confirmed = res.confirmed;
+      req.confirmation_note = res.confirmation_note ?? null;
+      req.tool_execution.confirmed = res.confirmed;
+      req.tool_execution.confirmation_note = res.confirmation_note ?? null;
+    } else if (req.kind === "user_input") {
+      if (!res.user_input) throw new ValidationError(`requirement ${res.id} needs user_input`, "user_input");
+      req.user_input = res.user_input;
+      req.tool_execution.tool_args = { ...req.tool_execution.tool_args, ...res.user_input };
+      req.tool_execution.answered = true;
+    } else {
+      if (res.external_execution_result === undefined) throw new ValidationError(`requirement ${res.id} needs external_execution_result`, "external_execution_result");
+      req.external_execution_result = res.external_execution_result;
+    }
+    req.resolved = true;
+  }
+  return next;
+}

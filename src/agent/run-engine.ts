@@ -1,0 +1,312 @@
+import { z } from "zod";
+import type { Db } from "../db/port.js";
+import type { RunRecord } from "../db/types.js";
+import { StatusConflictError, ValidationError } from "../errors.js";
+import { message, nowSeconds } from "../models/message.js";
+import type { Model, ModelRequest, TokenUsage } from "../models/model.js";
+import { ModelProviderError } from "../models/provider-error.js";
+import type { Tool, ToolContext } from "../tools/tool.js";
+import { RunCancelledSignal, registerRun, watchForCancel } from "./cancellation.js";
+import type { RunEvent } from "./events.js";
+import { requirementFor } from "./hitl.js";
+import { addModelCall } from "./metrics.js";
+import type { RunOutput, ToolExecution } from "./run-output.js";
+import { parseToolArgs, runTools, type PendingCall } from "./tool-runner.js";
+
+/** What the engine needs of an agent: its resolved configuration, never the Agent class itself. */
+export interface EngineConfig {
+  id: string;
+  name?: string;
+  model: Model;
+  reasoningModel?: Model;
+  tools: Map<string, Tool>;
+  toolCallLimit?: number;
+  parallelToolCalls: boolean;
+  outputSchema?: z.ZodType;
+  outputSchemaName?: string;
+  db?: Db;
+  cancelPollMs: number;
+  postHooks: Array<(output: RunOutput) => void | Promise<void>>;
+  saveSession: (output: RunOutput) => Promise<void>;
+}
+
+const REASONING_PROMPT =
+  "Think through the request step by step before anyone answers it. Write your reasoning only: the analysis, the plan, " +
+  "the checks. Do not write the final answer.";
+
+/**
+ * Drives one run: model calls, tool calls, pauses for people, cancellation, persistence. It is
+ * an async generator of agno's events whose return value is the final RunOutput, so streaming
+ * and non-streaming callers share one code path.
+ */
+export class RunEngine {
+  private readonly controller = new AbortController();
+  private toolCalls = 0;
+  /** when the current phase (start, or a resume) began; time spent paused is not the run's */
+  private phaseStarted: number | null = null;
+
+  constructor(
+    private readonly cfg: EngineConfig,
+    private readonly output: RunOutput,
+    private readonly sessionState: Record<string, unknown>,
+  ) {}
+
+  private base() {
+    return {
+      run_id: this.output.run_id,
+      session_id: this.output.session_id,
+      agent_id: this.output.agent_id,
+      agent_name: this.output.agent_name,
+      created_at: nowSeconds(),
+    };
+  }
+
+  /** Persists the run. While it runs, a write only lands if nobody cancelled it meanwhile. */
+  private async save(expect?: string[]): Promise<void> {
+    this.output.updated_at = nowSeconds();
+    this.output.session_state = this.sessionState;
+    if (!this.cfg.db) return;
+    await this.cfg.db.upsertRun(this.output as unknown as RunRecord, expect ? { expectStatus: expect } : {});
+  }
+
+  /** Starts a new run (status RUNNING is stored first, so others can see and cancel it). */
+  async *start(): AsyncGenerator<RunEvent, RunOutput> {
+    return yield* this.guard(async function* (this: RunEngine) {
+      this.output.status = "RUNNING";
+      await this.save(["PENDING", "RUNNING"]);
+      yield { event: "RunStarted", ...this.base(), model: this.cfg.model.id, model_provider: this.cfg.model.provider };
+      if (this.cfg.reasoningModel) yield* this.reason();
+      return yield* this.loop();
+    });
+  }
+
+  /** Resumes a paused run whose requirements are all resolved: runs the held tool calls, then the loop. */
+  async *resume(calls: PendingCall[]): AsyncGenerator<RunEvent, RunOutput> {
+    return yield* this.guard(async function* (this: RunEngine) {
+      this.output.status = "RUNNING";
+      await this.save(["PAUSED"]);
+      yield { event: "RunContinued", ...this.base() };
+      const done = yield* this.executeTools(calls);
+      if (done) return yield* this.complete(done.text);
+      return yield* this.loop();
+    });
+  }
+
+  /** Wraps a phase with cancellation watching and the terminal bookkeeping of errors. */
+  private async *guard(phase: (this: RunEngine) => AsyncGenerator<RunEvent, RunOutput>): AsyncGenerator<RunEvent, RunOutput> {
+    const unregister = registerRun(this.output.run_id, this.controller);
+    const unwatch = this.cfg.db ? watchForCancel(this.cfg.db, this.output.run_id, this.controller, this.cfg.cancelPollMs) : () => undefined;
+    this.phaseStarted = performance.now();
+    try {
+      return yield* phase.call(this);
+    } catch (error) {
+      if (this.isCancel(error)) return yield* this.cancelled();
+      return yield* this.failed(error);
+    } finally {
+      unwatch();
+      unregister();
+    }
+  }
+
+  private isCancel(error: unknown): boolean {
+    if (error instanceof StatusConflictError) return error.actual === "CANCELLED";
+    return error instanceof RunCancelledSignal || (this.controller.signal.aborted && this.controller.signal.reason instanceof RunCancelledSignal);
+  }
+
+  /** Adds the current phase's working time to the run's duration, once. */
+  private closePhase(): void {
+    if (this.phaseStarted === null) return;
+    this.output.metrics.duration = (this.output.metrics.duration ?? 0) + (performance.now() - this.phaseStarted) / 1000;
+    this.phaseStarted = null;
+  }
+
+  private checkpoint(): void {
+    if (this.controller.signal.aborted) throw this.controller.signal.reason ?? new RunCancelledSignal("cancelled");
+  }
+
+  private async *cancelled(): AsyncGenerator<RunEvent, RunOutput> {
+    this.closePhase();
+    this.output.status = "CANCELLED";
+    await this.save();
+    await this.cfg.saveSession(this.output);
+    yield { event: "RunCancelled", ...this.base(), reason: "cancelled" };
+    return this.output;
+  }
+
+  private async *failed(error: unknown): AsyncGenerator<RunEvent, RunOutput> {
+    this.closePhase();
+    const kind = error instanceof ModelProviderError ? error.kind : undefined;
+    const type = error instanceof Error ? error.name : "Error";
+    const text = error instanceof Error ? error.message : String(error);
+    this.output.status = "ERROR";
+    this.output.content = text;
+    this.output.error = { message: text, type, ...(kind ? { kind } : {}) };
+    try {
+      await this.save(["RUNNING"]);
+    } catch (saveError) {
+      if (this.isCancel(saveError)) return yield* this.cancelled();
+      throw saveError;
+    }
+    yield { event: "RunError", ...this.base(), content: text, error_type: type, ...(kind ? { error_kind: kind } : {}) };
+    return this.output;
+  }
+
+  /** Native reasoning with a separate model: its thinking is kept and handed to the main model. */
+  private async *reason(): AsyncGenerator<RunEvent, void> {
+    const model = this.cfg.reasoningModel!;
+    const messages = [...this.output.messages, message("system", REASONING_PROMPT)];
+    const { text } = yield* this.callModel(model, { messages, signal: this.controller.signal }, false);
+    this.output.reasoning_content = text;
+    yield { event: "RunContent", ...this.base(), reasoning_content: text, content_type: "str" };
+    this.output.messages.push(message("assistant", `Reasoning:\n${text}`, { reasoning_content: text }));
+  }
+
+  /** One model request, streamed; text deltas become RunContent events when `emit` is set. */
+  private async *callModel(model: Model, request: ModelRequest, emit: boolean) {
+    this.checkpoint();
+    yield { event: "ModelRequestStarted" as const, ...this.base(), model: model.id, model_provider: model.provider };
+    const started = performance.now();
+    let firstToken: number | undefined;
+    let text = "";
+    let reasoning = "";
+    let usage: TokenUsage | undefined;
+    let cost: number | undefined;
+    const toolCalls: Array<{ id: string; name: string; arguments: string }> = [];
+    for await (const chunk of model.stream(request)) {
+      if (chunk.type === "text" || chunk.type === "reasoning") firstToken ??= (performance.now() - started) / 1000;
+      if (chunk.type === "text") {
+        text += chunk.delta;
+        if (emit) yield { event: "RunContent" as const, ...this.base(), content: chunk.delta, content_type: "str" };
+      } else if (chunk.type === "reasoning") {
+        reasoning += chunk.delta;
+        if (emit) yield { event: "RunContent" as const, ...this.base(), reasoning_content: chunk.delta, content_type: "str" };
+      } else if (chunk.type === "tool_call") {
+        toolCalls.push({ id: chunk.id, name: chunk.name, arguments: chunk.arguments });
+      } else {
+        usage = chunk.usage;
+        cost = chunk.cost;
+      }
+    }
+    const duration = (performance.now() - started) / 1000;
+    const used = usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0, reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
+    addModelCall(this.output.metrics, { id: model.id, provider: model.provider, usage: used, timeToFirstToken: firstToken, duration, cost });
+    yield {
+      event: "ModelRequestCompleted" as const,
+      ...this.base(),
+      model: model.id,
+      model_provider: model.provider,
+      input_tokens: used.input_tokens,
+      output_tokens: used.output_tokens,
+      time_to_first_token: firstToken,
+    };
+    return { text, reasoning, toolCalls };
+  }
+
+  /** Model, tools, model, … until the model answers without tools, a person is needed, or a limit stops it. */
+  private async *loop(): AsyncGenerator<RunEvent, RunOutput> {
+    for (;;) {
+      const limitReached = this.cfg.toolCallLimit !== undefined && this.toolCalls >= this.cfg.toolCallLimit;
+      const tools = this.cfg.tools.size > 0 ? [...this.cfg.tools.values()].map((t) => t.definition()) : undefined;
+      const request: ModelRequest = {
+        messages: this.output.messages,
+        tools,
+        toolChoice: tools && limitReached ? "none" : undefined,
+        signal: this.controller.signal,
+        responseFormat: this.cfg.outputSchema
+          ? { type: "json", schema: z.toJSONSchema(this.cfg.outputSchema, { target: "draft-7" }) as Record<string, unknown>, name: this.cfg.outputSchemaName }
+          : undefined,
+      };
+      const reply = yield* this.callModel(this.cfg.model, request, this.cfg.outputSchema === undefined);
+      if (reply.reasoning) this.output.reasoning_content = (this.output.reasoning_content ?? "") + reply.reasoning;
+      this.output.messages.push(
+        message("assistant", reply.text || null, {
+          ...(reply.toolCalls.length
+            ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+            : {}),
+          ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
+        }),
+      );
+      if (reply.toolCalls.length === 0) return yield* this.complete(reply.text);
+
+      const calls = reply.toolCalls.map((c) => this.pendingCall(c));
+      const requirements = calls.flatMap((c) => {
+        const r = c.tool && !c.answer ? requirementFor(c.tool, c.execution, nowSeconds()) : null;
+        return r ? [r] : [];
+      });
+      this.output.tools.push(...calls.map((c) => c.execution));
+      if (requirements.length > 0) {
+        this.output.status = "PAUSED";
+        this.output.requirements = requirements;
+        this.closePhase();
+        await this.save(["RUNNING"]);
+        await this.cfg.saveSession(this.output);
+        yield { event: "RunPaused", ...this.base(), tools: calls.map((c) => c.execution), requirements };
+        return this.output;
+      }
+      const done = yield* this.executeTools(calls);
+      if (done) return yield* this.complete(done.text);
+    }
+  }
+
+  /** Turns a model's tool call into a pending call; calls over the limit are answered with an error. */
+  private pendingCall(call: { id: string; name: string; arguments: string }): PendingCall {
+    const parsed = parseToolArgs(call.arguments);
+    const execution: ToolExecution = { tool_call_id: call.id, tool_name: call.name, tool_args: parsed.args, created_at: nowSeconds() };
+    const tool = this.cfg.tools.get(call.name);
+    if (tool?.stopAfterToolCall) execution.stop_after_tool_call = true;
+    this.toolCalls++;
+    if (this.cfg.toolCallLimit !== undefined && this.toolCalls > this.cfg.toolCallLimit) {
+      return { execution, tool, answer: { text: `Error: tool call limit of ${this.cfg.toolCallLimit} reached; answer without tools`, error: true } };
+    }
+    if (parsed.error) return { execution, tool, answer: { text: `Error: ${parsed.error}`, error: true } };
+    return { execution, tool };
+  }
+
+  /** Runs a batch; returns the answer that ends the run when a stop-after tool answered. */
+  private async *executeTools(calls: PendingCall[]): AsyncGenerator<RunEvent, { text: string } | null> {
+    this.checkpoint();
+    const ctx: ToolContext = {
+      runId: this.output.run_id,
+      sessionId: this.output.session_id,
+      userId: this.output.user_id ?? null,
+      sessionState: this.sessionState,
+      signal: this.controller.signal,
+    };
+    const messages = yield* runTools(calls, { parallel: this.cfg.parallelToolCalls, ctx, base: () => this.base() });
+    this.output.messages.push(...messages);
+    this.checkpoint();
+    const stopper = calls.find((c) => c.execution.stop_after_tool_call && !c.execution.tool_call_error);
+    return stopper ? { text: stopper.execution.result ?? "" } : null;
+  }
+
+  private async *complete(text: string): AsyncGenerator<RunEvent, RunOutput> {
+    this.output.content = text;
+    this.output.content_type = "str";
+    if (this.cfg.outputSchema) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new ValidationError("the model's answer is not JSON, but the agent has an output schema", "content");
+      }
+      const checked = this.cfg.outputSchema.safeParse(parsed);
+      if (!checked.success) throw new ValidationError(`the model's answer does not match the output schema: ${z.prettifyError(checked.error)}`, "content");
+      this.output.content = checked.data;
+      this.output.content_type = this.cfg.outputSchemaName ?? "json";
+    }
+    for (const hook of this.cfg.postHooks) await hook(this.output);
+    this.output.status = "COMPLETED";
+    this.closePhase();
+    await this.save(["RUNNING"]);
+    await this.cfg.saveSession(this.output);
+    yield {
+      event: "RunCompleted",
+      ...this.base(),
+      content: this.output.content,
+      content_type: this.output.content_type,
+      metrics: this.output.metrics,
+      ...(this.output.reasoning_content ? { reasoning_content: this.output.reasoning_content } : {}),
+    };
+    return this.output;
+  }
+}

@@ -1,0 +1,81 @@
+import type { RunStatus } from "../db/types.js";
+import type { Message } from "../models/message.js";
+import type { TokenUsage } from "../models/model.js";
+
+/** One tool call of a run, in agno's ToolExecution shape. */
+export interface ToolExecution {
+  tool_call_id: string;
+  tool_name: string;
+  tool_args: Record<string, unknown>;
+  tool_call_error?: boolean;
+  result?: string | null;
+  stop_after_tool_call?: boolean;
+  created_at: number;
+  metrics?: { duration: number };
+  requires_confirmation?: boolean;
+  confirmed?: boolean | null;
+  confirmation_note?: string | null;
+  requires_user_input?: boolean;
+  user_input_schema?: UserInputField[];
+  answered?: boolean;
+  external_execution_required?: boolean;
+  requires_approval?: boolean;
+}
+
+export interface UserInputField {
+  name: string;
+  field_type: string;
+  description?: string | null;
+  value?: unknown;
+}
+
+/**
+ * What a paused run waits for. A person (or the caller) resolves it: confirms or rejects,
+ * supplies input, or sends the result of an external execution.
+ */
+export interface RunRequirement {
+  id: string;
+  kind: "confirmation" | "user_input" | "external_execution";
+  tool_execution: ToolExecution;
+  /** only an admin may resolve it */
+  requires_admin: boolean;
+  created_at: number;
+  confirmed?: boolean | null;
+  confirmation_note?: string | null;
+  user_input?: Record<string, unknown> | null;
+  external_execution_result?: string | null;
+  resolved: boolean;
+}
+
+/** Token and time accounting of a run (SPEC T3); times in seconds. */
+export interface RunMetrics extends TokenUsage {
+  time_to_first_token?: number;
+  duration?: number;
+  cost?: number;
+  details?: { model: Array<TokenUsage & { id: string; provider: string; time_to_first_token?: number; duration: number; cost?: number }> };
+}
+
+/** A run as stored in `agno_runs.run_data` and answered over HTTP: agno's RunOutput dict. */
+export interface RunOutput {
+  run_id: string;
+  agent_id: string;
+  agent_name?: string;
+  session_id: string;
+  user_id?: string | null;
+  parent_run_id?: string | null;
+  status: RunStatus;
+  content?: unknown;
+  content_type: string;
+  reasoning_content?: string;
+  input: { input_content: string };
+  model?: string;
+  model_provider?: string;
+  messages: Message[];
+  tools: ToolExecution[];
+  requirements: RunRequirement[];
+  metrics: RunMetrics;
+  session_state?: Record<string, unknown>;
+  error?: { message: string; type: string; kind?: string };
+  created_at: number;
+  updated_at?: number;
+}

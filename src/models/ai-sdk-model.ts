@@ -1,0 +1,183 @@
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
+import type { Message } from "./message.js";
+import { emptyUsage, type FinishReason, type Model, type ModelChunk, type ModelRequest, type TokenUsage } from "./model.js";
+import { ModelProviderError } from "./provider-error.js";
+
+export interface ModelSettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  topP?: number;
+  stopSequences?: string[];
+  /** provider-specific options, passed through as the AI SDK's providerOptions */
+  providerOptions?: LanguageModelV3CallOptions["providerOptions"];
+  /** retries of retryable failures (rate limit, server, network) before any output; default 2 */
+  maxRetries?: number;
+  /** price per million tokens, to report a run's cost */
+  pricing?: { inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok?: number };
+}
+
+/** Builds the provider prompt from agno-shaped messages. */
+export function toPrompt(messages: Message[]): LanguageModelV3Prompt {
+  const prompt: LanguageModelV3Prompt = [];
+  const toolNames = new Map<string, string>();
+  for (const m of messages) {
+    const text = m.content ?? "";
+    if (m.role === "system") prompt.push({ role: "system", content: text });
+    else if (m.role === "user") prompt.push({ role: "user", content: [{ type: "text", text }] });
+    else if (m.role === "assistant") {
+      const content: Extract<LanguageModelV3Prompt[number], { role: "assistant" }>["content"] = [];
+      if (text) content.push({ type: "text", text });
+      for (const call of m.tool_calls ?? []) {
+        toolNames.set(call.id, call.function.name);
+        content.push({ type: "tool-call", toolCallId: call.id, toolName: call.function.name, input: parseArgs(call.function.arguments) });
+      }
+      prompt.push({ role: "assistant", content });
+    } else {
+      const toolCallId = m.tool_call_id ?? "";
+      prompt.push({
+        role: "tool",
+        content: [
+          {
+            type: "tool-result",
+            toolCallId,
+            toolName: m.tool_name ?? toolNames.get(toolCallId) ?? "tool",
+            output: m.tool_call_error ? { type: "error-text", value: text } : { type: "text", value: text },
+          },
+        ],
+      });
+    }
+  }
+  return prompt;
+}
+
+function parseArgs(args: string): unknown {
+  try {
+    return JSON.parse(args || "{}");
+  } catch {
+    return {};
+  }
+}
+
+function toUsage(u: LanguageModelV3Usage | undefined): TokenUsage {
+  const usage = emptyUsage();
+  if (!u) return usage;
+  usage.input_tokens = u.inputTokens.total ?? 0;
+  usage.output_tokens = u.outputTokens.total ?? 0;
+  usage.total_tokens = usage.input_tokens + usage.output_tokens;
+  usage.reasoning_tokens = u.outputTokens.reasoning ?? 0;
+  usage.cache_read_tokens = u.inputTokens.cacheRead ?? 0;
+  usage.cache_write_tokens = u.inputTokens.cacheWrite ?? 0;
+  return usage;
+}
+
+const FINISH: Record<string, FinishReason> = {
+  stop: "stop",
+  length: "length",
+  "tool-calls": "tool_calls",
+  "content-filter": "content_filter",
+  error: "error",
+  other: "other",
+};
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+
+/**
+ * Our Model port over an AI SDK provider model (the `LanguageModelV3` interface of the ai@6
+ * line). It streams, maps usage and finish reasons, retries retryable failures with backoff
+ * only while nothing has been emitted (a retry after output would duplicate it), and turns
+ * every failure into a classified ModelProviderError.
+ */
+export class AiSdkModel implements Model {
+  readonly id: string;
+  readonly provider: string;
+
+  constructor(
+    private readonly model: LanguageModelV3,
+    private readonly settings: ModelSettings = {},
+    provider?: string,
+  ) {
+    this.id = model.modelId;
+    this.provider = provider ?? model.provider.split(".")[0]!;
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
+    const options: LanguageModelV3CallOptions = {
+      prompt: toPrompt(request.messages),
+      temperature: this.settings.temperature,
+      maxOutputTokens: this.settings.maxOutputTokens,
+      topP: this.settings.topP,
+      stopSequences: this.settings.stopSequences,
+      providerOptions: this.settings.providerOptions,
+      abortSignal: request.signal,
+      tools: request.tools?.map((t) => ({ type: "function" as const, name: t.name, description: t.description, inputSchema: t.parameters })),
+      toolChoice:
+        request.toolChoice === undefined ? undefined : typeof request.toolChoice === "string" ? { type: request.toolChoice } : { type: "tool", toolName: request.toolChoice.name },
+      responseFormat: request.responseFormat ? { type: "json", schema: request.responseFormat.schema, name: request.responseFormat.name } : undefined,
+    };
+    const maxRetries = this.settings.maxRetries ?? 2;
+    for (let attempt = 0; ; attempt++) {
+      let emitted = false;
+      try {
+        const { stream } = await this.model.doStream(options);
+        for await (const chunk of readParts(stream)) {
+          emitted = true;
+          yield chunk.type === "finish" ? { ...chunk, cost: this.cost(chunk.usage) } : chunk;
+        }
+        return;
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason ?? error;
+        const failure = ModelProviderError.from(error, this.provider);
+        if (emitted || !failure.retryable || attempt >= maxRetries) throw failure;
+        const backoff = failure.retryAfterMs ?? Math.min(8000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2);
+        await sleep(backoff, request.signal);
+      }
+    }
+  }
+
+  private cost(usage: TokenUsage): number | undefined {
+    const p = this.settings.pricing;
+    if (!p) return undefined;
+    const cached = usage.cache_read_tokens;
+    const input = (usage.input_tokens - cached) * p.inputPerMTok + cached * (p.cachedInputPerMTok ?? p.inputPerMTok);
+    return (input + usage.output_tokens * p.outputPerMTok) / 1_000_000;
+  }
+}
+
+/** Maps the provider's stream parts to ours; errors inside the stream are thrown. */
+async function* readParts(stream: ReadableStream<LanguageModelV3StreamPart>): AsyncIterable<ModelChunk> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      switch (value.type) {
+        case "text-delta":
+          if (value.delta) yield { type: "text", delta: value.delta };
+          break;
+        case "reasoning-delta":
+          if (value.delta) yield { type: "reasoning", delta: value.delta };
+          break;
+        case "tool-call":
+          yield { type: "tool_call", id: value.toolCallId, name: value.toolName, arguments: value.input };
+          break;
+        case "finish":
+          yield { type: "finish", reason: FINISH[value.finishReason.unified] ?? "other", usage: toUsage(value.usage) };
+          break;
+        case "error":
+          throw value.error;
+        default:
+          break;
+      }
+    }
+  } finally {
+    // Also reached when the consumer stops early (a cancelled run): stop the provider's stream.
+    await reader.cancel().catch(() => undefined);
+  }
+}

@@ -1,0 +1,113 @@
+import { z } from "zod";
+import type { ToolDefinition } from "../models/model.js";
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  runId: string;
+  sessionId: string;
+  userId: string | null;
+  /** the session's state: changes made here are saved with the run */
+  sessionState: Record<string, unknown>;
+  /** aborted when the run is cancelled */
+  signal: AbortSignal;
+}
+
+/** How a tool involves a human before it runs (SPEC G2). */
+export interface ToolHumanInTheLoop {
+  /** the run pauses until someone confirms or rejects the call */
+  requiresConfirmation?: boolean;
+  /** like requiresConfirmation, but only an admin's confirmation counts */
+  requiresApproval?: boolean;
+  /** the run pauses for a person to supply `userInputFields` (default: every argument) */
+  requiresUserInput?: boolean;
+  userInputFields?: string[];
+  /** the tool runs outside the agent: the caller executes it and sends back the result */
+  externalExecution?: boolean;
+}
+
+export interface ToolOptions<S extends z.ZodType> extends ToolHumanInTheLoop {
+  name: string;
+  description?: string;
+  parameters: S;
+  execute?: (args: z.infer<S>, ctx: ToolContext) => unknown;
+  /** end the run after this tool answers, with its result as the run's content */
+  stopAfterToolCall?: boolean;
+}
+
+export interface Tool extends ToolHumanInTheLoop {
+  readonly name: string;
+  readonly description?: string;
+  readonly parameters: z.ZodType;
+  readonly stopAfterToolCall: boolean;
+  execute?: (args: unknown, ctx: ToolContext) => unknown;
+  definition(): ToolDefinition;
+}
+
+const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/**
+ * A function tool whose arguments are typed by a zod schema. The model sees the schema as JSON
+ * Schema; the arguments it sends are validated before `execute` runs, and a validation error
+ * goes back to the model as the tool's answer.
+ *
+ * @example
+ * const weather = tool({
+ *   name: "get_weather",
+ *   description: "Current weather for a city",
+ *   parameters: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => ({ city, celsius: 21 }),
+ * });
+ */
+export function tool<S extends z.ZodType>(opts: ToolOptions<S>): Tool {
+  if (!NAME.test(opts.name)) throw new TypeError(`tool name ${JSON.stringify(opts.name)} must match ${NAME}`);
+  if (!opts.execute && !opts.externalExecution) throw new TypeError(`tool ${opts.name} needs execute() unless it has externalExecution`);
+  let schema: Record<string, unknown> | undefined;
+  return {
+    name: opts.name,
+    description: opts.description,
+    parameters: opts.parameters,
+    stopAfterToolCall: opts.stopAfterToolCall ?? false,
+    requiresConfirmation: opts.requiresConfirmation,
+    requiresApproval: opts.requiresApproval,
+    requiresUserInput: opts.requiresUserInput,
+    userInputFields: opts.userInputFields,
+    externalExecution: opts.externalExecution,
+    execute: opts.execute as Tool["execute"],
+    definition() {
+      // Computed once: converting a schema is not free and tools are reused across runs.
+      schema ??= z.toJSONSchema(opts.parameters, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+      const { $schema: _drop, ...parameters } = schema;
+      return { name: opts.name, description: opts.description, parameters };
+    },
+  };
+}
+
+/**
+ * A named group of tools with a stable id, so configurations, permissions and stored runs can
+ * refer to it across versions.
+ *
+ * @example
+ * const files = new Toolkit({ id: "files", tools: [readFile, writeFile], exclude: ["write_file"] });
+ */
+export class Toolkit {
+  readonly id: string;
+  readonly name: string;
+  readonly tools: Tool[];
+
+  constructor(opts: { id: string; name?: string; tools: Tool[]; include?: string[]; exclude?: string[] }) {
+    if (!NAME.test(opts.id)) throw new TypeError(`toolkit id ${JSON.stringify(opts.id)} must match ${NAME}`);
+    this.id = opts.id;
+    this.name = opts.name ?? opts.id;
+    this.tools = opts.tools.filter((t) => (opts.include ? opts.include.includes(t.name) : true) && !opts.exclude?.includes(t.name));
+  }
+}
+
+/** Tools and toolkits flattened; two tools of one name are a configuration error. */
+export function flattenTools(items: Array<Tool | Toolkit>): Map<string, Tool> {
+  const out = new Map<string, Tool>();
+  for (const t of items.flatMap((item) => (item instanceof Toolkit ? item.tools : [item]))) {
+    if (out.has(t.name)) throw new TypeError(`two tools are named ${t.name}`);
+    out.set(t.name, t);
+  }
+  return out;
+}

@@ -1,0 +1,21 @@
+import { inject } from "vitest";
+import { createModel } from "../../src/models/providers.js";
+import type { Model } from "../../src/models/model.js";
+import { scriptModel, type ModelScript, type Turn } from "./model-script.js";
+
+/** A model whose answers are scripted turns, reached through the real provider package. */
+export async function scriptedModel(turns: Turn[], provider: "openai" | "anthropic" = "openai", opts: { maxRetries?: number } = {}): Promise<{ model: Model; script: ModelScript }> {
+  const script = await scriptModel(inject("modelServerUrl"), turns);
+  const model = createModel(`${provider}:${provider === "openai" ? "gpt-test" : "claude-test"}`, {
+    credentials: { [provider]: { apiKey: "test-key", baseURL: script.baseURL } },
+    maxRetries: opts.maxRetries,
+  });
+  return { model, script };
+}
+
+/** Collects an event stream. */
+export async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const e of events) out.push(e);
+  return out;
+}

@@ -1,0 +1,147 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { Pool } from "@neondatabase/serverless";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
+import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
+import { createModel } from "../../src/models/providers.js";
+import { AgentOS } from "../../src/os/agent-os.js";
+import { tool } from "../../src/tools/tool.js";
+import { scriptModel, type Turn } from "../support/model-script.js";
+import worker from "../../src/index.js";
+import { auth, call, envFor, parseSse, send } from "./worker-client.js";
+
+/** The Worker's env pointed at a scripted model, as `MODEL=… OPENAI_BASE_URL=… npm run dev` does. */
+async function modelEnv(turns: Turn[]) {
+  const script = await scriptModel(env.MODEL_SERVER_URL, turns);
+  return { script, env: { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-test" } };
+}
+
+const form = (fields: Record<string, string>) => ({
+  method: "POST",
+  body: new URLSearchParams(fields).toString(),
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+});
+
+describe("agent routes of the Worker", () => {
+  it("lists the example agent with its model, in /agents and /config", async () => {
+    const { env: e } = await modelEnv([]);
+    const agents = await call("/agents", {}, e);
+    expect(agents.body).toEqual([{ id: "assistant", name: "Assistant", description: expect.any(String), db_id: "default", model: { id: "gpt-test", provider: "openai" }, metadata: null }]);
+    expect((await call("/config", {}, e)).body).toMatchObject({ agents: [{ id: "assistant" }], available_models: ["openai:gpt-test"] });
+  });
+
+  it("streams a run as agno's SSE from a form post (stream defaults to true), tools included", async () => {
+    const { env: e, script } = await modelEnv([{ toolCalls: [{ name: "roll_dice", arguments: { count: 2, sides: 6 } }] }, { text: "You rolled two dice.", chunkSize: 5 }]);
+    const res = await send("/agents/assistant/runs", form({ message: "roll 2 dice", user_id: "ann" }), e);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const frames = parseSse(await res.text());
+    for (const f of frames) expect(f.data.event).toBe(f.event);
+    const names = frames.map((f) => f.event);
+    expect(names[0]).toBe("RunStarted");
+    expect(names.at(-1)).toBe("RunCompleted");
+    expect(names).toEqual(expect.arrayContaining(["ToolCallStarted", "ToolCallCompleted", "RunContent"]));
+    expect(JSON.stringify(frames)).not.toMatch(/:null/);
+    const dice = JSON.parse((frames.find((f) => f.event === "ToolCallCompleted")!.data.tool as { result: string }).result) as number[];
+    expect(dice).toHaveLength(2);
+    expect((await script.requests())).toHaveLength(2);
+    const runId = frames[0]!.data.run_id as string;
+    const stored = await call(`/agents/assistant/runs/${runId}`, {}, e);
+    expect(stored.body).toMatchObject({ run_id: runId, status: "COMPLETED", content: "You rolled two dice.", user_id: "ann" });
+    const sessionRuns = await call(`/sessions/${stored.body.session_id}/runs`, {}, e);
+    expect(sessionRuns.body.map((r: { run_id: string }) => r.run_id)).toEqual([runId]);
+  });
+
+  it("answers RunOutput JSON with stream=false, and continues the session's history", async () => {
+    const { env: e, script } = await modelEnv([{ text: "Hi Bo." }, { text: "You are Bo." }]);
+    const first = await call("/agents/assistant/runs", form({ message: "I am Bo", stream: "false" }), e);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: "COMPLETED", content: "Hi Bo.", content_type: "str", input: { input_content: "I am Bo" }, metrics: { input_tokens: 10 } });
+    const second = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "Who am I?", stream: false, session_id: first.body.session_id }) }, e);
+    expect(second.body.content).toBe("You are Bo.");
+    const sent = (await script.requests())[1]!.body.messages as Array<{ content: string }>;
+    expect(sent.map((m) => m.content)).toContain("Hi Bo.");
+  });
+
+  it("answers an error that says how to configure a model when none is", async () => {
+    const json = await call("/agents/assistant/runs", form({ message: "hi", stream: "false" }));
+    expect(json.body).toMatchObject({ status: "ERROR", error: { type: "NotConfiguredError", message: expect.stringMatching(/MODEL=provider:model-id/) } });
+    const frames = parseSse(await (await send("/agents/assistant/runs", form({ message: "hi" }))).text());
+    expect(frames.at(-1)).toMatchObject({ event: "RunError", data: { error_type: "NotConfiguredError" } });
+  });
+
+  it("answers bad run requests with a 4xx", async () => {
+    const { env: e } = await modelEnv([]);
+    const cases: Array<[string, RequestInit, number, RegExp]> = [
+      ["/agents/nobody/runs", form({ message: "hi" }), 404, /nobody/],
+      ["/agents/assistant/runs", form({ stream: "false" }), 422, /message/],
+      ["/agents/assistant/runs", form({ message: "hi", stream: "maybe" }), 422, /stream/],
+      ["/agents/assistant/runs", form({ message: "hi", session_state: "{oops" }), 422, /session_state/],
+      ["/agents/assistant/runs", form({ message: "hi", background: "true" }), 400, /queue/],
+      ["/agents/assistant/runs", { method: "POST", body: "[1,2]" }, 422, /JSON object/],
+      ["/agents/assistant/runs/nope", {}, 404, /nope/],
+      ["/agents/assistant/runs/nope/continue", form({ tools: "[]" }), 404, /nope/],
+      ["/agents/assistant/runs/nope/continue", form({}), 422, /tools/],
+      ["/agents/assistant/runs/nope/cancel", { method: "POST" }, 404, /nope/],
+    ];
+    for (const [path, init, status, detail] of cases) {
+      const res = await call(path, init, e);
+      expect({ path, status: res.status, detail: res.body.detail }).toEqual({ path, status, detail: expect.stringMatching(detail) });
+    }
+  });
+
+  it("cancels a streaming run from a second request", async () => {
+    const { env: e, script } = await modelEnv([{ hang: true }]);
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request("http://agno.test/agents/assistant/runs", { ...form({ message: "long" }), headers: { ...auth, "content-type": "application/x-www-form-urlencoded" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("ModelRequestStarted")) text += (await reader.read()).value ?? "";
+    const runId = parseSse(text.slice(0, text.indexOf("\n\n") + 2))[0]!.data.run_id as string;
+    const cancel = await call(`/agents/assistant/runs/${runId}/cancel`, { method: "POST" }, e);
+    expect(cancel).toMatchObject({ status: 200, body: { run_id: runId, cancelled: true } });
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
+    await waitOnExecutionContext(ctx);
+    expect(parseSse(text).at(-1)!.event).toBe("RunCancelled");
+    expect((await call(`/agents/assistant/runs/${runId}`, {}, e)).body.status).toBe("CANCELLED");
+    expect((await script.requests())[0]!.disconnected).toBe(true);
+  });
+});
+
+/** The SDK path inside workerd: an AgentOS built in code, a human-in-the-loop tool, continue over HTTP. */
+describe("AgentOS built with the SDK, in workerd", () => {
+  it("pauses for confirmation and continues with agno's tools list", async () => {
+    useLocalWsProxy(env.DB_WS_PROXY);
+    const script = await scriptModel(env.MODEL_SERVER_URL, [{ toolCalls: [{ id: "c1", name: "delete_file", arguments: { path: "/a" } }] }, { text: "Deleted /a." }]);
+    const deleted: string[] = [];
+    const agent = new Agent({
+      id: "ops",
+      model: createModel("openai:gpt-test", { credentials: { openai: { baseURL: script.baseURL, apiKey: "k" } } }),
+      tools: [tool({ name: "delete_file", parameters: z.object({ path: z.string() }), requiresConfirmation: true, execute: ({ path }) => (deleted.push(path), "ok") })],
+    });
+    const os = new AgentOS({ agents: [agent], auth: { mode: "none" } });
+    const fetchOs = async (path: string, init: RequestInit) => {
+      const pool = new Pool({ connectionString: env.DATABASE_URL });
+      const ctx = createExecutionContext();
+      try {
+        const res = await os.fetch(new Request(`http://os.test${path}`, init), { dbs: [new PostgresDb({ pool, schema: "sdk_in_workerd" })] }, ctx);
+        const text = await res.text();
+        await waitOnExecutionContext(ctx);
+        return { status: res.status, text };
+      } finally {
+        await pool.end();
+      }
+    };
+    const paused = JSON.parse((await fetchOs("/agents/ops/runs", form({ message: "delete /a", stream: "false" }))).text);
+    expect(paused).toMatchObject({ status: "PAUSED", requirements: [{ id: "c1", kind: "confirmation" }] });
+    const tools = paused.tools.map((t: Record<string, unknown>) => ({ ...t, confirmed: true }));
+    const resumed = await fetchOs(`/agents/ops/runs/${paused.run_id}/continue`, form({ tools: JSON.stringify(tools), session_id: paused.session_id }));
+    expect(resumed.status).toBe(200);
+    const frames = parseSse(resumed.text);
+    expect(frames.map((f) => f.event)).toEqual(expect.arrayContaining(["RunContinued", "ToolCallCompleted", "RunCompleted"]));
+    expect(deleted).toEqual(["/a"]);
+  });
+});

@@ -1,0 +1,43 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import worker, { type Env } from "../../src/index.js";
+
+export const KEY = env.OS_SECURITY_KEY;
+export const auth = { authorization: `Bearer ${KEY}` };
+
+// One env object per override set, so the Worker's per-env AgentOS cache behaves as in production.
+const envs = new Map<string, Env>();
+export function envFor(overrides: Partial<Env>): Env {
+  const key = JSON.stringify(Object.entries(overrides).map(([k, v]) => [k, v ?? null]));
+  if (!envs.has(key)) envs.set(key, { ...env, ...overrides });
+  return envs.get(key)!;
+}
+
+/** Sends a request through the Worker's own fetch handler, as the runtime does. */
+export async function send(path: string, init: RequestInit = {}, overrides: Partial<Env> = {}, headers: Record<string, string> = auth): Promise<Response> {
+  const ctx = createExecutionContext();
+  const request = new Request(`http://agno.test${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+  const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, envFor(overrides), ctx);
+  const body = await response.text();
+  await waitOnExecutionContext(ctx);
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+/** `send`, with the JSON body parsed. */
+export async function call(path: string, init: RequestInit = {}, overrides: Partial<Env> = {}, headers: Record<string, string> = auth) {
+  const response = await send(path, init, overrides, headers);
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+/** Parses an SSE body into its frames, checking agno's framing on the way. */
+export function parseSse(text: string): Array<{ event: string; data: Record<string, unknown> }> {
+  return text
+    .split("\n\n")
+    .filter((block) => block.trim() !== "")
+    .map((block) => {
+      const lines = block.split("\n");
+      if (lines.length !== 2 || !lines[0]!.startsWith("event: ") || !lines[1]!.startsWith("data: ")) throw new Error(`not an agno SSE frame: ${block}`);
+      return { event: lines[0]!.slice(7), data: JSON.parse(lines[1]!.slice(6)) as Record<string, unknown> };
+    });
+}
