@@ -4,15 +4,18 @@
  */
 export {
   AgnoError,
+  BadRequestError,
   ConfirmationRequiredError,
   ConflictError,
+  ForbiddenError,
   MigrationRequiredError,
   NotConfiguredError,
   NotFoundError,
   SchemaMismatchError,
+  StatusConflictError,
   ValidationError,
 } from "./errors.js";
-export type { Db, MigrateOptions, MigrationProgress, MigrationResult } from "./db/port.js";
+export type { Db, MigrateOptions, MigrationProgress, MigrationResult, UpsertRunOptions } from "./db/port.js";
 export type {
   GetRunsOptions,
   GetSessionOptions,
@@ -32,6 +35,16 @@ export { MigrationManager } from "./db/migration-manager.js";
 export { PostgresDb, type PostgresDbOptions } from "./db/postgres/postgres-db.js";
 export { DEFAULT_TABLE_NAMES, type TableNames } from "./db/postgres/names.js";
 export { CURRENT_SCHEMA_VERSION } from "../migrations/index.js";
+export { Agent, type AgentOptions, type ContinueOptions, type Instructions, type RunContext, type RunOptions } from "./agent/agent.js";
+export type { EventOf, RunEvent, RunEventName } from "./agent/events.js";
+export type { RunMetrics, RunOutput, RunRequirement, ToolExecution, UserInputField } from "./agent/run-output.js";
+export type { RequirementResolution } from "./agent/hitl.js";
+export { tool, Toolkit, type Tool, type ToolContext, type ToolOptions } from "./tools/tool.js";
+export type { Message, Role, ToolCallRecord } from "./models/message.js";
+export type { FinishReason, Model, ModelChunk, ModelRequest, TokenUsage, ToolDefinition } from "./models/model.js";
+export { AiSdkModel, type ModelSettings } from "./models/ai-sdk-model.js";
+export { createModel, credentialsFromEnv, parseModelSpec, PROVIDERS, type ModelOptions, type ProviderCredentials, type ProviderName } from "./models/providers.js";
+export { ModelProviderError, type ProviderErrorKind } from "./models/provider-error.js";
 export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth.js";
 export type { RequestServices } from "./os/context.js";

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { dbTargets, openTestDb } from "../support/db-targets.js";
 import { startDev } from "../support/dev-server.js";
+import { scriptModel } from "../support/model-script.js";
 
 /** `npm run dev` end to end: a real wrangler dev, the embedded Postgres, real HTTP. */
 describe("npm run dev", () => {
@@ -27,6 +28,32 @@ describe("npm run dev", () => {
       expect(await session.json()).toMatchObject({ session_id: "kept", session_name: "Kept" });
     } finally {
       await second.stop();
+    }
+  });
+
+  it("serves the example agent with the model from MODEL and OPENAI_BASE_URL, streaming agno's SSE", async () => {
+    const script = await scriptModel(inject("modelServerUrl"), [
+      { toolCalls: [{ name: "get_current_time", arguments: { timezone: "Europe/Paris" } }] },
+      { text: "It is morning in Paris.", chunkSize: 6 },
+    ]);
+    const dev = await startDev({ AGNO_DEV_DATA: dataDir, MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-local" });
+    try {
+      const res = await fetch(`${dev.url}/agents/assistant/runs`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ message: "What time is it in Paris?", user_id: "dev-user" }),
+      });
+      expect(res.headers.get("content-type")).toMatch(/event-stream/);
+      const events = (await res.text()).split("\n\n").filter(Boolean).map((b) => b.split("\n")[0]!.slice(7));
+      expect(events[0]).toBe("RunStarted");
+      expect(events).toContain("ToolCallCompleted");
+      expect(events.at(-1)).toBe("RunCompleted");
+      const sessions = await (await fetch(`${dev.url}/sessions?user_id=dev-user`)).json();
+      expect(sessions.data[0]).toMatchObject({ session_name: "What time is it in Paris?", agent_id: "assistant" });
+      expect((await script.requests())[0]!.headers.authorization).toBe("Bearer sk-local");
+      expect(dev.output()).toMatch(/example agent "assistant" uses openai:gpt-test/);
+    } finally {
+      await dev.stop();
     }
   });
 
