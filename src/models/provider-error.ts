@@ -48,6 +48,7 @@ export class ModelProviderError extends AgnoError {
     const text = textOf(error);
     if (status === 429 || (status === undefined && /rate.?limit|quota/i.test(text))) return "rate_limit";
     if (status === 401 || status === 403) return "auth";
+    if ((error as { name?: unknown } | null)?.name === "AI_LoadAPIKeyError" || /api key is missing/i.test(text)) return "auth";
     if ((status === 400 || status === 413 || status === undefined) && CONTEXT_PATTERNS.test(text)) return "context_length";
     if (status !== undefined && status >= 500) return "server";
     if (status === 408 || status === 409) return "server";

@@ -94,6 +94,9 @@ function openAIOptions(opts: ModelOptions): ModelSettings["providerOptions"] {
 export function createModel(spec: string, opts: ModelOptions = {}): Model {
   const { provider, modelId } = parseModelSpec(spec);
   const c = { ...opts.credentials?.[provider] };
+  // A self-hosted OpenAI-compatible server usually wants no key, but the OpenAI package insists
+  // on one: send a placeholder only when the caller chose the base URL.
+  if (provider === "openai" && c.baseURL && !c.apiKey) c.apiKey = "no-key";
   c.baseURL ??= DEFAULT_BASE_URLS[provider];
   let language: LanguageModelV3;
   let settings: ModelSettings = opts;

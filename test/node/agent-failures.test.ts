@@ -60,6 +60,7 @@ describe("Agent failures and cancellation", () => {
     expect(ModelProviderError.classify(Object.assign(new Error("connect"), { code: "ECONNREFUSED" }))).toBe("network");
     expect(ModelProviderError.classify(new TypeError("fetch failed"))).toBe("network");
     expect(ModelProviderError.classify({ statusCode: 400, message: "bad temperature" })).toBe("unknown");
+    expect(ModelProviderError.classify(Object.assign(new Error("OpenAI API key is missing."), { name: "AI_LoadAPIKeyError" }))).toBe("auth");
   });
 
   it("cancels a running run from another Agent object (another request): the model call is dropped", async () => {

@@ -20,3 +20,38 @@ it("runs the README's storage example through the SDK exports", async () => {
   await expect(db.getRuns({ page: 1 })).rejects.toThrow(ValidationError);
   expect(await new MigrationManager(db).up()).toEqual({ default: { fromVersion: "3.0.0", toVersion: "3.0.0", sessionsScanned: 0, runsCopied: 0 } });
 });
+
+it("runs the README's agent example through the SDK exports", async () => {
+  const { z } = await import("zod");
+  const { Agent, tool, createModel } = await import("../../src/sdk.js");
+  const { scriptModel } = await import("../support/model-script.js");
+  const { inject } = await import("vitest");
+  const script = await scriptModel(inject("modelServerUrl"), [
+    { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] },
+    { text: "21°C in Paris." },
+    { text: "Rome is ", chunkSize: 3 },
+  ]);
+  const weather = tool({
+    name: "get_weather",
+    description: "Current weather for a city",
+    parameters: z.object({ city: z.string() }),
+    execute: async ({ city }) => ({ city, celsius: 21 }),
+  });
+  const db = new PostgresDb({ pool: t.pool, schema: t.schema });
+  const agent = new Agent({
+    name: "Weather",
+    model: createModel("openai:qwen2.5", { credentials: { openai: { baseURL: script.baseURL } } }),
+    instructions: "Answer in one sentence.",
+    tools: [weather],
+    db,
+    addHistoryToContext: true,
+  });
+  const out = await agent.run("Weather in Paris?", { userId: "ann" });
+  expect(out.content).toBe("21°C in Paris.");
+  let streamed = "";
+  for await (const ev of agent.run("And Rome?", { sessionId: out.session_id, userId: "ann", stream: true })) {
+    if (ev.event === "RunContent") streamed += ev.content ?? "";
+  }
+  expect(streamed).toBe("Rome is ");
+  expect((await db.getSession(out.session_id))!.runs).toHaveLength(2);
+});
