@@ -39,11 +39,11 @@ describe("AgentOS over HTTP", () => {
   });
 
   it("creates, lists, renames, reads and deletes sessions in agno's shapes", async () => {
-    const created = await call("/sessions", { method: "POST", body: JSON.stringify({ session_type: "agent", agent_id: "helper", user_id: "ann", session_name: "First" }) });
+    const created = await call("/sessions", { method: "POST", body: JSON.stringify({ session_type: "agent", agent_id: "helper", user_id: "ann-sessions", session_name: "First" }) });
     expect(created.status).toBe(201);
     const id = created.body.session_id as string;
     expect(created.body).toMatchObject({ session_name: "First", agent_id: "helper", team_id: null, workflow_id: null, agent_session_id: id });
-    const list = await call("/sessions?type=agent&user_id=ann&limit=5&page=1");
+    const list = await call("/sessions?type=agent&user_id=ann-sessions&limit=5&page=1");
     expect(list.body.meta).toMatchObject({ page: 1, limit: 5, total_count: 1, total_pages: 1 });
     expect(list.body.data.map((s: { session_id: string }) => s.session_id)).toEqual([id]);
     expect((await call(`/sessions/${id}/rename`, { method: "POST", body: JSON.stringify({ session_name: "Renamed" }) })).body.session_name).toBe("Renamed");

@@ -35,7 +35,7 @@ describe("agent routes of the Worker", () => {
 
   it("streams a run as agno's SSE from a form post (stream defaults to true), tools included", async () => {
     const { env: e, script } = await modelEnv([{ toolCalls: [{ name: "roll_dice", arguments: { count: 2, sides: 6 } }] }, { text: "You rolled two dice.", chunkSize: 5 }]);
-    const res = await send("/agents/assistant/runs", form({ message: "roll 2 dice", user_id: "ann" }), e);
+    const res = await send("/agents/assistant/runs", form({ message: "roll 2 dice", user_id: "ann-routes" }), e);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
     const frames = parseSse(await res.text());
@@ -50,7 +50,7 @@ describe("agent routes of the Worker", () => {
     expect((await script.requests())).toHaveLength(2);
     const runId = frames[0]!.data.run_id as string;
     const stored = await call(`/agents/assistant/runs/${runId}`, {}, e);
-    expect(stored.body).toMatchObject({ run_id: runId, status: "COMPLETED", content: "You rolled two dice.", user_id: "ann" });
+    expect(stored.body).toMatchObject({ run_id: runId, status: "COMPLETED", content: "You rolled two dice.", user_id: "ann-routes" });
     const sessionRuns = await call(`/sessions/${stored.body.session_id}/runs`, {}, e);
     expect(sessionRuns.body.map((r: { run_id: string }) => r.run_id)).toEqual([runId]);
   });
