@@ -2,7 +2,9 @@ import { Pool } from "@neondatabase/serverless";
 import { useLocalWsProxy } from "./db/postgres/local-proxy.js";
 import { exampleAssistant } from "./example/assistant.js";
 import { createModel, credentialsFromEnv } from "./models/providers.js";
+import type { Model } from "./models/model.js";
 import { UnconfiguredModel } from "./models/unconfigured-model.js";
+import { WorkersAIModel, type WorkersAIBinding } from "./models/workers-ai-model.js";
 import { requestLifetime } from "./worker/request-lifetime.js";
 import { PostgresDb } from "./db/postgres/postgres-db.js";
 import type { AuthConfig } from "./os/auth.js";
@@ -32,6 +34,19 @@ export interface Env {
   OPENAI_BASE_URL?: string;
   ANTHROPIC_API_KEY?: string;
   GROQ_API_KEY?: string;
+  /** the Workers AI binding, for `MODEL=workers-ai:@cf/…` (add `[ai] binding = "AI"` to wrangler.toml) */
+  AI?: WorkersAIBinding;
+}
+
+/** The example agent's model: Workers AI through its binding, a provider by name, or none yet. */
+function modelFrom(env: Env): Model {
+  if (!env.MODEL) return new UnconfiguredModel();
+  if (env.MODEL.startsWith("workers-ai:")) {
+    const id = env.MODEL.slice("workers-ai:".length);
+    if (!env.AI) return new UnconfiguredModel(`MODEL names Workers AI (${id}) but the Worker has no AI binding: add [ai] binding = "AI" to wrangler.toml`);
+    return new WorkersAIModel(env.AI, id);
+  }
+  return createModel(env.MODEL, { credentials: credentialsFromEnv(env as unknown as Record<string, unknown>) });
 }
 
 function authFrom(env: Env): AuthConfig {
@@ -45,7 +60,7 @@ const runtimes = new WeakMap<Env, AgentOS>();
 function agentOS(env: Env): AgentOS {
   let os = runtimes.get(env);
   if (!os) {
-    const model = env.MODEL ? createModel(env.MODEL, { credentials: credentialsFromEnv(env as unknown as Record<string, unknown>) }) : new UnconfiguredModel();
+    const model = modelFrom(env);
     os = new AgentOS({
       id: env.AGNO_OS_ID,
       name: env.AGNO_OS_NAME,

@@ -1,0 +1,78 @@
+import type { Message } from "./message.js";
+import { emptyUsage, type Model, type ModelChunk, type ModelRequest } from "./model.js";
+import { ModelProviderError } from "./provider-error.js";
+
+/** The part of the Workers AI binding (`env.AI`) this adapter uses. */
+export interface WorkersAIBinding {
+  run(model: string, inputs: Record<string, unknown>, options?: Record<string, unknown>): Promise<unknown>;
+}
+
+interface WorkersAIToolCall {
+  id?: string;
+  name?: string;
+  arguments?: unknown;
+  function?: { name: string; arguments: unknown };
+}
+
+interface WorkersAIResult {
+  response?: unknown;
+  tool_calls?: WorkersAIToolCall[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
+}
+
+function toWorkersAIMessages(messages: Message[]): Array<Record<string, unknown>> {
+  return messages.map((m) => {
+    if (m.role === "tool") return { role: "tool", content: m.content ?? "", tool_call_id: m.tool_call_id, name: m.tool_name };
+    if (m.role === "assistant" && m.tool_calls?.length) return { role: "assistant", content: m.content ?? "", tool_calls: m.tool_calls };
+    return { role: m.role, content: m.content ?? "" };
+  });
+}
+
+/**
+ * Workers AI through its binding (`[ai] binding = "AI"` in wrangler.toml), e.g.
+ * `@cf/meta/llama-3.3-70b-instruct-fp8-fast`. The binding's function calling answers whole
+ * (no token stream with tools), so the reply arrives as one chunk; usage comes from the
+ * binding's `usage` when the model reports it.
+ *
+ * @example
+ * const model = new WorkersAIModel(env.AI, "@cf/meta/llama-3.3-70b-instruct-fp8-fast");
+ */
+export class WorkersAIModel implements Model {
+  readonly provider = "workers-ai";
+
+  constructor(
+    private readonly binding: WorkersAIBinding,
+    readonly id: string,
+    private readonly settings: { temperature?: number; maxOutputTokens?: number } = {},
+  ) {}
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
+    const inputs: Record<string, unknown> = { messages: toWorkersAIMessages(request.messages) };
+    if (request.tools?.length && request.toolChoice !== "none") {
+      inputs.tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: t.parameters } }));
+    }
+    if (request.responseFormat) inputs.response_format = { type: "json_schema", json_schema: request.responseFormat.schema };
+    if (this.settings.temperature !== undefined) inputs.temperature = this.settings.temperature;
+    if (this.settings.maxOutputTokens !== undefined) inputs.max_tokens = this.settings.maxOutputTokens;
+    let result: WorkersAIResult;
+    try {
+      result = ((await this.binding.run(this.id, inputs, request.signal ? { signal: request.signal } : undefined)) ?? {}) as WorkersAIResult;
+    } catch (error) {
+      if (request.signal?.aborted) throw request.signal.reason ?? error;
+      throw ModelProviderError.from(error, this.provider);
+    }
+    const text = typeof result.response === "string" ? result.response : result.response === undefined || result.response === null ? "" : JSON.stringify(result.response);
+    if (text) yield { type: "text", delta: text };
+    const calls = result.tool_calls ?? [];
+    for (const [i, call] of calls.entries()) {
+      const name = call.function?.name ?? call.name ?? "";
+      const args = call.function?.arguments ?? call.arguments ?? {};
+      yield { type: "tool_call", id: call.id ?? `call_${i}`, name, arguments: typeof args === "string" ? args : JSON.stringify(args) };
+    }
+    const usage = emptyUsage();
+    usage.input_tokens = result.usage?.prompt_tokens ?? 0;
+    usage.output_tokens = result.usage?.completion_tokens ?? 0;
+    usage.total_tokens = result.usage?.total_tokens ?? usage.input_tokens + usage.output_tokens;
+    yield { type: "finish", reason: calls.length ? "tool_calls" : "stop", usage };
+  }
+}
