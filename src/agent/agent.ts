@@ -184,12 +184,14 @@ export class Agent {
       return output;
     }
     if (existing && existing.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
-    for (const hook of this.opts.preHooks ?? []) await hook(ctx);
-    const system = await this.systemMessage(ctx);
-    if (system) output.messages.push(message("system", system));
-    output.messages.push(...stored.history.map((m) => ({ ...m, from_history: true })));
     output.messages.push(message("user", input));
-    return yield* new RunEngine(this.engineConfig(), output, sessionState).start();
+    const prepare = async () => {
+      for (const hook of this.opts.preHooks ?? []) await hook(ctx);
+      const system = await this.systemMessage(ctx);
+      const history = stored.history.map((m) => ({ ...m, from_history: true }));
+      output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
+    };
+    return yield* new RunEngine(this.engineConfig(), output, sessionState).start(prepare);
   }
 
   private async systemMessage(ctx: RunContext): Promise<string> {

@@ -69,12 +69,16 @@ export class RunEngine {
     await this.cfg.db.upsertRun(this.output as unknown as RunRecord, expect ? { expectStatus: expect } : {});
   }
 
-  /** Starts a new run (status RUNNING is stored first, so others can see and cancel it). */
-  async *start(): AsyncGenerator<RunEvent, RunOutput> {
+  /**
+   * Starts a new run (status RUNNING is stored first, so others can see and cancel it). `before`
+   * runs the pre-hooks: one that throws ends the run as an ERROR, stored and streamed like any.
+   */
+  async *start(before: () => Promise<void> = async () => undefined): AsyncGenerator<RunEvent, RunOutput> {
     return yield* this.guard(async function* (this: RunEngine) {
       this.output.status = "RUNNING";
       await this.save(["PENDING", "RUNNING"]);
       yield { event: "RunStarted", ...this.base(), model: this.cfg.model.id, model_provider: this.cfg.model.provider };
+      await before();
       if (this.cfg.reasoningModel) yield* this.reason();
       return yield* this.loop();
     });

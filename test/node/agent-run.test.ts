@@ -212,3 +212,27 @@ describe("Agent runs", () => {
     expect(requests[0]!.headers["x-api-key"]).toBe("test-key");
   });
 });
+
+describe("Agent hooks", () => {
+  it("a pre-hook that refuses the input ends the run as a stored ERROR; post-hooks see the output", async () => {
+    const t = openTestDb(dbTargets()[0]!);
+    try {
+      const { model, script } = await scriptedModel([{ text: "fine" }]);
+      const seen: string[] = [];
+      const agent = new Agent({
+        model,
+        db: t.db,
+        preHooks: [({ input }) => { if (input.includes("password")) throw new Error("input refused: secrets are not allowed"); }],
+        postHooks: [(out) => { seen.push(String(out.content)); }],
+      });
+      const events = await collect(agent.run("my password is hunter2", { stream: true }));
+      expect(events.map((e) => e.event)).toEqual(["RunStarted", "RunError"]);
+      expect((await t.db.getRun(events[0]!.run_id))!.run_data).toMatchObject({ status: "ERROR", error: { message: "input refused: secrets are not allowed" } });
+      expect(await script.requests()).toHaveLength(0);
+      expect((await agent.run("hello")).content).toBe("fine");
+      expect(seen).toEqual(["fine"]);
+    } finally {
+      await t.close();
+    }
+  });
+});
