@@ -7,7 +7,8 @@ import { UnconfiguredModel } from "./models/unconfigured-model.js";
 import { WorkersAIModel, type WorkersAIBinding } from "./models/workers-ai-model.js";
 import { requestLifetime } from "./worker/request-lifetime.js";
 import { PostgresDb } from "./db/postgres/postgres-db.js";
-import type { AuthConfig } from "./os/auth.js";
+import { JwtVerifier } from "./os/auth/jwt.js";
+import type { AuthConfig } from "./os/auth/middleware.js";
 import { AgentOS } from "./os/agent-os.js";
 
 /**
@@ -26,6 +27,12 @@ export interface Env {
   AGNO_AUTH?: string;
   /** bearer secret every protected route requires */
   OS_SECURITY_KEY?: string;
+  /** JSON array of verification keys (PEM public keys, JWKs, `{"kty":"oct",…}` secrets, JWKS): JWT auth */
+  JWT_VERIFICATION_KEYS?: string;
+  JWT_AUDIENCE?: string;
+  JWT_ISSUER?: string;
+  /** `true`: with JWT auth, each user sees only their own sessions and runs */
+  AGNO_USER_ISOLATION?: string;
   AGNO_OS_ID?: string;
   AGNO_OS_NAME?: string;
   /** the example agent's model, `provider:model-id`; keys and base URLs in the provider's usual variables */
@@ -50,6 +57,17 @@ function modelFrom(env: Env): Model {
 }
 
 function authFrom(env: Env): AuthConfig {
+  if (env.JWT_VERIFICATION_KEYS) {
+    try {
+      const keys: unknown = JSON.parse(env.JWT_VERIFICATION_KEYS);
+      const verifier = new JwtVerifier(Array.isArray(keys) ? keys : [keys], { audience: env.JWT_AUDIENCE, issuer: env.JWT_ISSUER });
+      return { mode: "jwt", verifier, userIsolation: env.AGNO_USER_ISOLATION === "true" };
+    } catch (error) {
+      // Closed, not open: a deployment whose keys do not parse refuses every protected route.
+      console.error(`JWT_VERIFICATION_KEYS is not usable: ${error instanceof Error ? error.message : String(error)}`);
+      return { mode: "unconfigured" };
+    }
+  }
   if (env.OS_SECURITY_KEY) return { mode: "security_key", securityKey: env.OS_SECURITY_KEY };
   if (env.AGNO_AUTH === "none") return { mode: "none" };
   return { mode: "unconfigured" };

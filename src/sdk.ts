@@ -46,5 +46,5 @@ export { AiSdkModel, type ModelSettings } from "./models/ai-sdk-model.js";
 export { createModel, credentialsFromEnv, parseModelSpec, PROVIDERS, type ModelOptions, type ProviderCredentials, type ProviderName } from "./models/providers.js";
 export { ModelProviderError, type ProviderErrorKind } from "./models/provider-error.js";
 export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
-export type { AuthConfig } from "./os/auth.js";
+export type { AuthConfig } from "./os/auth/middleware.js";
 export type { RequestServices } from "./os/context.js";

@@ -1,7 +1,7 @@
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Agent } from "../agent/agent.js";
-import { authMiddleware, type AuthConfig } from "./auth.js";
+import { authMiddleware, type AuthConfig } from "./auth/middleware.js";
 import type { OSEnv, RequestServices } from "./context.js";
 import { errorResponse, notFound, onError } from "./errors.js";
 import { agentRoutes } from "./routes/agents.js";

@@ -1,4 +1,5 @@
 import type { Db } from "../db/port.js";
+import type { Principal } from "./auth/jwt.js";
 
 /**
  * What the runtime host hands the app for each request. On Workers the entry point builds
@@ -11,4 +12,10 @@ export interface RequestServices {
 
 export interface OSEnv {
   Bindings: RequestServices;
+  Variables: {
+    /** who is calling (set by the auth middleware on every request) */
+    principal: Principal;
+    /** each user sees only their own data, whatever user_id a request names */
+    userIsolation: boolean;
+  };
 }

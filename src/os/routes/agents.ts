@@ -10,6 +10,7 @@ import type { OSEnv } from "../context.js";
 import { parseInput } from "../params.js";
 import { boolField, jsonField, readRunInput } from "../run-input.js";
 import { sseResponse } from "../sse.js";
+import { effectiveUserId, hasScope, principalOf, requireScope } from "../auth/scopes.js";
 
 const id = z.string().min(1).max(255);
 const runBody = z.object({
@@ -75,43 +76,46 @@ function keepAlive(c: Context<OSEnv>) {
 export function agentRoutes(agents: Agent[]) {
   const app = new Hono<OSEnv>();
 
-  app.get("/agents", (c) => c.json(agents.map((a) => agentSummary(a, c.env.dbs[0]?.id))));
-  app.get("/agents/:agent_id", (c) => c.json(agentSummary(agentFor(c, agents), c.env.dbs[0]?.id)));
+  // Per-agent scopes filter the list instead of refusing it.
+  app.get("/agents", (c) => c.json(agents.filter((a) => hasScope(principalOf(c), "agents", "read", a.id)).map((a) => agentSummary(a, c.env.dbs[0]?.id))));
+  app.get("/agents/:agent_id", requireScope("agents", "read", "agent_id"), (c) => c.json(agentSummary(agentFor(c, agents), c.env.dbs[0]?.id)));
 
-  app.post("/agents/:agent_id/runs", async (c) => {
+  app.post("/agents/:agent_id/runs", requireScope("agents", "run", "agent_id"), async (c) => {
     const agent = agentFor(c, agents);
     const input = await readRunInput(c);
     const body = parseInput(runBody, { ...input, session_state: jsonField(input, "session_state") }, "body");
     const stream = boolField(input, "stream", true);
     if (boolField(input, "background", false)) throw new BadRequestError("background runs need the durable queue (QueueConfig), which this deployment does not have yet");
-    const opts = { sessionId: body.session_id, userId: body.user_id, sessionState: body.session_state };
+    const opts = { sessionId: body.session_id, userId: effectiveUserId(c, body.user_id), sessionState: body.session_state };
     if (!stream) return c.json(await agent.run(body.message, opts));
     return sseResponse(agent.run(body.message, { ...opts, stream: true }), errorEvent({ session_id: body.session_id, agent_id: agent.id }), keepAlive(c));
   });
 
-  app.get("/agents/:agent_id/runs", async (c) => {
+  app.get("/agents/:agent_id/runs", requireScope("agents", "read", "agent_id"), async (c) => {
     const agent = agentFor(c, agents);
     if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
     const q = parseInput(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), page: z.coerce.number().int().min(1).default(1), session_id: id.optional(), user_id: id.optional() }), c.req.query(), "query");
-    const page = await agent.db.getRuns({ agentId: agent.id, sessionId: q.session_id, userId: q.user_id, limit: q.limit, page: q.page });
+    const page = await agent.db.getRuns({ agentId: agent.id, sessionId: q.session_id, userId: effectiveUserId(c, q.user_id), limit: q.limit, page: q.page });
     return c.json(page.data.map((r) => r.run_data));
   });
 
-  app.get("/agents/:agent_id/runs/:run_id", async (c) => {
+  app.get("/agents/:agent_id/runs/:run_id", requireScope("agents", "read", "agent_id"), async (c) => {
     const agent = agentFor(c, agents);
     if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
-    const row = await agent.db.getRun(parseInput(id, c.req.param("run_id"), "path run_id"), c.req.query("user_id") ? { userId: c.req.query("user_id") } : {});
+    const userId = effectiveUserId(c, c.req.query("user_id"));
+    const row = await agent.db.getRun(parseInput(id, c.req.param("run_id"), "path run_id"), userId !== undefined ? { userId } : {});
     if (!row || row.agent_id !== agent.id) throw new NotFoundError(`run ${c.req.param("run_id")} not found`);
     return c.json(row.run_data as unknown as RunOutput);
   });
 
-  app.post("/agents/:agent_id/runs/:run_id/cancel", async (c) => {
+  app.post("/agents/:agent_id/runs/:run_id/cancel", requireScope("agents", "run", "agent_id"), async (c) => {
     const agent = agentFor(c, agents);
-    const cancelled = await agent.cancelRun(parseInput(id, c.req.param("run_id"), "path run_id"));
+    const userId = effectiveUserId(c, c.req.query("user_id"));
+    const cancelled = await agent.cancelRun(parseInput(id, c.req.param("run_id"), "path run_id"), userId !== undefined ? { userId } : {});
     return c.json({ run_id: c.req.param("run_id"), cancelled });
   });
 
-  app.post("/agents/:agent_id/runs/:run_id/continue", async (c) => {
+  app.post("/agents/:agent_id/runs/:run_id/continue", requireScope("agents", "run", "agent_id"), async (c) => {
     const agent = agentFor(c, agents);
     const runId = parseInput(id, c.req.param("run_id"), "path run_id");
     const input = await readRunInput(c);
@@ -119,8 +123,8 @@ export function agentRoutes(agents: Agent[]) {
     const requirements = input.requirements === undefined ? undefined : parseInput(resolutionList, jsonField(input, "requirements"), "body requirements");
     if (!tools && !requirements) throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
     const resolutions = [...(requirements ?? []), ...(tools ? resolutionsFromTools(tools as Array<Partial<ToolExecution>>) : [])] as RequirementResolution[];
-    const userId = typeof input.user_id === "string" ? input.user_id : undefined;
-    const opts = { requirements: resolutions, userId };
+    const userId = effectiveUserId(c, typeof input.user_id === "string" ? input.user_id : undefined);
+    const opts = { requirements: resolutions, userId, approver: { isAdmin: principalOf(c).admin } };
     if (!boolField(input, "stream", true)) return c.json(await agent.continueRun(runId, opts));
     // Validate and load before the stream starts, so a bad request is a 4xx and not a RunError event.
     const events = agent.continueRun(runId, { ...opts, stream: true })[Symbol.asyncIterator]();

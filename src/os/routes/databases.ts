@@ -4,6 +4,7 @@ import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import type { Db } from "../../db/port.js";
 import type { OSEnv } from "../context.js";
+import { requireScope } from "../auth/scopes.js";
 import { parseInput, readJson } from "../params.js";
 
 const migrateInput = z.object({ target_version: z.string().max(32).optional() }).strict();
@@ -25,7 +26,7 @@ function message(target: string | undefined): string {
 /** `POST /databases/{db_id}/migrate` and `POST /databases/all/migrate` (SPEC M4). */
 export function databaseRoutes() {
   const app = new Hono<OSEnv>();
-  app.post("/databases/all/migrate", async (c) => {
+  app.post("/databases/all/migrate", requireScope("config", "write"), async (c) => {
     const target = await targetVersion(c.req.raw, c.req.query());
     const failed: Record<string, string> = {};
     const results: Record<string, unknown> = {};
@@ -43,7 +44,7 @@ export function databaseRoutes() {
     }
     return c.json({ message: `All databases migrated successfully ${message(target)}`, results });
   });
-  app.post("/databases/:db_id/migrate", async (c) => {
+  app.post("/databases/:db_id/migrate", requireScope("config", "write"), async (c) => {
     const target = await targetVersion(c.req.raw, c.req.query());
     const db: Db | undefined = c.env.dbs.find((d) => d.id === c.req.param("db_id"));
     if (!db) throw new NotFoundError(`database ${c.req.param("db_id")} not found`);

@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { Agent } from "../../agent/agent.js";
+import { requireScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
 
 export interface OSIdentity {
@@ -15,7 +16,7 @@ export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: 
   app.get("/", (c) => c.json({ name: os.name, id: os.id, version: os.version, info: "/info" }));
   app.get("/health", (c) => c.json({ status: "ok", instantiated_at: startedAt }));
   app.get("/info", (c) => c.json({ os_id: os.id, name: os.name, description: os.description ?? null, version: os.version }));
-  app.get("/config", (c) =>
+  app.get("/config", requireScope("config", "read"), (c) =>
     c.json({
       os_id: os.id,
       name: os.name,

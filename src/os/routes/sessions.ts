@@ -5,6 +5,7 @@ import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import type { Db } from "../../db/port.js";
 import type { OSEnv } from "../context.js";
 import { parseInput, readJson } from "../params.js";
+import { effectiveUserId, requireScope } from "../auth/scopes.js";
 import { sessionDetail, sessionSummary } from "../session-view.js";
 
 const id = z.string().min(1).max(255);
@@ -57,13 +58,13 @@ function dbFor(c: Context<OSEnv>, dbId?: string): Db {
 export function sessionRoutes() {
   const app = new Hono<OSEnv>();
 
-  app.get("/sessions", async (c) => {
+  app.get("/sessions", requireScope("sessions", "read"), async (c) => {
     const q = parseInput(listQuery, c.req.query(), "query");
     const started = Date.now();
     const page = await dbFor(c, q.db_id).getSessions({
       sessionType: q.type,
       componentId: q.component_id,
-      userId: q.user_id,
+      userId: effectiveUserId(c, q.user_id),
       sessionName: q.session_name,
       limit: q.limit,
       page: q.page,
@@ -76,7 +77,7 @@ export function sessionRoutes() {
     });
   });
 
-  app.post("/sessions", async (c) => {
+  app.post("/sessions", requireScope("sessions", "write"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
     const b = parseInput(createBody, await readJson(c.req.raw), "body");
     const session = await dbFor(c, q.db_id).createSession({
@@ -85,57 +86,58 @@ export function sessionRoutes() {
       agent_id: b.session_type === "agent" ? b.agent_id : null,
       team_id: b.session_type === "team" ? b.team_id : null,
       workflow_id: b.session_type === "workflow" ? b.workflow_id : null,
-      user_id: b.user_id ?? null,
+      user_id: effectiveUserId(c, b.user_id) ?? null,
       session_data: { session_name: b.session_name ?? "", session_state: b.session_state ?? {} },
       metadata: b.metadata ?? null,
     });
     return c.json(sessionDetail(session), 201);
   });
 
-  app.get("/sessions/:session_id", async (c) => {
+  app.get("/sessions/:session_id", requireScope("sessions", "read", "session_id"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
-    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), { userId: q.user_id });
+    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), { userId: effectiveUserId(c, q.user_id) });
     if (!session || (q.type && session.record.session_type !== q.type)) throw new NotFoundError(`session ${c.req.param("session_id")} not found`);
     return c.json(sessionDetail(session));
   });
 
-  app.post("/sessions/:session_id/rename", async (c) => {
+  app.post("/sessions/:session_id/rename", requireScope("sessions", "write", "session_id"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
     const b = parseInput(renameBody, await readJson(c.req.raw), "body");
-    const session = await dbFor(c, q.db_id).renameSession(c.req.param("session_id"), b.session_name, { userId: q.user_id });
+    const session = await dbFor(c, q.db_id).renameSession(c.req.param("session_id"), b.session_name, { userId: effectiveUserId(c, q.user_id) });
     return c.json(sessionDetail(session));
   });
 
-  app.delete("/sessions/:session_id", async (c) => {
+  app.delete("/sessions/:session_id", requireScope("sessions", "delete", "session_id"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
-    await dbFor(c, q.db_id).deleteSession(c.req.param("session_id"), { userId: q.user_id });
+    await dbFor(c, q.db_id).deleteSession(c.req.param("session_id"), { userId: effectiveUserId(c, q.user_id) });
     return c.body(null, 204);
   });
 
-  app.get("/sessions/:session_id/runs", async (c) => {
+  app.get("/sessions/:session_id/runs", requireScope("sessions", "read", "session_id"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
-    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), { userId: q.user_id });
+    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), { userId: effectiveUserId(c, q.user_id) });
     if (!session) throw new NotFoundError(`session ${c.req.param("session_id")} not found`);
     return c.json(session.runs);
   });
 
-  app.get("/sessions/:session_id/runs/:run_id", async (c) => {
+  app.get("/sessions/:session_id/runs/:run_id", requireScope("sessions", "read", "session_id"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
     const run = await dbFor(c, q.db_id).getRun(parseInput(id, c.req.param("run_id"), "path run_id"), {
       sessionId: c.req.param("session_id"),
-      userId: q.user_id,
+      userId: effectiveUserId(c, q.user_id),
     });
     if (!run) throw new NotFoundError(`run ${c.req.param("run_id")} not found in session ${c.req.param("session_id")}`);
     return c.json(run.run_data);
   });
 
-  app.delete("/sessions/:session_id/runs/:run_id", async (c) => {
+  app.delete("/sessions/:session_id/runs/:run_id", requireScope("sessions", "delete", "session_id"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
     const db = dbFor(c, q.db_id);
     const runId = parseInput(id, c.req.param("run_id"), "path run_id");
-    const run = await db.getRun(runId, { sessionId: c.req.param("session_id"), userId: q.user_id });
+    const userId = effectiveUserId(c, q.user_id);
+    const run = await db.getRun(runId, { sessionId: c.req.param("session_id"), userId });
     if (!run) throw new NotFoundError(`run ${runId} not found in session ${c.req.param("session_id")}`);
-    await db.deleteRun(runId, { userId: q.user_id });
+    await db.deleteRun(runId, { userId });
     return c.body(null, 204);
   });
 
