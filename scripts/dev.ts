@@ -50,8 +50,13 @@ async function main() {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
   }
   log(process.env.MODEL ? `example agent "assistant" uses ${process.env.MODEL}` : "no MODEL set: runs answer an error that says how to configure one");
+  for (const name of ["JWT_VERIFICATION_KEYS", "JWT_AUDIENCE", "JWT_ISSUER", "AGNO_USER_ISOLATION"]) {
+    if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
+  }
   if (process.env.OS_SECURITY_KEY) {
     vars.push(`OS_SECURITY_KEY:${process.env.OS_SECURITY_KEY}`);
+  } else if (process.env.JWT_VERIFICATION_KEYS) {
+    log("JWT authentication on (JWT_VERIFICATION_KEYS)");
   } else {
     vars.push("AGNO_AUTH:none");
     log("WARNING: authentication is off (AGNO_AUTH=none) for local development; set OS_SECURITY_KEY to require a bearer key");
