@@ -1,6 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { base64url, exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJWT, type JWTPayload } from "jose";
 import type { Env } from "../../src/index.js";
+import { env as workerEnv } from "cloudflare:workers";
+import { scriptModel } from "../support/model-script.js";
 import { call } from "./worker-client.js";
 
 const AUD = "agno-test";
@@ -169,5 +171,26 @@ describe("per-user isolation with AGNO_USER_ISOLATION=true", () => {
     expect((await call(`/sessions?user_id=iso-a`, {}, isolated(), b)).body.data).toEqual([]);
     expect((await call(`/sessions`, {}, isolated(), a)).body.data.map((s: { session_id: string }) => s.session_id)).toContain(sid);
     expect((await call(`/sessions/${sid}`, {}, isolated(), a)).body.session_name).toBe("A's");
+  });
+
+  it("a user never reads, cancels or continues another user's runs", async () => {
+    const script = await scriptModel(workerEnv.MODEL_SERVER_URL, [{ text: "hello A" }]);
+    const e = { ...isolated(), MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "k" };
+    const a = await as("run-a");
+    const b = await as("run-b");
+    const run = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "hi", stream: false, user_id: "run-b" }) }, e, a);
+    expect(run.body).toMatchObject({ status: "COMPLETED", user_id: "run-a" });
+    const id = run.body.run_id as string;
+    expect((await call(`/agents/assistant/runs/${id}`, {}, e, a)).status).toBe(200);
+    expect((await call(`/agents/assistant/runs/${id}`, {}, e, b)).status).toBe(404);
+    expect((await call(`/agents/assistant/runs/${id}/cancel`, { method: "POST" }, e, b)).status).toBe(404);
+    expect((await call(`/agents/assistant/runs/${id}/continue`, { method: "POST", body: JSON.stringify({ requirements: [] }) }, e, b)).status).toBe(404);
+    expect((await call(`/agents/assistant/runs?user_id=run-a`, {}, e, b)).body).toEqual([]);
+    expect((await call(`/sessions/${run.body.session_id}/runs`, {}, e, b)).status).toBe(404);
+    // Another user cannot start a run in A's session either.
+    const hijack = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "mine", stream: false, session_id: run.body.session_id }) }, e, b);
+    expect(hijack.status).toBe(404);
+    const streamed = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "mine", session_id: run.body.session_id }) }, e, b);
+    expect(streamed.status).toBe(404);
   });
 });

@@ -63,6 +63,21 @@ function errorEvent(output: { run_id?: string; session_id?: string; agent_id: st
   });
 }
 
+/**
+ * Pulls the first event before the response is committed: loading and validation (an unknown
+ * run, another user's session) happen before it, so they answer a 4xx instead of a RunError
+ * inside a 200 stream.
+ */
+async function firstEventFirst<E>(events: AsyncIterable<E>): Promise<AsyncIterable<E>> {
+  const iterator = events[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value;
+  })();
+}
+
 function keepAlive(c: Context<OSEnv>) {
   try {
     const ctx = c.executionCtx;
@@ -88,7 +103,8 @@ export function agentRoutes(agents: Agent[]) {
     if (boolField(input, "background", false)) throw new BadRequestError("background runs need the durable queue (QueueConfig), which this deployment does not have yet");
     const opts = { sessionId: body.session_id, userId: effectiveUserId(c, body.user_id), sessionState: body.session_state };
     if (!stream) return c.json(await agent.run(body.message, opts));
-    return sseResponse(agent.run(body.message, { ...opts, stream: true }), errorEvent({ session_id: body.session_id, agent_id: agent.id }), keepAlive(c));
+    const events = await firstEventFirst(agent.run(body.message, { ...opts, stream: true }));
+    return sseResponse(events, errorEvent({ session_id: body.session_id, agent_id: agent.id }), keepAlive(c));
   });
 
   app.get("/agents/:agent_id/runs", requireScope("agents", "read", "agent_id"), async (c) => {
@@ -126,14 +142,8 @@ export function agentRoutes(agents: Agent[]) {
     const userId = effectiveUserId(c, typeof input.user_id === "string" ? input.user_id : undefined);
     const opts = { requirements: resolutions, userId, approver: { isAdmin: principalOf(c).admin } };
     if (!boolField(input, "stream", true)) return c.json(await agent.continueRun(runId, opts));
-    // Validate and load before the stream starts, so a bad request is a 4xx and not a RunError event.
-    const events = agent.continueRun(runId, { ...opts, stream: true })[Symbol.asyncIterator]();
-    const first = await events.next();
-    const replay = (async function* () {
-      if (!first.done) yield first.value;
-      for (let n = await events.next(); !n.done; n = await events.next()) yield n.value;
-    })();
-    return sseResponse(replay, errorEvent({ run_id: runId, agent_id: agent.id }), keepAlive(c));
+    const events = await firstEventFirst(agent.continueRun(runId, { ...opts, stream: true }));
+    return sseResponse(events, errorEvent({ run_id: runId, agent_id: agent.id }), keepAlive(c));
   });
 
   return app;
