@@ -51,6 +51,17 @@ describe("AgentOS over HTTP", () => {
     expect((await call(`/sessions/${id}?user_id=someone-else`)).status).toBe(404);
     expect((await call(`/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
     expect((await call(`/sessions/${id}`)).status).toBe(404);
+    expect((await call("/sessions/never-made", { method: "PATCH", body: JSON.stringify({ session_name: "x" }) })).status).toBe(404);
+    await call("/sessions", { method: "POST", body: JSON.stringify({ session_id: "patch-me", agent_id: "helper" }) });
+    const updated = await call("/sessions/patch-me", { method: "PATCH", body: JSON.stringify({ session_name: "Patched", session_state: { step: 2 }, metadata: { tag: "x" } }) });
+    expect(updated.body).toMatchObject({ session_name: "Patched", session_state: { step: 2 }, metadata: { tag: "x" } });
+    expect((await call("/sessions/patch-me", { method: "PATCH", body: JSON.stringify({ owner: "me" }) })).status).toBe(422);
+    await call("/sessions", { method: "POST", body: JSON.stringify({ session_id: "bulk-1", agent_id: "helper" }) });
+    const partial = await call("/sessions", { method: "DELETE", body: JSON.stringify({ session_ids: ["bulk-1", "patch-me", "missing-one"] }) });
+    expect(partial).toMatchObject({ status: 404, body: { detail: expect.stringMatching(/missing-one/) } });
+    expect((await call("/sessions/bulk-1")).status).toBe(200); // all or nothing
+    expect((await call("/sessions", { method: "DELETE", body: JSON.stringify({ session_ids: ["bulk-1", "patch-me"] }) })).status).toBe(204);
+    expect((await call("/sessions/patch-me")).status).toBe(404);
     const duplicate = { method: "POST", body: JSON.stringify({ session_id: "dup-1", agent_id: "helper" }) };
     expect((await call("/sessions", duplicate)).status).toBe(201);
     expect((await call("/sessions", duplicate)).body).toMatchObject({ error_id: "conflict" });

@@ -43,6 +43,16 @@ const createBody = z
   });
 
 const scopedQuery = z.object({ user_id: id.optional(), db_id: id.optional(), type: sessionType.optional() });
+const patchBody = z
+  .object({
+    session_name: z.string().min(1).max(255).optional(),
+    session_state: jsonObject.optional(),
+    metadata: jsonObject.optional(),
+    summary: jsonObject.optional(),
+  })
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: "nothing to update" });
+const bulkDeleteBody = z.object({ session_ids: z.array(id).min(1).max(1000), session_types: z.array(sessionType).optional() }).strict();
 const renameBody = z.object({ session_name: z.string().min(1).max(255) }).strict();
 
 /** The database a request addresses: `?db_id=`, else the first one configured. */
@@ -105,6 +115,34 @@ export function sessionRoutes() {
     const b = parseInput(renameBody, await readJson(c.req.raw), "body");
     const session = await dbFor(c, q.db_id).renameSession(c.req.param("session_id"), b.session_name, { userId: effectiveUserId(c, q.user_id) });
     return c.json(sessionDetail(session));
+  });
+
+  app.patch("/sessions/:session_id", requireScope("sessions", "write", "session_id"), async (c) => {
+    const q = parseInput(scopedQuery, c.req.query(), "query");
+    const b = parseInput(patchBody, await readJson(c.req.raw), "body");
+    const db = dbFor(c, q.db_id);
+    const current = await db.getSession(parseInput(id, c.req.param("session_id"), "path session_id"), { includeRuns: false, userId: effectiveUserId(c, q.user_id) });
+    if (!current) throw new NotFoundError(`session ${c.req.param("session_id")} not found`);
+    const r = current.record;
+    await db.upsertSession({
+      ...r,
+      session_data: {
+        ...r.session_data,
+        ...(b.session_name !== undefined ? { session_name: b.session_name } : {}),
+        ...(b.session_state !== undefined ? { session_state: b.session_state } : {}),
+      },
+      metadata: b.metadata ?? r.metadata,
+      summary: b.summary ?? r.summary,
+    });
+    return c.json(sessionDetail((await db.getSession(r.session_id))!));
+  });
+
+  // Bulk delete, all or nothing: one unknown (or another user's) id and nothing is deleted.
+  app.delete("/sessions", requireScope("sessions", "delete"), async (c) => {
+    const q = parseInput(scopedQuery, c.req.query(), "query");
+    const b = parseInput(bulkDeleteBody, await readJson(c.req.raw), "body");
+    await dbFor(c, q.db_id).deleteSessions(b.session_ids, { userId: effectiveUserId(c, q.user_id) });
+    return c.body(null, 204);
   });
 
   app.delete("/sessions/:session_id", requireScope("sessions", "delete", "session_id"), async (c) => {
