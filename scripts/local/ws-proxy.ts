@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
 import { WebSocketServer } from "ws";
+import { TerminateWatch } from "./terminate-watch.js";
 
 /**
  * The WebSocket-to-TCP bridge that Neon's serverless driver speaks (`/v1?address=host:port`).
@@ -37,7 +38,13 @@ export async function startWsProxy(opts: { allow: string[]; port?: number }): Pr
       for (const chunk of pending) tcp.write(chunk);
       pending.length = 0;
     });
-    ws.on("message", (data: Buffer) => (open ? tcp.write(data) : pending.push(data)));
+    const watch = new TerminateWatch();
+    ws.on("message", (data: Buffer) => {
+      if (open) tcp.write(data);
+      else pending.push(data);
+      // After Terminate the server side is done: close as a real Postgres server would.
+      if (watch.feed(data)) tcp.end();
+    });
     tcp.on("data", (data) => ws.send(data));
     const close = () => {
       tcp.destroy();
