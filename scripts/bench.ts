@@ -1,7 +1,10 @@
 /**
- * `npm run bench`: the storage figures of BENCHMARKS.md, one JSON line per figure on stdout
- * (progress goes to stderr). It starts its own embedded Postgres (PGlite) and WebSocket proxy,
- * as the tests do; with BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
+ * `npm run bench`: the figures of BENCHMARKS.md, one JSON line per figure on stdout (progress
+ * goes to stderr): the storage figures, then the agent figures (scripts/bench/agents.ts, against
+ * Mastra, VoltAgent and LangGraph.js installed on demand in scripts/bench/peers).
+ * `npm run bench -- storage` or `npm run bench -- agents` runs one group.
+ * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
+ * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.
  */
 import { Pool } from "@neondatabase/serverless";
@@ -18,6 +21,8 @@ import {
   makeLegacySession,
   type LegacySessionRow,
 } from "../test/fixtures/legacy-2x.js";
+import { benchAgents } from "./bench/agents.js";
+import { emit, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "./local/pglite-server.js";
 import { startWsProxy } from "./local/ws-proxy.js";
 
@@ -26,17 +31,6 @@ interface Target {
   url: string;
   /** `server_version` as the server reports it (PGlite 0.5.14 embeds PostgreSQL 18) */
   version: string;
-}
-
-const emit = (figure: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(figure)}\n`);
-const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
-const round = (x: number, digits = 2) => Number(x.toFixed(digits));
-const secondsSince = (start: number) => (performance.now() - start) / 1000;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
 let schemaCounter = 0;
@@ -416,7 +410,17 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
+const GROUPS = ["storage", "agents"] as const;
+
+/** `npm run bench [-- storage|agents ...]`: the groups to run, all by default. */
+function groups(args: string[]): Set<(typeof GROUPS)[number]> {
+  const unknown = args.filter((a) => !(GROUPS as readonly string[]).includes(a));
+  if (unknown.length) throw new Error(`unknown bench group ${unknown.join(", ")}; use ${GROUPS.join(" or ")}`);
+  return new Set(args.length ? (args as (typeof GROUPS)[number][]) : GROUPS);
+}
+
 async function main(): Promise<void> {
+  const run = groups(process.argv.slice(2));
   const realUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || "";
   const pglite = await startEmbeddedPostgres();
   const urls: [Target["name"], string][] = [["pglite", pglite.url]];
@@ -431,12 +435,15 @@ async function main(): Promise<void> {
   const proxy = await startWsProxy({ allow });
   useLocalWsProxy(proxy.address, ws);
   try {
-    for (const [name, url] of urls) {
-      const target: Target = { name, url, version: await serverVersion(url) };
-      log(`${name}: PostgreSQL ${target.version}`);
-      await benchWal(target);
-      await benchMigration(target);
+    if (run.has("storage")) {
+      for (const [name, url] of urls) {
+        const target: Target = { name, url, version: await serverVersion(url) };
+        log(`${name}: PostgreSQL ${target.version}`);
+        await benchWal(target);
+        await benchMigration(target);
+      }
     }
+    if (run.has("agents")) await benchAgents({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
   } finally {
     await proxy.stop();
     await pglite.stop();

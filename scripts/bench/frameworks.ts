@@ -1,0 +1,312 @@
+/**
+ * One adapter per framework compared by the agent figures: how to build its OpenAI-compatible
+ * model object, the one typed tool (zod schema), the agent, and how to run it once to its final
+ * text. Every agent gets the same name, instructions, model id and tool; the peers come from
+ * scripts/bench/peers (peers.ts) and are typed here by the few members the bench touches.
+ */
+import { readFileSync } from "node:fs";
+import { Pool } from "@neondatabase/serverless";
+import ws from "ws";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
+import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
+import { createModel } from "../../src/models/providers.js";
+import { tool } from "../../src/tools/tool.js";
+import { importPeer, peerVersion } from "./peers.js";
+
+export const AGENT_NAME = "weather";
+export const INSTRUCTIONS = "You report the weather. Answer in one short sentence.";
+export const MODEL_ID = "gpt-test";
+export const API_KEY = "bench-key";
+export const TOOL_NAME = "get_weather";
+export const TOOL_DESCRIPTION = "Current weather for a city";
+export const INPUT = "What is the weather in Paris?";
+export const ANSWER = "It is 21 C in Paris.";
+
+/** What the tool returns, in every framework. */
+const weatherIn = (city: string) => ({ city, celsius: 21 });
+
+export const PEERS = ["mastra", "voltagent", "langgraph"] as const;
+export type PeerName = (typeof PEERS)[number];
+export type FrameworkName = "agno-edge" | PeerName | "raw-fetch";
+
+export interface Framework<M = unknown, T = unknown, A = unknown> {
+  name: FrameworkName;
+  /** the package whose agent is measured, and its version */
+  package: string;
+  version: string;
+  /** the model object for an OpenAI-compatible server at `baseURL` (Chat Completions) */
+  model(baseURL: string): M;
+  /** the one tool; `onCall` counts its executions */
+  tool(onCall: () => void): T;
+  agent(model: M, tool: T): A;
+  /** one run of INPUT to its final text */
+  run(agent: A, input: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** A Postgres the agno-edge agent stores its runs in (through the WebSocket proxy, as on Workers). */
+export interface DbConfig {
+  name: string;
+  url: string;
+  wsProxy: string;
+  schema: string;
+}
+
+// -- agno-edge -----------------------------------------------------------------------------
+
+async function agnoEdge(db?: DbConfig): Promise<Framework<ReturnType<typeof createModel>, ReturnType<typeof tool>, Agent>> {
+  let pool: Pool | undefined;
+  let store: PostgresDb | undefined;
+  if (db) {
+    useLocalWsProxy(db.wsProxy, ws);
+    pool = new Pool({ connectionString: db.url, max: 4 });
+    store = new PostgresDb({ pool, schema: db.schema, id: "bench" });
+    const state = await store.init();
+    if (state !== "current") throw new Error(`the bench schema reads as ${state}, not current`);
+  }
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { name: string; version: string };
+  return {
+    name: "agno-edge",
+    package: pkg.name,
+    version: pkg.version,
+    model: (baseURL) => createModel(`openai:${MODEL_ID}`, { credentials: { openai: { apiKey: API_KEY, baseURL } } }),
+    tool: (onCall) =>
+      tool({
+        name: TOOL_NAME,
+        description: TOOL_DESCRIPTION,
+        parameters: z.object({ city: z.string() }),
+        execute: async ({ city }) => {
+          onCall();
+          return weatherIn(city);
+        },
+      }),
+    agent: (model, weather) => new Agent({ name: AGENT_NAME, instructions: INSTRUCTIONS, model, tools: [weather], ...(store && { db: store }) }),
+    run: async (agent, input) => {
+      const out = await agent.run(input);
+      if (out.status !== "COMPLETED") throw new Error(`run ended ${out.status}: ${JSON.stringify(out.content)}`);
+      return String(out.content);
+    },
+    close: async () => {
+      if (!pool) return;
+      await pool.query(`DROP SCHEMA IF EXISTS "${db!.schema}" CASCADE`);
+      await pool.end();
+    },
+  };
+}
+
+// -- the peers -----------------------------------------------------------------------------
+
+interface PeerZod {
+  z: { object(shape: Record<string, unknown>): unknown; string(): unknown };
+}
+interface AiSdkOpenAI {
+  createOpenAI(opts: { apiKey: string; baseURL: string }): { chat(modelId: string): unknown };
+}
+type Execute = (args: { city: string }) => Promise<unknown>;
+
+/** Mastra: `new Agent({id, name, instructions, model, tools})` and `agent.generate(input)`, with an AI SDK model. */
+interface MastraAgentModule {
+  Agent: new (config: { id: string; name: string; instructions: string; model: unknown; tools: Record<string, unknown> }) => {
+    generate(input: string): Promise<{ text: string }>;
+  };
+}
+interface MastraToolsModule {
+  createTool(opts: { id: string; description: string; inputSchema: unknown; execute: Execute }): unknown;
+}
+
+async function mastra(): Promise<Framework> {
+  const [{ Agent: MastraAgent }, { createTool }, { createOpenAI }, { z: pz }] = await Promise.all([
+    importPeer<MastraAgentModule>("@mastra/core/agent"),
+    importPeer<MastraToolsModule>("@mastra/core/tools"),
+    importPeer<AiSdkOpenAI>("@ai-sdk/openai"),
+    importPeer<PeerZod>("zod"),
+  ]);
+  type A = InstanceType<typeof MastraAgent>;
+  return {
+    name: "mastra",
+    package: "@mastra/core",
+    version: peerVersion("@mastra/core"),
+    model: (baseURL) => createOpenAI({ apiKey: API_KEY, baseURL }).chat(MODEL_ID),
+    tool: (onCall) =>
+      createTool({
+        id: TOOL_NAME,
+        description: TOOL_DESCRIPTION,
+        inputSchema: pz.object({ city: pz.string() }),
+        execute: async ({ city }) => {
+          onCall();
+          return weatherIn(city);
+        },
+      }),
+    agent: (model, weather) => new MastraAgent({ id: AGENT_NAME, name: AGENT_NAME, instructions: INSTRUCTIONS, model, tools: { [TOOL_NAME]: weather } }),
+    run: async (agent, input) => (await (agent as A).generate(input)).text,
+    close: async () => undefined,
+  };
+}
+
+/** VoltAgent: `new Agent({name, instructions, model, tools, memory})` and `agent.generateText(input)`, with an AI SDK model. */
+interface VoltAgentModule {
+  Agent: new (config: { name: string; instructions: string; model: unknown; tools: unknown[]; memory: false }) => {
+    generateText(input: string): Promise<{ text: string }>;
+  };
+  createTool(opts: { name: string; description: string; parameters: unknown; execute: Execute }): unknown;
+}
+
+async function voltagent(): Promise<Framework> {
+  const [{ Agent: VoltAgent, createTool }, { createOpenAI }, { z: pz }] = await Promise.all([
+    importPeer<VoltAgentModule>("@voltagent/core"),
+    importPeer<AiSdkOpenAI>("@ai-sdk/openai"),
+    importPeer<PeerZod>("zod"),
+  ]);
+  type A = InstanceType<typeof VoltAgent>;
+  return {
+    name: "voltagent",
+    package: "@voltagent/core",
+    version: peerVersion("@voltagent/core"),
+    model: (baseURL) => createOpenAI({ apiKey: API_KEY, baseURL }).chat(MODEL_ID),
+    tool: (onCall) =>
+      createTool({
+        name: TOOL_NAME,
+        description: TOOL_DESCRIPTION,
+        parameters: pz.object({ city: pz.string() }),
+        execute: async ({ city }) => {
+          onCall();
+          return weatherIn(city);
+        },
+      }),
+    // memory: false: without it every VoltAgent agent gets an in-memory conversation store; no one else persists here.
+    agent: (model, weather) => new VoltAgent({ name: AGENT_NAME, instructions: INSTRUCTIONS, model, tools: [weather], memory: false }),
+    run: async (agent, input) => (await (agent as A).generateText(input)).text,
+    close: async () => undefined,
+  };
+}
+
+/** LangGraph.js: the prebuilt `createReactAgent({llm, tools, prompt})` over `ChatOpenAI`, `invoke({messages})`. */
+interface LangGraphPrebuilt {
+  createReactAgent(params: { llm: unknown; tools: unknown[]; prompt: string; name: string }): {
+    invoke(input: { messages: { role: string; content: string }[] }): Promise<{ messages: { content: unknown }[] }>;
+  };
+}
+interface LangChainOpenAI {
+  ChatOpenAI: new (fields: { model: string; apiKey: string; configuration: { baseURL: string } }) => unknown;
+}
+interface LangChainTools {
+  tool(fn: Execute, fields: { name: string; description: string; schema: unknown }): unknown;
+}
+
+async function langgraph(): Promise<Framework> {
+  const [{ createReactAgent }, { ChatOpenAI }, { tool: lcTool }, { z: pz }] = await Promise.all([
+    importPeer<LangGraphPrebuilt>("@langchain/langgraph/prebuilt"),
+    importPeer<LangChainOpenAI>("@langchain/openai"),
+    importPeer<LangChainTools>("@langchain/core/tools"),
+    importPeer<PeerZod>("zod"),
+  ]);
+  type A = ReturnType<typeof createReactAgent>;
+  return {
+    name: "langgraph",
+    package: "@langchain/langgraph",
+    version: peerVersion("@langchain/langgraph"),
+    model: (baseURL) => new ChatOpenAI({ model: MODEL_ID, apiKey: API_KEY, configuration: { baseURL } }),
+    tool: (onCall) =>
+      lcTool(
+        async ({ city }) => {
+          onCall();
+          // A LangChain tool answers the model with a string (a ToolMessage's content).
+          return JSON.stringify(weatherIn(city));
+        },
+        { name: TOOL_NAME, description: TOOL_DESCRIPTION, schema: pz.object({ city: pz.string() }) },
+      ),
+    agent: (llm, weather) => createReactAgent({ llm, tools: [weather], prompt: INSTRUCTIONS, name: AGENT_NAME }),
+    run: async (agent, input) => {
+      const { messages } = await (agent as A).invoke({ messages: [{ role: "user", content: input }] });
+      return String(messages.at(-1)?.content);
+    },
+    close: async () => undefined,
+  };
+}
+
+// -- the floor: no framework ---------------------------------------------------------------
+
+interface ChatCompletion {
+  choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[];
+}
+
+/**
+ * Two plain `fetch` calls per run, as a hand-written client would make them: what the model
+ * server and HTTP cost on this machine with no framework at all. `sse` streams and reads the
+ * events; otherwise one JSON answer per call.
+ */
+function rawFetch(sse: boolean): Framework<string, (city: string) => unknown, { baseURL: string; weather: (city: string) => unknown }> {
+  const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
+  const tools = [{ type: "function", function: { name: TOOL_NAME, description: TOOL_DESCRIPTION, parameters } }];
+  async function complete(baseURL: string, messages: unknown[]): Promise<ChatCompletion["choices"][number]["message"]> {
+    const res = await fetch(`${baseURL}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` },
+      body: JSON.stringify({ model: MODEL_ID, messages, tools, ...(sse && { stream: true }) }),
+    });
+    if (!res.ok) throw new Error(`model server: ${res.status} ${await res.text()}`);
+    if (!sse) return ((await res.json()) as ChatCompletion).choices[0]!.message;
+    let content = "";
+    const calls: { id: string; function: { name: string; arguments: string } }[] = [];
+    for (const line of (await res.text()).split("\n")) {
+      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+      const delta = (JSON.parse(line.slice(6)) as { choices: { delta: { content?: string; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] } }[] })
+        .choices[0]?.delta;
+      content += delta?.content ?? "";
+      for (const c of delta?.tool_calls ?? []) {
+        const call = (calls[c.index] ??= { id: "", function: { name: "", arguments: "" } });
+        call.id ||= c.id ?? "";
+        call.function.name += c.function?.name ?? "";
+        call.function.arguments += c.function?.arguments ?? "";
+      }
+    }
+    return { content, ...(calls.length && { tool_calls: calls }) };
+  }
+  return {
+    name: "raw-fetch",
+    package: "fetch",
+    version: process.version,
+    model: (baseURL) => baseURL,
+    tool: (onCall) => (city) => {
+      onCall();
+      return weatherIn(city);
+    },
+    agent: (baseURL, weather) => ({ baseURL, weather }),
+    run: async ({ baseURL, weather }, input) => {
+      const messages: unknown[] = [
+        { role: "system", content: INSTRUCTIONS },
+        { role: "user", content: input },
+      ];
+      const first = await complete(baseURL, messages);
+      const call = first.tool_calls?.[0];
+      if (!call) throw new Error("the first answer has no tool call");
+      const { city } = JSON.parse(call.function.arguments) as { city: string };
+      messages.push({ role: "assistant", content: null, tool_calls: [{ ...call, type: "function" }] });
+      messages.push({ role: "tool", tool_call_id: call.id, content: JSON.stringify(weather(city)) });
+      return (await complete(baseURL, messages)).content ?? "";
+    },
+    close: async () => undefined,
+  };
+}
+
+/** Loads one framework (a peer from scripts/bench/peers). */
+export async function loadFramework(name: string, opts: { db?: DbConfig } = {}): Promise<Framework> {
+  switch (name) {
+    case "agno-edge":
+      return (await agnoEdge(opts.db)) as Framework;
+    case "mastra":
+      return mastra();
+    case "voltagent":
+      return voltagent();
+    case "langgraph":
+      return langgraph();
+    case "raw-fetch-json":
+      return rawFetch(false) as Framework;
+    case "raw-fetch-sse":
+      return rawFetch(true) as Framework;
+    default:
+      throw new Error(`no framework ${name}`);
+  }
+}
