@@ -102,7 +102,20 @@ export const statements = [
   `CREATE UNIQUE INDEX IF NOT EXISTS {tool_results_idx}_namespace_path ON {tool_results} (namespace, path)`,
   `CREATE INDEX IF NOT EXISTS {tool_results_idx}_session_id_created_at ON {tool_results} (session_id, created_at)`,
   `CREATE INDEX IF NOT EXISTS {tool_results_idx}_expires_at ON {tool_results} (expires_at)`,
+  // User memories (agno's UserMemory): facts about a user that agents carry across sessions.
+  `CREATE TABLE IF NOT EXISTS {memories} (
+    memory_id VARCHAR NOT NULL PRIMARY KEY,
+    memory JSONB NOT NULL,
+    input TEXT,
+    agent_id VARCHAR,
+    team_id VARCHAR,
+    user_id VARCHAR,
+    topics JSONB,
+    created_at BIGINT NOT NULL,
+    updated_at BIGINT
+  )`,
+  `CREATE INDEX IF NOT EXISTS {memories_idx}_user_id ON {memories} (user_id)`,
 ];
 
 /** The tables this migration stamps in the versions table. */
-export const tables = ["sessions", "runs", "jobs", "toolResults"] as const;
+export const tables = ["sessions", "runs", "jobs", "toolResults", "memories"] as const;

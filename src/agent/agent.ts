@@ -10,6 +10,7 @@ import { ACTIVE_STATUSES, abortLocal } from "./cancellation.js";
 import type { RunEvent } from "./events.js";
 import { applyResolutions, requirementResolution, type RequirementResolution } from "./hitl.js";
 import { emptyMetrics } from "./metrics.js";
+import { memoriesForContext, updateMemories } from "./memory.js";
 import { pastSessionsTool } from "./past-sessions.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
 import type { RunOutput } from "./run-output.js";
@@ -53,6 +54,12 @@ export interface AgentOptions {
   /** send the last `numHistoryRuns` runs of the session to the model (default false, 3 runs) */
   addHistoryToContext?: boolean;
   numHistoryRuns?: number;
+  /** after each run, store what is new about the user as memories (needs a db and a user id) */
+  updateMemoryOnRun?: boolean;
+  /** put the user's memories in the system message (default: on when updateMemoryOnRun is) */
+  addMemoriesToContext?: boolean;
+  /** the model that picks memories (default: the agent's model) */
+  memoryModel?: Model | string;
   /** give the agent a tool that searches the user's earlier sessions */
   searchPastSessions?: boolean;
   numPastSessionsToSearch?: number;
@@ -98,6 +105,7 @@ export class Agent {
   private readonly opts: AgentOptions;
   private readonly tools: Map<string, Tool>;
   private readonly reasoningModel?: Model;
+  private readonly memoryModel?: Model;
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
@@ -114,6 +122,10 @@ export class Agent {
     }
     this.tools = flattenTools(tools);
     this.db = opts.db;
+    if (opts.updateMemoryOnRun) {
+      if (!opts.db) throw new TypeError("updateMemoryOnRun needs a db");
+      this.memoryModel = !opts.memoryModel ? this.model : typeof opts.memoryModel === "string" ? createModel(opts.memoryModel, opts.modelOptions) : opts.memoryModel;
+    }
   }
 
   /** The same agent storing through another Db (on Workers: the request's own connection). */
@@ -137,7 +149,7 @@ export class Agent {
       outputSchemaName: this.opts.outputSchemaName,
       db: this.db,
       cancelPollMs: this.opts.cancelPollMs ?? 500,
-      postHooks: this.opts.postHooks ?? [],
+      postHooks: [...(this.opts.postHooks ?? []), ...(this.memoryModel ? [(out: RunOutput) => this.rememberFrom(out)] : [])],
       saveSession: (output) => this.saveSession(output),
     };
   }
@@ -197,7 +209,18 @@ export class Agent {
   private async systemMessage(ctx: RunContext): Promise<string> {
     const raw = typeof this.opts.instructions === "function" ? await this.opts.instructions(ctx) : this.opts.instructions;
     const instructions = Array.isArray(raw) ? raw : raw ? [raw] : [];
-    return [this.opts.description, ...instructions].filter(Boolean).join("\n\n");
+    const withMemories = (this.opts.addMemoriesToContext ?? this.opts.updateMemoryOnRun) && this.db && ctx.userId;
+    const memories = withMemories ? memoriesForContext(await this.db!.getUserMemories(ctx.userId!, { limit: 100 })) : "";
+    return [this.opts.description, ...instructions, memories].filter(Boolean).join("\n\n");
+  }
+
+  /** Stores what the run taught about its user; a failure is recorded on the run, never fails it. */
+  private async rememberFrom(output: RunOutput): Promise<void> {
+    try {
+      await updateMemories(this.memoryModel!, this.db!, output, this.id);
+    } catch (error) {
+      output.memory_update_error = error instanceof Error ? error.message : String(error);
+    }
   }
 
   /** The session's state and history; a new session is created (named after its first message). */

@@ -76,6 +76,8 @@ export interface RunOutput {
   metrics: RunMetrics;
   session_state?: Record<string, unknown>;
   error?: { message: string; type: string; kind?: string };
+  /** set when updateMemoryOnRun could not store the run's memories (the run itself succeeded) */
+  memory_update_error?: string;
   created_at: number;
   updated_at?: number;
 }

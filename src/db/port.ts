@@ -3,6 +3,7 @@ import type {
   GetRunsOptions,
   GetSessionOptions,
   GetSessionsOptions,
+  MemoryRecord,
   Page,
   RunRecord,
   RunRow,
@@ -67,6 +68,12 @@ export interface Db {
   getRuns(opts?: GetRunsOptions): Promise<Page<RunRow>>;
   deleteRun(runId: string, opts?: { userId?: string }): Promise<void>;
   deleteRuns(runIds: string[], opts?: { userId?: string }): Promise<number>;
+
+  /** a user's memories, newest first */
+  getUserMemories(userId: string, opts?: { limit?: number }): Promise<MemoryRecord[]>;
+  upsertUserMemory(memory: MemoryRecord): Promise<MemoryRecord>;
+  /** NotFoundError when the memory is unknown or another user's */
+  deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void>;
 
   /** copies legacy (2.x) session blobs into run rows; see MigrationManager */
   migrate(opts?: MigrateOptions): Promise<MigrationResult>;

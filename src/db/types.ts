@@ -121,3 +121,16 @@ export interface Page<T> {
 }
 
 export type SchemaState = "current" | "migration_required";
+
+/** A fact about a user that agents carry across sessions (agno's UserMemory), a row of `agno_memories`. */
+export interface MemoryRecord {
+  memory_id: string;
+  user_id: string;
+  memory: string;
+  topics?: string[] | null;
+  input?: string | null;
+  agent_id?: string | null;
+  team_id?: string | null;
+  created_at?: number;
+  updated_at?: number | null;
+}

@@ -42,7 +42,7 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     expect(of("agno_tool_results")).toContain("expires_at");
     const versions = await t.query<{ table_name: string; version: string }>(`SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`);
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_jobs=3.0.0", "agno_runs=3.0.0", "agno_schema_versions=3.0.0", "agno_sessions=3.0.0", "agno_tool_results=3.0.0",
+      "agno_jobs=3.0.0", "agno_memories=3.0.0", "agno_runs=3.0.0", "agno_schema_versions=3.0.0", "agno_sessions=3.0.0", "agno_tool_results=3.0.0",
     ]);
     expect(await t.db.schemaVersion()).toBe("3.0.0");
   });
@@ -197,7 +197,7 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`,
         [custom.schema],
       );
-      expect(tables.map((r) => r.table_name)).toEqual(["agno_jobs", "agno_schema_versions", "agno_tool_results", "team_runs", "team_sessions"]);
+      expect(tables.map((r) => r.table_name)).toEqual(["agno_jobs", "agno_memories", "agno_schema_versions", "agno_tool_results", "team_runs", "team_sessions"]);
     } finally {
       await custom.close();
     }
@@ -222,6 +222,35 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
       await expect(foreign.db.init()).rejects.toMatchObject({ name: "SchemaMismatchError", message: /run_type/ });
     } finally {
       await foreign.close();
+    }
+  });
+
+  it("stores user memories per user: listed newest first, another user's id is refused", async () => {
+    await t.db.upsertUserMemory({ memory_id: "m1", user_id: "mia", memory: "Mia likes green tea", topics: ["drinks"] });
+    await t.db.upsertUserMemory({ memory_id: "m2", user_id: "mia", memory: "Mia lives in Lyon" });
+    await t.db.upsertUserMemory({ memory_id: "m3", user_id: "noah", memory: "Noah plays chess" });
+    expect((await t.db.getUserMemories("mia")).map((m) => m.memory).sort()).toEqual(["Mia likes green tea", "Mia lives in Lyon"]);
+    await expect(t.db.upsertUserMemory({ memory_id: "m1", user_id: "noah", memory: "stolen" })).rejects.toThrow(ConflictError);
+    await expect(t.db.deleteUserMemory("m1", { userId: "noah" })).rejects.toThrow(NotFoundError);
+    await expect(t.db.upsertUserMemory({ memory_id: "m4", user_id: "mia", memory: "" })).rejects.toThrow(ValidationError);
+    await t.db.upsertUserMemory({ memory_id: "m1", user_id: "mia", memory: "Mia prefers oolong now" });
+    expect((await t.db.getUserMemories("mia", { limit: 1 }))[0]!.memory).toBe("Mia prefers oolong now");
+    await t.db.deleteUserMemory("m2", { userId: "mia" });
+    expect((await t.db.getUserMemories("mia")).map((m) => m.memory_id)).toEqual(["m1"]);
+  });
+
+  it("adds a table introduced after the database was stamped (agno_memories on an older 3.0 install)", async () => {
+    const older = openTestDb(target);
+    try {
+      await older.db.init();
+      await older.query(`DROP TABLE "${older.schema}".agno_memories`);
+      await older.query(`DELETE FROM "${older.schema}".agno_schema_versions WHERE table_name = 'agno_memories'`);
+      const again = openTestDb(target, { schema: older.schema });
+      expect(await again.db.init()).toBe("current");
+      expect(await again.db.getUserMemories("anyone")).toEqual([]);
+      await again.pool.end();
+    } finally {
+      await older.close();
     }
   });
 });

@@ -4,6 +4,7 @@ export interface TableNames {
   runs: string;
   jobs: string;
   toolResults: string;
+  memories: string;
   versions: string;
 }
 
@@ -12,6 +13,7 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   runs: "agno_runs",
   jobs: "agno_jobs",
   toolResults: "agno_tool_results",
+  memories: "agno_memories",
   versions: "agno_schema_versions",
 };
 

@@ -6,9 +6,10 @@ import { ConflictError, MigrationRequiredError, NotFoundError, StatusConflictErr
 import { resolvePage, sortOrderOf } from "../pagination.js";
 import type { Db, MigrateOptions, MigrationResult, UpsertRunOptions } from "../port.js";
 import { NON_HISTORY_STATUSES, runTypeOf, Session } from "../session.js";
-import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
+import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
 import { legacyRunRow, mergeRuns } from "./legacy.js";
+import { MemoryTable } from "./memories.js";
 import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
 import { RUN_COLUMNS, SESSION_COLUMNS, toRunRow, toSessionRecord } from "./rows.js";
@@ -487,6 +488,27 @@ export class PostgresDb implements Db {
         WHERE COALESCE(e.v->>'run_id', '') NOT IN (${ids}))
       WHERE jsonb_typeof(s.runs::jsonb) = 'array'
         AND EXISTS (SELECT 1 FROM jsonb_array_elements(s.runs::jsonb) AS x(v) WHERE x.v->>'run_id' IN (${ids}))`);
+  }
+
+  // -- user memories -----------------------------------------------------------------------
+
+  private get memories(): MemoryTable {
+    return new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
+  }
+
+  async getUserMemories(userId: string, opts: { limit?: number } = {}): Promise<MemoryRecord[]> {
+    await this.inspect();
+    return this.memories.list(userId, opts.limit);
+  }
+
+  async upsertUserMemory(memory: MemoryRecord): Promise<MemoryRecord> {
+    await this.inspect();
+    return this.memories.upsert(memory);
+  }
+
+  async deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void> {
+    await this.inspect();
+    return this.memories.delete(memoryId, opts.userId);
   }
 
   // -- migration ---------------------------------------------------------------------------

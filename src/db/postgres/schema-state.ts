@@ -40,10 +40,12 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     runs: qualified(schema, names.runs),
     jobs: qualified(schema, names.jobs),
     tool_results: qualified(schema, names.toolResults),
+    memories: qualified(schema, names.memories),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
     tool_results_idx: `idx_${names.toolResults}`,
+    memories_idx: `idx_${names.memories}`,
   };
   return MIGRATIONS.flatMap((m) => m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)));
 }
@@ -107,7 +109,7 @@ export async function ensureSchema(
     const sessionsVersion = stamped.get(names.sessions) ?? null;
     const legacyPending =
       hasLegacyRunsColumn && (sessionsVersion === null || compareVersions(sessionsVersion, CURRENT_SCHEMA_VERSION) < 0);
-    const toStamp = [names.runs, names.jobs, names.toolResults, names.versions];
+    const toStamp = [names.runs, names.jobs, names.toolResults, names.memories, names.versions];
     if (!legacyPending) toStamp.push(names.sessions);
     await stampVersions(tx, schema, names, toStamp, CURRENT_SCHEMA_VERSION);
     return {
@@ -123,7 +125,8 @@ async function isCurrent(exec: Exec, schema: string, names: TableNames): Promise
   const columns = await columnsOf(exec, schema, names);
   if (!columns.has(names.versions) || !columns.has(names.runs) || !columns.has(names.sessions)) return null;
   const stamped = await readVersions(exec, schema, names);
-  const all = [names.sessions, names.runs, names.jobs, names.toolResults, names.versions];
+  // A table added since a database was stamped has no stamp yet: that sends it through the DDL.
+  const all = [names.sessions, names.runs, names.jobs, names.toolResults, names.memories, names.versions];
   if (!all.every((t) => stamped.get(t) === CURRENT_SCHEMA_VERSION)) return null;
   requireColumns(names.runs, columns.get(names.runs), REQUIRED_COLUMNS.runs);
   return { hasLegacyRunsColumn: columns.get(names.sessions)!.has(LEGACY_RUNS_COLUMN) };
