@@ -20,6 +20,7 @@ export type {
   GetRunsOptions,
   GetSessionOptions,
   GetSessionsOptions,
+  MemoryRecord,
   MessageRecord,
   Page,
   RunRecord,
