@@ -211,6 +211,20 @@ describe("Agent runs", () => {
     expect(requests[0]!.path).toMatch(/\/messages$/);
     expect(requests[0]!.headers["x-api-key"]).toBe("test-key");
   });
+
+  it("runs through Gemini's generateContent protocol too", async () => {
+    const { model, script } = await scriptedModel([{ toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }] }, { text: "12°C in Rome." }], "google");
+    const out = await new Agent({ model, tools: [weather], db: t.db }).run("Rome?");
+    expect(out).toMatchObject({ status: "COMPLETED", content: "12°C in Rome.", model_provider: "google" });
+    expect(out.tools).toMatchObject([{ tool_name: "get_weather", tool_args: { city: "Rome" }, result: '{"city":"Rome","celsius":12}' }]);
+    const requests = await script.requests();
+    expect(requests).toHaveLength(2);
+    expect(requests[0]!.path).toMatch(/\/models\/gemini-test:streamGenerateContent$/);
+    expect(requests[0]!.headers["x-goog-api-key"]).toBe("test-key");
+    const contents = requests[1]!.body.contents as Array<{ role: string; parts: object[] }>;
+    expect(contents.at(-1)!.parts).toContainEqual({ functionResponse: expect.objectContaining({ name: "get_weather" }) });
+    expect(JSON.stringify(contents.at(-1))).toMatch(/celsius.*12/);
+  });
 });
 
 describe("Agent hooks", () => {
@@ -231,6 +245,40 @@ describe("Agent hooks", () => {
       expect(await script.requests()).toHaveLength(0);
       expect((await agent.run("hello")).content).toBe("fine");
       expect(seen).toEqual(["fine"]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe("Agent user memory", () => {
+  it("updateMemoryOnRun stores what is new about the user and gives it to later runs", async () => {
+    const t = openTestDb(dbTargets()[0]!);
+    try {
+      const { model, script } = await scriptedModel([
+        { text: "Lovely, green tea it is." },
+        { text: '{"memories":["Mia likes green tea"]}' },
+        { text: "You like green tea." },
+        { text: '{"memories":[]}' },
+        { text: "Hello." },
+        { text: "not json" },
+      ]);
+      const agent = new Agent({ model, db: t.db, updateMemoryOnRun: true, instructions: "Be warm." });
+      const first = await agent.run("I love green tea", { userId: "mia" });
+      expect(first.status).toBe("COMPLETED");
+      expect((await t.db.getUserMemories("mia")).map((m) => m.memory)).toEqual(["Mia likes green tea"]);
+      expect(first.metrics.details!.model).toHaveLength(2); // the answer and the memory call
+      const second = await agent.run("What do I like?", { userId: "mia" }); // a new session
+      const requests = await script.requests();
+      const system = (requests[2]!.body.messages as Array<{ role: string; content: string }>)[0]!;
+      expect(system.content).toMatch(/Be warm\.[\s\S]*- Mia likes green tea/);
+      expect(requests[1]!.body.response_format).toMatchObject({ type: "json_schema" });
+      expect(second.content).toBe("You like green tea.");
+      expect(await t.db.getUserMemories("mia")).toHaveLength(1);
+      const third = await agent.run("hi", { userId: "mia" });
+      expect(third).toMatchObject({ status: "COMPLETED", content: "Hello." });
+      expect(third.memory_update_error).toMatch(/JSON/);
+      expect(await t.db.getUserMemories("someone-else")).toEqual([]);
     } finally {
       await t.close();
     }

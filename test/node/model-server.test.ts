@@ -1,4 +1,5 @@
 import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { createOpenAI } from "@ai-sdk/openai";
 import {
   APICallError,
@@ -13,8 +14,8 @@ import { startModelServer } from "../support/model-server.js";
 
 /**
  * The scripted model server against the real provider packages, at the LanguageModelV3 level:
- * if @ai-sdk/openai and @ai-sdk/anthropic parse what it sends, agent tests exercise the same
- * client code a deployment does.
+ * if @ai-sdk/openai, @ai-sdk/anthropic and @ai-sdk/google parse what it sends, agent tests
+ * exercise the same client code a deployment does.
  */
 const server = inject("modelServerUrl");
 
@@ -33,6 +34,7 @@ const usage = { inputTokens: 20, outputTokens: 8, reasoningTokens: 3, cachedToke
 
 const openai = (baseURL: string) => createOpenAI({ baseURL, apiKey: "sk-test" }).chat("gpt-test");
 const anthropic = (baseURL: string) => createAnthropic({ baseURL, apiKey: "ant-test" })("claude-test");
+const google = (baseURL: string) => createGoogleGenerativeAI({ baseURL, apiKey: "goog-test" })("gemini-test");
 
 async function script(turns: Turn[]) {
   return scriptModel(server, turns);
@@ -320,6 +322,92 @@ describe("Anthropic Messages", () => {
     const overloaded = await apiError(model.doGenerate({ prompt }));
     expect([overloaded.statusCode, overloaded.isRetryable]).toEqual([529, true]);
     expect(overloaded.data).toMatchObject({ error: { type: "overloaded_error" } });
+  });
+});
+
+describe("Gemini generateContent", () => {
+  it("streams thoughts and text in chunks that reassemble, with usage and STOP, and records the request", async () => {
+    const s = await script([{ text: "Sunny in Paris.", reasoning: "The user wants weather.", chunkSize: 6, usage }]);
+    const parts = await collect((await google(s.baseURL).doStream({ prompt })).stream);
+
+    expect(textOf(parts)).toBe("Sunny in Paris.");
+    expect(partsOf(parts, "text-delta")).toHaveLength(3);
+    expect(partsOf(parts, "reasoning-delta").map((p) => p.delta).join("")).toBe("The user wants weather.");
+    const [finish] = partsOf(parts, "finish");
+    expect(finish!.finishReason).toEqual({ unified: "stop", raw: "STOP" });
+    expect(finish!.usage.inputTokens).toEqual({ total: 20, noCache: 15, cacheRead: 5, cacheWrite: undefined });
+    expect(finish!.usage.outputTokens).toEqual({ total: 8, text: 5, reasoning: 3 });
+
+    const [request] = await s.requests();
+    expect(request!.path).toBe("/v1/models/gemini-test:streamGenerateContent");
+    expect(request!.headers["x-goog-api-key"]).toBe("goog-test");
+    expect(request!.body).toMatchObject({
+      systemInstruction: { parts: [{ text: "be brief" }] },
+      contents: [{ role: "user", parts: [{ text: "weather in Paris?" }] }],
+    });
+  });
+
+  it("sends parallel function calls whole, streamed or not, with scripted ids only", async () => {
+    const calls = [
+      { id: "fc_weather", name: "get_weather", arguments: { city: "Paris" } },
+      { name: "get_time", arguments: { city: "Tokyo" } },
+    ];
+    const s = await script([{ text: "Checking both.", toolCalls: calls }, { toolCalls: calls, usage }, { text: "cut sho", truncated: true }]);
+    const model = google(s.baseURL);
+
+    const parts = await collect((await model.doStream({ prompt, tools })).stream);
+    expect(textOf(parts)).toBe("Checking both.");
+    const streamed = partsOf(parts, "tool-call");
+    expect(streamed.map((c) => [c.toolName, JSON.parse(c.input)])).toEqual([
+      ["get_weather", { city: "Paris" }],
+      ["get_time", { city: "Tokyo" }],
+    ]);
+    expect(streamed[0]!.toolCallId).toBe("fc_weather");
+    expect(streamed[1]!.toolCallId).not.toMatch(/^generated-by-script-/); // the SDK's own id
+    expect(partsOf(parts, "finish")[0]!.finishReason).toEqual({ unified: "tool-calls", raw: "STOP" });
+
+    const answer = await model.doGenerate({ prompt, tools });
+    expect(answer.content.map((c) => c.type === "tool-call" && [c.toolName, c.input])).toEqual([
+      ["get_weather", '{"city":"Paris"}'],
+      ["get_time", '{"city":"Tokyo"}'],
+    ]);
+    expect(answer.finishReason).toEqual({ unified: "tool-calls", raw: "STOP" });
+    expect(answer.usage.outputTokens).toEqual({ total: 8, text: 5, reasoning: 3 });
+
+    const truncated = await model.doGenerate({ prompt });
+    expect(truncated.finishReason).toEqual({ unified: "length", raw: "MAX_TOKENS" });
+
+    const requests = await s.requests();
+    expect(requests.map((r) => r.path.split(":")[1])).toEqual(["streamGenerateContent", "generateContent", "generateContent"]);
+    expect(requests[0]!.body.tools).toMatchObject([{ functionDeclarations: [{ name: "get_weather" }, { name: "get_time" }] }]);
+  });
+
+  it("surfaces error turns in Google's error shape as APICallError, and drops mid-stream", async () => {
+    const s = await script([
+      { error: { status: 429, message: "Resource has been exhausted (e.g. check quota).", headers: { "retry-after": "3" } } },
+      { error: { status: 400, message: "API key not valid. Please pass a valid API key." } },
+      { error: { status: 503, message: "The model is overloaded. Please try again later." } },
+      { dropAfterChunks: 2, text: "hello world, this is cut", chunkSize: 4 },
+    ]);
+    const model = google(s.baseURL);
+
+    const limited = await apiError(model.doStream({ prompt }));
+    expect([limited.statusCode, limited.isRetryable, limited.responseHeaders?.["retry-after"]]).toEqual([429, true, "3"]);
+    expect(limited.data).toEqual({ error: { code: 429, message: "Resource has been exhausted (e.g. check quota).", status: "RESOURCE_EXHAUSTED" } });
+
+    const invalid = await apiError(model.doGenerate({ prompt }));
+    expect([invalid.statusCode, invalid.isRetryable, invalid.message]).toEqual([400, false, "API key not valid. Please pass a valid API key."]);
+    expect(invalid.data).toMatchObject({ error: { status: "INVALID_ARGUMENT" } });
+
+    const overloaded = await apiError(model.doGenerate({ prompt }));
+    expect([overloaded.statusCode, overloaded.isRetryable]).toEqual([503, true]);
+    expect(overloaded.data).toMatchObject({ error: { status: "UNAVAILABLE" } });
+
+    const parts: LanguageModelV3StreamPart[] = [];
+    const dropped = await apiError(collect((await model.doStream({ prompt })).stream, parts));
+    expect([dropped.statusCode, dropped.isRetryable]).toEqual([200, true]);
+    expect(textOf(parts)).toBe("hello wo");
+    expect(partsOf(parts, "finish")).toEqual([]);
   });
 });
 

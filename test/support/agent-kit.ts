@@ -3,10 +3,12 @@ import { createModel } from "../../src/models/providers.js";
 import type { Model } from "../../src/models/model.js";
 import { scriptModel, type ModelScript, type Turn } from "./model-script.js";
 
+const MODEL_IDS = { openai: "gpt-test", anthropic: "claude-test", google: "gemini-test" } as const;
+
 /** A model whose answers are scripted turns, reached through the real provider package. */
-export async function scriptedModel(turns: Turn[], provider: "openai" | "anthropic" = "openai", opts: { maxRetries?: number } = {}): Promise<{ model: Model; script: ModelScript }> {
+export async function scriptedModel(turns: Turn[], provider: keyof typeof MODEL_IDS = "openai", opts: { maxRetries?: number } = {}): Promise<{ model: Model; script: ModelScript }> {
   const script = await scriptModel(inject("modelServerUrl"), turns);
-  const model = createModel(`${provider}:${provider === "openai" ? "gpt-test" : "claude-test"}`, {
+  const model = createModel(`${provider}:${MODEL_IDS[provider]}`, {
     credentials: { [provider]: { apiKey: "test-key", baseURL: script.baseURL } },
     maxRetries: opts.maxRetries,
   });

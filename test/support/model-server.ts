@@ -2,17 +2,22 @@ import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse }
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RecordedRequest, Turn } from "./model-script.js";
 import { anthropicMessages } from "./model-wire-anthropic.js";
+import { googleGenerateContent } from "./model-wire-google.js";
 import { openaiChat } from "./model-wire-openai.js";
 import { toReply, type WireProtocol } from "./model-wire.js";
 
 /**
- * A real HTTP server speaking OpenAI Chat Completions and Anthropic Messages, answering from
- * scripts that tests register (see model-script.ts for the client and the Turn types):
+ * A real HTTP server speaking OpenAI Chat Completions, Anthropic Messages and Gemini
+ * generateContent, answering from scripts that tests register (see model-script.ts for the
+ * client and the Turn types):
  *
  *   POST /scripts {turns}                    -> {id}
  *   GET  /scripts/<id>/requests              -> RecordedRequest[]
  *   POST /s/<id>/v1/chat/completions         -> the next turn, in OpenAI's protocol
  *   POST /s/<id>/v1/messages                 -> the next turn, in Anthropic's protocol
+ *   POST /s/<id>/v1/models/<model>:generateContent
+ *   POST /s/<id>/v1/models/<model>:streamGenerateContent?alt=sse
+ *                                            -> the next turn, in Gemini's protocol
  *
  * A script per test keeps parallel tests apart; the providers' SDKs talk to it unmodified.
  */
@@ -33,6 +38,10 @@ const PROTOCOLS: Record<string, WireProtocol> = {
   "/v1/messages": anthropicMessages,
 };
 
+/** Gemini names the model and the method in the path. */
+const protocolFor = (path: string): WireProtocol | undefined =>
+  PROTOCOLS[path] ?? (/^\/v1\/models\/[^/]+:(generateContent|streamGenerateContent)$/.test(path) ? googleGenerateContent : undefined);
+
 export async function startModelServer(): Promise<ModelServer> {
   const scripts = new Map<string, Script>();
   let lastScript = 0;
@@ -52,7 +61,7 @@ export async function startModelServer(): Promise<ModelServer> {
       return script ? sendJson(res, 200, script.requests) : sendJson(res, 404, { error: `no script ${listing[1]}` });
     }
     const call = /^\/s\/([^/]+)(\/v1\/.*)$/.exec(path);
-    const protocol = call && PROTOCOLS[call[2]!];
+    const protocol = call && protocolFor(call[2]!);
     if (req.method === "POST" && call && protocol) {
       const script = scripts.get(call[1]!);
       if (!script) return sendJson(res, 404, protocol.errorBody(404, `no script ${call[1]}`));
@@ -111,7 +120,7 @@ async function answer(id: string, script: Script, protocol: WireProtocol, path: 
   const reply = toReply(turn, protocol.toolIdPrefix);
   const delayMs = turn.delayMs ?? 0;
   const dropAfter = "dropAfterChunks" in turn ? turn.dropAfterChunks : undefined;
-  if (body.stream !== true) {
+  if (!(protocol.streams ? protocol.streams(path, body) : body.stream === true)) {
     await sleep(delayMs);
     if (res.destroyed) return;
     if (dropAfter !== undefined) {

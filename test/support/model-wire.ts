@@ -14,6 +14,8 @@ export interface Reply {
 export interface WireProtocol {
   /** prefix of generated tool call ids, as the real API spells them */
   toolIdPrefix: string;
+  /** whether the request asks for a streamed answer; default: the body says `stream: true` */
+  streams?(path: string, request: Record<string, unknown>): boolean;
   /** the SSE events of a streamed answer, each a complete block ending in a blank line */
   events(reply: Reply, request: Record<string, unknown>): string[];
   /** the body of a non-streamed answer */
