@@ -188,7 +188,8 @@ export class Agent {
       metrics: emptyMetrics(),
       created_at: nowSeconds(),
     };
-    const existing = this.db ? await this.db.getRun(runId) : null;
+    // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
+    const existing = this.db && opts.runId ? await this.db.getRun(runId) : null;
     if (existing?.status === "CANCELLED") {
       // Cancelled before it started (a queued run): it never runs.
       output.status = "CANCELLED";

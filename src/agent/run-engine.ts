@@ -27,6 +27,7 @@ export interface EngineConfig {
   db?: Db;
   cancelPollMs: number;
   postHooks: Array<(output: RunOutput) => void | Promise<void>>;
+  /** stores the session's state; called only when the run changed it */
   saveSession: (output: RunOutput) => Promise<void>;
 }
 
@@ -44,12 +45,20 @@ export class RunEngine {
   private toolCalls = 0;
   /** when the current phase (start, or a resume) began; time spent paused is not the run's */
   private phaseStarted: number | null = null;
+  /** the session state as loaded, to skip the session write when no tool changed it */
+  private readonly initialState: string;
 
   constructor(
     private readonly cfg: EngineConfig,
     private readonly output: RunOutput,
     private readonly sessionState: Record<string, unknown>,
-  ) {}
+  ) {
+    this.initialState = JSON.stringify(sessionState);
+  }
+
+  private async saveSessionState(): Promise<void> {
+    if (JSON.stringify(this.sessionState) !== this.initialState) await this.cfg.saveSession(this.output);
+  }
 
   private base() {
     return {
@@ -132,7 +141,7 @@ export class RunEngine {
     this.closePhase();
     this.output.status = "CANCELLED";
     await this.save();
-    await this.cfg.saveSession(this.output);
+    await this.saveSessionState();
     yield { event: "RunCancelled", ...this.base(), reason: "cancelled" };
     return this.output;
   }
@@ -243,7 +252,7 @@ export class RunEngine {
         this.output.requirements = requirements;
         this.closePhase();
         await this.save(["RUNNING"]);
-        await this.cfg.saveSession(this.output);
+        await this.saveSessionState();
         yield { event: "RunPaused", ...this.base(), tools: calls.map((c) => c.execution), requirements };
         return this.output;
       }
@@ -302,7 +311,7 @@ export class RunEngine {
     this.output.status = "COMPLETED";
     this.closePhase();
     await this.save(["RUNNING"]);
-    await this.cfg.saveSession(this.output);
+    await this.saveSessionState();
     yield {
       event: "RunCompleted",
       ...this.base(),

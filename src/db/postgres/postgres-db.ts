@@ -157,7 +157,9 @@ export class PostgresDb implements Db {
     };
     const { created_at: _keep, session_id: _id, ...changes } = values;
     const s = this.t.sessions;
-    const row = await this.orm.transaction(async (tx) => {
+    // One statement needs no transaction; runs written with the session do.
+    const write = <T>(fn: (tx: NeonDatabase) => Promise<T>) => (session.runs?.length ? this.orm.transaction((tx) => fn(tx as unknown as NeonDatabase)) : fn(this.orm));
+    const row = await write(async (tx) => {
       const insert = tx.insert(s).values(values);
       const written = await (mode === "create"
         ? insert.onConflictDoNothing({ target: s.session_id })
