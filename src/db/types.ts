@@ -86,6 +86,8 @@ export interface GetRunsOptions extends PageOptions {
   workflowId?: string;
   parentRunId?: string | null;
   runType?: RunType;
+  /** with userId: also rows that belong to no user (shared rows, SPEC U2) */
+  includeShared?: boolean;
   status?: RunStatus | RunStatus[];
   sortBy?: "created_at" | "updated_at" | "run_index";
 }
@@ -95,6 +97,8 @@ export interface GetSessionsOptions extends PageOptions {
   userId?: string;
   componentId?: string;
   sessionName?: string;
+  /** with userId: also sessions that belong to no user (shared, SPEC U2) */
+  includeShared?: boolean;
   sortBy?: "created_at" | "updated_at";
   /** join each session's runs (default false: listing sessions never loads runs) */
   includeRuns?: boolean;
@@ -110,6 +114,8 @@ export interface GetSessionOptions {
   includeRuns?: boolean;
   /** when set, a session of another user reads as absent */
   userId?: string;
+  /** with userId: a session that belongs to no user reads too (shared, SPEC U2) */
+  includeShared?: boolean;
 }
 
 export interface Page<T> {

@@ -253,4 +253,18 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
       await older.close();
     }
   });
+
+  it("includeShared adds rows that belong to no user to a user's reads", async () => {
+    await t.db.upsertSession({ session_id: "shared-s", session_type: "agent", agent_id: "kb" });
+    await t.db.upsertRun({ run_id: "shared-r", session_id: "shared-s", agent_id: "kb", status: "COMPLETED" });
+    await t.db.upsertSession({ session_id: "own-s", session_type: "agent", agent_id: "kb", user_id: "sam" });
+    expect(await t.db.getSession("shared-s", { userId: "sam" })).toBeNull();
+    expect(await t.db.getSession("shared-s", { userId: "sam", includeShared: true })).not.toBeNull();
+    const listed = await t.db.getSessions({ componentId: "kb", userId: "sam", includeShared: true });
+    expect(listed.data.map((x) => x.sessionId).sort()).toEqual(["own-s", "shared-s"]);
+    expect((await t.db.getSessions({ componentId: "kb", userId: "sam" })).data.map((x) => x.sessionId)).toEqual(["own-s"]);
+    expect(await t.db.getRun("shared-r", { userId: "sam", includeShared: true })).not.toBeNull();
+    expect((await t.db.getRuns({ agentId: "kb", userId: "sam", includeShared: true })).data.map((r) => r.run_id)).toEqual(["shared-r"]);
+    await expect(t.db.renameSession("shared-s", "x", { userId: "sam" })).rejects.toThrow(NotFoundError);
+  });
 });

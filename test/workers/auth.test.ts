@@ -193,4 +193,17 @@ describe("per-user isolation with AGNO_USER_ISOLATION=true", () => {
     const streamed = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "mine", session_id: run.body.session_id }) }, e, b);
     expect(streamed.status).toBe(404);
   });
+
+  it("shared rows (no owner) are read by every user and edited only by admins", async () => {
+    const admin = { authorization: `Bearer ${await rs(claims({ sub: "root", scopes: ["agent_os:admin"] }))}` };
+    const a = await as("shared-a");
+    const created = await call("/sessions", { method: "POST", body: JSON.stringify({ agent_id: "assistant", session_name: "Team handbook" }) }, isolated(), admin);
+    expect(created.body.user_id).toBeNull();
+    const sid = created.body.session_id as string;
+    expect((await call(`/sessions/${sid}`, {}, isolated(), a)).status).toBe(200);
+    expect((await call(`/sessions`, {}, isolated(), a)).body.data.map((s: { session_id: string }) => s.session_id)).toContain(sid);
+    expect((await call(`/sessions/${sid}/rename`, { method: "POST", body: JSON.stringify({ session_name: "mine" }) }, isolated(), a)).status).toBe(404);
+    expect((await call(`/sessions/${sid}`, { method: "DELETE" }, isolated(), a)).status).toBe(404);
+    expect((await call(`/sessions/${sid}/rename`, { method: "POST", body: JSON.stringify({ session_name: "Handbook v2" }) }, isolated(), admin)).body.session_name).toBe("Handbook v2");
+  });
 });

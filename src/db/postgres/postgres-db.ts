@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
@@ -190,7 +190,8 @@ export class PostgresDb implements Db {
       throw new ValidationError("runsLimit must be a whole number of at least 0", "runs_limit");
     }
     const legacy = await this.legacyPending();
-    const userFilter = opts.userId === undefined ? sql`` : sql` AND user_id = ${opts.userId}`;
+    const userFilter =
+      opts.userId === undefined ? sql`` : opts.includeShared ? sql` AND (user_id = ${opts.userId} OR user_id IS NULL)` : sql` AND user_id = ${opts.userId}`;
     const rows = await this.exec(
       sql`SELECT ${sql.raw(SESSION_COLUMNS)}${legacy ? sql`, runs AS legacy_runs` : sql``} FROM ${this.sessionsTable}
           WHERE session_id = ${sessionId}${userFilter}`,
@@ -245,7 +246,7 @@ export class PostgresDb implements Db {
     const s = this.t.sessions;
     const where = and(
       opts.sessionType ? eq(s.session_type, opts.sessionType) : undefined,
-      opts.userId !== undefined ? eq(s.user_id, opts.userId) : undefined,
+      opts.userId !== undefined ? (opts.includeShared ? or(eq(s.user_id, opts.userId), isNull(s.user_id)) : eq(s.user_id, opts.userId)) : undefined,
       opts.componentId ? or(eq(s.agent_id, opts.componentId), eq(s.team_id, opts.componentId), eq(s.workflow_id, opts.componentId)) : undefined,
       opts.sessionName ? ilike(sql`${s.session_data}->>'session_name'`, `%${opts.sessionName.replace(/[\\%_]/g, "\\$&")}%`) : undefined,
     );
@@ -353,11 +354,15 @@ export class PostgresDb implements Db {
     throw new StatusConflictError(`run ${run.run_id} is ${actual ?? "without status"}, not ${expectStatus?.join(" or ")}`, actual);
   }
 
-  async getRun(runId: string, opts: { userId?: string; sessionId?: string } = {}): Promise<RunRow | null> {
+  async getRun(runId: string, opts: { userId?: string; sessionId?: string; includeShared?: boolean } = {}): Promise<RunRow | null> {
     validateId(runId, "run_id");
     const legacy = await this.legacyPending();
     const filters = sql.join(
-      [sql`run_id = ${runId}`, ...(opts.userId !== undefined ? [sql`user_id = ${opts.userId}`] : []), ...(opts.sessionId !== undefined ? [sql`session_id = ${opts.sessionId}`] : [])],
+      [
+        sql`run_id = ${runId}`,
+        ...(opts.userId !== undefined ? [opts.includeShared ? sql`(user_id = ${opts.userId} OR user_id IS NULL)` : sql`user_id = ${opts.userId}`] : []),
+        ...(opts.sessionId !== undefined ? [sql`session_id = ${opts.sessionId}`] : []),
+      ],
       sql` AND `,
     );
     const [row] = await this.exec(sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE ${filters}`);
@@ -366,12 +371,12 @@ export class PostgresDb implements Db {
   }
 
   /** Before migration a run may still live only in its session's blob. */
-  private async findLegacyRun(runId: string, opts: { userId?: string; sessionId?: string }, exec: Exec = this.exec): Promise<RunRow | null> {
+  private async findLegacyRun(runId: string, opts: { userId?: string; sessionId?: string; includeShared?: boolean }, exec: Exec = this.exec): Promise<RunRow | null> {
     const rows = await exec(sql`
       SELECT s.session_id, s.user_id, s.created_at, e.value AS run, e.ord - 1 AS idx
       FROM ${this.sessionsTable} s CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.runs::jsonb) = 'array' THEN s.runs::jsonb ELSE '[]'::jsonb END) WITH ORDINALITY AS e(value, ord)
       WHERE s.runs::jsonb @> jsonb_build_array(jsonb_build_object('run_id', ${runId}::text)) AND e.value->>'run_id' = ${runId}
-      ${opts.userId !== undefined ? sql`AND s.user_id = ${opts.userId}` : sql``}
+      ${opts.userId !== undefined ? (opts.includeShared ? sql`AND (s.user_id = ${opts.userId} OR s.user_id IS NULL)` : sql`AND s.user_id = ${opts.userId}`) : sql``}
       ${opts.sessionId !== undefined ? sql`AND s.session_id = ${opts.sessionId}` : sql``}
       LIMIT 1`);
     const row = rows[0];
@@ -397,7 +402,7 @@ export class PostgresDb implements Db {
     const r = this.t.runs;
     const where = and(
       opts.sessionId ? eq(r.session_id, opts.sessionId) : undefined,
-      opts.userId !== undefined ? eq(r.user_id, opts.userId) : undefined,
+      opts.userId !== undefined ? (opts.includeShared ? or(eq(r.user_id, opts.userId), isNull(r.user_id)) : eq(r.user_id, opts.userId)) : undefined,
       opts.agentId ? eq(r.agent_id, opts.agentId) : undefined,
       opts.teamId ? eq(r.team_id, opts.teamId) : undefined,
       opts.workflowId ? eq(r.workflow_id, opts.workflowId) : undefined,

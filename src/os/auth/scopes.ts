@@ -41,3 +41,13 @@ export function effectiveUserId(c: Context<OSEnv>, requested: string | undefined
   if (c.get("userIsolation") && !principal.admin) return principal.userId ?? undefined;
   return requested;
 }
+
+/**
+ * The user filter of a read. With isolation a non-admin reads their own rows and the shared ones
+ * (rows that belong to no user, SPEC U2); writes use `effectiveUserId`, so only admins edit those.
+ */
+export function readScope(c: Context<OSEnv>, requested: string | undefined): { userId?: string; includeShared?: boolean } {
+  const principal = principalOf(c);
+  if (c.get("userIsolation") && !principal.admin) return { userId: principal.userId ?? undefined, includeShared: true };
+  return requested === undefined ? {} : { userId: requested };
+}

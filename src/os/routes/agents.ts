@@ -10,7 +10,7 @@ import type { OSEnv } from "../context.js";
 import { parseInput } from "../params.js";
 import { boolField, jsonField, readRunInput } from "../run-input.js";
 import { sseResponse } from "../sse.js";
-import { effectiveUserId, hasScope, principalOf, requireScope } from "../auth/scopes.js";
+import { effectiveUserId, hasScope, principalOf, readScope, requireScope } from "../auth/scopes.js";
 
 const id = z.string().min(1).max(255);
 const runBody = z.object({
@@ -111,15 +111,14 @@ export function agentRoutes(agents: Agent[]) {
     const agent = agentFor(c, agents);
     if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
     const q = parseInput(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), page: z.coerce.number().int().min(1).default(1), session_id: id.optional(), user_id: id.optional() }), c.req.query(), "query");
-    const page = await agent.db.getRuns({ agentId: agent.id, sessionId: q.session_id, userId: effectiveUserId(c, q.user_id), limit: q.limit, page: q.page });
+    const page = await agent.db.getRuns({ agentId: agent.id, sessionId: q.session_id, ...readScope(c, q.user_id), limit: q.limit, page: q.page });
     return c.json(page.data.map((r) => r.run_data));
   });
 
   app.get("/agents/:agent_id/runs/:run_id", requireScope("agents", "read", "agent_id"), async (c) => {
     const agent = agentFor(c, agents);
     if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
-    const userId = effectiveUserId(c, c.req.query("user_id"));
-    const row = await agent.db.getRun(parseInput(id, c.req.param("run_id"), "path run_id"), userId !== undefined ? { userId } : {});
+    const row = await agent.db.getRun(parseInput(id, c.req.param("run_id"), "path run_id"), readScope(c, c.req.query("user_id")));
     if (!row || row.agent_id !== agent.id) throw new NotFoundError(`run ${c.req.param("run_id")} not found`);
     return c.json(row.run_data as unknown as RunOutput);
   });

@@ -5,7 +5,7 @@ import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import type { Db } from "../../db/port.js";
 import type { OSEnv } from "../context.js";
 import { parseInput, readJson } from "../params.js";
-import { effectiveUserId, requireScope } from "../auth/scopes.js";
+import { effectiveUserId, readScope, requireScope } from "../auth/scopes.js";
 import { sessionDetail, sessionSummary } from "../session-view.js";
 
 const id = z.string().min(1).max(255);
@@ -74,7 +74,7 @@ export function sessionRoutes() {
     const page = await dbFor(c, q.db_id).getSessions({
       sessionType: q.type,
       componentId: q.component_id,
-      userId: effectiveUserId(c, q.user_id),
+      ...readScope(c, q.user_id),
       sessionName: q.session_name,
       limit: q.limit,
       page: q.page,
@@ -105,7 +105,7 @@ export function sessionRoutes() {
 
   app.get("/sessions/:session_id", requireScope("sessions", "read", "session_id"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
-    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), { userId: effectiveUserId(c, q.user_id) });
+    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), readScope(c, q.user_id));
     if (!session || (q.type && session.record.session_type !== q.type)) throw new NotFoundError(`session ${c.req.param("session_id")} not found`);
     return c.json(sessionDetail(session));
   });
@@ -153,7 +153,7 @@ export function sessionRoutes() {
 
   app.get("/sessions/:session_id/runs", requireScope("sessions", "read", "session_id"), async (c) => {
     const q = parseInput(scopedQuery, c.req.query(), "query");
-    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), { userId: effectiveUserId(c, q.user_id) });
+    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), readScope(c, q.user_id));
     if (!session) throw new NotFoundError(`session ${c.req.param("session_id")} not found`);
     return c.json(session.runs);
   });
@@ -162,7 +162,7 @@ export function sessionRoutes() {
     const q = parseInput(scopedQuery, c.req.query(), "query");
     const run = await dbFor(c, q.db_id).getRun(parseInput(id, c.req.param("run_id"), "path run_id"), {
       sessionId: c.req.param("session_id"),
-      userId: effectiveUserId(c, q.user_id),
+      ...readScope(c, q.user_id),
     });
     if (!run) throw new NotFoundError(`run ${c.req.param("run_id")} not found in session ${c.req.param("session_id")}`);
     return c.json(run.run_data);
