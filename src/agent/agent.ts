@@ -22,6 +22,8 @@ export interface RunContext {
   userId: string | null;
   sessionState: Record<string, unknown>;
   input: string;
+  /** values the caller hands this run (agno's `dependencies`): seen by hooks, instructions and tools */
+  dependencies: Record<string, unknown>;
 }
 
 export type Instructions = string | string[] | ((ctx: RunContext) => string | string[] | Promise<string | string[]>);
@@ -76,6 +78,10 @@ export interface RunOptions {
   runId?: string;
   /** merged over the stored session state for this run */
   sessionState?: Record<string, unknown>;
+  /** handed to hooks, instructions and tools (not stored) */
+  dependencies?: Record<string, unknown>;
+  /** stored with the run */
+  metadata?: Record<string, unknown>;
   stream?: boolean;
 }
 
@@ -170,7 +176,8 @@ export class Agent {
     const userId = opts.userId ?? null;
     const stored = await this.loadSession(sessionId, userId, input);
     const sessionState = { ...this.opts.sessionState, ...stored.state, ...opts.sessionState };
-    const ctx: RunContext = { runId, sessionId, userId, sessionState, input };
+    const dependencies = { ...opts.dependencies };
+    const ctx: RunContext = { runId, sessionId, userId, sessionState, input, dependencies };
     const output: RunOutput = {
       run_id: runId,
       agent_id: this.id,
@@ -186,6 +193,7 @@ export class Agent {
       tools: [],
       requirements: [],
       metrics: emptyMetrics(),
+      ...(opts.metadata ? { metadata: opts.metadata } : {}),
       created_at: nowSeconds(),
     };
     // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
@@ -204,7 +212,7 @@ export class Agent {
       const history = stored.history.map((m) => ({ ...m, from_history: true }));
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
-    return yield* new RunEngine(this.engineConfig(), output, sessionState).start(prepare);
+    return yield* new RunEngine(this.engineConfig(), output, sessionState, dependencies).start(prepare);
   }
 
   private async systemMessage(ctx: RunContext): Promise<string> {

@@ -52,6 +52,7 @@ export class RunEngine {
     private readonly cfg: EngineConfig,
     private readonly output: RunOutput,
     private readonly sessionState: Record<string, unknown>,
+    private readonly dependencies: Record<string, unknown> = {},
   ) {
     this.initialState = JSON.stringify(sessionState);
   }
@@ -283,6 +284,7 @@ export class RunEngine {
       sessionId: this.output.session_id,
       userId: this.output.user_id ?? null,
       sessionState: this.sessionState,
+      dependencies: this.dependencies,
       signal: this.controller.signal,
     };
     const messages = yield* runTools(calls, { parallel: this.cfg.parallelToolCalls, ctx, base: () => this.base() });

@@ -75,6 +75,7 @@ export interface RunOutput {
   requirements: RunRequirement[];
   metrics: RunMetrics;
   session_state?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
   error?: { message: string; type: string; kind?: string };
   /** set when updateMemoryOnRun could not store the run's memories (the run itself succeeded) */
   memory_update_error?: string;

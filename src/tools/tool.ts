@@ -8,6 +8,8 @@ export interface ToolContext {
   userId: string | null;
   /** the session's state: changes made here are saved with the run */
   sessionState: Record<string, unknown>;
+  /** what the caller handed the run (`dependencies`); empty on a continued run */
+  dependencies: Record<string, unknown>;
   /** aborted when the run is cancelled */
   signal: AbortSignal;
 }

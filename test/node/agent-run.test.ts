@@ -284,3 +284,20 @@ describe("Agent user memory", () => {
     }
   });
 });
+
+describe("Agent run inputs", () => {
+  it("hands dependencies to instructions and tools, and stores metadata with the run", async () => {
+    const t = openTestDb(dbTargets()[0]!);
+    try {
+      const lookup = tool({ name: "tenant_lookup", parameters: z.object({}), execute: (_a, ctx) => `tenant ${String(ctx.dependencies.tenant)}` });
+      const { model, script } = await scriptedModel([{ toolCalls: [{ name: "tenant_lookup", arguments: {} }] }, { text: "done" }]);
+      const agent = new Agent({ model, db: t.db, tools: [lookup], instructions: (ctx) => `Serve tenant ${String(ctx.dependencies.tenant)}.` });
+      const out = await agent.run("who am I serving?", { dependencies: { tenant: "acme" }, metadata: { source: "crm" } });
+      expect(out.tools[0]!.result).toBe("tenant acme");
+      expect(((await script.requests())[0]!.body.messages as Array<{ content: string }>)[0]!.content).toBe("Serve tenant acme.");
+      expect((await t.db.getRun(out.run_id))!.run_data.metadata).toEqual({ source: "crm" });
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -35,7 +35,7 @@ describe("agent routes of the Worker", () => {
 
   it("streams a run as agno's SSE from a form post (stream defaults to true), tools included", async () => {
     const { env: e, script } = await modelEnv([{ toolCalls: [{ name: "roll_dice", arguments: { count: 2, sides: 6 } }] }, { text: "You rolled two dice.", chunkSize: 5 }]);
-    const res = await send("/agents/assistant/runs", form({ message: "roll 2 dice", user_id: "ann-routes" }), e);
+    const res = await send("/agents/assistant/runs", form({ message: "roll 2 dice", user_id: "ann-routes", metadata: '{"source":"form"}', dependencies: '{"locale":"fr"}' }), e);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
     const frames = parseSse(await res.text());
@@ -50,7 +50,7 @@ describe("agent routes of the Worker", () => {
     expect((await script.requests())).toHaveLength(2);
     const runId = frames[0]!.data.run_id as string;
     const stored = await call(`/agents/assistant/runs/${runId}`, {}, e);
-    expect(stored.body).toMatchObject({ run_id: runId, status: "COMPLETED", content: "You rolled two dice.", user_id: "ann-routes" });
+    expect(stored.body).toMatchObject({ run_id: runId, status: "COMPLETED", content: "You rolled two dice.", user_id: "ann-routes", metadata: { source: "form" } });
     const sessionRuns = await call(`/sessions/${stored.body.session_id}/runs`, {}, e);
     expect(sessionRuns.body.map((r: { run_id: string }) => r.run_id)).toEqual([runId]);
   });
@@ -80,6 +80,8 @@ describe("agent routes of the Worker", () => {
       ["/agents/assistant/runs", form({ stream: "false" }), 422, /message/],
       ["/agents/assistant/runs", form({ message: "hi", stream: "maybe" }), 422, /stream/],
       ["/agents/assistant/runs", form({ message: "hi", session_state: "{oops" }), 422, /session_state/],
+      ["/agents/assistant/runs", form({ message: "hi", metadata: "[1]" }), 422, /metadata/],
+      ["/agents/assistant/runs", form({ message: "hi", dependencies: "nope" }), 422, /dependencies/],
       ["/agents/assistant/runs", form({ message: "hi", background: "true" }), 400, /queue/],
       ["/agents/assistant/runs", { method: "POST", body: "[1,2]" }, 422, /JSON object/],
       ["/agents/assistant/runs/nope", {}, 404, /nope/],

@@ -18,6 +18,8 @@ const runBody = z.object({
   session_id: id.optional(),
   user_id: id.optional(),
   session_state: z.record(z.string(), z.unknown()).optional(),
+  dependencies: z.record(z.string(), z.unknown()).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
 });
 const resolutionList = z.array(z.record(z.string(), z.unknown())).max(100);
 
@@ -98,10 +100,20 @@ export function agentRoutes(agents: Agent[]) {
   app.post("/agents/:agent_id/runs", requireScope("agents", "run", "agent_id"), async (c) => {
     const agent = agentFor(c, agents);
     const input = await readRunInput(c);
-    const body = parseInput(runBody, { ...input, session_state: jsonField(input, "session_state") }, "body");
+    const body = parseInput(
+      runBody,
+      { ...input, session_state: jsonField(input, "session_state"), dependencies: jsonField(input, "dependencies"), metadata: jsonField(input, "metadata") },
+      "body",
+    );
     const stream = boolField(input, "stream", true);
     if (boolField(input, "background", false)) throw new BadRequestError("background runs need the durable queue (QueueConfig), which this deployment does not have yet");
-    const opts = { sessionId: body.session_id, userId: effectiveUserId(c, body.user_id), sessionState: body.session_state };
+    const opts = {
+      sessionId: body.session_id,
+      userId: effectiveUserId(c, body.user_id),
+      sessionState: body.session_state,
+      dependencies: body.dependencies,
+      metadata: body.metadata,
+    };
     if (!stream) return c.json(await agent.run(body.message, opts));
     const events = await firstEventFirst(agent.run(body.message, { ...opts, stream: true }));
     return sseResponse(events, errorEvent({ session_id: body.session_id, agent_id: agent.id }), keepAlive(c));
