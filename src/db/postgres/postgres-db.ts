@@ -54,6 +54,7 @@ export class PostgresDb implements Db {
   private readonly t: AgnoTables;
   private readonly cacheKey: string | undefined;
   private inspection: Promise<Inspection> | undefined;
+  private readonly memoryTable: MemoryTable;
 
   constructor(opts: PostgresDbOptions) {
     this.id = opts.id ?? "default";
@@ -62,6 +63,7 @@ export class PostgresDb implements Db {
     this.t = agnoTables(this.schema, this.names);
     this.orm = drizzle({ client: opts.pool });
     this.exec = execOn(this.orm);
+    this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
     this.cacheKey = opts.cacheKey && `${opts.cacheKey}|${this.schema}|${Object.values(this.names).join(",")}`;
   }
 
@@ -75,7 +77,9 @@ export class PostgresDb implements Db {
 
   private inspect(): Promise<Inspection> {
     if (this.cacheKey && knownCurrent.has(this.cacheKey)) {
-      this.inspection ??= this.readLegacyFlag();
+      // Known current in this isolate: no I/O. The legacy-column flag is not needed on this path
+      // (nothing is pending); deletes and the cleanup look the column up themselves.
+      this.inspection ??= Promise.resolve({ state: "current", version: CURRENT_SCHEMA_VERSION, hasLegacyRunsColumn: false });
     }
     if (!this.inspection) {
       const pending = ensureSchema(this.exec, (fn) => this.transaction(fn), this.schema, this.names).then((i) => {
@@ -91,10 +95,11 @@ export class PostgresDb implements Db {
     return this.inspection;
   }
 
-  private async readLegacyFlag(): Promise<Inspection> {
-    const rows = await this.exec(sql`SELECT 1 FROM information_schema.columns WHERE table_schema = ${this.schema}
+  /** Whether agno 2.x's runs column is still there (the migrated data's backup). */
+  private async legacyColumnExists(exec: Exec = this.exec): Promise<boolean> {
+    const rows = await exec(sql`SELECT 1 FROM information_schema.columns WHERE table_schema = ${this.schema}
       AND table_name = ${this.names.sessions} AND column_name = 'runs'`);
-    return { state: "current", version: CURRENT_SCHEMA_VERSION, hasLegacyRunsColumn: rows.length > 0 };
+    return rows.length > 0;
   }
 
   /** Forgets what this instance knew about the schema (after a migration or cleanup). */
@@ -467,7 +472,7 @@ export class PostgresDb implements Db {
         .where(and(inArray(r.run_id, ids), opts.userId !== undefined ? eq(r.user_id, opts.userId) : undefined))
         .returning({ id: r.run_id });
       if (deleted.length === ids.length) {
-        if ((await this.inspect()).hasLegacyRunsColumn) await this.scrubLegacyRuns(txExec, ids);
+        if (await this.legacyColumnExists(txExec)) await this.scrubLegacyRuns(txExec, ids);
         return deleted.length;
       }
       // Thrown inside the transaction, so the deletes above roll back.
@@ -499,23 +504,20 @@ export class PostgresDb implements Db {
 
   // -- user memories -----------------------------------------------------------------------
 
-  private get memories(): MemoryTable {
-    return new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
-  }
 
   async getUserMemories(userId: string, opts: { limit?: number } = {}): Promise<MemoryRecord[]> {
     await this.inspect();
-    return this.memories.list(userId, opts.limit);
+    return this.memoryTable.list(userId, opts.limit);
   }
 
   async upsertUserMemory(memory: MemoryRecord): Promise<MemoryRecord> {
     await this.inspect();
-    return this.memories.upsert(memory);
+    return this.memoryTable.upsert(memory);
   }
 
   async deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void> {
     await this.inspect();
-    return this.memories.delete(memoryId, opts.userId);
+    return this.memoryTable.delete(memoryId, opts.userId);
   }
 
   // -- migration ---------------------------------------------------------------------------
@@ -534,6 +536,8 @@ export class PostgresDb implements Db {
   }
 
   async cleanupLegacyRunsColumn(opts: { force: boolean }): Promise<void> {
+    // A full check, never the per-isolate shortcut: the cleanup needs the column's real state.
+    this.forget();
     const state = await this.inspect();
     try {
       await cleanupLegacyRuns({ exec: this.exec, transaction: (fn) => this.transaction(fn), schema: this.schema, names: this.names }, state, opts);
