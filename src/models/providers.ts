@@ -132,46 +132,37 @@ export function createModel(spec: string, opts: ModelOptions = {}): Model {
   return new AiSdkModel(language, settings, provider);
 }
 
-/** The environment variables `credentialsFromEnv` reads (`npm run dev` forwards them to the Worker). */
-export const PROVIDER_ENV_VARS = [
-  "OPENAI_API_KEY",
-  "OPENAI_BASE_URL",
-  "ANTHROPIC_API_KEY",
-  "ANTHROPIC_BASE_URL",
-  "GOOGLE_GENERATIVE_AI_API_KEY",
-  "GOOGLE_API_KEY",
-  "GROQ_API_KEY",
-  "CEREBRAS_API_KEY",
-  "MISTRAL_API_KEY",
-  "OPENROUTER_API_KEY",
-  "OLLAMA_BASE_URL",
-  "VLLM_BASE_URL",
-  "VLLM_API_KEY",
-  "OPENAI_COMPATIBLE_BASE_URL",
-  "OPENAI_COMPATIBLE_API_KEY",
-] as const;
+/**
+ * Where each provider's key and base URL come from in the environment; several names are tried
+ * in order. The single source for `credentialsFromEnv` and for what `npm run dev` forwards.
+ */
+const ENV_NAMES: Record<ProviderName, { apiKey?: string[]; baseURL?: string[] }> = {
+  openai: { apiKey: ["OPENAI_API_KEY"], baseURL: ["OPENAI_BASE_URL"] },
+  "openai-responses": { apiKey: ["OPENAI_API_KEY"], baseURL: ["OPENAI_BASE_URL"] },
+  anthropic: { apiKey: ["ANTHROPIC_API_KEY"], baseURL: ["ANTHROPIC_BASE_URL"] },
+  google: { apiKey: ["GOOGLE_GENERATIVE_AI_API_KEY", "GOOGLE_API_KEY"] },
+  groq: { apiKey: ["GROQ_API_KEY"] },
+  cerebras: { apiKey: ["CEREBRAS_API_KEY"] },
+  mistral: { apiKey: ["MISTRAL_API_KEY"] },
+  openrouter: { apiKey: ["OPENROUTER_API_KEY"] },
+  ollama: { baseURL: ["OLLAMA_BASE_URL"] },
+  vllm: { apiKey: ["VLLM_API_KEY"], baseURL: ["VLLM_BASE_URL"] },
+  "openai-compatible": { apiKey: ["OPENAI_COMPATIBLE_API_KEY"], baseURL: ["OPENAI_COMPATIBLE_BASE_URL"] },
+};
+
+/** Every environment variable `credentialsFromEnv` reads. */
+export const PROVIDER_ENV_VARS: string[] = [...new Set(Object.values(ENV_NAMES).flatMap((n) => [...(n.apiKey ?? []), ...(n.baseURL ?? [])]))];
 
 /**
  * Provider credentials from a plain record of environment variables (the Worker passes its
- * bindings; Node passes `process.env`): `OPENAI_API_KEY`, `OPENAI_BASE_URL`,
- * `ANTHROPIC_API_KEY`, `GOOGLE_GENERATIVE_AI_API_KEY`, `GROQ_API_KEY`, `CEREBRAS_API_KEY`,
- * `MISTRAL_API_KEY`, `OPENROUTER_API_KEY`, `OLLAMA_BASE_URL`, `VLLM_BASE_URL`,
- * `OPENAI_COMPATIBLE_BASE_URL`, `OPENAI_COMPATIBLE_API_KEY`.
+ * bindings; Node passes `process.env`), by the names in `PROVIDER_ENV_VARS`: `OPENAI_API_KEY`,
+ * `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `GROQ_API_KEY`, `OLLAMA_BASE_URL`, and so on.
  */
 export function credentialsFromEnv(env: Record<string, unknown>): Partial<Record<ProviderName, ProviderCredentials>> {
-  const s = (k: string) => (typeof env[k] === "string" && env[k] !== "" ? (env[k] as string) : undefined);
-  const openai = { apiKey: s("OPENAI_API_KEY"), baseURL: s("OPENAI_BASE_URL") };
-  return {
-    openai,
-    "openai-responses": openai,
-    anthropic: { apiKey: s("ANTHROPIC_API_KEY"), baseURL: s("ANTHROPIC_BASE_URL") },
-    google: { apiKey: s("GOOGLE_GENERATIVE_AI_API_KEY") ?? s("GOOGLE_API_KEY") },
-    groq: { apiKey: s("GROQ_API_KEY") },
-    cerebras: { apiKey: s("CEREBRAS_API_KEY") },
-    mistral: { apiKey: s("MISTRAL_API_KEY") },
-    openrouter: { apiKey: s("OPENROUTER_API_KEY") },
-    ollama: { baseURL: s("OLLAMA_BASE_URL") },
-    vllm: { baseURL: s("VLLM_BASE_URL"), apiKey: s("VLLM_API_KEY") },
-    "openai-compatible": { baseURL: s("OPENAI_COMPATIBLE_BASE_URL"), apiKey: s("OPENAI_COMPATIBLE_API_KEY") },
-  };
+  const first = (names: string[] = []) => names.map((k) => env[k]).find((v): v is string => typeof v === "string" && v !== "");
+  const out: Partial<Record<ProviderName, ProviderCredentials>> = {};
+  for (const [provider, names] of Object.entries(ENV_NAMES) as Array<[ProviderName, { apiKey?: string[]; baseURL?: string[] }]>) {
+    out[provider] = { apiKey: first(names.apiKey), baseURL: first(names.baseURL) };
+  }
+  return out;
 }

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
-import { createModel, credentialsFromEnv, parseModelSpec } from "../../src/models/providers.js";
+import { createModel, credentialsFromEnv, parseModelSpec, PROVIDER_ENV_VARS } from "../../src/models/providers.js";
 import { ValidationError } from "../../src/errors.js";
 import { inject } from "vitest";
 import { scriptModel } from "../support/model-script.js";
@@ -36,6 +36,8 @@ it("reads keys and base URLs from a plain environment record", () => {
   expect(c.openai).toEqual({ apiKey: "sk", baseURL: "http://llm:8000/v1" });
   expect(c.groq!.apiKey).toBeUndefined();
   expect(c.ollama!.baseURL).toBe("http://box:11434/v1");
+  expect(credentialsFromEnv({ GOOGLE_API_KEY: "g" }).google!.apiKey).toBe("g"); // the fallback name
+  expect(PROVIDER_ENV_VARS).toEqual(expect.arrayContaining(["OPENAI_BASE_URL", "GOOGLE_API_KEY", "VLLM_API_KEY"]));
 });
 
 it("passes OpenAI's reasoning_effort, service_tier and verbosity through to the wire", async () => {
