@@ -121,7 +121,9 @@ async function answer(id: string, script: Script, protocol: WireProtocol, path: 
   const delayMs = turn.delayMs ?? 0;
   const dropAfter = "dropAfterChunks" in turn ? turn.dropAfterChunks : undefined;
   if (!(protocol.streams ? protocol.streams(path, body) : body.stream === true)) {
-    await sleep(delayMs);
+    // No timer when no delay is asked for: even setTimeout(0) costs ~1 ms, which would make plain
+    // answers slower than streamed ones and skew any comparison between clients.
+    if (delayMs > 0) await sleep(delayMs);
     if (res.destroyed) return;
     if (dropAfter !== undefined) {
       cutByUs = true;
