@@ -115,7 +115,16 @@ export const statements = [
     updated_at BIGINT
   )`,
   `CREATE INDEX IF NOT EXISTS {memories_idx}_user_id ON {memories} (user_id)`,
+  // A streamed run's events, by position, so a client can re-attach from any isolate (ours).
+  `CREATE TABLE IF NOT EXISTS {run_events} (
+    run_id VARCHAR NOT NULL REFERENCES {runs} (run_id) ON DELETE CASCADE,
+    event_index INTEGER NOT NULL,
+    event JSONB NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (run_id, event_index)
+  )`,
+  `CREATE INDEX IF NOT EXISTS {run_events_idx}_created_at ON {run_events} (created_at)`,
 ];
 
 /** The tables this migration stamps in the versions table. */
-export const tables = ["sessions", "runs", "jobs", "toolResults", "memories"] as const;
+export const tables = ["sessions", "runs", "jobs", "toolResults", "memories", "runEvents"] as const;

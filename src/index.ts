@@ -33,6 +33,8 @@ export interface Env {
   JWT_ISSUER?: string;
   /** `true`: with JWT auth, each user sees only their own sessions and runs */
   AGNO_USER_ISOLATION?: string;
+  /** how long a streamed run's events stay re-attachable after its last event (default 86400 s) */
+  AGNO_RUN_EVENTS_TTL_SECONDS?: string;
   AGNO_OS_ID?: string;
   AGNO_OS_NAME?: string;
   /** the example agent's model, `provider:model-id`; keys and base URLs in the provider's usual variables */
@@ -91,19 +93,35 @@ function agentOS(env: Env): AgentOS {
   return os;
 }
 
+function openDb(env: Env & { DATABASE_URL: string }) {
+  if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
+  const pool = new Pool({ connectionString: env.DATABASE_URL });
+  return { pool, db: new PostgresDb({ pool, schema: env.AGNO_DB_SCHEMA, cacheKey: env.DATABASE_URL }) };
+}
+
 export default {
   async fetch(request, env, ctx): Promise<Response> {
     const os = agentOS(env);
     if (!env.DATABASE_URL) return os.fetch(request, { dbs: [] }, ctx);
-    if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
-    const pool = new Pool({ connectionString: env.DATABASE_URL });
-    const db = new PostgresDb({ pool, schema: env.AGNO_DB_SCHEMA, cacheKey: env.DATABASE_URL });
+    const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
     const lifetime = requestLifetime(ctx, () => pool.end());
     try {
       return lifetime.finish(await os.fetch(request, { dbs: [db] }, lifetime.ctx));
     } catch (error) {
       lifetime.abandon();
       throw error;
+    }
+  },
+
+  /** The cron trigger: drops event logs of streams nobody can still want to re-attach to. */
+  async scheduled(controller, env): Promise<void> {
+    if (!env.DATABASE_URL) return;
+    const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
+    try {
+      const ttl = Number(env.AGNO_RUN_EVENTS_TTL_SECONDS ?? 86_400);
+      await db.pruneRunEvents(Math.floor(controller.scheduledTime / 1000) - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400));
+    } finally {
+      await pool.end();
     }
   },
 } satisfies ExportedHandler<Env>;

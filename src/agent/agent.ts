@@ -238,7 +238,9 @@ export class Agent {
     const withHistory = this.opts.addHistoryToContext === true;
     const session = await this.db.getSession(sessionId, withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false });
     if (session) {
-      if (session.record.user_id && session.record.user_id !== userId) throw new NotFoundError(`session ${sessionId} not found`);
+      // A run belongs to its session's owner: another user's session, or (for a run with a user)
+      // a shared one, which only admins edit (SPEC U2), is not this run's to write.
+      if ((session.record.user_id ?? null) !== (userId ?? null)) throw new NotFoundError(`session ${sessionId} not found`);
       const state = (session.record.session_data?.session_state as Record<string, unknown> | undefined) ?? {};
       return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [] };
     }

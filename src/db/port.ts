@@ -75,8 +75,26 @@ export interface Db {
   /** NotFoundError when the memory is unknown or another user's */
   deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void>;
 
+  /**
+   * Stores a run's events at consecutive positions from `firstIndex` (a streamed run's log, so a
+   * client can re-attach from any isolate). ConflictError when a position is already taken.
+   */
+  appendRunEvents(runId: string, firstIndex: number, events: object[]): Promise<void>;
+  /** the run's events after position `afterIndex`, in order, at most `limit` (default 500) */
+  getRunEvents(runId: string, opts: { afterIndex: number; limit?: number }): Promise<StoredRunEvent[]>;
+  /** the last stored position of the run's events, -1 when it has none */
+  lastRunEventIndex(runId: string): Promise<number>;
+  /** deletes event logs stored before `createdBefore` (epoch seconds); returns how many events */
+  pruneRunEvents(createdBefore: number): Promise<number>;
+
   /** copies legacy (2.x) session blobs into run rows; see MigrationManager */
   migrate(opts?: MigrateOptions): Promise<MigrationResult>;
   /** drops the legacy runs column; refuses without `force: true` or before migration */
   cleanupLegacyRunsColumn(opts: { force: boolean }): Promise<void>;
+}
+
+/** One event of a run's stored stream: its position and the event as it was sent. */
+export interface StoredRunEvent {
+  index: number;
+  event: Record<string, unknown> & { event: string };
 }

@@ -23,15 +23,28 @@ const rollDice = tool({
   execute: ({ count, sides }) => Array.from({ length: count }, () => 1 + Math.floor(Math.random() * sides)),
 });
 
-/** The example agent `npm run dev` serves: a model from the environment and two small tools. */
+// Pauses the run until a person confirms (human in the loop), then keeps the note in the session.
+const saveNote = tool({
+  name: "save_note",
+  description: "Save a note in this conversation for later; the user confirms first",
+  parameters: z.object({ note: z.string().min(1).max(2000) }),
+  requiresConfirmation: true,
+  execute: ({ note }, ctx) => {
+    const notes = Array.isArray(ctx.sessionState.notes) ? (ctx.sessionState.notes as string[]) : [];
+    ctx.sessionState.notes = [...notes, note];
+    return `saved (${notes.length + 1} notes)`;
+  },
+});
+
+/** The example agent `npm run dev` serves: a model from the environment and three small tools. */
 export function exampleAssistant(model: Model): Agent {
   return new Agent({
     id: "assistant",
     name: "Assistant",
-    description: "A helpful assistant with a clock and dice.",
+    description: "A helpful assistant with a clock, dice and notes (saving one asks for confirmation).",
     model,
-    instructions: ["Answer briefly.", "Use the tools for the time and for randomness; never guess them."],
-    tools: [currentTime, rollDice],
+    instructions: ["Answer briefly.", "Use the tools for the time and for randomness; never guess them.", "Save a note when the user asks you to remember something."],
+    tools: [currentTime, rollDice, saveNote],
     addHistoryToContext: true,
   });
 }

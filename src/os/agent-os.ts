@@ -1,4 +1,4 @@
-import { Hono } from "hono";
+import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import type { Agent } from "../agent/agent.js";
 import { authMiddleware, type AuthConfig } from "./auth/middleware.js";
@@ -8,6 +8,7 @@ import { agentRoutes } from "./routes/agents.js";
 import { databaseRoutes } from "./routes/databases.js";
 import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { docsRoutes } from "./routes/docs.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 
@@ -36,12 +37,12 @@ export interface AgentOSOptions {
 export class AgentOS {
   readonly id: string;
   readonly name: string;
-  readonly app: Hono<OSEnv>;
+  readonly app: OpenAPIHono<OSEnv>;
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
     this.name = opts.name ?? "agno-edge AgentOS";
-    const app = new Hono<OSEnv>();
+    const app = new OpenAPIHono<OSEnv>();
     app.onError(onError);
     app.notFound(notFound);
     app.use(
@@ -67,6 +68,7 @@ export class AgentOS {
     app.route("/", agentRoutes(agents));
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
+    app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;
   }
 

@@ -23,6 +23,12 @@ export function onError(err: Error, c: Context): Response {
   if (err instanceof AgnoError) return errorResponse(c, err.status, err.message, err.errorId, err.errorId);
   if (err instanceof HTTPException) {
     const status = err.status;
+    // Hono's body validators: a body that does not parse is bad input like any other.
+    if (status === 400 && /^Malformed JSON/.test(err.message)) return errorResponse(c, 422, "request body is not valid JSON", "validation_error");
+    if (status === 400 && /^Malformed FormData/.test(err.message)) return errorResponse(c, 422, "request body is not a valid form", "validation_error");
+    if (status === 415) {
+      return errorResponse(c, 415, `unsupported content-type ${c.req.header("content-type") ?? "(none)"}: send application/json (run routes also take forms)`, "unsupported_media_type");
+    }
     const errorId = status === 413 ? "payload_too_large" : status === 401 ? "unauthorized" : status === 403 ? "forbidden" : "http_error";
     return errorResponse(c, status, err.message || "request failed", errorId);
   }

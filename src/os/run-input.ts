@@ -1,50 +1,97 @@
+import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ValidationError } from "../errors.js";
-import { readJson } from "./params.js";
+import { idSchema, jsonObject } from "./route.js";
+
+/*
+ * Run and continue bodies arrive as JSON or as agno's forms (its Python client posts
+ * `application/x-www-form-urlencoded`, or multipart with files). In a form every value is a
+ * string: booleans are "true"/"false" and objects are JSON text. One schema accepts both, so a
+ * field means the same thing however it was sent.
+ */
+
+/** `""` in a form means the field was left empty: absent. */
+const blankIsAbsent = (v: unknown) => (v === "" ? undefined : v);
+
+/** A boolean, or the strings forms send for one. */
+export const flag = z.preprocess((v) => {
+  const value = blankIsAbsent(v);
+  return value === "true" ? true : value === "false" ? false : value;
+}, z.boolean().optional());
+
+/** A value that forms send as JSON text; invalid JSON is reported as such, naming the field. */
+export function jsonText<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v, ctx) => {
+    const value = blankIsAbsent(v);
+    if (typeof value !== "string") return value;
+    try {
+      return JSON.parse(value);
+    } catch {
+      ctx.addIssue({ code: "custom", message: "must be valid JSON" });
+      return z.NEVER;
+    }
+  }, schema.optional());
+}
+
+const optionalId = z.preprocess(blankIsAbsent, idSchema.optional());
+const file = z.custom<File>((v) => v instanceof File, { message: "must be an uploaded file" }).openapi({ type: "string", format: "binary" });
+const files = z.union([file, z.array(file).max(32)]).optional();
+
+export const runRequest = z
+  .object({
+    message: z.string().min(1).max(100_000),
+    stream: flag,
+    background: flag,
+    session_id: optionalId,
+    user_id: optionalId,
+    session_state: jsonText(jsonObject),
+    dependencies: jsonText(jsonObject),
+    metadata: jsonText(jsonObject),
+    files,
+    "files[]": files,
+  })
+  .meta({ id: "RunRequest", description: "JSON, or agno's form fields (objects as JSON text, booleans as \"true\"/\"false\")" });
+
+const resolutionList = z.array(jsonObject).max(100);
+
+export const continueRequest = z
+  .object({
+    tools: jsonText(resolutionList),
+    requirements: jsonText(resolutionList),
+    stream: flag,
+    user_id: optionalId,
+    session_id: optionalId,
+  })
+  .meta({ id: "ContinueRequest", description: "The resolved `tools` (agno's ToolExecution list) or `requirements` of a paused run" });
+
+export const resumeRequest = z
+  .object({
+    last_event_index: z.preprocess((v) => (typeof v === "string" && v !== "" ? Number(v) : blankIsAbsent(v)), z.number().int().min(-1).optional()),
+    user_id: optionalId,
+    session_id: optionalId,
+  })
+  .meta({ id: "ResumeRequest", description: "Re-attach to a run's event stream after the event with this index (-1 or absent: from the start)" });
+
+/** Body content accepted by run-like routes: the same schema as JSON, urlencoded or multipart. */
+export function runBody<T extends z.ZodType>(schema: T) {
+  return {
+    required: false,
+    content: {
+      "application/json": { schema },
+      "application/x-www-form-urlencoded": { schema },
+      "multipart/form-data": { schema },
+    },
+  };
+}
+
+const FORM = /^(multipart\/form-data|application\/x-www-form-urlencoded)/i;
 
 /**
- * Reads a run request the way AgentOS clients send it: `application/x-www-form-urlencoded` or
- * multipart (agno's Python client), or JSON. Form fields that carry objects arrive as JSON
- * strings; they are parsed here, and a field that is not valid JSON is a 422 naming it.
+ * The validated body of a run-like route, whichever way it was sent. A request with no body
+ * type at all cannot carry the required fields.
  */
-export async function readRunInput(c: Context): Promise<Record<string, unknown>> {
-  const type = c.req.header("content-type") ?? "";
-  if (type.includes("application/x-www-form-urlencoded") || type.includes("multipart/form-data")) {
-    let form: Record<string, unknown>;
-    try {
-      form = await c.req.parseBody({ all: true });
-    } catch {
-      throw new ValidationError("request body is not a valid form", "body");
-    }
-    const out: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(form)) {
-      if (typeof value !== "string" && !Array.isArray(value)) continue; // files are not taken here yet
-      out[key] = value;
-    }
-    return out;
-  }
-  const body = await readJson(c.req.raw);
-  if (!body || typeof body !== "object" || Array.isArray(body)) throw new ValidationError("request body must be a JSON object", "body");
-  return body as Record<string, unknown>;
-}
-
-/** A form field holding JSON (agno sends dicts and lists as JSON strings); objects pass through. */
-export function jsonField(input: Record<string, unknown>, name: string): unknown {
-  const value = input[name];
-  if (typeof value !== "string") return value;
-  if (value.trim() === "") return undefined;
-  try {
-    return JSON.parse(value);
-  } catch {
-    throw new ValidationError(`${name} must be valid JSON`, name);
-  }
-}
-
-/** `"true"`/`"false"` as forms send them, or a JSON boolean; absent gives the default. */
-export function boolField(input: Record<string, unknown>, name: string, fallback: boolean): boolean {
-  const value = input[name];
-  if (value === undefined || value === "") return fallback;
-  if (value === true || value === "true") return true;
-  if (value === false || value === "false") return false;
-  throw new ValidationError(`${name} must be true or false`, name);
+export function bodyOf<T extends z.ZodType>(c: Context, _schema: T): z.output<T> {
+  const type = c.req.header("content-type");
+  if (!type) throw new ValidationError("send the body as JSON or as a form (application/x-www-form-urlencoded or multipart/form-data)", "body");
+  return (FORM.test(type) ? c.req.valid("form" as never) : c.req.valid("json" as never)) as z.output<T>;
 }

@@ -9,9 +9,14 @@ export function compact(value: unknown): unknown {
   return value;
 }
 
-/** One SSE frame in agno's framing: `event: <Name>` then `data: <compact JSON>`. */
-export function sseFrame(event: { event: string }): string {
-  return `event: ${event.event}\ndata: ${JSON.stringify(compact(event))}\n\n`;
+/**
+ * One SSE frame in agno's framing, `event: <Name>` then `data: <compact JSON>`, preceded by the
+ * standard `id:` field carrying the event's position in its run when it has one: the value to
+ * send back as `last_event_index` (or `Last-Event-ID`) to re-attach. Clients that read only
+ * `event:` and `data:` lines see agno's frames unchanged.
+ */
+export function sseFrame(event: { event: string }, index?: number): string {
+  return `${index === undefined ? "" : `id: ${index}\n`}event: ${event.event}\ndata: ${JSON.stringify(compact(event))}\n\n`;
 }
 
 /**
@@ -19,9 +24,15 @@ export function sseFrame(event: { event: string }): string {
  * mid-stream arrives as a RunError event built by `onError`, never as a broken response.
  */
 export function sseResponse<E extends { event: string }>(
-  events: AsyncIterable<E>,
+  events: AsyncIterable<{ index?: number; event: E }>,
   onError: (error: unknown) => E,
-  keepAlive?: (work: Promise<unknown>) => void,
+  opts: {
+    /**
+     * When the client goes away: with this, the stream's source is drained in the background
+     * (a run finishes and is stored); without it, the source is stopped (a resumed tail).
+     */
+    finishInBackground?: (work: Promise<unknown>) => void;
+  } = {},
 ): Response {
   const encoder = new TextEncoder();
   const iterator = events[Symbol.asyncIterator]();
@@ -30,18 +41,22 @@ export function sseResponse<E extends { event: string }>(
       try {
         const next = await iterator.next();
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(sseFrame(next.value)));
+        else controller.enqueue(encoder.encode(sseFrame(next.value.event, next.value.index)));
       } catch (error) {
         controller.enqueue(encoder.encode(sseFrame(onError(error))));
         controller.close();
       }
     },
-    cancel() {
+    async cancel() {
+      if (!opts.finishInBackground) {
+        await iterator.return?.();
+        return;
+      }
       // The client went away, the run did not: it finishes (and is stored) in the background.
       const finish = (async () => {
         for (let n = await iterator.next(); !n.done; n = await iterator.next());
       })().catch(() => undefined);
-      keepAlive?.(finish);
+      opts.finishInBackground(finish);
     },
   });
   return new Response(stream, {

@@ -42,7 +42,7 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     expect(of("agno_tool_results")).toContain("expires_at");
     const versions = await t.query<{ table_name: string; version: string }>(`SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`);
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_jobs=3.0.0", "agno_memories=3.0.0", "agno_runs=3.0.0", "agno_schema_versions=3.0.0", "agno_sessions=3.0.0", "agno_tool_results=3.0.0",
+      "agno_jobs=3.0.0", "agno_memories=3.0.0", "agno_run_events=3.0.0", "agno_runs=3.0.0", "agno_schema_versions=3.0.0", "agno_sessions=3.0.0", "agno_tool_results=3.0.0",
     ]);
     expect(await t.db.schemaVersion()).toBe("3.0.0");
   });
@@ -188,6 +188,35 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     await expect(t.db.deleteSession("s-del")).rejects.toThrow(NotFoundError);
   });
 
+  it("keeps a run's event log by position: ordered reads, no overwrites, gone with its run, pruned whole", async () => {
+    await session("ev-s");
+    await t.db.upsertRun(run("ev-r", "ev-s", { status: "RUNNING" }));
+    expect(await t.db.lastRunEventIndex("ev-r")).toBe(-1);
+    const ev = (n: number) => ({ event: n === 4 ? "RunCompleted" : "RunContent", run_id: "ev-r", content: `c${n}`, note: "日本語 🎉" });
+    await t.db.appendRunEvents("ev-r", 0, [ev(0), ev(1)]);
+    await t.db.appendRunEvents("ev-r", 2, [ev(2), ev(3), ev(4)]);
+    expect(await t.db.lastRunEventIndex("ev-r")).toBe(4);
+    expect(await t.db.getRunEvents("ev-r", { afterIndex: -1 })).toEqual([0, 1, 2, 3, 4].map((i) => ({ index: i, event: ev(i) })));
+    expect((await t.db.getRunEvents("ev-r", { afterIndex: 1, limit: 2 })).map((e) => e.index)).toEqual([2, 3]);
+    expect(await t.db.getRunEvents("ev-r", { afterIndex: 4 })).toEqual([]);
+    await expect(t.db.appendRunEvents("ev-r", 4, [ev(9)])).rejects.toThrow(ConflictError);
+    expect((await t.db.getRunEvents("ev-r", { afterIndex: 3 }))[0]!.event.content).toBe("c4"); // the refused write changed nothing
+    await expect(t.db.appendRunEvents("ev-unknown-run", 0, [ev(0)])).rejects.toThrow(ConflictError);
+    await expect(t.db.getRunEvents("ev-r", { afterIndex: -2 })).rejects.toThrow(ValidationError);
+    await expect(t.db.appendRunEvents("ev-r", -1, [ev(0)])).rejects.toThrow(ValidationError);
+
+    // Pruning takes whole logs whose last event is older than the cut-off, never a log's head only.
+    await t.db.upsertRun(run("ev-old", "ev-s"));
+    await t.db.appendRunEvents("ev-old", 0, [ev(0), ev(1)]);
+    await t.query(`UPDATE "${t.schema}".agno_run_events SET created_at = created_at - 7200 WHERE run_id = 'ev-old' OR (run_id = 'ev-r' AND event_index < 3)`);
+    expect(await t.db.pruneRunEvents(Math.floor(Date.now() / 1000) - 3600)).toBe(2);
+    expect(await t.db.lastRunEventIndex("ev-old")).toBe(-1);
+    expect(await t.db.lastRunEventIndex("ev-r")).toBe(4);
+
+    await t.db.deleteRun("ev-r");
+    expect(await t.db.getRunEvents("ev-r", { afterIndex: -1 })).toEqual([]);
+  });
+
   it("honours a custom schema and table names", async () => {
     const custom = openTestDb(target, { tables: { sessions: "team_sessions", runs: "team_runs" } });
     try {
@@ -197,7 +226,7 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`,
         [custom.schema],
       );
-      expect(tables.map((r) => r.table_name)).toEqual(["agno_jobs", "agno_memories", "agno_schema_versions", "agno_tool_results", "team_runs", "team_sessions"]);
+      expect(tables.map((r) => r.table_name)).toEqual(["agno_jobs", "agno_memories", "agno_run_events", "agno_schema_versions", "agno_tool_results", "team_runs", "team_sessions"]);
     } finally {
       await custom.close();
     }

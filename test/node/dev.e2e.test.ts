@@ -6,6 +6,20 @@ import { dbTargets, openTestDb } from "../support/db-targets.js";
 import { startDev } from "../support/dev-server.js";
 import { scriptModel } from "../support/model-script.js";
 
+const JSON_BODY = { "content-type": "application/json" };
+const FORM = { "content-type": "application/x-www-form-urlencoded" };
+
+/** SSE frames as `{id, event, data}`; agno's framing plus the standard `id:` position. */
+function frames(text: string) {
+  return text
+    .split("\n\n")
+    .filter(Boolean)
+    .map((block) => {
+      const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
+      return { id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) as Record<string, unknown> };
+    });
+}
+
 /** `npm run dev` end to end: a real wrangler dev, the embedded Postgres, real HTTP. */
 describe("npm run dev", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "agno-dev-"));
@@ -15,7 +29,7 @@ describe("npm run dev", () => {
     const first = await startDev({ AGNO_DEV_DATA: dataDir });
     try {
       expect(await (await fetch(`${first.url}/info`)).json()).toMatchObject({ os_id: "agno-edge" });
-      const created = await fetch(`${first.url}/sessions`, { method: "POST", body: JSON.stringify({ session_id: "kept", agent_id: "dev", session_name: "Kept" }) });
+      const created = await fetch(`${first.url}/sessions`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "kept", agent_id: "dev", session_name: "Kept" }) });
       expect(created.status).toBe(201);
       expect(first.output()).toMatch(/authentication is off/);
     } finally {
@@ -31,25 +45,67 @@ describe("npm run dev", () => {
     }
   });
 
-  it("serves the example agent with the model from MODEL and OPENAI_BASE_URL, streaming agno's SSE", async () => {
+  it("serves the example agent: a run by SSE and by JSON, a paused run continued, a dropped stream resumed, sessions listed", async () => {
+    const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
     const script = await scriptModel(inject("modelServerUrl"), [
       { toolCalls: [{ name: "get_current_time", arguments: { timezone: "Europe/Paris" } }] },
       { text: "It is morning in Paris.", chunkSize: 6 },
+      { text: "Noted, Bo." },
+      { toolCalls: [{ id: "note-1", name: "save_note", arguments: { note: "buy milk" } }] },
+      { text: "Saved your note." },
+      { text: alphabet, chunkSize: 2, delayMs: 60 },
     ]);
     const dev = await startDev({ AGNO_DEV_DATA: dataDir, MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-local" });
+    const run = (fields: Record<string, string>, init: RequestInit = {}) =>
+      fetch(`${dev.url}/agents/assistant/runs`, { method: "POST", headers: FORM, body: new URLSearchParams({ user_id: "dev-user", ...fields }), ...init });
     try {
-      const res = await fetch(`${dev.url}/agents/assistant/runs`, {
-        method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ message: "What time is it in Paris?", user_id: "dev-user" }),
-      });
-      expect(res.headers.get("content-type")).toMatch(/event-stream/);
-      const events = (await res.text()).split("\n\n").filter(Boolean).map((b) => b.split("\n")[0]!.slice(7));
-      expect(events[0]).toBe("RunStarted");
-      expect(events).toContain("ToolCallCompleted");
-      expect(events.at(-1)).toBe("RunCompleted");
+      // SSE, as agno's client sends it (a form; stream defaults to true)
+      const sse = await run({ message: "What time is it in Paris?" });
+      expect(sse.headers.get("content-type")).toMatch(/event-stream/);
+      const first = frames(await sse.text());
+      expect(first.map((f) => f.id)).toEqual(first.map((_, i) => i));
+      expect(first[0]!.event).toBe("RunStarted");
+      expect(first.map((f) => f.event)).toContain("ToolCallCompleted");
+      expect(first.at(-1)!.event).toBe("RunCompleted");
+      const sessionId = first[0]!.data.session_id as string;
+
+      // JSON, in the same session
+      const json = await (await run({ message: "I am Bo", stream: "false", session_id: sessionId })).json();
+      expect(json).toMatchObject({ status: "COMPLETED", content: "Noted, Bo.", session_id: sessionId });
+
+      // A tool that needs confirmation pauses the run; continue with agno's tools list
+      const paused = frames(await (await run({ message: "Remember to buy milk", session_id: sessionId })).text());
+      expect(paused.at(-1)).toMatchObject({ event: "RunPaused", data: { requirements: [{ id: "note-1" }] } });
+      const runId = paused[0]!.data.run_id as string;
+      const tools = (paused.at(-1)!.data.tools as Array<Record<string, unknown>>).map((t) => ({ ...t, confirmed: true }));
+      const continued = frames(
+        await (await fetch(`${dev.url}/agents/assistant/runs/${runId}/continue`, { method: "POST", headers: FORM, body: new URLSearchParams({ tools: JSON.stringify(tools), user_id: "dev-user" }) })).text(),
+      );
+      expect(continued[0]).toMatchObject({ id: paused.length, event: "RunContinued" });
+      expect(continued.at(-1)).toMatchObject({ event: "RunCompleted", data: { content: "Saved your note." } });
+
+      // A stream that drops mid-run, re-attached with the last position the client saw
+      const abort = new AbortController();
+      const slow = await run({ message: "Spell slowly", session_id: sessionId }, { signal: abort.signal });
+      const reader = slow.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while ((text.match(/event: RunContent/g) ?? []).length < 3) text += (await reader.read()).value ?? "";
+      abort.abort();
+      const seen = frames(text.slice(0, text.lastIndexOf("\n\n") + 2));
+      const rest = frames(
+        await (await fetch(`${dev.url}/agents/assistant/runs/${seen[0]!.data.run_id}/resume`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ last_event_index: seen.at(-1)!.id, user_id: "dev-user" }) })).text(),
+      );
+      expect(rest[0]!.id).toBe(seen.at(-1)!.id + 1);
+      expect(rest.at(-1)!.event).toBe("RunCompleted");
+      const spelled = [...seen, ...rest].filter((f) => f.event === "RunContent").map((f) => f.data.content).join("");
+      expect(spelled).toBe(alphabet);
+
+      // Sessions: the one session, named after its first message, holding the confirmed note
       const sessions = await (await fetch(`${dev.url}/sessions?user_id=dev-user`)).json();
-      expect(sessions.data[0]).toMatchObject({ session_name: "What time is it in Paris?", agent_id: "assistant" });
+      expect(sessions.data).toHaveLength(1);
+      expect(sessions.data[0]).toMatchObject({ session_id: sessionId, session_name: "What time is it in Paris?", agent_id: "assistant", session_state: { notes: ["buy milk"] } });
+      const runs = await (await fetch(`${dev.url}/sessions/${sessionId}/runs?user_id=dev-user`)).json();
+      expect(runs.map((r: { status: string }) => r.status)).toEqual(["COMPLETED", "COMPLETED", "COMPLETED", "COMPLETED"]);
       expect((await script.requests())[0]!.headers.authorization).toBe("Bearer sk-local");
       expect(dev.output()).toMatch(/example agent "assistant" uses openai:gpt-test/);
     } finally {
@@ -72,7 +128,7 @@ describe("npm run dev", () => {
     const direct = openTestDb(real!);
     const dev = await startDev({ DATABASE_URL: real!.url, AGNO_DB_SCHEMA: direct.schema, AGNO_DEV_DATA: dataDir });
     try {
-      const created = await fetch(`${dev.url}/sessions`, { method: "POST", body: JSON.stringify({ session_id: "on-real-pg", agent_id: "dev" }) });
+      const created = await fetch(`${dev.url}/sessions`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "on-real-pg", agent_id: "dev" }) });
       expect(created.status).toBe(201);
       expect(await direct.query(`SELECT session_id FROM "${direct.schema}".agno_sessions`)).toEqual([{ session_id: "on-real-pg" }]);
     } finally {

@@ -3,7 +3,7 @@ import { Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { legacyInsertSQL, legacySessionsDDL, makeLegacySession } from "../fixtures/legacy-2x.js";
-import { call, KEY } from "./worker-client.js";
+import { call, KEY, JSON_BODY } from "./worker-client.js";
 
 function sql(schema: string) {
   useLocalWsProxy(env.DB_WS_PROXY);
@@ -39,40 +39,40 @@ describe("AgentOS over HTTP", () => {
   });
 
   it("creates, lists, renames, reads and deletes sessions in agno's shapes", async () => {
-    const created = await call("/sessions", { method: "POST", body: JSON.stringify({ session_type: "agent", agent_id: "helper", user_id: "ann-sessions", session_name: "First" }) });
+    const created = await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_type: "agent", agent_id: "helper", user_id: "ann-sessions", session_name: "First" }) });
     expect(created.status).toBe(201);
     const id = created.body.session_id as string;
     expect(created.body).toMatchObject({ session_name: "First", agent_id: "helper", team_id: null, workflow_id: null, agent_session_id: id });
     const list = await call("/sessions?type=agent&user_id=ann-sessions&limit=5&page=1");
     expect(list.body.meta).toMatchObject({ page: 1, limit: 5, total_count: 1, total_pages: 1 });
     expect(list.body.data.map((s: { session_id: string }) => s.session_id)).toEqual([id]);
-    expect((await call(`/sessions/${id}/rename`, { method: "POST", body: JSON.stringify({ session_name: "Renamed" }) })).body.session_name).toBe("Renamed");
+    expect((await call(`/sessions/${id}/rename`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "Renamed" }) })).body.session_name).toBe("Renamed");
     expect((await call(`/sessions/${id}/runs`)).body).toEqual([]);
     expect((await call(`/sessions/${id}?user_id=someone-else`)).status).toBe(404);
     expect((await call(`/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
     expect((await call(`/sessions/${id}`)).status).toBe(404);
-    expect((await call("/sessions/never-made", { method: "PATCH", body: JSON.stringify({ session_name: "x" }) })).status).toBe(404);
-    await call("/sessions", { method: "POST", body: JSON.stringify({ session_id: "patch-me", agent_id: "helper" }) });
-    const updated = await call("/sessions/patch-me", { method: "PATCH", body: JSON.stringify({ session_name: "Patched", session_state: { step: 2 }, metadata: { tag: "x" } }) });
+    expect((await call("/sessions/never-made", { method: "PATCH", headers: JSON_BODY, body: JSON.stringify({ session_name: "x" }) })).status).toBe(404);
+    await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "patch-me", agent_id: "helper" }) });
+    const updated = await call("/sessions/patch-me", { method: "PATCH", headers: JSON_BODY, body: JSON.stringify({ session_name: "Patched", session_state: { step: 2 }, metadata: { tag: "x" } }) });
     expect(updated.body).toMatchObject({ session_name: "Patched", session_state: { step: 2 }, metadata: { tag: "x" } });
-    expect((await call("/sessions/patch-me", { method: "PATCH", body: JSON.stringify({ owner: "me" }) })).status).toBe(422);
-    await call("/sessions", { method: "POST", body: JSON.stringify({ session_id: "bulk-1", agent_id: "helper" }) });
-    const partial = await call("/sessions", { method: "DELETE", body: JSON.stringify({ session_ids: ["bulk-1", "patch-me", "missing-one"] }) });
+    expect((await call("/sessions/patch-me", { method: "PATCH", headers: JSON_BODY, body: JSON.stringify({ owner: "me" }) })).status).toBe(422);
+    await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "bulk-1", agent_id: "helper" }) });
+    const partial = await call("/sessions", { method: "DELETE", headers: JSON_BODY, body: JSON.stringify({ session_ids: ["bulk-1", "patch-me", "missing-one"] }) });
     expect(partial).toMatchObject({ status: 404, body: { detail: expect.stringMatching(/missing-one/) } });
     expect((await call("/sessions/bulk-1")).status).toBe(200); // all or nothing
-    expect((await call("/sessions", { method: "DELETE", body: JSON.stringify({ session_ids: ["bulk-1", "patch-me"] }) })).status).toBe(204);
+    expect((await call("/sessions", { method: "DELETE", headers: JSON_BODY, body: JSON.stringify({ session_ids: ["bulk-1", "patch-me"] }) })).status).toBe(204);
     expect((await call("/sessions/patch-me")).status).toBe(404);
-    const duplicate = { method: "POST", body: JSON.stringify({ session_id: "dup-1", agent_id: "helper" }) };
+    const duplicate = { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "dup-1", agent_id: "helper" }) };
     expect((await call("/sessions", duplicate)).status).toBe(201);
     expect((await call("/sessions", duplicate)).body).toMatchObject({ error_id: "conflict" });
   });
 
   it("answers bad input with a 4xx that names the problem, never a 500", async () => {
     const cases: Array<[string, RequestInit, number, RegExp]> = [
-      ["/sessions", { method: "POST", body: "{not json" }, 422, /not valid JSON/],
-      ["/sessions", { method: "POST", body: JSON.stringify({ session_type: "agent" }) }, 422, /agent_id/],
-      ["/sessions", { method: "POST", body: JSON.stringify({ agent_id: 7 }) }, 422, /agent_id/],
-      ["/sessions", { method: "POST", body: JSON.stringify({ agent_id: "a", surprise: 1 }) }, 422, /surprise|unrecognized/i],
+      ["/sessions", { method: "POST", headers: JSON_BODY, body: "{not json" }, 422, /not valid JSON/],
+      ["/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_type: "agent" }) }, 422, /agent_id/],
+      ["/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: 7 }) }, 422, /agent_id/],
+      ["/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "a", surprise: 1 }) }, 422, /surprise|unrecognized/i],
       ["/sessions?limit=abc", {}, 422, /limit/],
       ["/sessions?page=0", {}, 422, /page/],
       ["/sessions?limit=100000", {}, 422, /limit/],
@@ -80,11 +80,11 @@ describe("AgentOS over HTTP", () => {
       ["/sessions?db_id=nope", {}, 404, /nope/],
       ["/sessions/unknown-session/runs", {}, 404, /unknown-session/],
       ["/sessions/unknown/runs/unknown", {}, 404, /unknown/],
-      ["/sessions/x/rename", { method: "POST", body: JSON.stringify({ session_name: "" }) }, 422, /session_name/],
+      ["/sessions/x/rename", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "" }) }, 422, /session_name/],
       ["/no/such/route", {}, 404, /no route/],
       ["/databases/nope/migrate", { method: "POST" }, 404, /nope/],
       ["/databases/default/migrate?target_version=9.9.9", { method: "POST" }, 422, /9\.9\.9/],
-      ["/sessions", { method: "POST", body: JSON.stringify({ agent_id: "a", metadata: { pad: "x".repeat(2 * 1024 * 1024) } }) }, 413, /larger than/],
+      ["/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "a", metadata: { pad: "x".repeat(2 * 1024 * 1024) } }) }, 413, /larger than/],
     ];
     for (const [path, init, status, detail] of cases) {
       const res = await call(path, init);
@@ -118,7 +118,7 @@ describe("AgentOS over HTTP", () => {
       expect((await call("/sessions/old-chat/runs/old-chat-run-0", { method: "DELETE" }, legacyEnv)).status).toBe(204);
       const after = await call("/sessions/old-chat/runs", {}, legacyEnv);
       expect(after.body.map((r: { run_id: string }) => r.run_id)).toEqual(row.runs!.map((r) => r.run_id).filter((id) => id !== "old-chat-run-0"));
-      const again = await call("/databases/default/migrate", { method: "POST", body: JSON.stringify({ target_version: "3.0.0" }) }, legacyEnv);
+      const again = await call("/databases/default/migrate", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ target_version: "3.0.0" }) }, legacyEnv);
       expect(again).toMatchObject({ status: 200, body: { message: "Database migrated successfully to version 3.0.0", result: { runsCopied: 0 } } });
     });
   });

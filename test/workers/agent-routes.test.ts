@@ -1,17 +1,15 @@
 import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { Pool } from "@neondatabase/serverless";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
-import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { createModel } from "../../src/models/providers.js";
 import { AgentOS } from "../../src/os/agent-os.js";
 import { tool } from "../../src/tools/tool.js";
 import { scriptModel, type Turn } from "../support/model-script.js";
 import worker from "../../src/index.js";
-import { auth, call, envFor, parseSse, send } from "./worker-client.js";
+import { auth, call, envFor, parseSse, send, JSON_BODY, sdkFetch } from "./worker-client.js";
+
 
 /** The Worker's env pointed at a scripted model, as `MODEL=… OPENAI_BASE_URL=… npm run dev` does. */
 async function modelEnv(turns: Turn[]) {
@@ -60,7 +58,7 @@ describe("agent routes of the Worker", () => {
     const first = await call("/agents/assistant/runs", form({ message: "I am Bo", stream: "false" }), e);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ status: "COMPLETED", content: "Hi Bo.", content_type: "str", input: { input_content: "I am Bo" }, metrics: { input_tokens: 10 } });
-    const second = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "Who am I?", stream: false, session_id: first.body.session_id }) }, e);
+    const second = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "Who am I?", stream: false, session_id: first.body.session_id }) }, e);
     expect(second.body.content).toBe("You are Bo.");
     const sent = (await script.requests())[1]!.body.messages as Array<{ content: string }>;
     expect(sent.map((m) => m.content)).toContain("Hi Bo.");
@@ -83,7 +81,8 @@ describe("agent routes of the Worker", () => {
       ["/agents/assistant/runs", form({ message: "hi", metadata: "[1]" }), 422, /metadata/],
       ["/agents/assistant/runs", form({ message: "hi", dependencies: "nope" }), 422, /dependencies/],
       ["/agents/assistant/runs", form({ message: "hi", background: "true" }), 400, /queue/],
-      ["/agents/assistant/runs", { method: "POST", body: "[1,2]" }, 422, /JSON object/],
+      ["/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: "[1,2]" }, 422, /body: .*expected object/],
+      ["/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "hi" }) }, 415, /content-type text\/plain/],
       ["/agents/assistant/runs/nope", {}, 404, /nope/],
       ["/agents/assistant/runs/nope/continue", form({ tools: "[]" }), 404, /nope/],
       ["/agents/assistant/runs/nope/continue", form({}), 422, /tools/],
@@ -116,7 +115,6 @@ describe("agent routes of the Worker", () => {
 /** The SDK path inside workerd: an AgentOS built in code, a human-in-the-loop tool, continue over HTTP. */
 describe("AgentOS built with the SDK, in workerd", () => {
   it("pauses for confirmation and continues with agno's tools list", async () => {
-    useLocalWsProxy(env.DB_WS_PROXY);
     const script = await scriptModel(env.MODEL_SERVER_URL, [{ toolCalls: [{ id: "c1", name: "delete_file", arguments: { path: "/a" } }] }, { text: "Deleted /a." }]);
     const deleted: string[] = [];
     const agent = new Agent({
@@ -125,18 +123,7 @@ describe("AgentOS built with the SDK, in workerd", () => {
       tools: [tool({ name: "delete_file", parameters: z.object({ path: z.string() }), requiresConfirmation: true, execute: ({ path }) => (deleted.push(path), "ok") })],
     });
     const os = new AgentOS({ agents: [agent], auth: { mode: "none" } });
-    const fetchOs = async (path: string, init: RequestInit) => {
-      const pool = new Pool({ connectionString: env.DATABASE_URL });
-      const ctx = createExecutionContext();
-      try {
-        const res = await os.fetch(new Request(`http://os.test${path}`, init), { dbs: [new PostgresDb({ pool, schema: "sdk_in_workerd" })] }, ctx);
-        const text = await res.text();
-        await waitOnExecutionContext(ctx);
-        return { status: res.status, text };
-      } finally {
-        await pool.end();
-      }
-    };
+    const fetchOs = sdkFetch(os, "sdk_in_workerd");
     const paused = JSON.parse((await fetchOs("/agents/ops/runs", form({ message: "delete /a", stream: "false" }))).text);
     expect(paused).toMatchObject({ status: "PAUSED", requirements: [{ id: "c1", kind: "confirmation" }] });
     const tools = paused.tools.map((t: Record<string, unknown>) => ({ ...t, confirmed: true }));

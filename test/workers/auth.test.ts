@@ -3,7 +3,7 @@ import { base64url, exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJW
 import type { Env } from "../../src/index.js";
 import { env as workerEnv } from "cloudflare:workers";
 import { scriptModel } from "../support/model-script.js";
-import { call } from "./worker-client.js";
+import { call, JSON_BODY } from "./worker-client.js";
 
 const AUD = "agno-test";
 const ISS = "https://issuer.test";
@@ -132,7 +132,7 @@ describe("RBAC with agno's scope grammar", () => {
     const none = await call("/sessions", {}, k.env, await asUser([]));
     expect(none).toMatchObject({ status: 403, body: { error_id: "forbidden", detail: expect.stringMatching(/sessions:read/) } });
     expect((await call("/sessions", {}, k.env, await asUser(["sessions:read"]))).status).toBe(200);
-    expect((await call("/sessions", { method: "POST", body: JSON.stringify({ agent_id: "a" }) }, k.env, await asUser(["sessions:read"]))).status).toBe(403);
+    expect((await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "a" }) }, k.env, await asUser(["sessions:read"]))).status).toBe(403);
   });
 
   it("accepts system:read as config:read, and agent_os:admin for everything", async () => {
@@ -149,7 +149,7 @@ describe("RBAC with agno's scope grammar", () => {
     expect((await call("/agents", {}, k.env, await asUser(["agents:assistant:read"]))).body.map((a: { id: string }) => a.id)).toEqual(["assistant"]);
     expect((await call("/agents", {}, k.env, await asUser(["agents:*:read"]))).body).toHaveLength(1);
     expect((await call("/agents/assistant", {}, k.env, await asUser(["agents:other:read"]))).status).toBe(403);
-    expect((await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "hi", stream: false }) }, k.env, await asUser(["agents:assistant:read"]))).status).toBe(403);
+    expect((await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false }) }, k.env, await asUser(["agents:assistant:read"]))).status).toBe(403);
   });
 });
 
@@ -160,15 +160,18 @@ describe("per-user isolation with AGNO_USER_ISOLATION=true", () => {
   it("a user never reads, lists, renames or deletes another user's sessions: 404, not 403", async () => {
     const a = await as("iso-a");
     const b = await as("iso-b");
-    const created = await call("/sessions", { method: "POST", body: JSON.stringify({ agent_id: "assistant", user_id: "iso-b", session_name: "A's" }) }, isolated(), a);
+    const created = await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "assistant", user_id: "iso-b", session_name: "A's" }) }, isolated(), a);
     expect(created.status).toBe(201);
     expect(created.body.user_id).toBe("iso-a"); // the token's subject, not the body's user_id
     const sid = created.body.session_id as string;
     expect((await call(`/sessions/${sid}`, {}, isolated(), b)).status).toBe(404);
     expect((await call(`/sessions/${sid}/runs`, {}, isolated(), b)).status).toBe(404);
-    expect((await call(`/sessions/${sid}/rename`, { method: "POST", body: JSON.stringify({ session_name: "mine now" }) }, isolated(), b)).status).toBe(404);
+    expect((await call(`/sessions/${sid}/rename`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "mine now" }) }, isolated(), b)).status).toBe(404);
     expect((await call(`/sessions/${sid}`, { method: "DELETE" }, isolated(), b)).status).toBe(404);
-    expect((await call(`/sessions?user_id=iso-a`, {}, isolated(), b)).body.data).toEqual([]);
+    // B's view: B's own rows and shared ones (other test files make shared rows), never A's.
+    const seenByB = (await call(`/sessions?user_id=iso-a&limit=1000`, {}, isolated(), b)).body.data as Array<{ session_id: string; user_id: string | null }>;
+    expect(seenByB.filter((s) => s.user_id !== null && s.user_id !== "iso-b")).toEqual([]);
+    expect(seenByB.map((s) => s.session_id)).not.toContain(sid);
     expect((await call(`/sessions`, {}, isolated(), a)).body.data.map((s: { session_id: string }) => s.session_id)).toContain(sid);
     expect((await call(`/sessions/${sid}`, {}, isolated(), a)).body.session_name).toBe("A's");
   });
@@ -178,32 +181,34 @@ describe("per-user isolation with AGNO_USER_ISOLATION=true", () => {
     const e = { ...isolated(), MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "k" };
     const a = await as("run-a");
     const b = await as("run-b");
-    const run = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "hi", stream: false, user_id: "run-b" }) }, e, a);
+    const run = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false, user_id: "run-b" }) }, e, a);
     expect(run.body).toMatchObject({ status: "COMPLETED", user_id: "run-a" });
     const id = run.body.run_id as string;
     expect((await call(`/agents/assistant/runs/${id}`, {}, e, a)).status).toBe(200);
     expect((await call(`/agents/assistant/runs/${id}`, {}, e, b)).status).toBe(404);
     expect((await call(`/agents/assistant/runs/${id}/cancel`, { method: "POST" }, e, b)).status).toBe(404);
-    expect((await call(`/agents/assistant/runs/${id}/continue`, { method: "POST", body: JSON.stringify({ requirements: [] }) }, e, b)).status).toBe(404);
-    expect((await call(`/agents/assistant/runs?user_id=run-a`, {}, e, b)).body).toEqual([]);
+    expect((await call(`/agents/assistant/runs/${id}/continue`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ requirements: [] }) }, e, b)).status).toBe(404);
+    const runsSeenByB = (await call(`/agents/assistant/runs?user_id=run-a&limit=100`, {}, e, b)).body as Array<{ run_id: string; user_id?: string | null }>;
+    expect(runsSeenByB.filter((r) => r.user_id && r.user_id !== "run-b")).toEqual([]);
+    expect(runsSeenByB.map((r) => r.run_id)).not.toContain(id);
     expect((await call(`/sessions/${run.body.session_id}/runs`, {}, e, b)).status).toBe(404);
     // Another user cannot start a run in A's session either.
-    const hijack = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "mine", stream: false, session_id: run.body.session_id }) }, e, b);
+    const hijack = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "mine", stream: false, session_id: run.body.session_id }) }, e, b);
     expect(hijack.status).toBe(404);
-    const streamed = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "mine", session_id: run.body.session_id }) }, e, b);
+    const streamed = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "mine", session_id: run.body.session_id }) }, e, b);
     expect(streamed.status).toBe(404);
   });
 
   it("shared rows (no owner) are read by every user and edited only by admins", async () => {
     const admin = { authorization: `Bearer ${await rs(claims({ sub: "root", scopes: ["agent_os:admin"] }))}` };
     const a = await as("shared-a");
-    const created = await call("/sessions", { method: "POST", body: JSON.stringify({ agent_id: "assistant", session_name: "Team handbook" }) }, isolated(), admin);
+    const created = await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "assistant", session_name: "Team handbook" }) }, isolated(), admin);
     expect(created.body.user_id).toBeNull();
     const sid = created.body.session_id as string;
     expect((await call(`/sessions/${sid}`, {}, isolated(), a)).status).toBe(200);
     expect((await call(`/sessions`, {}, isolated(), a)).body.data.map((s: { session_id: string }) => s.session_id)).toContain(sid);
-    expect((await call(`/sessions/${sid}/rename`, { method: "POST", body: JSON.stringify({ session_name: "mine" }) }, isolated(), a)).status).toBe(404);
+    expect((await call(`/sessions/${sid}/rename`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "mine" }) }, isolated(), a)).status).toBe(404);
     expect((await call(`/sessions/${sid}`, { method: "DELETE" }, isolated(), a)).status).toBe(404);
-    expect((await call(`/sessions/${sid}/rename`, { method: "POST", body: JSON.stringify({ session_name: "Handbook v2" }) }, isolated(), admin)).body.session_name).toBe("Handbook v2");
+    expect((await call(`/sessions/${sid}/rename`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "Handbook v2" }) }, isolated(), admin)).body.session_name).toBe("Handbook v2");
   });
 });

@@ -1,6 +1,10 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { Pool } from "@neondatabase/serverless";
 import worker, { type Env } from "../../src/index.js";
+import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
+import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
+import type { AgentOS } from "../../src/os/agent-os.js";
 
 export const KEY = env.OS_SECURITY_KEY;
 export const auth = { authorization: `Bearer ${KEY}` };
@@ -30,14 +34,42 @@ export async function call(path: string, init: RequestInit = {}, overrides: Part
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
 }
 
-/** Parses an SSE body into its frames, checking agno's framing on the way. */
-export function parseSse(text: string): Array<{ event: string; data: Record<string, unknown> }> {
+/**
+ * Parses an SSE body into its frames, checking agno's framing on the way: `event:` then `data:`,
+ * after the standard `id:` field with the event's position when the event has one.
+ */
+export function parseSse(text: string): Array<{ id?: number; event: string; data: Record<string, unknown> }> {
   return text
     .split("\n\n")
     .filter((block) => block.trim() !== "")
     .map((block) => {
       const lines = block.split("\n");
+      const id = lines[0]!.startsWith("id: ") ? Number(lines.shift()!.slice(4)) : undefined;
       if (lines.length !== 2 || !lines[0]!.startsWith("event: ") || !lines[1]!.startsWith("data: ")) throw new Error(`not an agno SSE frame: ${block}`);
-      return { event: lines[0]!.slice(7), data: JSON.parse(lines[1]!.slice(6)) as Record<string, unknown> };
+      if (id !== undefined && !Number.isInteger(id)) throw new Error(`not a position: ${block}`);
+      return { ...(id === undefined ? {} : { id }), event: lines[0]!.slice(7), data: JSON.parse(lines[1]!.slice(6)) as Record<string, unknown> };
     });
+}
+
+/** The header a JSON body needs (a string body is sent as text/plain otherwise, and refused). */
+export const JSON_BODY = { "content-type": "application/json" };
+
+/**
+ * An AgentOS built with the SDK, served inside workerd as a Worker would: each request gets its
+ * own Pool (a Neon Pool must not outlive its request) on the given schema.
+ */
+export function sdkFetch(os: AgentOS, schema: string) {
+  useLocalWsProxy(env.DB_WS_PROXY);
+  return async (path: string, init: RequestInit) => {
+    const pool = new Pool({ connectionString: env.DATABASE_URL });
+    const ctx = createExecutionContext();
+    try {
+      const res = await os.fetch(new Request(`http://os.test${path}`, init), { dbs: [new PostgresDb({ pool, schema })] }, ctx);
+      const text = await res.text();
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, text };
+    } finally {
+      await pool.end();
+    }
+  };
 }

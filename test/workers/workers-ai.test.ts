@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { WorkersAIBinding } from "../../src/models/workers-ai-model.js";
-import { call } from "./worker-client.js";
+import { call, JSON_BODY } from "./worker-client.js";
 
 /**
  * Workers AI cannot run on this machine (its binding always reaches Cloudflare), so this
@@ -28,24 +28,24 @@ describe("Workers AI through its binding", () => {
     ]);
     const res = await call(
       "/agents/assistant/runs",
-      { method: "POST", body: JSON.stringify({ message: "roll a d20", stream: false }) },
+      { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "roll a d20", stream: false }) },
       { MODEL: "workers-ai:@cf/meta/llama-3.3-70b-instruct-fp8-fast", AI: ai },
     );
     expect(res.body).toMatchObject({ status: "COMPLETED", content: "You rolled a number.", model: "@cf/meta/llama-3.3-70b-instruct-fp8-fast", model_provider: "workers-ai" });
     expect(res.body.metrics).toMatchObject({ input_tokens: 80, output_tokens: 13 });
     expect(res.body.tools[0]).toMatchObject({ tool_name: "roll_dice", tool_args: { count: 1, sides: 20 } });
     expect(ai.calls[0]!.model).toBe("@cf/meta/llama-3.3-70b-instruct-fp8-fast");
-    expect((ai.calls[0]!.inputs.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(["get_current_time", "roll_dice"]);
+    expect((ai.calls[0]!.inputs.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(["get_current_time", "roll_dice", "save_note"]);
     const second = ai.calls[1]!.inputs.messages as Array<{ role: string; tool_call_id?: string }>;
     expect(second.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_0" });
   });
 
   it("says what is missing when MODEL names Workers AI but there is no binding, and classifies binding errors", async () => {
-    const missing = await call("/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "hi", stream: false }) }, { MODEL: "workers-ai:@cf/x" });
+    const missing = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false }) }, { MODEL: "workers-ai:@cf/x" });
     expect(missing.body.error.message).toMatch(/\[ai\] binding/);
     const limited = await call(
       "/agents/assistant/runs",
-      { method: "POST", body: JSON.stringify({ message: "hi", stream: false }) },
+      { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false }) },
       { MODEL: "workers-ai:@cf/y", AI: fakeAI([new Error("3040: Capacity temporarily exceeded, rate limit")]) },
     );
     expect(limited.body).toMatchObject({ status: "ERROR", error: { type: "ModelProviderError", kind: "rate_limit" } });

@@ -5,6 +5,7 @@ export interface TableNames {
   jobs: string;
   toolResults: string;
   memories: string;
+  runEvents: string;
   versions: string;
 }
 
@@ -14,6 +15,7 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   jobs: "agno_jobs",
   toolResults: "agno_tool_results",
   memories: "agno_memories",
+  runEvents: "agno_run_events",
   versions: "agno_schema_versions",
 };
 

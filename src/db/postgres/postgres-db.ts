@@ -4,12 +4,13 @@ import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
 import { ConflictError, MigrationRequiredError, NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
 import { resolvePage, sortOrderOf } from "../pagination.js";
-import type { Db, MigrateOptions, MigrationResult, UpsertRunOptions } from "../port.js";
+import type { Db, MigrateOptions, MigrationResult, StoredRunEvent, UpsertRunOptions } from "../port.js";
 import { NON_HISTORY_STATUSES, runTypeOf, Session } from "../session.js";
 import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
 import { legacyRunRow, mergeRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
+import { RunEventTable } from "./run-events.js";
 import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
 import { RUN_COLUMNS, SESSION_COLUMNS, toRunRow, toSessionRecord } from "./rows.js";
@@ -55,6 +56,7 @@ export class PostgresDb implements Db {
   private readonly cacheKey: string | undefined;
   private inspection: Promise<Inspection> | undefined;
   private readonly memoryTable: MemoryTable;
+  private readonly runEvents: RunEventTable;
 
   constructor(opts: PostgresDbOptions) {
     this.id = opts.id ?? "default";
@@ -64,6 +66,7 @@ export class PostgresDb implements Db {
     this.orm = drizzle({ client: opts.pool });
     this.exec = execOn(this.orm);
     this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
+    this.runEvents = new RunEventTable(this.exec, sql.raw(qualified(this.schema, this.names.runEvents)));
     this.cacheKey = opts.cacheKey && `${opts.cacheKey}|${this.schema}|${Object.values(this.names).join(",")}`;
   }
 
@@ -502,8 +505,29 @@ export class PostgresDb implements Db {
         AND EXISTS (SELECT 1 FROM jsonb_array_elements(s.runs::jsonb) AS x(v) WHERE x.v->>'run_id' IN (${ids}))`);
   }
 
-  // -- user memories -----------------------------------------------------------------------
+  // -- run event logs ----------------------------------------------------------------------
 
+  async appendRunEvents(runId: string, firstIndex: number, events: object[]): Promise<void> {
+    await this.inspect();
+    return this.runEvents.append(runId, firstIndex, events);
+  }
+
+  async getRunEvents(runId: string, opts: { afterIndex: number; limit?: number }): Promise<StoredRunEvent[]> {
+    await this.inspect();
+    return this.runEvents.after(runId, opts.afterIndex, opts.limit);
+  }
+
+  async lastRunEventIndex(runId: string): Promise<number> {
+    await this.inspect();
+    return this.runEvents.last(runId);
+  }
+
+  async pruneRunEvents(createdBefore: number): Promise<number> {
+    await this.inspect();
+    return this.runEvents.prune(createdBefore);
+  }
+
+  // -- user memories -----------------------------------------------------------------------
 
   async getUserMemories(userId: string, opts: { limit?: number } = {}): Promise<MemoryRecord[]> {
     await this.inspect();

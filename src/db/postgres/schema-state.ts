@@ -41,11 +41,13 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     jobs: qualified(schema, names.jobs),
     tool_results: qualified(schema, names.toolResults),
     memories: qualified(schema, names.memories),
+    run_events: qualified(schema, names.runEvents),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
     tool_results_idx: `idx_${names.toolResults}`,
     memories_idx: `idx_${names.memories}`,
+    run_events_idx: `idx_${names.runEvents}`,
   };
   return MIGRATIONS.flatMap((m) => m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)));
 }
@@ -109,7 +111,7 @@ export async function ensureSchema(
     const sessionsVersion = stamped.get(names.sessions) ?? null;
     const legacyPending =
       hasLegacyRunsColumn && (sessionsVersion === null || compareVersions(sessionsVersion, CURRENT_SCHEMA_VERSION) < 0);
-    const toStamp = [names.runs, names.jobs, names.toolResults, names.memories, names.versions];
+    const toStamp = [names.runs, names.jobs, names.toolResults, names.memories, names.runEvents, names.versions];
     if (!legacyPending) toStamp.push(names.sessions);
     await stampVersions(tx, schema, names, toStamp, CURRENT_SCHEMA_VERSION);
     return {
@@ -126,7 +128,7 @@ async function isCurrent(exec: Exec, schema: string, names: TableNames): Promise
   if (!columns.has(names.versions) || !columns.has(names.runs) || !columns.has(names.sessions)) return null;
   const stamped = await readVersions(exec, schema, names);
   // A table added since a database was stamped has no stamp yet: that sends it through the DDL.
-  const all = [names.sessions, names.runs, names.jobs, names.toolResults, names.memories, names.versions];
+  const all = [names.sessions, names.runs, names.jobs, names.toolResults, names.memories, names.runEvents, names.versions];
   if (!all.every((t) => stamped.get(t) === CURRENT_SCHEMA_VERSION)) return null;
   requireColumns(names.runs, columns.get(names.runs), REQUIRED_COLUMNS.runs);
   return { hasLegacyRunsColumn: columns.get(names.sessions)!.has(LEGACY_RUNS_COLUMN) };

@@ -1,34 +1,81 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
 import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
 import type { RunEvent } from "../../agent/events.js";
+import { recordRunEvents, tailRunEvents, type IndexedEvent } from "../../agent/event-log.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
-import { BadRequestError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
+import { BadRequestError, ConflictError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
 import { nowSeconds } from "../../models/message.js";
 import type { OSEnv } from "../context.js";
-import { parseInput } from "../params.js";
-import { boolField, jsonField, readRunInput } from "../run-input.js";
+import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
+import { defineRoute, handle, idSchema, routeApp } from "../route.js";
+import { bodyOf, continueRequest, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { sseResponse } from "../sse.js";
-import { effectiveUserId, hasScope, principalOf, readScope, requireScope } from "../auth/scopes.js";
 
-const id = z.string().min(1).max(255);
-const runBody = z.object({
-  message: z.string().min(1).max(100_000),
-  session_id: id.optional(),
-  user_id: id.optional(),
-  session_state: z.record(z.string(), z.unknown()).optional(),
-  dependencies: z.record(z.string(), z.unknown()).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
+const tags: ["Agents"] = ["Agents"];
+const readAgent = { resource: "agents", action: "read", idParam: "agent_id" };
+const runAgent = { resource: "agents", action: "run", idParam: "agent_id" };
+const agentPath = z.object({ agent_id: idSchema });
+const runPath = z.object({ agent_id: idSchema, run_id: idSchema });
+const userQuery = z.object({ user_id: idSchema.optional() });
+
+const listAgents = defineRoute({ method: "get", path: "/agents", tags, summary: "The agents this AgentOS serves (those the caller may read)", scope: { resource: "agents", action: "read", filtersList: true } });
+const getAgent = defineRoute({ method: "get", path: "/agents/{agent_id}", tags, summary: "One agent", scope: readAgent, request: { params: agentPath } });
+const createRun = defineRoute({
+  method: "post",
+  path: "/agents/{agent_id}/runs",
+  tags,
+  summary: "Run an agent: an SSE stream of its events (stream=true, the default) or its RunOutput as JSON",
+  description: "Each SSE frame carries `id: <position>`; send it back to `/resume` as `last_event_index` to re-attach after a dropped connection.",
+  scope: runAgent,
+  request: { params: agentPath, body: runBody(runRequest) },
+  responses: { 200: { description: "RunOutput (JSON) or text/event-stream" } },
 });
-const resolutionList = z.array(z.record(z.string(), z.unknown())).max(100);
+const listRuns = defineRoute({
+  method: "get",
+  path: "/agents/{agent_id}/runs",
+  tags,
+  summary: "An agent's runs, newest first",
+  scope: readAgent,
+  request: {
+    params: agentPath,
+    query: z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), page: z.coerce.number().int().min(1).default(1), session_id: idSchema.optional(), user_id: idSchema.optional() }),
+  },
+});
+const getRun = defineRoute({ method: "get", path: "/agents/{agent_id}/runs/{run_id}", tags, summary: "One run's RunOutput", scope: readAgent, request: { params: runPath, query: userQuery } });
+const cancelRun = defineRoute({ method: "post", path: "/agents/{agent_id}/runs/{run_id}/cancel", tags, summary: "Cancel a running run (cooperatively, from any isolate)", scope: runAgent, request: { params: runPath, query: userQuery } });
+const continueRun = defineRoute({
+  method: "post",
+  path: "/agents/{agent_id}/runs/{run_id}/continue",
+  tags,
+  summary: "Continue a paused run with its resolved requirements (human in the loop)",
+  scope: runAgent,
+  request: { params: runPath, body: runBody(continueRequest) },
+});
+const resumeRun = defineRoute({
+  method: "post",
+  path: "/agents/{agent_id}/runs/{run_id}/resume",
+  tags,
+  summary: "Re-attach to a streamed run: its stored events after `last_event_index`, then the live ones",
+  description: "Works from any isolate: events are read from the database. `Last-Event-ID` is accepted in place of `last_event_index`.",
+  scope: runAgent,
+  request: { params: runPath, body: runBody(resumeRequest) },
+  responses: { 200: { description: "text/event-stream" }, 409: { description: "The run was not streamed (read it with GET instead)" } },
+});
 
 /** The agent a request names, bound to this request's database. */
-function agentFor(c: Context<OSEnv>, agents: Agent[]): Agent {
-  const agent = agents.find((a) => a.id === c.req.param("agent_id"));
-  if (!agent) throw new NotFoundError(`agent ${c.req.param("agent_id")} not found`);
+function agentFor(c: Context<OSEnv>, agents: Agent[], agentId: string): Agent {
+  const agent = agents.find((a) => a.id === agentId);
+  if (!agent) throw new NotFoundError(`agent ${agentId} not found`);
   const db = c.env.dbs[0];
   return db ? agent.withDb(db) : agent;
+}
+
+function storedAgent(c: Context<OSEnv>, agents: Agent[], agentId: string) {
+  const agent = agentFor(c, agents, agentId);
+  if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
+  return { agent, db: agent.db };
 }
 
 function agentSummary(agent: Agent, dbId: string | undefined) {
@@ -80,6 +127,11 @@ async function firstEventFirst<E>(events: AsyncIterable<E>): Promise<AsyncIterab
   })();
 }
 
+async function* positioned<E>(events: AsyncIterable<E>, first = 0): AsyncGenerator<IndexedEvent<E>> {
+  let index = first;
+  for await (const event of events) yield { index: index++, event };
+}
+
 function keepAlive(c: Context<OSEnv>) {
   try {
     const ctx = c.executionCtx;
@@ -89,24 +141,27 @@ function keepAlive(c: Context<OSEnv>) {
   }
 }
 
-/** `/agents` and agent runs: list, run (SSE, JSON), get, list runs, cancel, continue. */
+/** Streams a run as SSE; with a database its events are stored as they pass, for `/resume`. */
+async function streamRun(c: Context<OSEnv>, agent: Agent, events: AsyncIterable<RunEvent>, ids: { runId?: string; sessionId?: string; firstIndex?: number }) {
+  const indexed = agent.db ? recordRunEvents(agent.db, events, { runId: ids.runId, firstIndex: ids.firstIndex }) : positioned(events, ids.firstIndex);
+  const onError = errorEvent({ run_id: ids.runId, session_id: ids.sessionId, agent_id: agent.id });
+  return sseResponse(await firstEventFirst(indexed), onError, { finishInBackground: keepAlive(c) ?? (() => undefined) });
+}
+
+/** `/agents` and agent runs: list, run (SSE, JSON), get, list runs, cancel, continue, resume. */
 export function agentRoutes(agents: Agent[]) {
-  const app = new Hono<OSEnv>();
+  const app = routeApp();
 
   // Per-agent scopes filter the list instead of refusing it.
-  app.get("/agents", (c) => c.json(agents.filter((a) => hasScope(principalOf(c), "agents", "read", a.id)).map((a) => agentSummary(a, c.env.dbs[0]?.id))));
-  app.get("/agents/:agent_id", requireScope("agents", "read", "agent_id"), (c) => c.json(agentSummary(agentFor(c, agents), c.env.dbs[0]?.id)));
+  handle(app, listAgents, (c) => c.json(agents.filter((a) => hasScope(principalOf(c), "agents", "read", a.id)).map((a) => agentSummary(a, c.env.dbs[0]?.id))));
+  handle(app, getAgent, (c) => c.json(agentSummary(agentFor(c, agents, c.req.valid("param").agent_id), c.env.dbs[0]?.id)));
 
-  app.post("/agents/:agent_id/runs", requireScope("agents", "run", "agent_id"), async (c) => {
-    const agent = agentFor(c, agents);
-    const input = await readRunInput(c);
-    const body = parseInput(
-      runBody,
-      { ...input, session_state: jsonField(input, "session_state"), dependencies: jsonField(input, "dependencies"), metadata: jsonField(input, "metadata") },
-      "body",
-    );
-    const stream = boolField(input, "stream", true);
-    if (boolField(input, "background", false)) throw new BadRequestError("background runs need the durable queue (QueueConfig), which this deployment does not have yet");
+  handle(app, createRun, async (c) => {
+    const agent = agentFor(c, agents, c.req.valid("param").agent_id);
+    const body = bodyOf(c, runRequest);
+    if (!body.message) throw new ValidationError("body message: required", "message");
+    if (body.files !== undefined || body["files[]"] !== undefined) throw new ValidationError("files are not accepted by this build's agents yet", "files");
+    if (body.background) throw new BadRequestError("background runs need the durable queue (QueueConfig), which this deployment does not have yet");
     const opts = {
       sessionId: body.session_id,
       userId: effectiveUserId(c, body.user_id),
@@ -114,48 +169,64 @@ export function agentRoutes(agents: Agent[]) {
       dependencies: body.dependencies,
       metadata: body.metadata,
     };
-    if (!stream) return c.json(await agent.run(body.message, opts));
-    const events = await firstEventFirst(agent.run(body.message, { ...opts, stream: true }));
-    return sseResponse(events, errorEvent({ session_id: body.session_id, agent_id: agent.id }), keepAlive(c));
+    if (body.stream === false) return c.json(await agent.run(body.message, opts));
+    return streamRun(c, agent, agent.run(body.message, { ...opts, stream: true }), { sessionId: body.session_id });
   });
 
-  app.get("/agents/:agent_id/runs", requireScope("agents", "read", "agent_id"), async (c) => {
-    const agent = agentFor(c, agents);
-    if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
-    const q = parseInput(z.object({ limit: z.coerce.number().int().min(1).max(100).default(20), page: z.coerce.number().int().min(1).default(1), session_id: id.optional(), user_id: id.optional() }), c.req.query(), "query");
-    const page = await agent.db.getRuns({ agentId: agent.id, sessionId: q.session_id, ...readScope(c, q.user_id), limit: q.limit, page: q.page });
+  handle(app, listRuns, async (c) => {
+    const { agent, db } = storedAgent(c, agents, c.req.valid("param").agent_id);
+    const q = c.req.valid("query");
+    const page = await db.getRuns({ agentId: agent.id, sessionId: q.session_id, ...readScope(c, q.user_id), limit: q.limit, page: q.page });
     return c.json(page.data.map((r) => r.run_data));
   });
 
-  app.get("/agents/:agent_id/runs/:run_id", requireScope("agents", "read", "agent_id"), async (c) => {
-    const agent = agentFor(c, agents);
-    if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
-    const row = await agent.db.getRun(parseInput(id, c.req.param("run_id"), "path run_id"), readScope(c, c.req.query("user_id")));
-    if (!row || row.agent_id !== agent.id) throw new NotFoundError(`run ${c.req.param("run_id")} not found`);
+  handle(app, getRun, async (c) => {
+    const { agent_id, run_id } = c.req.valid("param");
+    const { agent, db } = storedAgent(c, agents, agent_id);
+    const row = await db.getRun(run_id, readScope(c, c.req.valid("query").user_id));
+    if (!row || row.agent_id !== agent.id) throw new NotFoundError(`run ${run_id} not found`);
     return c.json(row.run_data as unknown as RunOutput);
   });
 
-  app.post("/agents/:agent_id/runs/:run_id/cancel", requireScope("agents", "run", "agent_id"), async (c) => {
-    const agent = agentFor(c, agents);
-    const userId = effectiveUserId(c, c.req.query("user_id"));
-    const cancelled = await agent.cancelRun(parseInput(id, c.req.param("run_id"), "path run_id"), userId !== undefined ? { userId } : {});
-    return c.json({ run_id: c.req.param("run_id"), cancelled });
+  handle(app, cancelRun, async (c) => {
+    const { agent_id, run_id } = c.req.valid("param");
+    const agent = agentFor(c, agents, agent_id);
+    const userId = effectiveUserId(c, c.req.valid("query").user_id);
+    const cancelled = await agent.cancelRun(run_id, userId !== undefined ? { userId } : {});
+    return c.json({ run_id, cancelled });
   });
 
-  app.post("/agents/:agent_id/runs/:run_id/continue", requireScope("agents", "run", "agent_id"), async (c) => {
-    const agent = agentFor(c, agents);
-    const runId = parseInput(id, c.req.param("run_id"), "path run_id");
-    const input = await readRunInput(c);
-    const tools = input.tools === undefined ? undefined : parseInput(resolutionList, jsonField(input, "tools"), "body tools");
-    const requirements = input.requirements === undefined ? undefined : parseInput(resolutionList, jsonField(input, "requirements"), "body requirements");
-    if (!tools && !requirements) throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
-    const resolutions = [...(requirements ?? []), ...(tools ? resolutionsFromTools(tools as Array<Partial<ToolExecution>>) : [])] as RequirementResolution[];
-    const userId = effectiveUserId(c, typeof input.user_id === "string" ? input.user_id : undefined);
-    const opts = { requirements: resolutions, userId, approver: { isAdmin: principalOf(c).admin } };
-    if (!boolField(input, "stream", true)) return c.json(await agent.continueRun(runId, opts));
-    const events = await firstEventFirst(agent.continueRun(runId, { ...opts, stream: true }));
-    return sseResponse(events, errorEvent({ run_id: runId, agent_id: agent.id }), keepAlive(c));
+  handle(app, continueRun, async (c) => {
+    const { agent_id, run_id } = c.req.valid("param");
+    const agent = agentFor(c, agents, agent_id);
+    const body = bodyOf(c, continueRequest);
+    if (!body.tools && !body.requirements) throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
+    const resolutions = [...(body.requirements ?? []), ...(body.tools ? resolutionsFromTools(body.tools as Array<Partial<ToolExecution>>) : [])] as RequirementResolution[];
+    const opts = { requirements: resolutions, userId: effectiveUserId(c, body.user_id), approver: { isAdmin: principalOf(c).admin } };
+    if (body.stream === false) return c.json(await agent.continueRun(run_id, opts));
+    const firstIndex = agent.db ? (await agent.db.lastRunEventIndex(run_id)) + 1 : 0;
+    return streamRun(c, agent, agent.continueRun(run_id, { ...opts, stream: true }), { runId: run_id, firstIndex });
+  });
+
+  handle(app, resumeRun, async (c) => {
+    const { agent_id, run_id } = c.req.valid("param");
+    const { agent, db } = storedAgent(c, agents, agent_id);
+    const body = c.req.header("content-type") ? bodyOf(c, resumeRequest) : {};
+    const after = body.last_event_index ?? lastEventId(c.req.header("last-event-id")) ?? -1;
+    const run = await db.getRun(run_id, readScope(c, body.user_id));
+    if (!run || run.agent_id !== agent.id) throw new NotFoundError(`run ${run_id} not found`);
+    if ((await db.lastRunEventIndex(run_id)) < 0 && run.status !== "RUNNING" && run.status !== "PENDING") {
+      throw new ConflictError(`run ${run_id} was not streamed, so it has no events to resume: GET /agents/${agent.id}/runs/${run_id} reads it`);
+    }
+    const tail = tailRunEvents(db, run_id, after, { signal: c.req.raw.signal }) as AsyncIterable<IndexedEvent<RunEvent>>;
+    return sseResponse(tail, errorEvent({ run_id, session_id: run.session_id, agent_id: agent.id }));
   });
 
   return app;
+}
+
+/** The standard SSE reconnect header, when it holds a position. */
+function lastEventId(header: string | undefined): number | undefined {
+  if (header === undefined || !/^-?\d{1,9}$/.test(header.trim())) return undefined;
+  return Number(header.trim());
 }

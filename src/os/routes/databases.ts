@@ -1,33 +1,46 @@
-import { Hono } from "hono";
 import { z } from "zod";
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
-import type { Db } from "../../db/port.js";
-import type { OSEnv } from "../context.js";
-import { requireScope } from "../auth/scopes.js";
-import { parseInput, readJson } from "../params.js";
+import { defineRoute, handle, idSchema, routeApp } from "../route.js";
 
-const migrateInput = z.object({ target_version: z.string().max(32).optional() }).strict();
+const target = z.object({ target_version: z.string().max(32).optional() }).strict();
+const migrateRequest = {
+  query: target,
+  body: { required: false, content: { "application/json": { schema: target } } },
+};
 
-async function targetVersion(request: Request, query: Record<string, string>): Promise<string | undefined> {
-  const body = parseInput(migrateInput, await readJson(request), "body");
-  const params = parseInput(migrateInput, query, "query");
-  const target = params.target_version ?? body.target_version;
-  if (target !== undefined && target !== CURRENT_SCHEMA_VERSION) {
-    throw new ValidationError(`target_version ${target} is not supported: this build migrates to ${CURRENT_SCHEMA_VERSION} only`, "target_version");
+const migrateAll = defineRoute({
+  method: "post",
+  path: "/databases/all/migrate",
+  tags: ["Databases"],
+  summary: "Migrate every database to this build's schema (207 when some fail)",
+  scope: { resource: "config", action: "write" },
+  request: migrateRequest,
+});
+const migrateOne = defineRoute({
+  method: "post",
+  path: "/databases/{db_id}/migrate",
+  tags: ["Databases"],
+  summary: "Migrate one database to this build's schema",
+  scope: { resource: "config", action: "write" },
+  request: { ...migrateRequest, params: z.object({ db_id: idSchema }) },
+});
+
+function targetVersion(query: { target_version?: string }, body: { target_version?: string }): string | undefined {
+  const wanted = query.target_version ?? body.target_version;
+  if (wanted !== undefined && wanted !== CURRENT_SCHEMA_VERSION) {
+    throw new ValidationError(`target_version ${wanted} is not supported: this build migrates to ${CURRENT_SCHEMA_VERSION} only`, "target_version");
   }
-  return target;
+  return wanted;
 }
 
-function message(target: string | undefined): string {
-  return target ? `to version ${target}` : "to latest version";
-}
+const to = (version: string | undefined) => (version ? `to version ${version}` : "to latest version");
 
 /** `POST /databases/{db_id}/migrate` and `POST /databases/all/migrate` (SPEC M4). */
 export function databaseRoutes() {
-  const app = new Hono<OSEnv>();
-  app.post("/databases/all/migrate", requireScope("config", "write"), async (c) => {
-    const target = await targetVersion(c.req.raw, c.req.query());
+  const app = routeApp();
+  handle(app, migrateAll, async (c) => {
+    const version = targetVersion(c.req.valid("query"), c.req.valid("json"));
     const failed: Record<string, string> = {};
     const results: Record<string, unknown> = {};
     for (const db of c.env.dbs) {
@@ -39,17 +52,15 @@ export function databaseRoutes() {
     }
     const total = c.env.dbs.length;
     const failures = Object.keys(failed).length;
-    if (failures > 0) {
-      return c.json({ message: `Migrated ${total - failures}/${total} databases ${message(target)}`, failed, results }, 207);
-    }
-    return c.json({ message: `All databases migrated successfully ${message(target)}`, results });
+    if (failures > 0) return c.json({ message: `Migrated ${total - failures}/${total} databases ${to(version)}`, failed, results }, 207);
+    return c.json({ message: `All databases migrated successfully ${to(version)}`, results });
   });
-  app.post("/databases/:db_id/migrate", requireScope("config", "write"), async (c) => {
-    const target = await targetVersion(c.req.raw, c.req.query());
-    const db: Db | undefined = c.env.dbs.find((d) => d.id === c.req.param("db_id"));
-    if (!db) throw new NotFoundError(`database ${c.req.param("db_id")} not found`);
-    const result = await db.migrate();
-    return c.json({ message: `Database migrated successfully ${message(target)}`, result });
+  handle(app, migrateOne, async (c) => {
+    const version = targetVersion(c.req.valid("query"), c.req.valid("json"));
+    const { db_id } = c.req.valid("param");
+    const db = c.env.dbs.find((d) => d.id === db_id);
+    if (!db) throw new NotFoundError(`database ${db_id} not found`);
+    return c.json({ message: `Database migrated successfully ${to(version)}`, result: await db.migrate() });
   });
   return app;
 }

@@ -1,7 +1,6 @@
-import { Hono } from "hono";
+import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
-import { requireScope } from "../auth/scopes.js";
-import type { OSEnv } from "../context.js";
+import { defineRoute, handle, routeApp } from "../route.js";
 
 export interface OSIdentity {
   id: string;
@@ -10,13 +9,33 @@ export interface OSIdentity {
   version: string;
 }
 
+const infoSchema = z.object({ os_id: z.string(), name: z.string(), description: z.string().nullable(), version: z.string() }).meta({ id: "OSInfo" });
+
+const landing = defineRoute({ method: "get", path: "/", tags: ["Meta"], summary: "Minimal landing body", scope: null });
+const health = defineRoute({ method: "get", path: "/health", tags: ["Meta"], summary: "Liveness", scope: null });
+const info = defineRoute({
+  method: "get",
+  path: "/info",
+  tags: ["Meta"],
+  summary: "Who this AgentOS is (the only metadata route without credentials)",
+  scope: null,
+  responses: { 200: { description: "Identity", content: { "application/json": { schema: infoSchema } } } },
+});
+const config = defineRoute({
+  method: "get",
+  path: "/config",
+  tags: ["Meta"],
+  summary: "Agents, teams, workflows, interfaces, databases and available models",
+  scope: { resource: "config", action: "read" },
+});
+
 /** `/`, `/health`, `/info` (no auth: nothing secret) and `/config` (auth). */
 export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: Agent[]; availableModels: string[] }) {
-  const app = new Hono<OSEnv>();
-  app.get("/", (c) => c.json({ name: os.name, id: os.id, version: os.version, info: "/info" }));
-  app.get("/health", (c) => c.json({ status: "ok", instantiated_at: startedAt }));
-  app.get("/info", (c) => c.json({ os_id: os.id, name: os.name, description: os.description ?? null, version: os.version }));
-  app.get("/config", requireScope("config", "read"), (c) =>
+  const app = routeApp();
+  handle(app, landing, (c) => c.json({ name: os.name, id: os.id, version: os.version, info: "/info" }));
+  handle(app, health, (c) => c.json({ status: "ok", instantiated_at: startedAt }));
+  handle(app, info, (c) => c.json({ os_id: os.id, name: os.name, description: os.description ?? null, version: os.version }));
+  handle(app, config, (c) =>
     c.json({
       os_id: os.id,
       name: os.name,
@@ -32,3 +51,4 @@ export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: 
   );
   return app;
 }
+

@@ -1,62 +1,143 @@
-import { Hono, type Context } from "hono";
+import type { Context } from "hono";
 import { z } from "zod";
 import { NotConfiguredError, NotFoundError } from "../../errors.js";
 import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import type { Db } from "../../db/port.js";
 import type { OSEnv } from "../context.js";
-import { parseInput, readJson } from "../params.js";
-import { effectiveUserId, readScope, requireScope } from "../auth/scopes.js";
+import { effectiveUserId, readScope } from "../auth/scopes.js";
+import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js";
 import { sessionDetail, sessionSummary } from "../session-view.js";
 
-const id = z.string().min(1).max(255);
 const sessionType = z.enum(["agent", "team", "workflow"]);
-const jsonObject = z.record(z.string(), z.unknown());
+const read = { resource: "sessions", action: "read", idParam: "session_id" };
+const write = { resource: "sessions", action: "write", idParam: "session_id" };
+const remove = { resource: "sessions", action: "delete", idParam: "session_id" };
+const tags: ["Sessions"] = ["Sessions"];
 
-const listQuery = z.object({
-  type: sessionType.default("agent"),
-  component_id: id.optional(),
-  user_id: id.optional(),
-  session_name: z.string().max(255).optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(20),
-  page: z.coerce.number().int().min(1).default(1),
-  sort_by: z.enum(["created_at", "updated_at"]).default("created_at"),
-  sort_order: z.enum(["asc", "desc"]).default("desc"),
-  db_id: id.optional(),
+/** Query fields every session route takes: which database, and (admins) which user. */
+const scopedQuery = z.object({ user_id: idSchema.optional(), db_id: idSchema.optional(), type: sessionType.optional() });
+const sessionPath = z.object({ session_id: idSchema });
+const runPath = z.object({ session_id: idSchema, run_id: idSchema });
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
+
+const listSessions = defineRoute({
+  method: "get",
+  path: "/sessions",
+  tags,
+  summary: "List sessions (a page of summaries; runs are never loaded)",
+  scope: { resource: "sessions", action: "read" },
+  request: {
+    query: z.object({
+      type: sessionType.default("agent"),
+      component_id: idSchema.optional(),
+      user_id: idSchema.optional(),
+      session_name: z.string().max(255).optional(),
+      limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(20),
+      page: z.coerce.number().int().min(1).default(1),
+      sort_by: z.enum(["created_at", "updated_at"]).default("created_at"),
+      sort_order: z.enum(["asc", "desc"]).default("desc"),
+      db_id: idSchema.optional(),
+    }),
+  },
 });
 
-const createBody = z
-  .object({
-    session_type: sessionType.default("agent"),
-    session_id: id.optional(),
-    session_name: z.string().max(255).optional(),
-    session_state: jsonObject.optional(),
-    metadata: jsonObject.optional(),
-    user_id: id.optional(),
-    agent_id: id.optional(),
-    team_id: id.optional(),
-    workflow_id: id.optional(),
-  })
-  .strict()
-  .refine((b) => Boolean({ agent: b.agent_id, team: b.team_id, workflow: b.workflow_id }[b.session_type]), {
-    message: "name the component the session belongs to (agent_id, team_id or workflow_id, matching session_type)",
-    path: ["session_type"],
-  });
+const createSession = defineRoute({
+  method: "post",
+  path: "/sessions",
+  tags,
+  summary: "Create an empty session",
+  scope: { resource: "sessions", action: "write" },
+  request: {
+    query: scopedQuery,
+    body: jsonBody(
+      z
+        .object({
+          session_type: sessionType.default("agent"),
+          session_id: idSchema.optional(),
+          session_name: z.string().max(255).optional(),
+          session_state: jsonObject.optional(),
+          metadata: jsonObject.optional(),
+          user_id: idSchema.optional(),
+          agent_id: idSchema.optional(),
+          team_id: idSchema.optional(),
+          workflow_id: idSchema.optional(),
+        })
+        .strict()
+        .refine((b) => Boolean({ agent: b.agent_id, team: b.team_id, workflow: b.workflow_id }[b.session_type]), {
+          message: "name the component the session belongs to (agent_id, team_id or workflow_id, matching session_type)",
+          path: ["session_type"],
+        }),
+    ),
+  },
+  responses: { 201: { description: "Created" } },
+});
 
-const scopedQuery = z.object({ user_id: id.optional(), db_id: id.optional(), type: sessionType.optional() });
-const patchBody = z
-  .object({
-    session_name: z.string().min(1).max(255).optional(),
-    session_state: jsonObject.optional(),
-    metadata: jsonObject.optional(),
-    summary: jsonObject.optional(),
-  })
-  .strict()
-  .refine((b) => Object.keys(b).length > 0, { message: "nothing to update" });
-const bulkDeleteBody = z.object({ session_ids: z.array(id).min(1).max(1000), session_types: z.array(sessionType).optional() }).strict();
-const renameBody = z.object({ session_name: z.string().min(1).max(255) }).strict();
+const getSession = defineRoute({ method: "get", path: "/sessions/{session_id}", tags, summary: "A session with its chat history", scope: read, request: { params: sessionPath, query: scopedQuery } });
+
+const renameSession = defineRoute({
+  method: "post",
+  path: "/sessions/{session_id}/rename",
+  tags,
+  summary: "Rename a session",
+  scope: write,
+  request: { params: sessionPath, query: scopedQuery, body: jsonBody(z.object({ session_name: z.string().min(1).max(255) }).strict()) },
+});
+
+const updateSession = defineRoute({
+  method: "patch",
+  path: "/sessions/{session_id}",
+  tags,
+  summary: "Update a session's name, state, metadata or summary",
+  scope: write,
+  request: {
+    params: sessionPath,
+    query: scopedQuery,
+    body: jsonBody(
+      z
+        .object({ session_name: z.string().min(1).max(255).optional(), session_state: jsonObject.optional(), metadata: jsonObject.optional(), summary: jsonObject.optional() })
+        .strict()
+        .refine((b) => Object.keys(b).length > 0, { message: "nothing to update" }),
+    ),
+  },
+});
+
+const deleteSessions = defineRoute({
+  method: "delete",
+  path: "/sessions",
+  tags,
+  summary: "Delete several sessions, all or nothing",
+  scope: { resource: "sessions", action: "delete" },
+  request: {
+    query: scopedQuery,
+    body: jsonBody(z.object({ session_ids: z.array(idSchema).min(1).max(1000), session_types: z.array(sessionType).optional() }).strict()),
+  },
+  responses: { 204: { description: "Deleted" } },
+});
+
+const deleteSession = defineRoute({
+  method: "delete",
+  path: "/sessions/{session_id}",
+  tags,
+  summary: "Delete a session and its runs",
+  scope: remove,
+  request: { params: sessionPath, query: scopedQuery },
+  responses: { 204: { description: "Deleted" } },
+});
+
+const sessionRuns = defineRoute({ method: "get", path: "/sessions/{session_id}/runs", tags, summary: "A session's runs, oldest first", scope: read, request: { params: sessionPath, query: scopedQuery } });
+const sessionRun = defineRoute({ method: "get", path: "/sessions/{session_id}/runs/{run_id}", tags, summary: "One run of a session", scope: read, request: { params: runPath, query: scopedQuery } });
+const deleteRun = defineRoute({
+  method: "delete",
+  path: "/sessions/{session_id}/runs/{run_id}",
+  tags,
+  summary: "Delete one run of a session",
+  scope: remove,
+  request: { params: runPath, query: scopedQuery },
+  responses: { 204: { description: "Deleted" } },
+});
 
 /** The database a request addresses: `?db_id=`, else the first one configured. */
-function dbFor(c: Context<OSEnv>, dbId?: string): Db {
+export function dbFor(c: Context<OSEnv>, dbId?: string): Db {
   if (c.env.dbs.length === 0) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
   if (!dbId) return c.env.dbs[0]!;
   const db = c.env.dbs.find((d) => d.id === dbId);
@@ -66,10 +147,10 @@ function dbFor(c: Context<OSEnv>, dbId?: string): Db {
 
 /** Sessions and their runs, in agno's paths and shapes. */
 export function sessionRoutes() {
-  const app = new Hono<OSEnv>();
+  const app = routeApp();
 
-  app.get("/sessions", requireScope("sessions", "read"), async (c) => {
-    const q = parseInput(listQuery, c.req.query(), "query");
+  handle(app, listSessions, async (c) => {
+    const q = c.req.valid("query");
     const started = Date.now();
     const page = await dbFor(c, q.db_id).getSessions({
       sessionType: q.type,
@@ -87,9 +168,9 @@ export function sessionRoutes() {
     });
   });
 
-  app.post("/sessions", requireScope("sessions", "write"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
-    const b = parseInput(createBody, await readJson(c.req.raw), "body");
+  handle(app, createSession, async (c) => {
+    const q = c.req.valid("query");
+    const b = c.req.valid("json");
     const session = await dbFor(c, q.db_id).createSession({
       session_id: b.session_id ?? crypto.randomUUID(),
       session_type: b.session_type,
@@ -103,26 +184,27 @@ export function sessionRoutes() {
     return c.json(sessionDetail(session), 201);
   });
 
-  app.get("/sessions/:session_id", requireScope("sessions", "read", "session_id"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
-    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), readScope(c, q.user_id));
-    if (!session || (q.type && session.record.session_type !== q.type)) throw new NotFoundError(`session ${c.req.param("session_id")} not found`);
+  handle(app, getSession, async (c) => {
+    const q = c.req.valid("query");
+    const { session_id } = c.req.valid("param");
+    const session = await dbFor(c, q.db_id).getSession(session_id, readScope(c, q.user_id));
+    if (!session || (q.type && session.record.session_type !== q.type)) throw new NotFoundError(`session ${session_id} not found`);
     return c.json(sessionDetail(session));
   });
 
-  app.post("/sessions/:session_id/rename", requireScope("sessions", "write", "session_id"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
-    const b = parseInput(renameBody, await readJson(c.req.raw), "body");
-    const session = await dbFor(c, q.db_id).renameSession(c.req.param("session_id"), b.session_name, { userId: effectiveUserId(c, q.user_id) });
+  handle(app, renameSession, async (c) => {
+    const q = c.req.valid("query");
+    const session = await dbFor(c, q.db_id).renameSession(c.req.valid("param").session_id, c.req.valid("json").session_name, { userId: effectiveUserId(c, q.user_id) });
     return c.json(sessionDetail(session));
   });
 
-  app.patch("/sessions/:session_id", requireScope("sessions", "write", "session_id"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
-    const b = parseInput(patchBody, await readJson(c.req.raw), "body");
+  handle(app, updateSession, async (c) => {
+    const q = c.req.valid("query");
+    const b = c.req.valid("json");
+    const { session_id } = c.req.valid("param");
     const db = dbFor(c, q.db_id);
-    const current = await db.getSession(parseInput(id, c.req.param("session_id"), "path session_id"), { includeRuns: false, userId: effectiveUserId(c, q.user_id) });
-    if (!current) throw new NotFoundError(`session ${c.req.param("session_id")} not found`);
+    const current = await db.getSession(session_id, { includeRuns: false, userId: effectiveUserId(c, q.user_id) });
+    if (!current) throw new NotFoundError(`session ${session_id} not found`);
     const r = current.record;
     await db.upsertSession({
       ...r,
@@ -138,44 +220,42 @@ export function sessionRoutes() {
   });
 
   // Bulk delete, all or nothing: one unknown (or another user's) id and nothing is deleted.
-  app.delete("/sessions", requireScope("sessions", "delete"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
-    const b = parseInput(bulkDeleteBody, await readJson(c.req.raw), "body");
-    await dbFor(c, q.db_id).deleteSessions(b.session_ids, { userId: effectiveUserId(c, q.user_id) });
+  handle(app, deleteSessions, async (c) => {
+    const q = c.req.valid("query");
+    await dbFor(c, q.db_id).deleteSessions(c.req.valid("json").session_ids, { userId: effectiveUserId(c, q.user_id) });
     return c.body(null, 204);
   });
 
-  app.delete("/sessions/:session_id", requireScope("sessions", "delete", "session_id"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
-    await dbFor(c, q.db_id).deleteSession(c.req.param("session_id"), { userId: effectiveUserId(c, q.user_id) });
+  handle(app, deleteSession, async (c) => {
+    const q = c.req.valid("query");
+    await dbFor(c, q.db_id).deleteSession(c.req.valid("param").session_id, { userId: effectiveUserId(c, q.user_id) });
     return c.body(null, 204);
   });
 
-  app.get("/sessions/:session_id/runs", requireScope("sessions", "read", "session_id"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
-    const session = await dbFor(c, q.db_id).getSession(parseInput(id, c.req.param("session_id"), "path session_id"), readScope(c, q.user_id));
-    if (!session) throw new NotFoundError(`session ${c.req.param("session_id")} not found`);
+  handle(app, sessionRuns, async (c) => {
+    const q = c.req.valid("query");
+    const { session_id } = c.req.valid("param");
+    const session = await dbFor(c, q.db_id).getSession(session_id, readScope(c, q.user_id));
+    if (!session) throw new NotFoundError(`session ${session_id} not found`);
     return c.json(session.runs);
   });
 
-  app.get("/sessions/:session_id/runs/:run_id", requireScope("sessions", "read", "session_id"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
-    const run = await dbFor(c, q.db_id).getRun(parseInput(id, c.req.param("run_id"), "path run_id"), {
-      sessionId: c.req.param("session_id"),
-      ...readScope(c, q.user_id),
-    });
-    if (!run) throw new NotFoundError(`run ${c.req.param("run_id")} not found in session ${c.req.param("session_id")}`);
+  handle(app, sessionRun, async (c) => {
+    const q = c.req.valid("query");
+    const { session_id, run_id } = c.req.valid("param");
+    const run = await dbFor(c, q.db_id).getRun(run_id, { sessionId: session_id, ...readScope(c, q.user_id) });
+    if (!run) throw new NotFoundError(`run ${run_id} not found in session ${session_id}`);
     return c.json(run.run_data);
   });
 
-  app.delete("/sessions/:session_id/runs/:run_id", requireScope("sessions", "delete", "session_id"), async (c) => {
-    const q = parseInput(scopedQuery, c.req.query(), "query");
+  handle(app, deleteRun, async (c) => {
+    const q = c.req.valid("query");
+    const { session_id, run_id } = c.req.valid("param");
     const db = dbFor(c, q.db_id);
-    const runId = parseInput(id, c.req.param("run_id"), "path run_id");
     const userId = effectiveUserId(c, q.user_id);
-    const run = await db.getRun(runId, { sessionId: c.req.param("session_id"), userId });
-    if (!run) throw new NotFoundError(`run ${runId} not found in session ${c.req.param("session_id")}`);
-    await db.deleteRun(runId, { userId });
+    const run = await db.getRun(run_id, { sessionId: session_id, userId });
+    if (!run) throw new NotFoundError(`run ${run_id} not found in session ${session_id}`);
+    await db.deleteRun(run_id, { userId });
     return c.body(null, 204);
   });
 

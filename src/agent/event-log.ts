@@ -1,0 +1,139 @@
+import type { Db, StoredRunEvent } from "../db/port.js";
+
+/** Events after which a run's stream has nothing more to say (a paused run goes on only after `continue`). */
+const STREAM_ENDS = new Set(["RunCompleted", "RunError", "RunCancelled", "RunPaused"]);
+const RUN_ENDED = new Set(["COMPLETED", "ERROR", "CANCELLED", "PAUSED"]);
+
+export interface IndexedEvent<E> {
+  index: number;
+  event: E;
+}
+
+export interface RecordOptions {
+  /** the run's id when known up front (a continue); otherwise taken from the first event */
+  runId?: string;
+  /** the position of the first event (a continue goes on after the run's earlier events) */
+  firstIndex?: number;
+  /** longest an event waits in the buffer before it is written (default 50 ms) */
+  flushIntervalMs?: number;
+  /** events written per statement at most (default 200) */
+  maxBatch?: number;
+}
+
+/**
+ * Gives each event of a run its position and stores the events in batches as they pass, so a
+ * client whose connection dropped can re-attach from any isolate (`tailRunEvents`). The caller
+ * gets every event as soon as the run yields it; writing is never on that path, except that the
+ * stream ends only after the last batch is stored.
+ */
+export async function* recordRunEvents<E extends { event: string; run_id?: string }>(
+  db: Db,
+  events: AsyncIterable<E>,
+  opts: RecordOptions = {},
+): AsyncGenerator<IndexedEvent<E>> {
+  const interval = opts.flushIntervalMs ?? 50;
+  const maxBatch = opts.maxBatch ?? 200;
+  let runId = opts.runId;
+  let next = opts.firstIndex ?? 0;
+  let buffer: E[] = [];
+  let bufferStart = next;
+  let writing: Promise<void> = Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (buffer.length === 0 || !runId) return writing;
+    const batch = buffer;
+    const start = bufferStart;
+    const id = runId;
+    buffer = [];
+    bufferStart = next;
+    // Batches are written one after another, in order; a failed write loses that batch for
+    // re-attaching clients only (the live stream and the stored run are unaffected).
+    writing = writing.then(() =>
+      db.appendRunEvents(id, start, batch).catch((error: unknown) => {
+        console.error(`run ${id}: events ${start}..${start + batch.length - 1} not stored: ${error instanceof Error ? error.message : String(error)}`);
+      }),
+    );
+    return writing;
+  };
+
+  try {
+    for await (const event of events) {
+      runId ??= event.run_id || undefined;
+      const index = next++;
+      // A copy as it is now: the run may still change objects an event points to (a tool's result).
+      buffer.push(JSON.parse(JSON.stringify(event)) as E);
+      // The first event goes out at once, so a client re-attaching early finds the log started.
+      if (index === opts.firstIndex || index === 0 || buffer.length >= maxBatch || STREAM_ENDS.has(event.event)) void flush();
+      else timer ??= setTimeout(() => void flush(), interval);
+      yield { index, event };
+    }
+  } finally {
+    await flush();
+  }
+}
+
+export interface TailOptions {
+  /** first wait between polls when nothing new arrived; doubles up to `maxPollMs` (default 25) */
+  pollMs?: number;
+  maxPollMs?: number;
+  /** give up on a run that stays silent this long (a worker that died mid-run; default 5 min) */
+  idleTimeoutMs?: number;
+  /** how long to wait for the closing event of a run already marked over (default 2 s) */
+  closingGraceMs?: number;
+  signal?: AbortSignal;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+/**
+ * A run's stored events after `afterIndex`, then the new ones as they are stored, until the run
+ * is over and its closing event (completed, failed, cancelled, paused) has been read; a paused
+ * run that is continued later goes on in the same log. Also ends when the run stays silent for
+ * `idleTimeoutMs` or `signal` aborts. Reads only the database, so it works wherever the run is
+ * executing.
+ */
+export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, opts: TailOptions = {}): AsyncGenerator<StoredRunEvent> {
+  const firstPoll = opts.pollMs ?? 25;
+  const maxPoll = opts.maxPollMs ?? 500;
+  const idleTimeout = opts.idleTimeoutMs ?? 5 * 60_000;
+  const grace = opts.closingGraceMs ?? 2_000;
+  let last = afterIndex;
+  // The run's state is settled by the event the client last saw, if it was a closing one.
+  let lastName = afterIndex >= 0 ? (await db.getRunEvents(runId, { afterIndex: afterIndex - 1, limit: 1 }))[0]?.event.event : undefined;
+  let wait = firstPoll;
+  let lastNews = Date.now();
+  let overSince: number | undefined;
+  while (!opts.signal?.aborted) {
+    const batch = await db.getRunEvents(runId, { afterIndex: last });
+    for (const stored of batch) {
+      last = stored.index;
+      lastName = stored.event.event;
+      yield stored;
+    }
+    if (batch.length > 0) {
+      wait = firstPoll;
+      lastNews = Date.now();
+      continue;
+    }
+    const run = await db.getRun(runId);
+    if (!run) return;
+    if (RUN_ENDED.has(String(run.status))) {
+      // The status is stored just before the closing event is; give that event a moment to land.
+      if (lastName !== undefined && STREAM_ENDS.has(lastName)) return;
+      overSince ??= Date.now();
+      if (Date.now() - overSince > grace) return;
+    } else {
+      overSince = undefined;
+      if (Date.now() - lastNews > idleTimeout) return;
+    }
+    await sleep(wait, opts.signal);
+    wait = Math.min(wait * 2, maxPoll);
+  }
+}

@@ -1,0 +1,87 @@
+import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
+import { z } from "zod";
+import { ValidationError } from "../errors.js";
+import type { OSEnv } from "./context.js";
+import { requireScope } from "./auth/scopes.js";
+
+/** The scope a route needs: `resource:action`, checked for the path's `idParam` instance when set. */
+export interface ScopeNeed {
+  resource: string;
+  action: string;
+  idParam?: string;
+  /** a list that per-instance scopes filter: any authenticated caller gets it, minus what they may not see */
+  filtersList?: boolean;
+}
+
+/**
+ * One route as data: method, path (OpenAPI style, `{id}`), zod schemas for what it accepts, the
+ * scope it needs and a summary. Validation, the scope guard, `/openapi.json` and `/docs` all come
+ * from this one definition, so the documentation cannot drift from what the code enforces.
+ */
+export type OSRoute = Omit<RouteConfig, "responses" | "middleware"> & {
+  summary: string;
+  tags: [string];
+  /** `null`: needs no credentials (only `/`, `/health`, `/info`) */
+  scope: ScopeNeed | null;
+  responses?: RouteConfig["responses"];
+};
+
+export const errorSchema = z
+  .object({ detail: z.string(), error_id: z.string(), error_type: z.string().optional() })
+  .meta({ id: "Error", description: "Every error answer: what went wrong and a stable machine id." });
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
+
+/** The answers every protected route may give besides its own. */
+const commonErrors = {
+  401: json(errorSchema, "Missing or invalid credentials"),
+  403: json(errorSchema, "The credentials lack the route's scope"),
+  413: json(errorSchema, "Body larger than the configured limit"),
+  422: json(errorSchema, "Input failed validation; `detail` names the field"),
+};
+
+/** What `defineRoute` gives: the route with its guard attached (input types kept exact). */
+export type DefinedRoute<R extends OSRoute> = Omit<R, "scope" | "responses"> & { responses: RouteConfig["responses"]; middleware?: RouteConfig["middleware"] };
+
+export function defineRoute<R extends OSRoute>(def: R): DefinedRoute<R> {
+  const { scope, responses, ...rest } = def;
+  const route = {
+    ...rest,
+    ...(scope
+      ? {
+          ...(scope.filtersList ? {} : { middleware: requireScope(scope.resource, scope.action, scope.idParam) }),
+          security: [{ bearer: [] }],
+          "x-required-scope": scope.filtersList
+            ? `${scope.resource}:{id}:${scope.action} (filters the list)`
+            : `${scope.resource}${scope.idParam ? `:{${scope.idParam}}` : ""}:${scope.action}`,
+        }
+      : { security: [] }),
+    responses: { ...(scope ? commonErrors : {}), ...(responses ?? { 200: { description: "OK" } }) },
+  };
+  return createRoute(route as RouteConfig) as unknown as DefinedRoute<R>;
+}
+
+/** The context a route's handler receives: validated input typed from the route's schemas. */
+export type RouteContext<R extends RouteConfig> = Parameters<RouteHandler<R, OSEnv>>[0];
+
+/** A sub-app whose validation failures answer 422 naming the field, like `parseInput`. */
+export function routeApp(): OpenAPIHono<OSEnv> {
+  return new OpenAPIHono<OSEnv>({
+    defaultHook: (result) => {
+      if (result.success) return;
+      const issue = result.error.issues[0]!;
+      const where = result.target === "param" ? "path" : result.target === "json" || result.target === "form" ? "body" : result.target;
+      const field = issue.path.join(".");
+      throw new ValidationError(field ? `${where} ${field}: ${issue.message}` : `${where}: ${issue.message}`, field || where);
+    },
+  });
+}
+
+/** Registers a route; the handler answers a plain Response (views shape the JSON). */
+export function handle<R extends RouteConfig>(app: OpenAPIHono<OSEnv>, route: R, handler: (c: RouteContext<R>) => Response | Promise<Response>): void {
+  app.openapi(route, handler as never);
+}
+
+/** Common parameter schemas, named once so the OpenAPI document reuses them. */
+export const idSchema = z.string().min(1).max(255);
+export const jsonObject = z.record(z.string(), z.unknown());

@@ -1,0 +1,539 @@
+/**
+ * The isolation matrix (SPEC U1/U2): two users, every route family that touches owned data,
+ * every verb. With JWT auth and AGNO_USER_ISOLATION=true:
+ *   - user A acting on user B's sessions or runs gets 404 `{detail, error_id}` (not 403: no
+ *     existence leak), whatever `user_id` A names, and B's data is left exactly as it was;
+ *   - listings hold only the caller's rows plus the shared ones (rows with no owner);
+ *   - shared rows are read by every user and edited only by admins.
+ * Everything is seeded and checked over HTTP, through the Worker's own fetch handler. The
+ * workers test files share one PGlite schema, so every id here carries a per-run tag.
+ */
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env as workerEnv } from "cloudflare:workers";
+import { exportSPKI, generateKeyPair, SignJWT } from "jose";
+import type { Env } from "../../src/index.js";
+import worker from "../../src/index.js";
+import { scriptModel, type Turn } from "../support/model-script.js";
+import { envFor, send } from "./worker-client.js";
+
+const AUD = "agno-iso";
+const ISS = "https://issuer.iso.test";
+const tag = crypto.randomUUID().slice(0, 8);
+const A = `iso-a-${tag}`;
+const B = `iso-b-${tag}`;
+const ADMIN = `iso-admin-${tag}`;
+const USER_SCOPES = ["sessions:read", "sessions:write", "sessions:delete", "agents:read", "agents:run"];
+
+type Headers = Record<string, string>;
+type Who = "A" | "B" | "admin";
+
+/** Ids of everything seeded: sessions are named by the test, run ids come from the runs. */
+interface Seed {
+  sA1: string; // A's session, with A's run rA
+  sA2: string; // A's second session, without runs (bulk-delete partner)
+  sB1: string; // B's session, with B's run rB
+  sB2: string; // B's second session, without runs
+  sS: string; // shared session (no owner), created by the admin, with the shared run rS
+  rA: string;
+  rB: string;
+  /** B's streamed run in sB1 (its events are stored, so `/resume` has something to replay) */
+  rBs: string;
+  rS: string;
+}
+
+const seed: Seed = {
+  sA1: "",
+  sA2: "",
+  sB1: "",
+  sB2: "",
+  sS: "",
+  rA: "",
+  rB: "",
+  rBs: "",
+  rS: "",
+};
+
+let E: Partial<Env>;
+const who: Record<Who, Headers> = { A: {}, B: {}, admin: {} };
+let privateKey: CryptoKey;
+
+async function token(sub: string, scopes: string[]): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ sub, aud: AUD, iss: ISS, iat: now, exp: now + 3600, scopes }).setProtectedHeader({ alg: "RS256", kid: "iso-rsa" }).sign(privateKey);
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/** One request as `as`; the body is parsed as JSON when it is JSON (an SSE or empty body is kept as text). */
+async function req(as: Who, method: string, path: string, body?: unknown, e: Partial<Env> = E): Promise<Answer> {
+  const init: RequestInit = { method };
+  if (body !== undefined) init.body = JSON.stringify(body);
+  const headers = { ...who[as], ...(body !== undefined ? { "content-type": "application/json" } : {}) };
+  const res = await send(path, init, e, headers);
+  const text = await res.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: res.status, text, body: parsed };
+}
+
+/**
+ * SSE frames as `{event, data}`. Tolerant of extra fields (`id:` lines, comments), which the
+ * stream is gaining for `/resume`; only `event:` and `data:` are read.
+ */
+function sseEvents(text: string): Array<{ event: string; data: Record<string, unknown> }> {
+  return text
+    .split("\n\n")
+    .filter((block) => block.trim() !== "")
+    .flatMap((block) => {
+      const lines = block.split("\n");
+      const event = lines.find((l) => l.startsWith("event: "))?.slice(7);
+      const data = lines.find((l) => l.startsWith("data: "))?.slice(6);
+      return event && data ? [{ event, data: JSON.parse(data) as Record<string, unknown> }] : [];
+    });
+}
+
+/** What the admin sees of some sessions and runs: each GET's status and full body (updated_at included). */
+async function snapshot(sessions: string[], runs: string[]) {
+  const out: Record<string, { status: number; body: unknown }> = {};
+  for (const s of sessions) {
+    const detail = await req("admin", "GET", `/sessions/${s}`);
+    out[`GET /sessions/${s}`] = { status: detail.status, body: detail.body };
+    const sessionRuns = await req("admin", "GET", `/sessions/${s}/runs`);
+    out[`GET /sessions/${s}/runs`] = { status: sessionRuns.status, body: sessionRuns.body };
+  }
+  for (const r of runs) {
+    const run = await req("admin", "GET", `/agents/assistant/runs/${r}`);
+    out[`GET /agents/assistant/runs/${r}`] = { status: run.status, body: run.body };
+  }
+  return out;
+}
+const bSnapshot = () => snapshot([seed.sB1, seed.sB2], [seed.rB, seed.rBs]);
+const sharedSnapshot = () => snapshot([seed.sS], [seed.rS]);
+const aSnapshot = () => snapshot([seed.sA1, seed.sA2], [seed.rA]);
+
+/** Every session the caller can list, across all pages. */
+async function listSessions(as: Who, query = ""): Promise<Array<{ session_id: string; user_id: string | null }>> {
+  const rows: Array<{ session_id: string; user_id: string | null }> = [];
+  for (let page = 1; page <= 100; page++) {
+    const res = await req(as, "GET", `/sessions?limit=100&page=${page}${query}`);
+    expect(res.status).toBe(200);
+    rows.push(...res.body.data);
+    if (page >= res.body.meta.total_pages) break;
+  }
+  return rows;
+}
+
+/** Every run of the example agent the caller can list, across all pages. */
+async function listRuns(as: Who, query = ""): Promise<Array<{ run_id: string; user_id: string | null; session_id: string }>> {
+  const rows: Array<{ run_id: string; user_id: string | null; session_id: string }> = [];
+  for (let page = 1; page <= 100; page++) {
+    const res = await req(as, "GET", `/agents/assistant/runs?limit=100&page=${page}${query}`);
+    expect(res.status).toBe(200);
+    expect(Array.isArray(res.body)).toBe(true);
+    rows.push(...res.body);
+    if (res.body.length < 100) break;
+  }
+  return rows;
+}
+
+function expectNotFound(res: Answer, label: string) {
+  expect({ label, status: res.status }).toEqual({ label, status: 404 });
+  expect(res.body).toMatchObject({ detail: expect.any(String), error_id: expect.any(String) });
+  // The answer says nothing about whose object it is.
+  expect(res.body.detail).not.toContain(B);
+  expect(res.text).not.toContain(B);
+}
+
+beforeAll(async () => {
+  const rsa = await generateKeyPair("RS256", { extractable: true });
+  privateKey = rsa.privateKey;
+  // Plenty of plain answers: every run the seed makes, plus any a broken route might let through.
+  const turns: Turn[] = Array.from({ length: 200 }, (_, i) => ({ text: `answer ${i}` }));
+  const script = await scriptModel(workerEnv.MODEL_SERVER_URL, turns);
+  E = {
+    OS_SECURITY_KEY: undefined,
+    JWT_VERIFICATION_KEYS: JSON.stringify([{ pem: await exportSPKI(rsa.publicKey), kid: "iso-rsa" }]),
+    JWT_AUDIENCE: AUD,
+    JWT_ISSUER: ISS,
+    AGNO_USER_ISOLATION: "true",
+    MODEL: "openai:gpt-test",
+    OPENAI_BASE_URL: script.baseURL,
+    OPENAI_API_KEY: "sk-test",
+  };
+  who.A = { authorization: `Bearer ${await token(A, USER_SCOPES)}` };
+  who.B = { authorization: `Bearer ${await token(B, USER_SCOPES)}` };
+  who.admin = { authorization: `Bearer ${await token(ADMIN, ["agent_os:admin"])}` };
+
+  await seedA();
+  await seedB();
+  await seedShared();
+});
+
+// Seeding, over HTTP. Each owner's objects can be seeded again under fresh ids: when a cell
+// finds them damaged (a failed cell that did delete or change them), it re-seeds first, so one
+// broken route fails its own cells only, not every cell after it.
+
+let generation = 0;
+const fresh = (name: string) => `iso-${name}-${tag}${generation === 0 ? "" : `-g${generation}`}`;
+
+/** Users name themselves as user_id too (isolation takes the token's subject anyway), so the seed is the same with isolation off: that is how this file was checked to fail without it. */
+const self = (as: Who) => (as === "A" ? { user_id: A } : as === "B" ? { user_id: B } : {});
+
+async function createSession(as: Who, session_id: string, name: string) {
+  const res = await req(as, "POST", "/sessions", { session_id, agent_id: "assistant", session_name: name, session_state: { owner: name }, metadata: { tag }, ...self(as) });
+  expect(res.status, `seed ${session_id}: ${res.text}`).toBe(201);
+  expect(res.body.user_id).toBe(as === "A" ? A : as === "B" ? B : null);
+  return res.body;
+}
+
+async function runIn(as: Who, session_id: string, message: string): Promise<string> {
+  const res = await req(as, "POST", "/agents/assistant/runs", { message, stream: false, session_id, ...self(as) });
+  expect(res.status, `seed run in ${session_id}: ${res.text}`).toBe(200);
+  expect(res.body).toMatchObject({ status: "COMPLETED", user_id: as === "A" ? A : as === "B" ? B : null });
+  return res.body.run_id as string;
+}
+
+async function seedA() {
+  seed.sA1 = fresh("sA1");
+  seed.sA2 = fresh("sA2");
+  await createSession("A", seed.sA1, "A one");
+  await createSession("A", seed.sA2, "A two");
+  seed.rA = await runIn("A", seed.sA1, "A secret message");
+}
+
+async function seedB() {
+  seed.sB1 = fresh("sB1");
+  seed.sB2 = fresh("sB2");
+  await createSession("B", seed.sB1, "B one");
+  await createSession("B", seed.sB2, "B two");
+  seed.rB = await runIn("B", seed.sB1, "B secret message");
+  const streamed = await req("B", "POST", "/agents/assistant/runs", { message: "B streamed message", session_id: seed.sB1, user_id: B });
+  expect(streamed.status, streamed.text).toBe(200);
+  const frames = sseEvents(streamed.text);
+  expect(frames.at(-1)?.event).toBe("RunCompleted");
+  seed.rBs = frames[0]!.data.run_id as string;
+  expect(seed.rBs).toEqual(expect.any(String));
+}
+
+async function seedShared() {
+  seed.sS = fresh("shared");
+  await createSession("admin", seed.sS, "Shared");
+  seed.rS = await runIn("admin", seed.sS, "shared message");
+}
+
+const allFound = (snap: Record<string, { status: number }>) => Object.values(snap).every((v) => v.status === 200);
+
+/** Re-seeds whatever an earlier (failed) cell damaged; returns nothing, the cell then snapshots. */
+async function repair(...owners: Array<"A" | "B" | "shared">) {
+  const damaged = [];
+  for (const owner of owners) {
+    const snap = owner === "A" ? await aSnapshot() : owner === "B" ? await bSnapshot() : await sharedSnapshot();
+    if (!allFound(snap)) damaged.push(owner);
+  }
+  if (damaged.length === 0) return;
+  generation++;
+  for (const owner of damaged) await (owner === "A" ? seedA() : owner === "B" ? seedB() : seedShared());
+}
+
+// ------------------------------------------------------------------------------------------
+// The matrix: A on B's objects. Each cell also runs with A naming B's user_id (query string,
+// and in the body where the route takes one): isolation ignores it.
+
+interface Cell {
+  name: string;
+  method: string;
+  path: (s: Seed) => string;
+  body?: (s: Seed) => Record<string, unknown>;
+  /** the route reads `user_id` from its body (runs, continue) rather than only from the query */
+  bodyUserId?: boolean;
+  write: boolean;
+}
+
+const crossUser: Cell[] = [
+  { name: "GET /sessions/{B's session}", method: "GET", path: (s) => `/sessions/${s.sB1}`, write: false },
+  { name: "PATCH /sessions/{B's session}", method: "PATCH", path: (s) => `/sessions/${s.sB1}`, body: () => ({ session_name: "pwned", session_state: { pwned: true }, metadata: { pwned: true } }), write: true },
+  { name: "DELETE /sessions/{B's session}", method: "DELETE", path: (s) => `/sessions/${s.sB1}`, write: true },
+  { name: "POST /sessions/{B's session}/rename", method: "POST", path: (s) => `/sessions/${s.sB1}/rename`, body: () => ({ session_name: "pwned" }), write: true },
+  { name: "GET /sessions/{B's session}/runs", method: "GET", path: (s) => `/sessions/${s.sB1}/runs`, write: false },
+  { name: "GET /sessions/{B's session}/runs/{B's run}", method: "GET", path: (s) => `/sessions/${s.sB1}/runs/${s.rB}`, write: false },
+  { name: "GET /sessions/{A's own session}/runs/{B's run}", method: "GET", path: (s) => `/sessions/${s.sA1}/runs/${s.rB}`, write: false },
+  { name: "DELETE /sessions/{B's session}/runs/{B's run}", method: "DELETE", path: (s) => `/sessions/${s.sB1}/runs/${s.rB}`, write: true },
+  { name: "DELETE /sessions/{A's own session}/runs/{B's run}", method: "DELETE", path: (s) => `/sessions/${s.sA1}/runs/${s.rB}`, write: true },
+  { name: "DELETE /sessions (bulk) [B's session]", method: "DELETE", path: () => `/sessions`, body: (s) => ({ session_ids: [s.sB2] }), write: true },
+  { name: "DELETE /sessions (bulk) [A's own session, B's session]", method: "DELETE", path: () => `/sessions`, body: (s) => ({ session_ids: [s.sA2, s.sB1] }), write: true },
+  { name: "GET /agents/assistant/runs/{B's run}", method: "GET", path: (s) => `/agents/assistant/runs/${s.rB}`, write: false },
+  { name: "POST /agents/assistant/runs/{B's run}/cancel", method: "POST", path: (s) => `/agents/assistant/runs/${s.rB}/cancel`, write: true },
+  // The example agent has no human-in-the-loop tool, so B has no PAUSED run to reach over HTTP.
+  // B's run is COMPLETED: without isolation this would be a 409 (not PAUSED), so 404 still
+  // proves the ownership check comes first.
+  { name: "POST /agents/assistant/runs/{B's run}/continue (JSON)", method: "POST", path: (s) => `/agents/assistant/runs/${s.rB}/continue`, body: () => ({ tools: [], stream: false }), bodyUserId: true, write: true },
+  { name: "POST /agents/assistant/runs/{B's run}/continue (SSE)", method: "POST", path: (s) => `/agents/assistant/runs/${s.rB}/continue`, body: () => ({ requirements: [] }), bodyUserId: true, write: true },
+  // RECHECK: /resume is being written concurrently. While it is missing this 404 is Hono's "no
+  // route" (a warning is logged) and passes for the wrong reason; the owner control at the end
+  // ("B resumes B's own streamed run") fails until the route exists, and proves this cell then.
+  { name: "POST /agents/assistant/runs/{B's streamed run}/resume [RECHECK: new route]", method: "POST", path: (s) => `/agents/assistant/runs/${s.rBs}/resume`, body: () => ({ last_event_index: -1 }), bodyUserId: true, write: false },
+  { name: "POST /agents/assistant/runs into B's session (JSON)", method: "POST", path: () => `/agents/assistant/runs`, body: (s) => ({ message: "append to B", stream: false, session_id: s.sB1 }), bodyUserId: true, write: true },
+  { name: "POST /agents/assistant/runs into B's session (SSE)", method: "POST", path: () => `/agents/assistant/runs`, body: (s) => ({ message: "append to B", session_id: s.sB1 }), bodyUserId: true, write: true },
+];
+
+const withUserIdOverride = (cell: Cell): Cell => ({
+  ...cell,
+  name: `${cell.name} ?user_id=B${cell.bodyUserId ? " (+ body user_id=B)" : ""}`,
+  path: (s) => `${cell.path(s)}?user_id=${B}`,
+  body: cell.body && cell.bodyUserId ? (s) => ({ ...cell.body!(s), user_id: B }) : cell.body,
+});
+
+const matrix = [...crossUser, ...crossUser.map(withUserIdOverride)];
+
+describe("isolation matrix: user A on user B's sessions and runs answers 404 and changes nothing", () => {
+  it("covers every route family with and without a user_id override", () => {
+    expect(matrix.length).toBe(crossUser.length * 2);
+    expect(matrix.length).toBeGreaterThanOrEqual(36);
+  });
+
+  it.each(matrix.map((c) => [c.name, c] as const))("%s", async (_name, cell) => {
+    await repair("A", "B");
+    const before = await bSnapshot();
+    const aBefore = await aSnapshot();
+    // B's objects exist (so a 404 below is isolation, not absence).
+    for (const [key, value] of Object.entries(before)) expect({ key, status: value.status }).toEqual({ key, status: 200 });
+    const res = await req("A", cell.method, cell.path(seed), cell.body?.(seed));
+    if (cell.name.includes("/resume") && res.body?.detail?.startsWith?.("no route")) {
+      console.warn(`[isolation-matrix] RECHECK ${cell.name}: answered "no route" — the /resume route does not exist yet`);
+    }
+    expectNotFound(res, cell.name);
+    // No partial write: B's sessions and runs read back exactly as before (updated_at included),
+    // and a bulk delete that named one of A's own sessions deleted none of them either.
+    expect(await bSnapshot()).toEqual(before);
+    expect(await aSnapshot()).toEqual(aBefore);
+  });
+});
+
+describe("creating over another user's id", () => {
+  it("POST /sessions naming B's session_id is refused and B's session is untouched", async () => {
+    await repair("A", "B");
+    const before = await bSnapshot();
+    const res = await req("A", "POST", "/sessions", { session_id: seed.sB1, agent_id: "assistant", session_name: "pwned", session_state: { pwned: true } });
+    // Ids are global, so this cannot be a plain 404 today: 409 says the id is taken (an
+    // existence oracle for guessed ids, which are random UUIDs in practice). Never a 2xx.
+    expect([404, 409]).toContain(res.status);
+    expect(res.body).toMatchObject({ detail: expect.any(String), error_id: expect.any(String) });
+    expect(res.text).not.toContain(B);
+    expect(await bSnapshot()).toEqual(before);
+  });
+});
+
+describe("a run of B's still in progress: A cannot cancel it", () => {
+  it("A's cancel (with or without user_id=B) is 404 and the run keeps running; B's own cancel works", async () => {
+    const script = await scriptModel(workerEnv.MODEL_SERVER_URL, [{ hang: true }]);
+    const e = { ...E, OPENAI_BASE_URL: script.baseURL };
+    const session = `iso-sB-running-${tag}`;
+    const ctx = createExecutionContext();
+    const request = new Request("http://agno.test/agents/assistant/runs", {
+      method: "POST",
+      body: JSON.stringify({ message: "long", session_id: session }),
+      headers: { ...who.B, "content-type": "application/json" },
+    });
+    const res = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
+    expect(res.status).toBe(200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("ModelRequestStarted")) {
+      const chunk = await reader.read();
+      if (chunk.done) throw new Error(`stream ended before the model call: ${text}`);
+      text += chunk.value;
+    }
+    const runId = sseEvents(text.slice(0, text.indexOf("\n\n") + 2))[0]!.data.run_id as string;
+    try {
+      const before = await snapshot([session], [runId]);
+      expect(before[`GET /agents/assistant/runs/${runId}`]).toMatchObject({ status: 200, body: { status: "RUNNING", user_id: B } });
+      expectNotFound(await req("A", "POST", `/agents/assistant/runs/${runId}/cancel`, undefined, e), "cancel B's running run");
+      expectNotFound(await req("A", "POST", `/agents/assistant/runs/${runId}/cancel?user_id=${B}`, undefined, e), "cancel B's running run ?user_id=B");
+      expect(await snapshot([session], [runId])).toEqual(before);
+    } finally {
+      // B cancels their own run: the control that the route works for the owner.
+      const own = await req("B", "POST", `/agents/assistant/runs/${runId}/cancel`, undefined, e);
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
+      await waitOnExecutionContext(ctx);
+      expect(own).toMatchObject({ status: 200, body: { run_id: runId, cancelled: true } });
+    }
+    expect(sseEvents(text).at(-1)!.event).toBe("RunCancelled");
+    expect((await req("admin", "GET", `/agents/assistant/runs/${runId}`)).body.status).toBe("CANCELLED");
+  });
+});
+
+// ------------------------------------------------------------------------------------------
+// Listings.
+
+describe("listings hold the caller's rows plus the shared ones, never another user's", () => {
+  beforeEach(() => repair("A", "B", "shared"));
+  const variants: Array<[string, string]> = [
+    ["no filter", ""],
+    ["naming the other user's user_id", "&user_id={other}"],
+  ];
+
+  it.each(variants)("GET /sessions for A and for B (%s)", async (_label, query) => {
+    for (const [me, other, mine, theirs] of [
+      ["A", B, [seed.sA1, seed.sA2], [seed.sB1, seed.sB2]],
+      ["B", A, [seed.sB1, seed.sB2], [seed.sA1, seed.sA2]],
+    ] as const) {
+      const owner = me === "A" ? A : B;
+      const rows = await listSessions(me, query.replace("{other}", other));
+      const ids = rows.map((r) => r.session_id);
+      expect(ids).toEqual(expect.arrayContaining([...mine, seed.sS]));
+      for (const id of theirs) expect(ids).not.toContain(id);
+      for (const r of rows) expect({ session_id: r.session_id, user_id: r.user_id }).toEqual({ session_id: r.session_id, user_id: r.user_id === null ? null : owner });
+    }
+  });
+
+  it.each(variants)("GET /agents/assistant/runs for A and for B (%s)", async (_label, query) => {
+    for (const [me, other, mine, theirs] of [
+      ["A", B, seed.rA, seed.rB],
+      ["B", A, seed.rB, seed.rA],
+    ] as const) {
+      const owner = me === "A" ? A : B;
+      const rows = await listRuns(me, query.replace("{other}", other));
+      const ids = rows.map((r) => r.run_id);
+      expect(ids).toEqual(expect.arrayContaining([mine, seed.rS]));
+      expect(ids).not.toContain(theirs);
+      for (const r of rows) expect({ run_id: r.run_id, user_id: r.user_id }).toEqual({ run_id: r.run_id, user_id: r.user_id === null ? null : owner });
+    }
+  });
+
+  it("GET /agents/assistant/runs?session_id={B's session} for A is empty", async () => {
+    expect(await listRuns("A", `&session_id=${seed.sB1}`)).toEqual([]);
+    expect(await listRuns("A", `&session_id=${seed.sB1}&user_id=${B}`)).toEqual([]);
+    // Control: B sees the runs there.
+    expect((await listRuns("B", `&session_id=${seed.sB1}`)).map((r) => r.run_id).sort()).toEqual([seed.rB, seed.rBs].sort());
+  });
+
+  it("the admin lists everyone's rows, and user_id filters for the admin", async () => {
+    const all = (await listSessions("admin")).map((s) => s.session_id);
+    expect(all).toEqual(expect.arrayContaining([seed.sA1, seed.sA2, seed.sB1, seed.sB2, seed.sS]));
+    const bOnly = await listSessions("admin", `&user_id=${B}`);
+    expect(bOnly.map((s) => s.session_id)).toEqual(expect.arrayContaining([seed.sB1, seed.sB2]));
+    for (const s of bOnly) expect(s.user_id).toBe(B);
+    const runs = (await listRuns("admin")).map((r) => r.run_id);
+    expect(runs).toEqual(expect.arrayContaining([seed.rA, seed.rB, seed.rS]));
+    const bRuns = await listRuns("admin", `&user_id=${B}`);
+    expect(bRuns.map((r) => r.run_id)).toContain(seed.rB);
+    for (const r of bRuns) expect(r.user_id).toBe(B);
+  });
+});
+
+// ------------------------------------------------------------------------------------------
+// Shared rows (no owner): all read, admins edit.
+
+describe("shared rows: every user reads them", () => {
+  beforeEach(() => repair("shared"));
+  const reads: Array<[string, (s: Seed) => string, (body: any, s: Seed) => void]> = [ // eslint-disable-line @typescript-eslint/no-explicit-any
+    ["GET /sessions/{shared}", (s) => `/sessions/${s.sS}`, (body, s) => expect(body).toMatchObject({ session_id: s.sS, user_id: null })],
+    ["GET /sessions/{shared}/runs", (s) => `/sessions/${s.sS}/runs`, (body, s) => expect(body.map((r: { run_id: string }) => r.run_id)).toContain(s.rS)],
+    ["GET /sessions/{shared}/runs/{shared run}", (s) => `/sessions/${s.sS}/runs/${s.rS}`, (body, s) => expect(body).toMatchObject({ run_id: s.rS })],
+    ["GET /agents/assistant/runs/{shared run}", (s) => `/agents/assistant/runs/${s.rS}`, (body, s) => expect(body).toMatchObject({ run_id: s.rS, user_id: null })],
+  ];
+  const cases = (["A", "B"] as const).flatMap((u) => reads.map(([name, path, check]) => [`${u}: ${name}`, u, path, check] as const));
+  it.each(cases)("%s", async (_name, u, path, check) => {
+    const res = await req(u, "GET", path(seed));
+    expect(res.status).toBe(200);
+    check(res.body, seed);
+  });
+});
+
+const sharedWrites: Cell[] = [
+  { name: "PATCH /sessions/{shared}", method: "PATCH", path: (s) => `/sessions/${s.sS}`, body: () => ({ session_name: "taken", session_state: { taken: true } }), write: true },
+  { name: "POST /sessions/{shared}/rename", method: "POST", path: (s) => `/sessions/${s.sS}/rename`, body: () => ({ session_name: "taken" }), write: true },
+  { name: "DELETE /sessions/{shared}", method: "DELETE", path: (s) => `/sessions/${s.sS}`, write: true },
+  { name: "DELETE /sessions (bulk) [shared]", method: "DELETE", path: () => `/sessions`, body: (s) => ({ session_ids: [s.sS] }), write: true },
+  { name: "DELETE /sessions/{shared}/runs/{shared run}", method: "DELETE", path: (s) => `/sessions/${s.sS}/runs/${s.rS}`, write: true },
+  { name: "POST /agents/assistant/runs/{shared run}/cancel", method: "POST", path: (s) => `/agents/assistant/runs/${s.rS}/cancel`, write: true },
+  { name: "POST /agents/assistant/runs/{shared run}/continue", method: "POST", path: (s) => `/agents/assistant/runs/${s.rS}/continue`, body: () => ({ tools: [], stream: false }), write: true },
+  // Appending a run changes the shared session (its history, state and updated_at), and what is
+  // appended becomes readable by every other user through the shared session: an edit.
+  { name: "POST /agents/assistant/runs into the shared session", method: "POST", path: () => `/agents/assistant/runs`, body: (s) => ({ message: "my private note in the shared session", stream: false, session_id: s.sS }), write: true },
+];
+
+describe("shared rows: users cannot edit them (404), nothing changes", () => {
+  const cases = (["A", "B"] as const).flatMap((u) => sharedWrites.map((c) => [`${u}: ${c.name}`, u, c] as const));
+  it.each(cases)("%s", async (_name, u, cell) => {
+    await repair("shared");
+    const before = await sharedSnapshot();
+    for (const [key, value] of Object.entries(before)) expect({ key, status: value.status }).toEqual({ key, status: 200 });
+    const res = await req(u, cell.method, cell.path(seed), cell.body?.(seed));
+    expect({ cell: cell.name, status: res.status, body: res.body }).toMatchObject({ cell: cell.name, status: 404, body: { detail: expect.any(String), error_id: expect.any(String) } });
+    expect(await sharedSnapshot()).toEqual(before);
+  });
+});
+
+describe("shared rows: what one user writes is never read by another through the shared session", () => {
+  it("a run A starts in the shared session (if the route lets it) is invisible to B", async () => {
+    await repair("shared");
+    const marker = `iso-private-${tag}`;
+    await req("A", "POST", "/agents/assistant/runs", { message: `${marker} only for A`, stream: false, session_id: seed.sS });
+    const detail = await req("B", "GET", `/sessions/${seed.sS}`);
+    expect(detail.status).toBe(200);
+    expect(detail.text).not.toContain(marker);
+    const runs = await req("B", "GET", `/sessions/${seed.sS}/runs`);
+    expect(runs.status).toBe(200);
+    expect(runs.text).not.toContain(marker);
+    for (const r of runs.body as Array<{ user_id: string | null }>) expect(r.user_id === null || r.user_id === B).toBe(true);
+  });
+});
+
+// ------------------------------------------------------------------------------------------
+// Controls: the same routes work for the owner (and for the admin on shared rows), so the 404s
+// above come from isolation, not from a broken route. These write, so they run last.
+
+describe("controls: owners and admins get through", () => {
+  it("B reads, cancels, continues and runs in B's own session", async () => {
+    await repair("A", "B", "shared");
+    expect((await req("B", "GET", `/sessions/${seed.sB1}`)).body).toMatchObject({ session_id: seed.sB1, user_id: B, session_name: "B one" });
+    expect((await req("B", "GET", `/sessions/${seed.sB1}/runs`)).body.map((r: { run_id: string }) => r.run_id)).toEqual([seed.rB, seed.rBs]);
+    expect((await req("B", "GET", `/sessions/${seed.sB1}/runs/${seed.rB}`)).body).toMatchObject({ run_id: seed.rB });
+    expect((await req("B", "GET", `/agents/assistant/runs/${seed.rB}`)).body).toMatchObject({ run_id: seed.rB, user_id: B });
+    expect(await req("B", "POST", `/agents/assistant/runs/${seed.rB}/cancel`)).toMatchObject({ status: 200, body: { run_id: seed.rB, cancelled: false } });
+    // COMPLETED, not PAUSED: the owner gets past the ownership check to the status check.
+    expect((await req("B", "POST", `/agents/assistant/runs/${seed.rB}/continue`, { tools: [], stream: false })).status).toBe(409);
+    const second = await req("B", "POST", "/agents/assistant/runs", { message: "again", stream: false, session_id: seed.sB1 });
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ status: "COMPLETED", session_id: seed.sB1, user_id: B });
+  });
+
+  it("B resumes B's own streamed run [RECHECK: /resume is a new route]", async () => {
+    const own = await req("B", "POST", `/agents/assistant/runs/${seed.rBs}/resume`, { last_event_index: -1 });
+    expect({ status: own.status, detail: own.body?.detail }).toEqual({ status: 200, detail: undefined });
+    const events = sseEvents(own.text).map((f) => f.event);
+    expect(events[0]).toBe("RunStarted");
+    expect(events.at(-1)).toBe("RunCompleted");
+  });
+
+  it("B patches, renames and deletes B's own objects", async () => {
+    expect(await req("B", "PATCH", `/sessions/${seed.sB1}`, { session_state: { edited: true } })).toMatchObject({ status: 200, body: { session_state: { edited: true } } });
+    expect(await req("B", "POST", `/sessions/${seed.sB1}/rename`, { session_name: "B renamed" })).toMatchObject({ status: 200, body: { session_name: "B renamed" } });
+    expect((await req("B", "DELETE", `/sessions/${seed.sB1}/runs/${seed.rB}`)).status).toBe(204);
+    expect((await req("admin", "GET", `/agents/assistant/runs/${seed.rB}`)).status).toBe(404);
+    expect((await req("B", "DELETE", "/sessions", { session_ids: [seed.sB2] })).status).toBe(204);
+    expect((await req("B", "DELETE", `/sessions/${seed.sB1}`)).status).toBe(204);
+    expect((await req("admin", "GET", `/sessions/${seed.sB1}`)).status).toBe(404);
+    expect((await req("admin", "GET", `/sessions/${seed.sB2}`)).status).toBe(404);
+  });
+
+  it("the admin edits and deletes the shared session", async () => {
+    await repair("shared");
+    expect(await req("admin", "PATCH", `/sessions/${seed.sS}`, { session_state: { edited_by: "admin" } })).toMatchObject({ status: 200, body: { user_id: null, session_state: { edited_by: "admin" } } });
+    expect(await req("admin", "POST", `/sessions/${seed.sS}/rename`, { session_name: "Shared v2" })).toMatchObject({ status: 200, body: { session_name: "Shared v2", user_id: null } });
+    // Still shared after the admin's edits: A reads the new name.
+    expect((await req("A", "GET", `/sessions/${seed.sS}`)).body).toMatchObject({ session_name: "Shared v2", user_id: null });
+    expect((await req("admin", "DELETE", `/sessions/${seed.sS}`)).status).toBe(204);
+    expect((await req("A", "GET", `/sessions/${seed.sS}`)).status).toBe(404);
+  });
+});
