@@ -6,6 +6,7 @@ import type { Model } from "./models/model.js";
 import { UnconfiguredModel } from "./models/unconfigured-model.js";
 import { WorkersAIModel, type WorkersAIBinding } from "./models/workers-ai-model.js";
 import { requestLifetime } from "./worker/request-lifetime.js";
+import { upgradeWebSocket } from "./worker/websocket.js";
 import { PostgresDb } from "./db/postgres/postgres-db.js";
 import { JwtVerifier } from "./os/auth/jwt.js";
 import type { AuthConfig } from "./os/auth/middleware.js";
@@ -87,6 +88,7 @@ function agentOS(env: Env): AgentOS {
       auth: authFrom(env),
       agents: [exampleAssistant(model)],
       availableModels: env.MODEL ? [env.MODEL] : [],
+      websocket: upgradeWebSocket,
     });
     runtimes.set(env, os);
   }

@@ -23,8 +23,8 @@ export interface RecordOptions {
 /**
  * Gives each event of a run its position and stores the events in batches as they pass, so a
  * client whose connection dropped can re-attach from any isolate (`tailRunEvents`). The caller
- * gets every event as soon as the run yields it; writing is never on that path, except that the
- * stream ends only after the last batch is stored.
+ * gets every event as soon as the run yields it; writing is never on that path, except for the
+ * closing event (stored before it is passed on) and the end of the stream (after the last batch).
  */
 export async function* recordRunEvents<E extends { event: string; run_id?: string }>(
   db: Db,
@@ -65,8 +65,11 @@ export async function* recordRunEvents<E extends { event: string; run_id?: strin
       const index = next++;
       // A copy as it is now: the run may still change objects an event points to (a tool's result).
       buffer.push(JSON.parse(JSON.stringify(event)) as E);
+      // A closing event is stored before the client sees it: whoever saw the end of a stream
+      // can re-attach and find it too.
+      if (STREAM_ENDS.has(event.event)) await flush();
       // The first event goes out at once, so a client re-attaching early finds the log started.
-      if (index === opts.firstIndex || index === 0 || buffer.length >= maxBatch || STREAM_ENDS.has(event.event)) void flush();
+      else if (index === opts.firstIndex || index === 0 || buffer.length >= maxBatch) void flush();
       else timer ??= setTimeout(() => void flush(), interval);
       yield { index, event };
     }
@@ -81,7 +84,7 @@ export interface TailOptions {
   maxPollMs?: number;
   /** give up on a run that stays silent this long (a worker that died mid-run; default 5 min) */
   idleTimeoutMs?: number;
-  /** how long to wait for the closing event of a run already marked over (default 2 s) */
+  /** how long to wait for the closing event of a run already marked over (default 5 s) */
   closingGraceMs?: number;
   signal?: AbortSignal;
 }
@@ -103,7 +106,7 @@ export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, 
   const firstPoll = opts.pollMs ?? 25;
   const maxPoll = opts.maxPollMs ?? 500;
   const idleTimeout = opts.idleTimeoutMs ?? 5 * 60_000;
-  const grace = opts.closingGraceMs ?? 2_000;
+  const grace = opts.closingGraceMs ?? 5_000;
   let last = afterIndex;
   // The run's state is settled by the event the client last saw, if it was a closing one.
   let lastName = afterIndex >= 0 ? (await db.getRunEvents(runId, { afterIndex: afterIndex - 1, limit: 1 }))[0]?.event.event : undefined;

@@ -9,6 +9,8 @@ import { databaseRoutes } from "./routes/databases.js";
 import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { docsRoutes } from "./routes/docs.js";
+import { websocketRoutes } from "./routes/websocket.js";
+import type { UpgradeWebSocket } from "hono/ws";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 
@@ -24,6 +26,8 @@ export interface AgentOSOptions {
   agents?: Agent[];
   /** listed by `/config` as `available_models` */
   availableModels?: string[];
+  /** the host's WebSocket upgrade (Hono's helper); `GET /ws` answers 503 without one */
+  websocket?: UpgradeWebSocket;
 }
 
 /**
@@ -66,6 +70,7 @@ export class AgentOS {
       }),
     );
     app.route("/", agentRoutes(agents));
+    app.route("/", websocketRoutes(agents, opts.websocket));
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));

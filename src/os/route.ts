@@ -9,8 +9,12 @@ export interface ScopeNeed {
   resource: string;
   action: string;
   idParam?: string;
-  /** a list that per-instance scopes filter: any authenticated caller gets it, minus what they may not see */
-  filtersList?: boolean;
+  /**
+   * Checked per item instead of at the route: a list that per-instance scopes filter (any
+   * authenticated caller gets it, minus what they may not see), or a socket whose messages
+   * each name their agent. Says how, in the documentation.
+   */
+  perItem?: "filters the list" | "checked per message";
 }
 
 /**
@@ -49,10 +53,10 @@ export function defineRoute<R extends OSRoute>(def: R): DefinedRoute<R> {
     ...rest,
     ...(scope
       ? {
-          ...(scope.filtersList ? {} : { middleware: requireScope(scope.resource, scope.action, scope.idParam) }),
+          ...(scope.perItem ? {} : { middleware: requireScope(scope.resource, scope.action, scope.idParam) }),
           security: [{ bearer: [] }],
-          "x-required-scope": scope.filtersList
-            ? `${scope.resource}:{id}:${scope.action} (filters the list)`
+          "x-required-scope": scope.perItem
+            ? `${scope.resource}:{id}:${scope.action} (${scope.perItem})`
             : `${scope.resource}${scope.idParam ? `:{${scope.idParam}}` : ""}:${scope.action}`,
         }
       : { security: [] }),

@@ -2,11 +2,10 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
 import type { RunEvent } from "../../agent/events.js";
-import { recordRunEvents, tailRunEvents, type IndexedEvent } from "../../agent/event-log.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
-import { BadRequestError, ConflictError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
-import { nowSeconds } from "../../models/message.js";
+import { BadRequestError, NotFoundError, ValidationError } from "../../errors.js";
+import { agentFor, agentSummary, continueIndex, errorEvent, firstEventFirst, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
 import type { OSEnv } from "../context.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
@@ -20,7 +19,7 @@ const agentPath = z.object({ agent_id: idSchema });
 const runPath = z.object({ agent_id: idSchema, run_id: idSchema });
 const userQuery = z.object({ user_id: idSchema.optional() });
 
-const listAgents = defineRoute({ method: "get", path: "/agents", tags, summary: "The agents this AgentOS serves (those the caller may read)", scope: { resource: "agents", action: "read", filtersList: true } });
+const listAgents = defineRoute({ method: "get", path: "/agents", tags, summary: "The agents this AgentOS serves (those the caller may read)", scope: { resource: "agents", action: "read", perItem: "filters the list" } });
 const getAgent = defineRoute({ method: "get", path: "/agents/{agent_id}", tags, summary: "One agent", scope: readAgent, request: { params: agentPath } });
 const createRun = defineRoute({
   method: "post",
@@ -64,86 +63,9 @@ const resumeRun = defineRoute({
   responses: { 200: { description: "text/event-stream" }, 409: { description: "The run was not streamed (read it with GET instead)" } },
 });
 
-/** The agent a request names, bound to this request's database. */
-function agentFor(c: Context<OSEnv>, agents: Agent[], agentId: string): Agent {
-  const agent = agents.find((a) => a.id === agentId);
-  if (!agent) throw new NotFoundError(`agent ${agentId} not found`);
-  const db = c.env.dbs[0];
-  return db ? agent.withDb(db) : agent;
-}
-
-function storedAgent(c: Context<OSEnv>, agents: Agent[], agentId: string) {
-  const agent = agentFor(c, agents, agentId);
-  if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
-  return { agent, db: agent.db };
-}
-
-function agentSummary(agent: Agent, dbId: string | undefined) {
-  return { id: agent.id, name: agent.name ?? agent.id, description: agent.description ?? null, db_id: dbId ?? null, model: { id: agent.model.id, provider: agent.model.provider }, metadata: null };
-}
-
-/**
- * agno's `tools` list (full ToolExecution dicts, as its client sends them on continue) turned
- * into requirement resolutions: confirmed or not, user input from the schema's values, or the
- * result of an external execution.
- */
-function resolutionsFromTools(tools: Array<Partial<ToolExecution>>): RequirementResolution[] {
-  return tools.flatMap((t): RequirementResolution[] => {
-    if (!t.tool_call_id) return [];
-    if (t.requires_confirmation) return [{ id: t.tool_call_id, confirmed: t.confirmed === true, confirmation_note: t.confirmation_note ?? undefined }];
-    if (t.requires_user_input) {
-      const input = Object.fromEntries((t.user_input_schema ?? []).filter((f) => f.value !== undefined && f.value !== null).map((f) => [f.name, f.value]));
-      return [{ id: t.tool_call_id, user_input: input }];
-    }
-    if (t.external_execution_required && typeof t.result === "string") return [{ id: t.tool_call_id, external_execution_result: t.result }];
-    return [];
-  });
-}
-
-function errorEvent(output: { run_id?: string; session_id?: string; agent_id: string }) {
-  return (error: unknown): RunEvent => ({
-    event: "RunError",
-    run_id: output.run_id ?? "",
-    session_id: output.session_id ?? "",
-    agent_id: output.agent_id,
-    created_at: nowSeconds(),
-    content: error instanceof Error ? error.message : String(error),
-    error_type: error instanceof Error ? error.name : "Error",
-  });
-}
-
-/**
- * Pulls the first event before the response is committed: loading and validation (an unknown
- * run, another user's session) happen before it, so they answer a 4xx instead of a RunError
- * inside a 200 stream.
- */
-async function firstEventFirst<E>(events: AsyncIterable<E>): Promise<AsyncIterable<E>> {
-  const iterator = events[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  return (async function* () {
-    if (first.done) return;
-    yield first.value;
-    for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value;
-  })();
-}
-
-async function* positioned<E>(events: AsyncIterable<E>, first = 0): AsyncGenerator<IndexedEvent<E>> {
-  let index = first;
-  for await (const event of events) yield { index: index++, event };
-}
-
-function keepAlive(c: Context<OSEnv>) {
-  try {
-    const ctx = c.executionCtx;
-    return (work: Promise<unknown>) => ctx.waitUntil(work);
-  } catch {
-    return undefined; // no execution context (plain Node use): the work simply runs on
-  }
-}
-
 /** Streams a run as SSE; with a database its events are stored as they pass, for `/resume`. */
 async function streamRun(c: Context<OSEnv>, agent: Agent, events: AsyncIterable<RunEvent>, ids: { runId?: string; sessionId?: string; firstIndex?: number }) {
-  const indexed = agent.db ? recordRunEvents(agent.db, events, { runId: ids.runId, firstIndex: ids.firstIndex }) : positioned(events, ids.firstIndex);
+  const indexed = numberedEvents(agent, events, ids);
   const onError = errorEvent({ run_id: ids.runId, session_id: ids.sessionId, agent_id: agent.id });
   return sseResponse(await firstEventFirst(indexed), onError, { finishInBackground: keepAlive(c) ?? (() => undefined) });
 }
@@ -204,8 +126,7 @@ export function agentRoutes(agents: Agent[]) {
     const resolutions = [...(body.requirements ?? []), ...(body.tools ? resolutionsFromTools(body.tools as Array<Partial<ToolExecution>>) : [])] as RequirementResolution[];
     const opts = { requirements: resolutions, userId: effectiveUserId(c, body.user_id), approver: { isAdmin: principalOf(c).admin } };
     if (body.stream === false) return c.json(await agent.continueRun(run_id, opts));
-    const firstIndex = agent.db ? (await agent.db.lastRunEventIndex(run_id)) + 1 : 0;
-    return streamRun(c, agent, agent.continueRun(run_id, { ...opts, stream: true }), { runId: run_id, firstIndex });
+    return streamRun(c, agent, agent.continueRun(run_id, { ...opts, stream: true }), { runId: run_id, firstIndex: await continueIndex(agent, run_id) });
   });
 
   handle(app, resumeRun, async (c) => {
@@ -213,12 +134,7 @@ export function agentRoutes(agents: Agent[]) {
     const { agent, db } = storedAgent(c, agents, agent_id);
     const body = c.req.header("content-type") ? bodyOf(c, resumeRequest) : {};
     const after = body.last_event_index ?? lastEventId(c.req.header("last-event-id")) ?? -1;
-    const run = await db.getRun(run_id, readScope(c, body.user_id));
-    if (!run || run.agent_id !== agent.id) throw new NotFoundError(`run ${run_id} not found`);
-    if ((await db.lastRunEventIndex(run_id)) < 0 && run.status !== "RUNNING" && run.status !== "PENDING") {
-      throw new ConflictError(`run ${run_id} was not streamed, so it has no events to resume: GET /agents/${agent.id}/runs/${run_id} reads it`);
-    }
-    const tail = tailRunEvents(db, run_id, after, { signal: c.req.raw.signal }) as AsyncIterable<IndexedEvent<RunEvent>>;
+    const { run, tail } = await openResume(db, agent.id, run_id, readScope(c, body.user_id), after, c.req.raw.signal);
     return sseResponse(tail, errorEvent({ run_id, session_id: run.session_id, agent_id: agent.id }));
   });
 

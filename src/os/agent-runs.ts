@@ -1,0 +1,115 @@
+import type { Context } from "hono";
+import type { Agent } from "../agent/agent.js";
+import type { RunEvent } from "../agent/events.js";
+import { recordRunEvents, tailRunEvents, type IndexedEvent } from "../agent/event-log.js";
+import type { Db } from "../db/port.js";
+import type { RequirementResolution } from "../agent/hitl.js";
+import type { ToolExecution } from "../agent/run-output.js";
+import { ConflictError, NotConfiguredError, NotFoundError } from "../errors.js";
+import { nowSeconds } from "../models/message.js";
+import type { OSEnv } from "./context.js";
+
+/*
+ * What the agent routes share, whichever transport carries the events (SSE or WebSocket):
+ * finding the agent, turning agno's continue payload into resolutions, and numbering events.
+ */
+
+/** The agent a request names, bound to this request's database. */
+export function agentFor(c: Context<OSEnv>, agents: Agent[], agentId: string): Agent {
+  const agent = agents.find((a) => a.id === agentId);
+  if (!agent) throw new NotFoundError(`agent ${agentId} not found`);
+  const db = c.env.dbs[0];
+  return db ? agent.withDb(db) : agent;
+}
+
+export function storedAgent(c: Context<OSEnv>, agents: Agent[], agentId: string) {
+  const agent = agentFor(c, agents, agentId);
+  if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
+  return { agent, db: agent.db };
+}
+
+export function agentSummary(agent: Agent, dbId: string | undefined) {
+  return { id: agent.id, name: agent.name ?? agent.id, description: agent.description ?? null, db_id: dbId ?? null, model: { id: agent.model.id, provider: agent.model.provider }, metadata: null };
+}
+
+/**
+ * agno's `tools` list (full ToolExecution dicts, as its client sends them on continue) turned
+ * into requirement resolutions: confirmed or not, user input from the schema's values, or the
+ * result of an external execution.
+ */
+export function resolutionsFromTools(tools: Array<Partial<ToolExecution>>): RequirementResolution[] {
+  return tools.flatMap((t): RequirementResolution[] => {
+    if (!t.tool_call_id) return [];
+    if (t.requires_confirmation) return [{ id: t.tool_call_id, confirmed: t.confirmed === true, confirmation_note: t.confirmation_note ?? undefined }];
+    if (t.requires_user_input) {
+      const input = Object.fromEntries((t.user_input_schema ?? []).filter((f) => f.value !== undefined && f.value !== null).map((f) => [f.name, f.value]));
+      return [{ id: t.tool_call_id, user_input: input }];
+    }
+    if (t.external_execution_required && typeof t.result === "string") return [{ id: t.tool_call_id, external_execution_result: t.result }];
+    return [];
+  });
+}
+
+export function errorEvent(output: { run_id?: string; session_id?: string; agent_id: string }) {
+  return (error: unknown): RunEvent => ({
+    event: "RunError",
+    run_id: output.run_id ?? "",
+    session_id: output.session_id ?? "",
+    agent_id: output.agent_id,
+    created_at: nowSeconds(),
+    content: error instanceof Error ? error.message : String(error),
+    error_type: error instanceof Error ? error.name : "Error",
+  });
+}
+
+/**
+ * Pulls the first event before the response is committed: loading and validation (an unknown
+ * run, another user's session) happen before it, so they answer a 4xx instead of a RunError
+ * inside a 200 stream.
+ */
+export async function firstEventFirst<E>(events: AsyncIterable<E>): Promise<AsyncIterable<E>> {
+  const iterator = events[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return (async function* () {
+    if (first.done) return;
+    yield first.value;
+    for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value;
+  })();
+}
+
+export async function* positioned<E>(events: AsyncIterable<E>, first = 0): AsyncGenerator<IndexedEvent<E>> {
+  let index = first;
+  for await (const event of events) yield { index: index++, event };
+}
+
+export function keepAlive(c: Context<OSEnv>) {
+  try {
+    const ctx = c.executionCtx;
+    return (work: Promise<unknown>) => ctx.waitUntil(work);
+  } catch {
+    return undefined; // no execution context (plain Node use): the work simply runs on
+  }
+}
+
+/** A run's events, numbered; with a database they are stored as they pass, for `/resume`. */
+export function numberedEvents(agent: Agent, events: AsyncIterable<RunEvent>, ids: { runId?: string; firstIndex?: number }): AsyncIterable<IndexedEvent<RunEvent>> {
+  return agent.db ? recordRunEvents(agent.db, events, { runId: ids.runId, firstIndex: ids.firstIndex }) : positioned(events, ids.firstIndex);
+}
+
+/** Where a continued run's events go on: after the ones its log already holds. */
+export async function continueIndex(agent: Agent, runId: string): Promise<number> {
+  return agent.db ? (await agent.db.lastRunEventIndex(runId)) + 1 : 0;
+}
+
+/**
+ * Checks a run can be re-attached to (the caller sees it, it belongs to this agent, it was
+ * streamed) and returns the tail of its stored events after `after`.
+ */
+export async function openResume(db: Db, agentId: string, runId: string, scope: { userId?: string; includeShared?: boolean }, after: number, signal?: AbortSignal) {
+  const run = await db.getRun(runId, scope);
+  if (!run || run.agent_id !== agentId) throw new NotFoundError(`run ${runId} not found`);
+  if ((await db.lastRunEventIndex(runId)) < 0 && run.status !== "RUNNING" && run.status !== "PENDING") {
+    throw new ConflictError(`run ${runId} was not streamed, so it has no events to resume: GET /agents/${agentId}/runs/${runId} reads it`);
+  }
+  return { run, tail: tailRunEvents(db, runId, after, { signal }) as AsyncIterable<IndexedEvent<RunEvent>> };
+}

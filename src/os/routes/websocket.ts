@@ -1,0 +1,169 @@
+import type { Context } from "hono";
+import type { UpgradeWebSocket, WSContext } from "hono/ws";
+import { z } from "zod";
+import type { Agent } from "../../agent/agent.js";
+import type { RunEvent } from "../../agent/events.js";
+import type { IndexedEvent } from "../../agent/event-log.js";
+import type { RequirementResolution } from "../../agent/hitl.js";
+import type { ToolExecution } from "../../agent/run-output.js";
+import { AgnoError, BadRequestError, ForbiddenError, NotConfiguredError, ValidationError } from "../../errors.js";
+import { agentFor, continueIndex, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
+import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
+import type { OSEnv } from "../context.js";
+import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js";
+import { compact } from "../sse.js";
+
+/** Largest client message, and most runs one socket may stream at once. */
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+const MAX_ACTIVE_RUNS = 8;
+
+const common = { id: z.string().max(100).optional(), agent_id: idSchema };
+const clientMessage = z.discriminatedUnion("action", [
+  z.object({ action: z.literal("ping"), id: common.id }),
+  z.object({
+    action: z.literal("run"),
+    ...common,
+    message: z.string().min(1).max(100_000),
+    session_id: idSchema.optional(),
+    user_id: idSchema.optional(),
+    session_state: jsonObject.optional(),
+    dependencies: jsonObject.optional(),
+    metadata: jsonObject.optional(),
+  }),
+  z.object({ action: z.literal("continue"), ...common, run_id: idSchema, tools: z.array(jsonObject).max(100).optional(), requirements: z.array(jsonObject).max(100).optional(), user_id: idSchema.optional() }),
+  z.object({ action: z.literal("resume"), ...common, run_id: idSchema, last_event_index: z.number().int().min(-1).optional(), user_id: idSchema.optional() }),
+  z.object({ action: z.literal("cancel"), ...common, run_id: idSchema, user_id: idSchema.optional() }),
+]);
+type ClientMessage = z.infer<typeof clientMessage>;
+
+const wsRoute = defineRoute({
+  method: "get",
+  path: "/ws",
+  tags: ["Agents"],
+  summary: "WebSocket streaming: run, continue, resume and cancel agent runs over one connection",
+  description:
+    "Send JSON messages `{action: run|continue|resume|cancel|ping, id?, agent_id, …}` (the run fields as for POST /agents/{agent_id}/runs). " +
+    "Every answer is JSON: run events carry `event_index` (their position, for `resume`) and `request_id` (the message's `id`); failures are `{event: \"error\", detail, error_id}`.",
+  scope: { resource: "agents", action: "run", perItem: "checked per message" },
+  responses: { 101: { description: "Switching protocols" }, 426: { description: "Not a WebSocket upgrade" } },
+});
+
+/** Sends one JSON frame, unless the client has gone (the run goes on and is stored). */
+function sender(ws: WSContext) {
+  return (frame: Record<string, unknown>) => {
+    if (ws.readyState === 1) ws.send(JSON.stringify(compact(frame)));
+  };
+}
+
+function errorFrame(error: unknown, requestId: string | undefined) {
+  if (error instanceof AgnoError) return { event: "error", request_id: requestId, detail: error.message, error_id: error.errorId };
+  console.error("websocket action failed", error);
+  return { event: "error", request_id: requestId, detail: "internal server error", error_id: "internal_error" };
+}
+
+function parse(data: unknown): ClientMessage {
+  if (typeof data !== "string") throw new ValidationError("messages must be JSON text", "message");
+  if (data.length > MAX_MESSAGE_BYTES) throw new ValidationError(`messages are limited to ${MAX_MESSAGE_BYTES} bytes`, "message");
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    throw new ValidationError("message is not valid JSON", "message");
+  }
+  const result = clientMessage.safeParse(json);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.join(".") || "message";
+  throw new ValidationError(`${field}: ${issue.message}`, field);
+}
+
+/**
+ * `GET /ws`: the same runs as the SSE routes, over a WebSocket. Auth and the caller's identity
+ * come from the upgrade request; each action checks its own scope. Events are numbered and
+ * stored exactly as for SSE, so a run started here can be resumed over HTTP and vice versa.
+ */
+export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | undefined) {
+  const app = routeApp();
+  handle(app, wsRoute, async (c) => {
+    if (!upgrade) throw new NotConfiguredError("this host cannot upgrade to WebSocket: pass `websocket` to AgentOS (the Worker entry does)");
+    if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
+      return c.json({ detail: "send a WebSocket upgrade (Upgrade: websocket)", error_id: "upgrade_required" }, 426);
+    }
+    const response = await upgrade(() => socketEvents(c as unknown as Context<OSEnv>, agents))(c, async () => undefined);
+    return response ?? c.json({ detail: "the WebSocket upgrade failed", error_id: "upgrade_required" }, 426);
+  });
+  return app;
+}
+
+function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
+  const runs = new Set<Promise<void>>();
+  const stayAlive = keepAlive(c);
+  let closed!: () => void;
+  // The request (and its database pool) lives as long as the socket and the runs it started.
+  stayAlive?.(new Promise<void>((resolve) => (closed = resolve)));
+
+  const pump = (ws: WSContext, requestId: string | undefined, events: AsyncIterable<IndexedEvent<RunEvent>>) => {
+    if (runs.size >= MAX_ACTIVE_RUNS) throw new BadRequestError(`at most ${MAX_ACTIVE_RUNS} runs stream over one connection at a time`);
+    const send = sender(ws);
+    const done = (async () => {
+      try {
+        for await (const { index, event } of events) send({ ...event, event_index: index, request_id: requestId });
+      } catch (error) {
+        send(errorFrame(error, requestId));
+      }
+    })();
+    runs.add(done);
+    stayAlive?.(done.finally(() => runs.delete(done)));
+  };
+
+  const act = async (ws: WSContext, m: ClientMessage) => {
+    const send = sender(ws);
+    if (m.action === "ping") return send({ event: "pong", request_id: m.id });
+    const principal = principalOf(c);
+    if (!hasScope(principal, "agents", m.action === "resume" ? "read" : "run", m.agent_id)) {
+      throw new ForbiddenError(`this needs the scope agents:${m.agent_id}:${m.action === "resume" ? "read" : "run"}`);
+    }
+    if (m.action === "run") {
+      const agent = agentFor(c, agents, m.agent_id);
+      const opts = { sessionId: m.session_id, userId: effectiveUserId(c, m.user_id), sessionState: m.session_state, dependencies: m.dependencies, metadata: m.metadata, stream: true as const };
+      return pump(ws, m.id, numberedEvents(agent, agent.run(m.message, opts), {}));
+    }
+    if (m.action === "continue") {
+      const agent = agentFor(c, agents, m.agent_id);
+      if (!m.tools && !m.requirements) throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
+      const requirements = [...(m.requirements ?? []), ...(m.tools ? resolutionsFromTools(m.tools as Array<Partial<ToolExecution>>) : [])] as RequirementResolution[];
+      const events = agent.continueRun(m.run_id, { requirements, userId: effectiveUserId(c, m.user_id), approver: { isAdmin: principal.admin }, stream: true });
+      return pump(ws, m.id, numberedEvents(agent, events, { runId: m.run_id, firstIndex: await continueIndex(agent, m.run_id) }));
+    }
+    if (m.action === "resume") {
+      const { agent, db } = storedAgent(c, agents, m.agent_id);
+      const { tail } = await openResume(db, agent.id, m.run_id, readScope(c, m.user_id), m.last_event_index ?? -1);
+      return pump(ws, m.id, tail);
+    }
+    const agent = agentFor(c, agents, m.agent_id);
+    const userId = effectiveUserId(c, m.user_id);
+    const cancelled = await agent.cancelRun(m.run_id, userId !== undefined ? { userId } : {});
+    return send({ event: "CancelResult", request_id: m.id, run_id: m.run_id, cancelled });
+  };
+
+  return {
+    onMessage(evt: MessageEvent, ws: WSContext) {
+      let requestId: string | undefined;
+      void (async () => {
+        try {
+          const m = parse(evt.data);
+          requestId = m.id;
+          await act(ws, m);
+        } catch (error) {
+          sender(ws)(errorFrame(error, requestId));
+        }
+      })();
+    },
+    onClose() {
+      closed();
+    },
+    onError() {
+      closed();
+    },
+  };
+}

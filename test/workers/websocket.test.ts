@@ -1,0 +1,122 @@
+import { env } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import worker, { type Env } from "../../src/index.js";
+import { scriptModel, type Turn } from "../support/model-script.js";
+import { auth, call, envFor, parseSse, send } from "./worker-client.js";
+
+type Frame = Record<string, unknown> & { event: string };
+
+async function modelEnv(turns: Turn[]) {
+  const script = await scriptModel(env.MODEL_SERVER_URL, turns);
+  return { script, env: { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-test" } as Partial<Env> };
+}
+
+/** Opens `GET /ws` through the Worker's fetch handler and collects what the server sends. */
+async function connect(overrides: Partial<Env>, headers: Record<string, string> = auth) {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request("http://agno.test/ws", { headers: { ...headers, upgrade: "websocket" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(overrides), ctx);
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  ws.accept();
+  const frames: Frame[] = [];
+  const waiters: Array<() => void> = [];
+  ws.addEventListener("message", (evt) => {
+    frames.push(JSON.parse(evt.data as string) as Frame);
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  /** Waits until a frame matching `match` has arrived (the one after `from`, if given). */
+  const until = async (match: (f: Frame) => boolean, from = 0) => {
+    for (;;) {
+      const found = frames.slice(from).find(match);
+      if (found) return found;
+      await new Promise<void>((resolve) => waiters.push(resolve));
+    }
+  };
+  return {
+    send: (message: unknown) => ws.send(typeof message === "string" ? message : JSON.stringify(message)),
+    frames,
+    until,
+    async close() {
+      ws.close(1000, "done");
+      await waitOnExecutionContext(ctx);
+    },
+  };
+}
+
+const ofRequest = (frames: Frame[], id: string) => frames.filter((f) => f.request_id === id);
+
+describe("WebSocket streaming (GET /ws)", () => {
+  it("runs, numbers events like SSE, and serves two runs over one socket side by side", async () => {
+    const { env: e } = await modelEnv([{ text: "first answer", chunkSize: 3 }, { text: "second answer", chunkSize: 3 }]);
+    const socket = await connect(e);
+    socket.send({ action: "ping", id: "p" });
+    expect(await socket.until((f) => f.event === "pong")).toMatchObject({ request_id: "p" });
+    socket.send({ action: "run", id: "r1", agent_id: "assistant", message: "one", user_id: "ws-user" });
+    socket.send({ action: "run", id: "r2", agent_id: "assistant", message: "two", user_id: "ws-user" });
+    await socket.until((f) => f.request_id === "r1" && f.event === "RunCompleted");
+    await socket.until((f) => f.request_id === "r2" && f.event === "RunCompleted");
+    for (const id of ["r1", "r2"]) {
+      const run = ofRequest(socket.frames, id);
+      expect(run.map((f) => f.event_index)).toEqual(run.map((_, i) => i));
+      expect(new Set(run.map((f) => f.run_id)).size).toBe(1);
+    }
+    const contents = ["r1", "r2"].map((id) => ofRequest(socket.frames, id).filter((f) => f.event === "RunContent").map((f) => f.content).join(""));
+    expect(contents.sort()).toEqual(["first answer", "second answer"]);
+    await socket.close();
+
+    // The same log serves an HTTP resume: transports are interchangeable.
+    const r1 = ofRequest(socket.frames, "r1");
+    const replay = parseSse(await (await send(`/agents/assistant/runs/${r1[0]!.run_id}/resume`, { method: "POST" }, e)).text());
+    expect(replay.map((f) => f.event)).toEqual(r1.map((f) => f.event));
+  });
+
+  it("resumes over the socket and cancels a running run", async () => {
+    const { env: e } = await modelEnv([{ text: "abcdefghijklmnop", chunkSize: 2 }, { hang: true }]);
+    const socket = await connect(e);
+    socket.send({ action: "run", id: "done", agent_id: "assistant", message: "spell" });
+    const completed = await socket.until((f) => f.request_id === "done" && f.event === "RunCompleted");
+    socket.send({ action: "resume", id: "again", agent_id: "assistant", run_id: completed.run_id, last_event_index: 2 });
+    await socket.until((f) => f.request_id === "again" && f.event === "RunCompleted");
+    const original = ofRequest(socket.frames, "done");
+    expect(ofRequest(socket.frames, "again").map((f) => f.event_index)).toEqual(original.slice(3).map((f) => f.event_index));
+
+    socket.send({ action: "run", id: "long", agent_id: "assistant", message: "take your time" });
+    const started = await socket.until((f) => f.request_id === "long" && f.event === "ModelRequestStarted");
+    socket.send({ action: "cancel", id: "stop", agent_id: "assistant", run_id: started.run_id });
+    expect(await socket.until((f) => f.event === "CancelResult")).toMatchObject({ request_id: "stop", run_id: started.run_id, cancelled: true });
+    expect(await socket.until((f) => f.request_id === "long" && f.event === "RunCancelled")).toBeTruthy();
+    await socket.close();
+    expect((await call(`/agents/assistant/runs/${started.run_id}`, {}, e)).body.status).toBe("CANCELLED");
+  });
+
+  it("answers bad messages with an error frame and stays open", async () => {
+    const { env: e, script } = await modelEnv([{ text: "still here" }]);
+    const socket = await connect(e);
+    const cases: Array<[unknown, RegExp, string]> = [
+      ["{not json", /not valid JSON/, "validation_error"],
+      [{ action: "dance", id: "x" }, /action/, "validation_error"],
+      [{ action: "run", id: "m", agent_id: "assistant" }, /message/, "validation_error"],
+      [{ action: "run", id: "n", agent_id: "nobody", message: "hi" }, /nobody/, "not_found"],
+      [{ action: "resume", id: "o", agent_id: "assistant", run_id: "no-such-run" }, /no-such-run/, "not_found"],
+      [{ action: "continue", id: "q", agent_id: "assistant", run_id: "no-such-run" }, /tools/, "validation_error"],
+      ["x".repeat(1024 * 1024 + 1), /limited/, "validation_error"],
+    ];
+    for (const [message, detail, errorId] of cases) {
+      const from = socket.frames.length;
+      socket.send(message);
+      expect(await socket.until((f) => f.event === "error", from)).toMatchObject({ detail: expect.stringMatching(detail), error_id: errorId });
+    }
+    socket.send({ action: "run", id: "ok", agent_id: "assistant", message: "hi" });
+    expect(await socket.until((f) => f.request_id === "ok" && f.event === "RunCompleted")).toMatchObject({ content: "still here" });
+    expect(await script.requests()).toHaveLength(1);
+    await socket.close();
+  });
+
+  it("needs credentials for the upgrade and a WebSocket to upgrade", async () => {
+    const noAuth = await send("/ws", { headers: { upgrade: "websocket" } }, {}, {});
+    expect(noAuth.status).toBe(401);
+    const plain = await call("/ws");
+    expect(plain).toMatchObject({ status: 426, body: { error_id: "upgrade_required" } });
+  });
+});
