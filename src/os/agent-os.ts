@@ -4,6 +4,7 @@ import type { Agent } from "../agent/agent.js";
 import { authMiddleware, type AuthConfig } from "./auth/middleware.js";
 import type { OSEnv, RequestServices } from "./context.js";
 import { errorResponse, notFound, onError } from "./errors.js";
+import { headerLimit } from "./header-limit.js";
 import { agentRoutes } from "./routes/agents.js";
 import { databaseRoutes } from "./routes/databases.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -22,6 +23,8 @@ export interface AgentOSOptions {
   auth?: AuthConfig;
   /** largest accepted request body in bytes (default 1 MiB); larger bodies get 413 before parsing */
   maxBodyBytes?: number;
+  /** largest accepted request head (URL plus headers) in bytes (default 16 KiB); larger gets 431 */
+  maxHeaderBytes?: number;
   /** the agents served under `/agents` (each request binds them to its own database) */
   agents?: Agent[];
   /** listed by `/config` as `available_models` */
@@ -49,6 +52,7 @@ export class AgentOS {
     const app = new OpenAPIHono<OSEnv>();
     app.onError(onError);
     app.notFound(notFound);
+    app.use(headerLimit(opts.maxHeaderBytes ?? 16 * 1024));
     app.use(
       bodyLimit({
         maxSize: opts.maxBodyBytes ?? 1024 * 1024,

@@ -94,6 +94,24 @@ describe("AgentOS over HTTP", () => {
     }
   });
 
+  it("limits chunked bodies (no content-length) and oversized heads before parsing", async () => {
+    const chunks = Array.from({ length: 40 }, () => new TextEncoder().encode(`"${"x".repeat(32 * 1024)}",`));
+    const chunked = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    });
+    const res = await call("/sessions", { method: "POST", headers: JSON_BODY, body: chunked, duplex: "half" } as RequestInit);
+    expect(res).toMatchObject({ status: 413, body: { error_id: "payload_too_large" } });
+    expect(chunks.length).toBeGreaterThan(0); // refused before the whole body was read
+    const bigHeader = await call("/sessions", { headers: { "x-padding": "p".repeat(20 * 1024) } });
+    expect(bigHeader).toMatchObject({ status: 431, body: { error_id: "headers_too_large" } });
+    const bigUrl = await call(`/sessions?session_name=${"n".repeat(20 * 1024)}`);
+    expect(bigUrl.status).toBe(431);
+  });
+
   describe("an agno 2.x database", () => {
     const schema = `legacy_http_${Date.now().toString(36)}`;
     const db = sql(schema);
