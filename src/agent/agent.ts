@@ -2,13 +2,14 @@ import type { z } from "zod";
 import type { Db } from "../db/port.js";
 import type { RunRecord } from "../db/types.js";
 import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
-import { message, nowSeconds, type Message } from "../models/message.js";
+import { MESSAGE_MEDIA_FIELDS, message, nowSeconds, type Message } from "../models/message.js";
 import type { Model } from "../models/model.js";
 import { createModel, type ModelOptions } from "../models/providers.js";
 import { flattenTools, type Tool, type Toolkit } from "../tools/tool.js";
 import { ACTIVE_STATUSES, abortLocal } from "./cancellation.js";
 import type { RunEvent } from "./events.js";
 import { applyResolutions, requirementResolution, type RequirementResolution } from "./hitl.js";
+import { checkMedia, storedMedia, type CheckedMedia, type MediaInput, type MediaLimits, type RunMedia } from "./media.js";
 import { emptyMetrics } from "./metrics.js";
 import { memoriesForContext, updateMemories } from "./memory.js";
 import { pastSessionsTool } from "./past-sessions.js";
@@ -70,6 +71,8 @@ export interface AgentOptions {
   db?: Db;
   /** how often a running run checks storage for a cancel from elsewhere (ms, default 500) */
   cancelPollMs?: number;
+  /** bounds on a run's media (default 20 MiB an item, 50 MiB in all, 32 items) */
+  mediaLimits?: MediaLimits;
 }
 
 export interface RunOptions {
@@ -82,6 +85,8 @@ export interface RunOptions {
   dependencies?: Record<string, unknown>;
   /** stored with the run */
   metadata?: Record<string, unknown>;
+  /** images, audio, video and documents sent with the message (stored with the run, and sent again as history) */
+  media?: MediaInput[];
   stream?: boolean;
 }
 
@@ -160,20 +165,45 @@ export class Agent {
     };
   }
 
-  /** Runs the agent: a RunOutput, or with `stream: true` an async stream of agno's events. */
+  /**
+   * Runs the agent: a RunOutput, or with `stream: true` an async stream of agno's events.
+   * Bad input (a ValidationError naming the field) is refused before anything is stored: a
+   * streaming call throws it at once, so a server can answer 422 before the stream starts; the
+   * promise form rejects with it.
+   *
+   * @example
+   * const out = await agent.run("What is in this picture?", { media: [{ data: pngBytes, mimeType: "image/png" }] });
+   */
   run(input: string, opts: RunOptions & { stream: true }): AsyncIterable<RunEvent>;
   run(input: string, opts?: RunOptions & { stream?: false }): Promise<RunOutput>;
   run(input: string, opts?: RunOptions): Promise<RunOutput> | AsyncIterable<RunEvent>;
   run(input: string, opts: RunOptions = {}): Promise<RunOutput> | AsyncIterable<RunEvent> {
-    if (typeof input !== "string") throw new ValidationError("input must be a string", "message");
-    const events = this.startRun(input, opts);
+    let media: CheckedMedia[];
+    try {
+      media = this.checkInput(input, opts.media);
+    } catch (error) {
+      if (opts.stream) throw error;
+      return Promise.reject(error);
+    }
+    const events = this.startRun(input, opts, media);
     return opts.stream ? events : drain(events);
   }
 
-  private async *startRun(input: string, opts: RunOptions): AsyncGenerator<RunEvent, RunOutput> {
+  private checkInput(input: unknown, media: unknown): CheckedMedia[] {
+    if (typeof input !== "string") throw new ValidationError("input must be a string", "message");
+    const checked = checkMedia(media, this.opts.mediaLimits);
+    if (checked.length > 0) {
+      this.model.checkMedia?.(checked);
+      this.reasoningModel?.checkMedia?.(checked);
+    }
+    return checked;
+  }
+
+  private async *startRun(input: string, opts: RunOptions, media: CheckedMedia[]): AsyncGenerator<RunEvent, RunOutput> {
     const runId = opts.runId ?? crypto.randomUUID();
     const sessionId = opts.sessionId ?? crypto.randomUUID();
     const userId = opts.userId ?? null;
+    const runMedia = storedMedia(media);
     const stored = await this.loadSession(sessionId, userId, input);
     const sessionState = { ...this.opts.sessionState, ...stored.state, ...opts.sessionState };
     const dependencies = { ...opts.dependencies };
@@ -186,7 +216,7 @@ export class Agent {
       user_id: userId,
       status: "PENDING",
       content_type: "str",
-      input: { input_content: input },
+      input: { input_content: input, ...runMedia },
       model: this.model.id,
       model_provider: this.model.provider,
       messages: [],
@@ -205,7 +235,7 @@ export class Agent {
       return output;
     }
     if (existing && existing.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
-    output.messages.push(message("user", input));
+    output.messages.push(message("user", input, messageMedia(runMedia)));
     const prepare = async () => {
       for (const hook of this.opts.preHooks ?? []) await hook(ctx);
       const system = await this.systemMessage(ctx);
@@ -345,6 +375,16 @@ export class Agent {
       throw e;
     }
   }
+}
+
+/** The same media records on the user message, under agno's Message field names. */
+function messageMedia(media: RunMedia): Partial<Message> {
+  const out: Partial<Message> = {};
+  if (media.images) out[MESSAGE_MEDIA_FIELDS.image] = media.images;
+  if (media.audios) out[MESSAGE_MEDIA_FIELDS.audio] = media.audios;
+  if (media.videos) out[MESSAGE_MEDIA_FIELDS.video] = media.videos;
+  if (media.files) out[MESSAGE_MEDIA_FIELDS.file] = media.files;
+  return out;
 }
 
 async function drain(events: AsyncGenerator<RunEvent, RunOutput>): Promise<RunOutput> {

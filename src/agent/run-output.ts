@@ -1,5 +1,6 @@
 import type { RunStatus } from "../db/types.js";
 import type { Message } from "../models/message.js";
+import type { RunMedia } from "./media.js";
 import type { TokenUsage } from "../models/model.js";
 
 /** One tool call of a run, in agno's ToolExecution shape. */
@@ -55,6 +56,11 @@ export interface RunMetrics extends TokenUsage {
   details?: { model: Array<TokenUsage & { id: string; provider: string; time_to_first_token?: number; duration: number; cost?: number }> };
 }
 
+/** What the run was given, as agno's RunInput dict: the message, and the media lists when there are any. */
+export interface RunInput extends RunMedia {
+  input_content: string;
+}
+
 /** A run as stored in `agno_runs.run_data` and answered over HTTP: agno's RunOutput dict. */
 export interface RunOutput {
   run_id: string;
@@ -67,7 +73,7 @@ export interface RunOutput {
   content?: unknown;
   content_type: string;
   reasoning_content?: string;
-  input: { input_content: string };
+  input: RunInput;
   model?: string;
   model_provider?: string;
   messages: Message[];

@@ -1,5 +1,13 @@
-import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage } from "@ai-sdk/provider";
-import type { Message } from "./message.js";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3FilePart,
+  LanguageModelV3Prompt,
+  LanguageModelV3StreamPart,
+  LanguageModelV3TextPart,
+  LanguageModelV3Usage,
+} from "@ai-sdk/provider";
+import { mediaOf, type MediaKind, type MediaRecord, type Message } from "./message.js";
 import { emptyUsage, type FinishReason, type Model, type ModelChunk, type ModelRequest, type TokenUsage } from "./model.js";
 import { ModelProviderError } from "./provider-error.js";
 
@@ -23,7 +31,7 @@ export function toPrompt(messages: Message[]): LanguageModelV3Prompt {
   for (const m of messages) {
     const text = m.content ?? "";
     if (m.role === "system") prompt.push({ role: "system", content: text });
-    else if (m.role === "user") prompt.push({ role: "user", content: [{ type: "text", text }] });
+    else if (m.role === "user") prompt.push({ role: "user", content: userContent(text, m) });
     else if (m.role === "assistant") {
       const content: Extract<LanguageModelV3Prompt[number], { role: "assistant" }>["content"] = [];
       if (text) content.push({ type: "text", text });
@@ -48,6 +56,30 @@ export function toPrompt(messages: Message[]): LanguageModelV3Prompt {
     }
   }
   return prompt;
+}
+
+/** The text, then each medium as a file part (an empty text is left out when media come with it). */
+function userContent(text: string, m: Message): Array<LanguageModelV3TextPart | LanguageModelV3FilePart> {
+  const files = mediaOf(m).flatMap(({ kind, media }) => {
+    const part = filePart(kind, media);
+    return part ? [part] : [];
+  });
+  return text || files.length === 0 ? [{ type: "text", text }, ...files] : files;
+}
+
+/**
+ * A stored medium as the AI SDK's file part: images with their image/* type, everything else
+ * with its own; the bytes as base64 (text files, stored as their text, as bytes), or the URL for
+ * the provider to fetch. An item with neither (a row written elsewhere holding only a local
+ * path) cannot be sent and is left out.
+ */
+function filePart(kind: MediaKind, media: MediaRecord): LanguageModelV3FilePart | null {
+  const mediaType = media.mime_type ?? (kind === "image" ? "image/*" : "application/octet-stream");
+  const isText = kind === "file" && mediaType.startsWith("text/");
+  const data = typeof media.content === "string" ? (isText ? new TextEncoder().encode(media.content) : media.content) : typeof media.url === "string" ? new URL(media.url) : null;
+  if (data === null) return null;
+  const filename = kind === "file" ? (media.filename ?? (typeof media.name === "string" ? media.name : undefined)) : undefined;
+  return { type: "file", mediaType, data, ...(filename ? { filename } : {}) };
 }
 
 function parseArgs(args: string): unknown {

@@ -10,9 +10,38 @@ export interface ToolCallRecord {
   function: { name: string; arguments: string };
 }
 
+export type MediaKind = "image" | "audio" | "video" | "file";
+
+/**
+ * A media item in agno's dict shape (`agno.media` Image/Audio/Video/File `to_dict()`), as a run
+ * stores it in its `input` and on its user message: the bytes in `content`, or a `url`.
+ */
+export interface MediaRecord {
+  id: string;
+  url?: string;
+  mime_type?: string;
+  /** e.g. `png`, `mp3`, `pdf`: the filename's extension, else the mime subtype (as agno's upload routes) */
+  format?: string;
+  /** base64 of the bytes; for `text/*` files the UTF-8 text itself, as agno's File stores it */
+  content?: string;
+  /** files only (agno's Image, Audio and Video carry no name) */
+  filename?: string;
+  /** files only: the size in bytes */
+  size?: number;
+  [key: string]: unknown;
+}
+
+/** Where a message carries each kind of media: agno's Message fields (`audio`, not `audios`). */
+export const MESSAGE_MEDIA_FIELDS = { image: "images", audio: "audio", video: "videos", file: "files" } as const satisfies Record<MediaKind, string>;
+
 export interface Message {
   role: Role;
   content?: string | null;
+  /** media sent with a user message */
+  images?: MediaRecord[];
+  audio?: MediaRecord[];
+  videos?: MediaRecord[];
+  files?: MediaRecord[];
   /** assistant messages that call tools */
   tool_calls?: ToolCallRecord[];
   /** tool messages: which call they answer */
@@ -31,4 +60,13 @@ export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 export function message(role: Role, content: string | null, extra: Partial<Message> = {}): Message {
   return { role, content, ...extra, created_at: extra.created_at ?? nowSeconds() };
+}
+
+/** The media a message carries, images first, then audio, video and files (agno's order). */
+export function mediaOf(m: Message): Array<{ kind: MediaKind; media: MediaRecord }> {
+  return (Object.entries(MESSAGE_MEDIA_FIELDS) as Array<[MediaKind, keyof Message]>).flatMap(([kind, field]) => {
+    const items = m[field];
+    if (!Array.isArray(items)) return [];
+    return items.filter((media): media is MediaRecord => typeof media === "object" && media !== null).map((media) => ({ kind, media }));
+  });
 }

@@ -1,4 +1,4 @@
-import type { Message } from "./message.js";
+import type { MediaKind, Message } from "./message.js";
 
 /** A tool as a model sees it: name, description and a JSON Schema of its arguments. */
 export interface ToolDefinition {
@@ -33,6 +33,13 @@ export type ModelChunk =
   | { type: "tool_call"; id: string; name: string; arguments: string }
   | { type: "finish"; reason: FinishReason; usage: TokenUsage; cost?: number };
 
+/** What a model may check of a run's media before the run starts. */
+export interface MediaInfo {
+  kind: MediaKind;
+  mimeType: string;
+  url?: string;
+}
+
 /**
  * The model port. The run loop talks only to this, so providers, retries and usage accounting
  * live in adapters and the loop keeps full control of tool execution (HITL, offload, CodeMode).
@@ -41,6 +48,11 @@ export interface Model {
   readonly id: string;
   readonly provider: string;
   stream(request: ModelRequest): AsyncIterable<ModelChunk>;
+  /**
+   * Optional: throws a ValidationError for media this model cannot take, so that such a run is
+   * refused before anything is stored. Without it media go to the provider, which may refuse them.
+   */
+  checkMedia?(media: MediaInfo[]): void;
 }
 
 export const emptyUsage = (): TokenUsage => ({

@@ -1,5 +1,6 @@
-import type { Message } from "./message.js";
-import { emptyUsage, type Model, type ModelChunk, type ModelRequest } from "./model.js";
+import { ValidationError } from "../errors.js";
+import { mediaOf, type MediaKind, type Message } from "./message.js";
+import { emptyUsage, type MediaInfo, type Model, type ModelChunk, type ModelRequest } from "./model.js";
 import { ModelProviderError } from "./provider-error.js";
 
 /** The part of the Workers AI binding (`env.AI`) this adapter uses. */
@@ -20,12 +21,22 @@ interface WorkersAIResult {
   usage?: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number };
 }
 
-function toWorkersAIMessages(messages: Message[]): Array<Record<string, unknown>> {
-  return messages.map((m) => {
-    if (m.role === "tool") return { role: "tool", content: m.content ?? "", tool_call_id: m.tool_call_id, name: m.tool_name };
-    if (m.role === "assistant" && m.tool_calls?.length) return { role: "assistant", content: m.content ?? "", tool_calls: m.tool_calls };
-    return { role: m.role, content: m.content ?? "" };
-  });
+/**
+ * Workers AI models that read images, per their published input schemas (messages whose content
+ * may hold `image_url` parts). Others take text only; `images: true` opts a model in.
+ */
+const VISION_MODELS = new Set([
+  "@cf/meta/llama-3.2-11b-vision-instruct",
+  "@cf/meta/llama-4-scout-17b-16e-instruct",
+  "@cf/mistralai/mistral-small-3.1-24b-instruct",
+  "@cf/google/gemma-3-12b-it",
+]);
+
+export interface WorkersAISettings {
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** whether the model reads images (default: known for the vision models Workers AI lists) */
+  images?: boolean;
 }
 
 /**
@@ -43,11 +54,41 @@ export class WorkersAIModel implements Model {
   constructor(
     private readonly binding: WorkersAIBinding,
     readonly id: string,
-    private readonly settings: { temperature?: number; maxOutputTokens?: number } = {},
+    private readonly settings: WorkersAISettings = {},
   ) {}
 
+  /** Refuses, before a run starts, media the binding cannot take: anything but images, and images on a text-only model. */
+  checkMedia(media: MediaInfo[]): void {
+    media.forEach((m, i) => {
+      const problem = this.mediaProblem(m.kind, m.url !== undefined);
+      if (problem) throw new ValidationError(`media[${i}]: ${problem}`, `media.${i}`);
+    });
+  }
+
+  private mediaProblem(kind: MediaKind, byUrl: boolean): string | null {
+    if (kind !== "image") return `Workers AI model ${this.id} takes no ${kind} input (images only, on a vision model)`;
+    if (!(this.settings.images ?? VISION_MODELS.has(this.id))) return `Workers AI model ${this.id} does not read images; use a vision model such as @cf/meta/llama-4-scout-17b-16e-instruct`;
+    if (byUrl) return "Workers AI takes images as bytes, not URLs";
+    return null;
+  }
+
+  private toMessages(messages: Message[]): Array<Record<string, unknown>> {
+    return messages.map((m) => {
+      if (m.role === "tool") return { role: "tool", content: m.content ?? "", tool_call_id: m.tool_call_id, name: m.tool_name };
+      if (m.role === "assistant" && m.tool_calls?.length) return { role: "assistant", content: m.content ?? "", tool_calls: m.tool_calls };
+      const media = m.role === "user" ? mediaOf(m) : [];
+      if (media.length === 0) return { role: m.role, content: m.content ?? "" };
+      const images = media.map(({ kind, media: image }) => {
+        const problem = this.mediaProblem(kind, typeof image.content !== "string");
+        if (problem) throw new ValidationError(problem, "media");
+        return { type: "image_url", image_url: { url: `data:${image.mime_type ?? "image/jpeg"};base64,${image.content}` } };
+      });
+      return { role: "user", content: [...(m.content ? [{ type: "text", text: m.content }] : []), ...images] };
+    });
+  }
+
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
-    const inputs: Record<string, unknown> = { messages: toWorkersAIMessages(request.messages) };
+    const inputs: Record<string, unknown> = { messages: this.toMessages(request.messages) };
     if (request.tools?.length && request.toolChoice !== "none") {
       inputs.tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: t.parameters } }));
     }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import type { MediaInput } from "../agent/media.js";
 import { ValidationError } from "../errors.js";
 import { idSchema, jsonObject } from "./route.js";
 
@@ -34,6 +35,18 @@ export function jsonText<T extends z.ZodType>(schema: T) {
 }
 
 const optionalId = z.preprocess(blankIsAbsent, idSchema.optional());
+
+/** Media sent inside JSON: base64 (or a data: URL) or an http(s) URL, with its type. */
+export const mediaItem = z
+  .object({
+    kind: z.enum(["image", "audio", "video", "file"]).optional(),
+    data: z.string().max(30 * 1024 * 1024).optional(),
+    url: z.string().max(4096).optional(),
+    mime_type: z.string().min(1).max(255),
+    filename: z.string().max(255).optional(),
+  })
+  .strict();
+export const mediaList = z.array(mediaItem).max(32);
 const file = z.custom<File>((v) => v instanceof File, { message: "must be an uploaded file" }).openapi({ type: "string", format: "binary" });
 const files = z.union([file, z.array(file).max(32)]).optional();
 
@@ -47,10 +60,13 @@ export const runRequest = z
     session_state: jsonText(jsonObject),
     dependencies: jsonText(jsonObject),
     metadata: jsonText(jsonObject),
+    /** uploads in a multipart form (agno's `files`), classified by their content type */
     files,
     "files[]": files,
+    /** media inside JSON (or a form field of JSON text): `[{mime_type, data | url, filename?}]` */
+    media: jsonText(mediaList),
   })
-  .meta({ id: "RunRequest", description: "JSON, or agno's form fields (objects as JSON text, booleans as \"true\"/\"false\")" });
+  .meta({ id: "RunRequest", description: "JSON, or agno's form fields (objects as JSON text, booleans as \"true\"/\"false\"); uploads as multipart `files`" });
 
 const resolutionList = z.array(jsonObject).max(100);
 
@@ -94,4 +110,16 @@ export function bodyOf<T extends z.ZodType>(c: Context, _schema: T): z.output<T>
   const type = c.req.header("content-type");
   if (!type) throw new ValidationError("send the body as JSON or as a form (application/x-www-form-urlencoded or multipart/form-data)", "body");
   return (FORM.test(type) ? c.req.valid("form" as never) : c.req.valid("json" as never)) as z.output<T>;
+}
+
+/** A run's media from uploaded files and JSON items, in the SDK's form. */
+export async function mediaOf(body: { files?: File | File[]; "files[]"?: File | File[]; media?: z.infer<typeof mediaList> }): Promise<MediaInput[] | undefined> {
+  const uploads = [body.files, body["files[]"]].flatMap((f) => (f === undefined ? [] : Array.isArray(f) ? f : [f]));
+  const fromJson = (body.media ?? []).map((m): MediaInput => ({ kind: m.kind, data: m.data, url: m.url, mimeType: m.mime_type, filename: m.filename }));
+  if (uploads.length + fromJson.length > 32) throw new ValidationError("at most 32 files and media items per run", "files");
+  const fromUploads = await Promise.all(
+    uploads.map(async (file): Promise<MediaInput> => ({ data: new Uint8Array(await file.arrayBuffer()), mimeType: file.type || "application/octet-stream", filename: file.name || undefined })),
+  );
+  const all = [...fromUploads, ...fromJson];
+  return all.length > 0 ? all : undefined;
 }

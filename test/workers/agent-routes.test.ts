@@ -94,6 +94,40 @@ describe("agent routes of the Worker", () => {
     }
   });
 
+  it("takes files as agno's multipart uploads and media as JSON, hands them to the model and stores them", async () => {
+    const { env: e, script } = await modelEnv([{ text: "A tiny picture and a note." }, { text: "Seen." }]);
+    // The 8-byte PNG signature and an IHDR chunk are enough for a provider-side type check here.
+    const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (ch) => ch.charCodeAt(0));
+    const multipart = new FormData();
+    multipart.set("message", "What are these?");
+    multipart.set("stream", "false");
+    multipart.append("files", new File([png], "pixel.png", { type: "image/png" }));
+    multipart.append("files", new File(["%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"], "note.pdf", { type: "application/pdf" }));
+    const res = await call("/agents/assistant/runs", { method: "POST", body: multipart }, e);
+    expect(res).toMatchObject({ status: 200, body: { status: "COMPLETED" } });
+    expect(res.body.input).toMatchObject({
+      input_content: "What are these?",
+      images: [{ mime_type: "image/png", content: btoa(String.fromCharCode(...png)) }],
+      files: [{ mime_type: "application/pdf", filename: "note.pdf" }],
+    });
+    const parts = ((await script.requests())[0]!.body.messages as Array<{ content: unknown }>).at(-1)!.content as Array<Record<string, unknown>>;
+    expect(parts.map((p) => p.type)).toEqual(["text", "image_url", "file"]);
+
+    const json = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "And this?", stream: false, media: [{ mime_type: "image/png", data: btoa(String.fromCharCode(...png)) }] }) }, e);
+    expect(json.body.input.images).toHaveLength(1);
+
+    const bad: Array<[RequestInit, RegExp]> = [
+      [{ method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "x", media: [{ mime_type: "application/x-msdownload", data: "AAAA" }] }) }, /media/],
+      [{ method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "x", media: [{ mime_type: "image/png", data: "not base64!" }] }) }, /media\[0\]\.data.*base64/],
+      [{ method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "x", media: [{ mime_type: "image/png" }] }) }, /media/],
+    ];
+    for (const [init, detail] of bad) {
+      const answer = await call("/agents/assistant/runs", init, e);
+      expect({ status: answer.status, detail: answer.body.detail }).toEqual({ status: 422, detail: expect.stringMatching(detail) });
+    }
+    expect(await script.requests()).toHaveLength(2); // refused media never reached the model
+  });
+
   it("cancels a streaming run from a second request", async () => {
     const { env: e, script } = await modelEnv([{ hang: true }]);
     const ctx = createExecutionContext();

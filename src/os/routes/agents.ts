@@ -9,7 +9,7 @@ import { agentFor, agentSummary, continueIndex, errorEvent, firstEventFirst, kee
 import type { OSEnv } from "../context.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
-import { bodyOf, continueRequest, resumeRequest, runBody, runRequest } from "../run-input.js";
+import { bodyOf, continueRequest, mediaOf, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { sseResponse } from "../sse.js";
 
 const tags: ["Agents"] = ["Agents"];
@@ -82,7 +82,6 @@ export function agentRoutes(agents: Agent[]) {
     const agent = agentFor(c, agents, c.req.valid("param").agent_id);
     const body = bodyOf(c, runRequest);
     if (!body.message) throw new ValidationError("body message: required", "message");
-    if (body.files !== undefined || body["files[]"] !== undefined) throw new ValidationError("files are not accepted by this build's agents yet", "files");
     if (body.background) throw new BadRequestError("background runs need the durable queue (QueueConfig), which this deployment does not have yet");
     const opts = {
       sessionId: body.session_id,
@@ -90,6 +89,7 @@ export function agentRoutes(agents: Agent[]) {
       sessionState: body.session_state,
       dependencies: body.dependencies,
       metadata: body.metadata,
+      media: await mediaOf(body),
     };
     if (body.stream === false) return c.json(await agent.run(body.message, opts));
     return streamRun(c, agent, agent.run(body.message, { ...opts, stream: true }), { sessionId: body.session_id });

@@ -12,6 +12,7 @@ import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scope
 import type { OSEnv } from "../context.js";
 import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js";
 import { compact } from "../sse.js";
+import { mediaList, mediaOf } from "../run-input.js";
 
 /** Largest client message, and most runs one socket may stream at once. */
 const MAX_MESSAGE_BYTES = 1024 * 1024;
@@ -29,6 +30,7 @@ const clientMessage = z.discriminatedUnion("action", [
     session_state: jsonObject.optional(),
     dependencies: jsonObject.optional(),
     metadata: jsonObject.optional(),
+    media: mediaList.optional(),
   }),
   z.object({ action: z.literal("continue"), ...common, run_id: idSchema, tools: z.array(jsonObject).max(100).optional(), requirements: z.array(jsonObject).max(100).optional(), user_id: idSchema.optional() }),
   z.object({ action: z.literal("resume"), ...common, run_id: idSchema, last_event_index: z.number().int().min(-1).optional(), user_id: idSchema.optional() }),
@@ -125,7 +127,7 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
     }
     if (m.action === "run") {
       const agent = agentFor(c, agents, m.agent_id);
-      const opts = { sessionId: m.session_id, userId: effectiveUserId(c, m.user_id), sessionState: m.session_state, dependencies: m.dependencies, metadata: m.metadata, stream: true as const };
+      const opts = { sessionId: m.session_id, userId: effectiveUserId(c, m.user_id), sessionState: m.session_state, dependencies: m.dependencies, metadata: m.metadata, media: await mediaOf(m), stream: true as const };
       return pump(ws, m.id, numberedEvents(agent, agent.run(m.message, opts), {}));
     }
     if (m.action === "continue") {
