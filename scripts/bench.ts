@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: the figures of BENCHMARKS.md, one JSON line per figure on stdout (progress
  * goes to stderr): the storage figures, then the agent figures (scripts/bench/agents.ts, against
- * Mastra, VoltAgent and LangGraph.js installed on demand in scripts/bench/peers).
- * `npm run bench -- storage` or `npm run bench -- agents` runs one group.
+ * Mastra, VoltAgent and LangGraph.js installed on demand in scripts/bench/peers), then the
+ * request-overhead figures (scripts/bench/http-overhead.ts, against `npm run dev`'s runtime).
+ * `npm run bench -- storage`, `-- agents` or `-- http` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.
@@ -22,6 +23,7 @@ import {
   type LegacySessionRow,
 } from "../test/fixtures/legacy-2x.js";
 import { benchAgents } from "./bench/agents.js";
+import { benchHttp } from "./bench/http-overhead.js";
 import { emit, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "./local/pglite-server.js";
 import { startWsProxy } from "./local/ws-proxy.js";
@@ -410,9 +412,9 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
-const GROUPS = ["storage", "agents"] as const;
+const GROUPS = ["storage", "agents", "http"] as const;
 
-/** `npm run bench [-- storage|agents ...]`: the groups to run, all by default. */
+/** `npm run bench [-- storage|agents|http ...]`: the groups to run, all by default. */
 function groups(args: string[]): Set<(typeof GROUPS)[number]> {
   const unknown = args.filter((a) => !(GROUPS as readonly string[]).includes(a));
   if (unknown.length) throw new Error(`unknown bench group ${unknown.join(", ")}; use ${GROUPS.join(" or ")}`);
@@ -421,6 +423,13 @@ function groups(args: string[]): Set<(typeof GROUPS)[number]> {
 
 async function main(): Promise<void> {
   const run = groups(process.argv.slice(2));
+  if (run.has("storage") || run.has("agents")) await benchDatabases(run);
+  // Last, and with nothing of the groups above still running: it starts runtimes of its own.
+  if (run.has("http")) await benchHttp();
+}
+
+/** The storage and agent groups, against the embedded Postgres and BENCH_DATABASE_URL's server. */
+async function benchDatabases(run: Set<(typeof GROUPS)[number]>): Promise<void> {
   const realUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL || "";
   const pglite = await startEmbeddedPostgres();
   const urls: [Target["name"], string][] = [["pglite", pglite.url]];
