@@ -23,6 +23,13 @@ export default defineConfig({
                 DATABASE_URL: inject("pgliteUrl"),
                 DB_WS_PROXY: inject("wsProxy"),
                 MODEL_SERVER_URL: inject("modelServerUrl"),
+                // The JobQueue Durable Object sees only these bindings (not a test's overrides),
+                // so its model is the scripted server's "queue" channel, which tests re-script.
+                MODEL: "openai:gpt-test",
+                OPENAI_BASE_URL: `${inject("modelServerUrl")}/c/queue/v1`,
+                OPENAI_API_KEY: "sk-queue",
+                // Short leases, so recovery after an aborted queue object is seen within a test.
+                AGNO_QUEUE_LEASE_SECONDS: "3",
                 // The suite runs with auth on, as a deployment does; requests carry this key.
                 OS_SECURITY_KEY: "workers-test-key",
               },

@@ -81,3 +81,15 @@ export class StatusConflictError extends ConflictError {
     super(message);
   }
 }
+
+/** The background queue holds as many jobs as it may: try again after `retryAfterSeconds`. */
+export class QueueFullError extends AgnoError {
+  override readonly status = 429;
+  override readonly errorId = "queue_full";
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

@@ -7,6 +7,7 @@ import { UnconfiguredModel } from "./models/unconfigured-model.js";
 import { WorkersAIModel, type WorkersAIBinding } from "./models/workers-ai-model.js";
 import { requestLifetime } from "./worker/request-lifetime.js";
 import { upgradeWebSocket } from "./worker/websocket.js";
+import { JobQueueObject, type QueueServices } from "./worker/job-queue-object.js";
 import { PostgresDb } from "./db/postgres/postgres-db.js";
 import { JwtVerifier } from "./os/auth/jwt.js";
 import type { AuthConfig } from "./os/auth/middleware.js";
@@ -44,6 +45,14 @@ export interface Env {
   OPENAI_BASE_URL?: string;
   ANTHROPIC_API_KEY?: string;
   GROQ_API_KEY?: string;
+  /** the JobQueue Durable Object (durable background runs); `wrangler.toml` binds it */
+  JOB_QUEUE?: DurableObjectNamespace<JobQueue>;
+  /** background jobs run at once per queue instance (default 32) */
+  AGNO_BACKGROUND_MAX_CONCURRENCY?: string;
+  /** background jobs waiting or running before new ones get 429 (default 10000) */
+  AGNO_QUEUE_MAX_DEPTH?: string;
+  /** seconds a job's lease lasts unrenewed before another worker may take the job (default 30) */
+  AGNO_QUEUE_LEASE_SECONDS?: string;
   /** the Workers AI binding, for `MODEL=workers-ai:@cf/…` (add `[ai] binding = "AI"` to wrangler.toml) */
   AI?: WorkersAIBinding;
 }
@@ -89,15 +98,28 @@ function agentOS(env: Env): AgentOS {
       agents: [exampleAssistant(model)],
       availableModels: env.MODEL ? [env.MODEL] : [],
       websocket: upgradeWebSocket,
+      ...(env.JOB_QUEUE ? { queue: { durable: true as const, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) } } : {}),
     });
     runtimes.set(env, os);
   }
   return os;
 }
 
+function positive(value: string | undefined, fallback: number): number {
+  const n = Number(value);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** The one JobQueue instance (Postgres is the truth; one coordinator keeps leases simple). */
+function queueOf(env: Env) {
+  return env.JOB_QUEUE?.get(env.JOB_QUEUE.idFromName("default"));
+}
+
 function openDb(env: Env & { DATABASE_URL: string }) {
   if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
   const pool = new Pool({ connectionString: env.DATABASE_URL });
+  // An idle connection that drops (a restarted database, an aborted object) is not a crash.
+  pool.on("error", (error: Error) => console.error(`database connection lost: ${error.message}`));
   return { pool, db: new PostgresDb({ pool, schema: env.AGNO_DB_SCHEMA, cacheKey: env.DATABASE_URL }) };
 }
 
@@ -108,16 +130,18 @@ export default {
     const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
     const lifetime = requestLifetime(ctx, () => pool.end());
     try {
-      return lifetime.finish(await os.fetch(request, { dbs: [db] }, lifetime.ctx));
+      const queue = queueOf(env);
+      return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db, ...(queue ? { queue: { wake: () => queue.wake() } } : {}) }, lifetime.ctx));
     } catch (error) {
       lifetime.abandon();
       throw error;
     }
   },
 
-  /** The cron trigger: drops event logs of streams nobody can still want to re-attach to. */
+  /** The cron trigger: wakes the queue (after a deploy, say) and drops event logs of streams nobody can still want to re-attach to. */
   async scheduled(controller, env): Promise<void> {
     if (!env.DATABASE_URL) return;
+    await queueOf(env)?.wake();
     const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
     try {
       const ttl = Number(env.AGNO_RUN_EVENTS_TTL_SECONDS ?? 86_400);
@@ -127,3 +151,20 @@ export default {
     }
   },
 } satisfies ExportedHandler<Env>;
+
+/**
+ * The JobQueue Durable Object: runs background jobs with the same agents and database as the
+ * Worker. Its Pool lives as long as the object (a Durable Object is one long-lived context).
+ */
+export class JobQueue extends JobQueueObject<Env> {
+  protected queueServices(env: Env): QueueServices {
+    if (!env.DATABASE_URL) throw new Error("the job queue needs DATABASE_URL");
+    const { db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
+    return {
+      agents: agentOS(env).agents,
+      db,
+      concurrency: positive(env.AGNO_BACKGROUND_MAX_CONCURRENCY, 32),
+      leaseSeconds: positive(env.AGNO_QUEUE_LEASE_SECONDS, 30),
+    };
+  }
+}

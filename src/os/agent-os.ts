@@ -11,6 +11,8 @@ import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { docsRoutes } from "./routes/docs.js";
 import { websocketRoutes } from "./routes/websocket.js";
+import { queueRoutes } from "./routes/queue.js";
+import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
@@ -29,6 +31,8 @@ export interface AgentOSOptions {
   agents?: Agent[];
   /** listed by `/config` as `available_models` */
   availableModels?: string[];
+  /** the durable background queue (`background=true` runs); needs a database and the JOB_QUEUE binding */
+  queue?: QueueConfig;
   /** the host's WebSocket upgrade (Hono's helper); `GET /ws` answers 503 without one */
   websocket?: UpgradeWebSocket;
 }
@@ -45,6 +49,8 @@ export class AgentOS {
   readonly id: string;
   readonly name: string;
   readonly app: OpenAPIHono<OSEnv>;
+  /** the agents served (the job queue runs background jobs with the same ones) */
+  readonly agents: Agent[];
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
@@ -61,6 +67,7 @@ export class AgentOS {
     );
     app.use(authMiddleware(opts.auth ?? { mode: "unconfigured" }));
     const agents = opts.agents ?? [];
+    this.agents = agents;
     const ids = new Set<string>();
     for (const agent of agents) {
       if (ids.has(agent.id)) throw new TypeError(`two agents have the id ${agent.id}`);
@@ -73,7 +80,8 @@ export class AgentOS {
         availableModels: opts.availableModels ?? [],
       }),
     );
-    app.route("/", agentRoutes(agents));
+    app.route("/", agentRoutes(agents, opts.queue));
+    app.route("/", queueRoutes(opts.queue));
     app.route("/", websocketRoutes(agents, opts.websocket));
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());

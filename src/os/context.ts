@@ -1,4 +1,5 @@
 import type { Db } from "../db/port.js";
+import type { JobStore } from "../queue/types.js";
 import type { Principal } from "./auth/jwt.js";
 
 /**
@@ -8,6 +9,10 @@ import type { Principal } from "./auth/jwt.js";
 export interface RequestServices {
   /** the databases this AgentOS serves, the first being the default */
   dbs: Db[];
+  /** the durable queue's storage (the default database), when the deployment has the queue */
+  jobs?: JobStore;
+  /** tells the queue's dispatcher there is work (the JobQueue Durable Object's `wake`) */
+  queue?: { wake(): Promise<void> };
 }
 
 export interface OSEnv {

@@ -13,6 +13,7 @@ import { toReply, type WireProtocol } from "./model-wire.js";
  *
  *   POST /scripts {turns}                    -> {id}
  *   GET  /scripts/<id>/requests              -> RecordedRequest[]
+ *   POST /scripts?channel=<name>             -> the same, and /c/<name>/v1/… now answers from it
  *   POST /s/<id>/v1/chat/completions         -> the next turn, in OpenAI's protocol
  *   POST /s/<id>/v1/messages                 -> the next turn, in Anthropic's protocol
  *   POST /s/<id>/v1/models/<model>:generateContent
@@ -44,6 +45,8 @@ const protocolFor = (path: string): WireProtocol | undefined =>
 
 export async function startModelServer(): Promise<ModelServer> {
   const scripts = new Map<string, Script>();
+  /** A channel is a fixed base URL whose script the tests replace: for code configured once (a Durable Object's env). */
+  const channels = new Map<string, string>();
   let lastScript = 0;
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
@@ -53,6 +56,8 @@ export async function startModelServer(): Promise<ModelServer> {
       if (!Array.isArray(turns) || !turns.every(isTurn)) return sendJson(res, 400, { error: `expected {turns: Turn[]}, got ${JSON.stringify(turns)}` });
       const id = String(++lastScript);
       scripts.set(id, { turns: turns as Turn[], used: 0, requests: [] });
+      const channel = new URL(req.url ?? "/", "http://local").searchParams.get("channel");
+      if (channel) channels.set(channel, id);
       return sendJson(res, 200, { id });
     }
     const listing = /^\/scripts\/([^/]+)\/requests$/.exec(path);
@@ -60,7 +65,8 @@ export async function startModelServer(): Promise<ModelServer> {
       const script = scripts.get(listing[1]!);
       return script ? sendJson(res, 200, script.requests) : sendJson(res, 404, { error: `no script ${listing[1]}` });
     }
-    const call = /^\/s\/([^/]+)(\/v1\/.*)$/.exec(path);
+    const viaChannel = /^\/c\/([^/]+)(\/v1\/.*)$/.exec(path);
+    const call = viaChannel ? ([path, channels.get(viaChannel[1]!) ?? `channel-${viaChannel[1]}`, viaChannel[2]!] as const) : /^\/s\/([^/]+)(\/v1\/.*)$/.exec(path);
     const protocol = call && protocolFor(call[2]!);
     if (req.method === "POST" && call && protocol) {
       const script = scripts.get(call[1]!);

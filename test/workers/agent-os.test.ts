@@ -28,7 +28,7 @@ describe("AgentOS over HTTP", () => {
     expect((await call("/config", {}, {}, { authorization: "Bearer wrong" })).status).toBe(401);
     expect((await call("/sessions", {}, {}, { authorization: `Basic ${KEY}` })).status).toBe(401);
     const config = await call("/config");
-    expect(config.body).toMatchObject({ databases: ["default"], agents: [{ id: "assistant" }], interfaces: [], available_models: [] });
+    expect(config.body).toMatchObject({ databases: ["default"], agents: [{ id: "assistant" }], interfaces: [], available_models: [env.MODEL] });
   });
 
   it("stays closed when no auth is configured, and opens only on an explicit AGNO_AUTH=none", async () => {

@@ -65,9 +65,10 @@ describe("agent routes of the Worker", () => {
   });
 
   it("answers an error that says how to configure a model when none is", async () => {
-    const json = await call("/agents/assistant/runs", form({ message: "hi", stream: "false" }));
+    const noModel = { MODEL: undefined, OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined };
+    const json = await call("/agents/assistant/runs", form({ message: "hi", stream: "false" }), noModel);
     expect(json.body).toMatchObject({ status: "ERROR", error: { type: "NotConfiguredError", message: expect.stringMatching(/MODEL=provider:model-id/) } });
-    const frames = parseSse(await (await send("/agents/assistant/runs", form({ message: "hi" }))).text());
+    const frames = parseSse(await (await send("/agents/assistant/runs", form({ message: "hi" }), noModel)).text());
     expect(frames.at(-1)).toMatchObject({ event: "RunError", data: { error_type: "NotConfiguredError" } });
   });
 
@@ -80,7 +81,6 @@ describe("agent routes of the Worker", () => {
       ["/agents/assistant/runs", form({ message: "hi", session_state: "{oops" }), 422, /session_state/],
       ["/agents/assistant/runs", form({ message: "hi", metadata: "[1]" }), 422, /metadata/],
       ["/agents/assistant/runs", form({ message: "hi", dependencies: "nope" }), 422, /dependencies/],
-      ["/agents/assistant/runs", form({ message: "hi", background: "true" }), 400, /queue/],
       ["/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: "[1,2]" }, 422, /body: .*expected object/],
       ["/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "hi" }) }, 415, /content-type text\/plain/],
       ["/agents/assistant/runs/nope", {}, 404, /nope/],
@@ -92,6 +92,10 @@ describe("agent routes of the Worker", () => {
       const res = await call(path, init, e);
       expect({ path, status: res.status, detail: res.body.detail }).toEqual({ path, status, detail: expect.stringMatching(detail) });
     }
+    // Without the queue binding a background run is refused, and nothing is stored.
+    const noQueue = await call("/agents/assistant/runs", form({ message: "hi", background: "true", session_id: "never-queued" }), { ...e, JOB_QUEUE: undefined });
+    expect(noQueue).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/queue/) } });
+    expect((await call("/sessions/never-queued", {}, e)).status).toBe(404);
   });
 
   it("takes files as agno's multipart uploads and media as JSON, hands them to the model and stores them", async () => {

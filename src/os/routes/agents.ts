@@ -4,13 +4,14 @@ import type { Agent } from "../../agent/agent.js";
 import type { RunEvent } from "../../agent/events.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
-import { BadRequestError, NotFoundError, ValidationError } from "../../errors.js";
+import { NotFoundError, ValidationError } from "../../errors.js";
 import { agentFor, agentSummary, continueIndex, errorEvent, firstEventFirst, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
 import type { OSEnv } from "../context.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
 import { bodyOf, continueRequest, mediaOf, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { sseResponse } from "../sse.js";
+import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
 
 const tags: ["Agents"] = ["Agents"];
 const readAgent = { resource: "agents", action: "read", idParam: "agent_id" };
@@ -71,7 +72,7 @@ async function streamRun(c: Context<OSEnv>, agent: Agent, events: AsyncIterable<
 }
 
 /** `/agents` and agent runs: list, run (SSE, JSON), get, list runs, cancel, continue, resume. */
-export function agentRoutes(agents: Agent[]) {
+export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
   const app = routeApp();
 
   // Per-agent scopes filter the list instead of refusing it.
@@ -82,7 +83,6 @@ export function agentRoutes(agents: Agent[]) {
     const agent = agentFor(c, agents, c.req.valid("param").agent_id);
     const body = bodyOf(c, runRequest);
     if (!body.message) throw new ValidationError("body message: required", "message");
-    if (body.background) throw new BadRequestError("background runs need the durable queue (QueueConfig), which this deployment does not have yet");
     const opts = {
       sessionId: body.session_id,
       userId: effectiveUserId(c, body.user_id),
@@ -91,6 +91,14 @@ export function agentRoutes(agents: Agent[]) {
       metadata: body.metadata,
       media: await mediaOf(body),
     };
+    if (body.background) {
+      const { job } = await enqueueBackgroundRun(c, queue, agent, { ...body, media: opts.media });
+      const accepted = { run_id: job.payload.run_id, session_id: job.session_id, status: runStatusOf(job), job_id: job.id };
+      if (body.stream === false) return c.json(accepted, 202);
+      // Streamed as it runs, wherever the queue runs it: the same tail `/resume` serves.
+      const { tail } = await openResume(agent.db!, agent.id, accepted.run_id, readScope(c, body.user_id), -1, c.req.raw.signal);
+      return sseResponse(tail, errorEvent({ run_id: accepted.run_id, session_id: job.session_id ?? undefined, agent_id: agent.id }));
+    }
     if (body.stream === false) return c.json(await agent.run(body.message, opts));
     return streamRun(c, agent, agent.run(body.message, { ...opts, stream: true }), { sessionId: body.session_id });
   });
@@ -115,6 +123,9 @@ export function agentRoutes(agents: Agent[]) {
     const agent = agentFor(c, agents, agent_id);
     const userId = effectiveUserId(c, c.req.valid("query").user_id);
     const cancelled = await agent.cancelRun(run_id, userId !== undefined ? { userId } : {});
+    // A queued run's job is cancelled with it, so it never starts (the executor checks the run too).
+    const job = cancelled && c.env.jobs ? await c.env.jobs.jobForRun(run_id) : null;
+    if (job) await c.env.jobs!.cancelJob(job.id);
     return c.json({ run_id, cancelled });
   });
 

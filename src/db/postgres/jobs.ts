@@ -1,0 +1,186 @@
+import { sql, type SQL } from "drizzle-orm";
+import { NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
+import type { JobRecord, JobStatus, Lease, QueueStats } from "../../queue/types.js";
+import type { Exec } from "./schema-state.js";
+
+const COLUMNS =
+  "id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts, idempotency_key, request_hash, available_at, locked_by, locked_at, lease_expires_at, error, created_at, updated_at, completed_at";
+
+const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
+
+export function toJob(row: Record<string, unknown>): JobRecord {
+  return {
+    id: String(row.id),
+    component_type: row.component_type as JobRecord["component_type"],
+    job_type: String(row.job_type),
+    component_id: String(row.component_id),
+    session_id: (row.session_id as string | null) ?? null,
+    user_id: (row.user_id as string | null) ?? null,
+    payload: (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as JobRecord["payload"],
+    status: row.status as JobStatus,
+    attempt: Number(row.attempt),
+    max_attempts: Number(row.max_attempts),
+    idempotency_key: (row.idempotency_key as string | null) ?? null,
+    request_hash: (row.request_hash as string | null) ?? null,
+    available_at: Number(row.available_at),
+    locked_by: (row.locked_by as string | null) ?? null,
+    locked_at: num(row.locked_at),
+    lease_expires_at: num(row.lease_expires_at),
+    error: (row.error as string | null) ?? null,
+    created_at: Number(row.created_at),
+    updated_at: num(row.updated_at),
+    completed_at: num(row.completed_at),
+  };
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** `agno_jobs`: every transition is one conditional statement, fenced by the lease's attempt. */
+export class JobTable {
+  constructor(
+    private readonly exec: Exec,
+    readonly table: SQL,
+  ) {}
+
+  cols(): SQL {
+    return sql.raw(COLUMNS);
+  }
+
+  async insert(exec: Exec, job: Omit<JobRecord, "attempt" | "locked_by" | "locked_at" | "lease_expires_at" | "error" | "updated_at" | "completed_at">): Promise<JobRecord> {
+    const [row] = await exec(sql`
+      INSERT INTO ${this.table} (id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts,
+        idempotency_key, request_hash, available_at, created_at, updated_at)
+      VALUES (${job.id}, ${job.component_type}, ${job.job_type}, ${job.component_id}, ${job.session_id}, ${job.user_id}, ${JSON.stringify(job.payload)}::jsonb,
+        ${job.status}, 0, ${job.max_attempts}, ${job.idempotency_key}, ${job.request_hash}, ${job.available_at}, ${job.created_at}, ${job.created_at})
+      RETURNING ${this.cols()}`);
+    return toJob(row!);
+  }
+
+  async byIdempotencyKey(exec: Exec, userId: string | null, key: string): Promise<JobRecord | null> {
+    const [row] = await exec(sql`SELECT ${this.cols()} FROM ${this.table} WHERE COALESCE(user_id, '') = ${userId ?? ""} AND idempotency_key = ${key}`);
+    return row ? toJob(row) : null;
+  }
+
+  async depth(exec: Exec): Promise<number> {
+    const [row] = await exec(sql`SELECT COUNT(*) AS n FROM ${this.table} WHERE status IN ('PENDING', 'RUNNING')`);
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Leases due jobs: new or retrying ones whose time has come, and running ones whose worker
+   * stopped renewing. SKIP LOCKED lets several dispatchers claim at once without overlap.
+   */
+  async claim(workerId: string, limit: number, leaseSeconds: number): Promise<JobRecord[]> {
+    const t = now();
+    const rows = await this.exec(sql`
+      UPDATE ${this.table} AS j SET status = 'RUNNING', attempt = j.attempt + 1, locked_by = ${workerId}, locked_at = ${t},
+        lease_expires_at = ${t + leaseSeconds}, updated_at = ${t}
+      WHERE j.id IN (
+        SELECT id FROM ${this.table}
+        WHERE (status = 'PENDING' AND available_at <= ${t}) OR (status = 'RUNNING' AND lease_expires_at < ${t} AND attempt < max_attempts)
+        ORDER BY available_at, created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+      RETURNING ${sql.raw(COLUMNS.split(", ").map((c) => `j.${c}`).join(", "))}`);
+    return rows.map(toJob);
+  }
+
+  /** Running jobs whose last attempt's worker died: they fail rather than run again. */
+  async expireExhausted(): Promise<JobRecord[]> {
+    const t = now();
+    const rows = await this.exec(sql`
+      UPDATE ${this.table} SET status = 'FAILED', error = COALESCE(error, 'the worker of its last attempt stopped (lease expired)'),
+        locked_by = NULL, lease_expires_at = NULL, completed_at = ${t}, updated_at = ${t}
+      WHERE status = 'RUNNING' AND lease_expires_at < ${t} AND attempt >= max_attempts
+      RETURNING ${this.cols()}`);
+    return rows.map(toJob);
+  }
+
+  private fence(lease: Lease): SQL {
+    return sql`id = ${lease.id} AND attempt = ${lease.attempt} AND locked_by = ${lease.workerId} AND status = 'RUNNING'`;
+  }
+
+  async heartbeat(lease: Lease, leaseSeconds: number): Promise<boolean> {
+    const t = now();
+    const rows = await this.exec(sql`UPDATE ${this.table} SET lease_expires_at = ${t + leaseSeconds}, updated_at = ${t} WHERE ${this.fence(lease)} RETURNING id`);
+    return rows.length === 1;
+  }
+
+  async finish(lease: Lease, status: "COMPLETED" | "FAILED" | "CANCELLED", error: string | null): Promise<boolean> {
+    const t = now();
+    const rows = await this.exec(sql`
+      UPDATE ${this.table} SET status = ${status}, error = ${error}, locked_by = NULL, lease_expires_at = NULL, completed_at = ${t}, updated_at = ${t}
+      WHERE ${this.fence(lease)} RETURNING id`);
+    return rows.length === 1;
+  }
+
+  async retry(lease: Lease, delaySeconds: number, error: string): Promise<boolean> {
+    const t = now();
+    const rows = await this.exec(sql`
+      UPDATE ${this.table} SET status = 'PENDING', error = ${error}, locked_by = NULL, lease_expires_at = NULL, available_at = ${t + delaySeconds}, updated_at = ${t}
+      WHERE ${this.fence(lease)} RETURNING id`);
+    return rows.length === 1;
+  }
+
+  async cancel(id: string): Promise<"cancelled" | "running" | "finished"> {
+    const t = now();
+    const rows = await this.exec(sql`
+      UPDATE ${this.table} SET status = 'CANCELLED', completed_at = ${t}, updated_at = ${t} WHERE id = ${id} AND status = 'PENDING' RETURNING id`);
+    if (rows.length === 1) return "cancelled";
+    const job = await this.get(id);
+    if (!job) throw new NotFoundError(`job ${id} not found`);
+    return job.status === "RUNNING" ? "running" : "finished";
+  }
+
+  async requeue(exec: Exec, id: string): Promise<JobRecord> {
+    const t = now();
+    const [row] = await exec(sql`
+      UPDATE ${this.table} SET status = 'PENDING', max_attempts = attempt + 1, available_at = ${t}, error = NULL, completed_at = NULL, updated_at = ${t}
+      WHERE id = ${id} AND status IN ('FAILED', 'CANCELLED') RETURNING ${this.cols()}`);
+    if (row) return toJob(row);
+    // Inside the caller's transaction: never another connection while it is open.
+    const [current] = await exec(sql`SELECT status FROM ${this.table} WHERE id = ${id}`);
+    if (!current) throw new NotFoundError(`job ${id} not found`);
+    throw new StatusConflictError(`job ${id} is ${String(current.status)}: only FAILED or CANCELLED jobs are requeued`, String(current.status));
+  }
+
+  async nextDue(): Promise<number | null> {
+    const [row] = await this.exec(sql`
+      SELECT MIN(CASE WHEN status = 'PENDING' THEN available_at ELSE lease_expires_at + 1 END) AS due
+      FROM ${this.table} WHERE status = 'PENDING' OR status = 'RUNNING'`);
+    return row?.due === null || row?.due === undefined ? null : Number(row.due);
+  }
+
+  async get(id: string): Promise<JobRecord | null> {
+    const [row] = await this.exec(sql`SELECT ${this.cols()} FROM ${this.table} WHERE id = ${id}`);
+    return row ? toJob(row) : null;
+  }
+
+  async forRun(runId: string): Promise<JobRecord | null> {
+    const [row] = await this.exec(sql`SELECT ${this.cols()} FROM ${this.table} WHERE payload->>'run_id' = ${runId} ORDER BY created_at DESC LIMIT 1`);
+    return row ? toJob(row) : null;
+  }
+
+  async list(status: JobStatus | undefined, limit: number, page: number): Promise<{ data: JobRecord[]; total_count: number }> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError("limit must be 1..1000", "limit");
+    const where = status ? sql`WHERE status = ${status}` : sql``;
+    const rows = await this.exec(sql`SELECT ${this.cols()}, COUNT(*) OVER () AS total FROM ${this.table} ${where} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${(page - 1) * limit}`);
+    const total = rows.length > 0 ? Number(rows[0]!.total) : Number((await this.exec(sql`SELECT COUNT(*) AS n FROM ${this.table} ${where}`))[0]?.n ?? 0);
+    return { data: rows.map(toJob), total_count: total };
+  }
+
+  async stats(): Promise<QueueStats> {
+    const t = now();
+    const rows = await this.exec(sql`
+      SELECT status, COUNT(*) AS n, MIN(CASE WHEN status = 'PENDING' AND available_at <= ${t} THEN available_at END) AS oldest
+      FROM ${this.table} GROUP BY status`);
+    const count = (s: string) => Number(rows.find((r) => r.status === s)?.n ?? 0);
+    const oldest = rows.find((r) => r.status === "PENDING")?.oldest;
+    return {
+      pending: count("PENDING"),
+      running: count("RUNNING"),
+      completed: count("COMPLETED"),
+      failed: count("FAILED"),
+      cancelled: count("CANCELLED"),
+      oldest_pending_age_seconds: oldest === null || oldest === undefined ? 0 : Math.max(0, t - Number(oldest)),
+    };
+  }
+}

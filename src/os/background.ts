@@ -1,0 +1,91 @@
+import type { Context } from "hono";
+import type { Agent } from "../agent/agent.js";
+import type { MediaInput } from "../agent/media.js";
+import { BadRequestError, NotConfiguredError, ValidationError } from "../errors.js";
+import type { JobRecord, RunJobPayload } from "../queue/types.js";
+import { effectiveUserId } from "./auth/scopes.js";
+import type { OSEnv } from "./context.js";
+
+/** `new AgentOS({queue: {durable: true}})`: background runs survive crashes and deploys. */
+export interface QueueConfig {
+  durable: true;
+  /** jobs waiting or running before new ones get 429 (default 10,000) */
+  maxDepth?: number;
+  /** attempts per job, the first included (default 3) */
+  maxAttempts?: number;
+}
+
+export interface BackgroundRequest {
+  message: string;
+  session_id?: string;
+  user_id?: string;
+  session_state?: Record<string, unknown>;
+  dependencies?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  media?: MediaInput[];
+}
+
+const encoder = new TextEncoder();
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+/** Media as JSON can carry them: bytes become base64. */
+function portable(media: MediaInput[] | undefined): MediaInput[] | undefined {
+  return media?.map((m) => {
+    if (m.data instanceof Uint8Array) return { ...m, data: toBase64(m.data) };
+    if (m.data instanceof ArrayBuffer) return { ...m, data: toBase64(new Uint8Array(m.data)) };
+    return m;
+  });
+}
+
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** agno's run statuses for a job's state. */
+export function runStatusOf(job: JobRecord): string {
+  return { PENDING: "PENDING", RUNNING: "RUNNING", COMPLETED: "COMPLETED", FAILED: "ERROR", CANCELLED: "CANCELLED" }[job.status];
+}
+
+/**
+ * Commits a background run (the job, its PENDING run and, if new, its session) and wakes the
+ * queue. With an `Idempotency-Key`, a repeat of the same request returns the first job.
+ */
+export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfig | undefined, agent: Agent, req: BackgroundRequest) {
+  if (!config?.durable) throw new BadRequestError("background runs need the durable queue: new AgentOS({ queue: { durable: true } })");
+  if (!agent.db) throw new BadRequestError(`agent ${agent.id} has no database: background runs are stored, so they need one`);
+  const { jobs, queue } = c.env;
+  if (!jobs || !queue) throw new NotConfiguredError("this host has no job queue binding (JOB_QUEUE)");
+  const key = c.req.header("idempotency-key");
+  if (key !== undefined && (key.length === 0 || key.length > 255)) throw new ValidationError("Idempotency-Key must be 1 to 255 characters", "Idempotency-Key");
+  const userId = effectiveUserId(c, req.user_id) ?? null;
+  const media = portable(req.media);
+  const payload: RunJobPayload = {
+    run_id: crypto.randomUUID(),
+    message: req.message,
+    ...(req.session_state ? { session_state: req.session_state } : {}),
+    ...(req.dependencies ? { dependencies: req.dependencies } : {}),
+    ...(req.metadata ? { metadata: req.metadata } : {}),
+    ...(media ? { media } : {}),
+  };
+  // What the request asked for, without the ids this call made up.
+  const requestHash = key ? await sha256(JSON.stringify([agent.id, req.session_id ?? null, { ...payload, run_id: null }])) : undefined;
+  const { job, created } = await jobs.enqueueRun({
+    component_type: "agent",
+    component_id: agent.id,
+    session_id: req.session_id ?? crypto.randomUUID(),
+    user_id: userId,
+    payload,
+    max_attempts: config.maxAttempts ?? 3,
+    max_depth: config.maxDepth ?? 10_000,
+    session_name: req.message.slice(0, 100),
+    ...(key ? { idempotency_key: key, request_hash: requestHash } : {}),
+  });
+  if (created) await queue.wake();
+  return { job, created };
+}

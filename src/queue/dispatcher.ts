@@ -1,0 +1,87 @@
+import type { JobRecord, JobStore, Lease } from "./types.js";
+import type { Outcome } from "./executor.js";
+
+export interface DispatcherOptions {
+  store: JobStore & { expireExhaustedJobs(): Promise<JobRecord[]> };
+  execute: (job: JobRecord) => Promise<Outcome>;
+  /** names this dispatcher in `locked_by`; one per process or Durable Object instance */
+  workerId: string;
+  /** jobs run at once (agno's AGNO_BACKGROUND_MAX_CONCURRENCY, default 32) */
+  concurrency?: number;
+  /** a lease not renewed for this long is claimed again elsewhere (default 30 s) */
+  leaseSeconds?: number;
+  /** seconds before retry N (default 2^N, at most 5 minutes) */
+  backoff?: (attempt: number) => number;
+}
+
+/**
+ * Claims due jobs with a lease, runs them with bounded concurrency, renews their leases while
+ * they run, and records how each ended with a write fenced by its attempt: a worker whose lease
+ * was taken over can no longer complete or retry the job. Host-neutral: the JobQueue Durable
+ * Object drives it from its alarm; a Node process could drive it from a timer.
+ */
+export class Dispatcher {
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly concurrency: number;
+  private readonly leaseSeconds: number;
+  private readonly backoff: (attempt: number) => number;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    this.concurrency = opts.concurrency ?? 32;
+    this.leaseSeconds = opts.leaseSeconds ?? 30;
+    this.backoff = opts.backoff ?? ((attempt) => Math.min(300, 2 ** attempt));
+  }
+
+  get active(): number {
+    return this.running.size;
+  }
+
+
+  /** Fails jobs whose last attempt's worker died, then claims and starts what fits; returns how many started. */
+  async fill(): Promise<number> {
+    await this.opts.store.expireExhaustedJobs();
+    const free = this.concurrency - this.running.size;
+    if (free <= 0) return 0;
+    const jobs = await this.opts.store.claimJobs({ workerId: this.opts.workerId, limit: free, leaseSeconds: this.leaseSeconds });
+    for (const job of jobs) {
+      const work = this.work(job).finally(() => this.running.delete(job.id));
+      this.running.set(job.id, work);
+    }
+    return jobs.length;
+  }
+
+  /** Settles when any running job ends (at once when none runs). */
+  async next(): Promise<void> {
+    if (this.running.size === 0) return;
+    await Promise.race(this.running.values());
+  }
+
+  /** Settles when every running job has ended. */
+  async idle(): Promise<void> {
+    while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
+  }
+
+  private async work(job: JobRecord): Promise<void> {
+    const lease: Lease = { id: job.id, attempt: job.attempt, workerId: this.opts.workerId };
+    const store = this.opts.store;
+    const renew = setInterval(() => void store.heartbeatJob(lease, this.leaseSeconds).catch(() => false), (this.leaseSeconds * 1000) / 3);
+    let outcome: Outcome;
+    try {
+      outcome = await this.opts.execute(job);
+    } catch (error) {
+      outcome = { status: "FAILED", error: error instanceof Error ? error.message : String(error), retryable: true };
+    } finally {
+      clearInterval(renew);
+    }
+    try {
+      if (outcome.status === "FAILED" && outcome.retryable && job.attempt < job.max_attempts) {
+        await store.retryJob(lease, this.backoff(job.attempt), outcome.error ?? "failed");
+      } else {
+        await store.finishJob(lease, outcome);
+      }
+    } catch (error) {
+      // The record write failed: the lease lapses and the job is claimed again (at-least-once).
+      console.error(`job ${job.id}: outcome not recorded: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}

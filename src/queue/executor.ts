@@ -1,0 +1,59 @@
+import type { Agent } from "../agent/agent.js";
+import { recordRunEvents } from "../agent/event-log.js";
+import type { Db } from "../db/port.js";
+import type { JobRecord } from "./types.js";
+
+/** How an attempt ended, for the dispatcher to record (and maybe retry). */
+export interface Outcome {
+  status: "COMPLETED" | "FAILED" | "CANCELLED";
+  error?: string;
+  /** a failure another attempt might not repeat (a model error); a bad job is not retried */
+  retryable?: boolean;
+}
+
+const STARTABLE = new Set(["PENDING"]);
+const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
+
+/**
+ * Runs a queued agent run to its end, storing its events for anyone following it. A job whose
+ * run already ended (its worker died after the run, before the job was marked) is not run again.
+ */
+export async function executeRunJob(job: JobRecord, agents: Agent[], db: Db): Promise<Outcome> {
+  const served = agents.find((a) => a.id === job.component_id);
+  if (!served) return { status: "FAILED", error: `agent ${job.component_id} is not served by this deployment` };
+  const agent = served.withDb(db);
+  const runId = job.payload.run_id;
+  const row = await db.getRun(runId);
+  if (!row) return { status: "FAILED", error: `run ${runId} is gone` };
+  const status = String(row.status);
+  if (status === "CANCELLED") return { status: "CANCELLED" };
+  if (status === "COMPLETED" || status === "PAUSED") return { status: "COMPLETED" };
+  if (RESTARTABLE.has(status)) {
+    // A previous attempt died or failed: the run starts over, in the same row.
+    await db.upsertRun({ ...row.run_data, status: "PENDING" }, { expectStatus: [status] });
+  } else if (!STARTABLE.has(status)) {
+    return { status: "FAILED", error: `run ${runId} is ${status}` };
+  }
+  const firstIndex = (await db.lastRunEventIndex(runId)) + 1;
+  const events = agent.run(job.payload.message, {
+    runId,
+    sessionId: job.session_id ?? undefined,
+    userId: job.user_id ?? undefined,
+    sessionState: job.payload.session_state,
+    dependencies: job.payload.dependencies,
+    metadata: job.payload.metadata,
+    media: job.payload.media,
+    stream: true,
+  });
+  let last: { event: string; content?: unknown } | undefined;
+  for await (const { event } of recordRunEvents(db, events, { runId, firstIndex })) last = event as typeof last;
+  switch (last?.event) {
+    case "RunCompleted":
+    case "RunPaused":
+      return { status: "COMPLETED" };
+    case "RunCancelled":
+      return { status: "CANCELLED" };
+    default:
+      return { status: "FAILED", error: typeof last?.content === "string" ? last.content : "the run ended without a result", retryable: true };
+  }
+}

@@ -1,0 +1,101 @@
+import type { MediaInput } from "../agent/media.js";
+
+/** A job's life: PENDING (queued or waiting to retry) → RUNNING (leased) → a final state. */
+export type JobStatus = "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";
+export const JOB_STATUSES: readonly JobStatus[] = ["PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED"];
+
+/** What a background run needs to start later, anywhere (JSON: media travel as base64). */
+export interface RunJobPayload {
+  run_id: string;
+  message: string;
+  session_state?: Record<string, unknown>;
+  dependencies?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  media?: MediaInput[];
+}
+
+/** A row of `agno_jobs` (agno's columns; timestamps in epoch seconds). */
+export interface JobRecord {
+  id: string;
+  component_type: "agent" | "team" | "workflow";
+  job_type: string;
+  component_id: string;
+  session_id: string | null;
+  user_id: string | null;
+  payload: RunJobPayload;
+  status: JobStatus;
+  /** how many times it was claimed; the fencing token of the current lease */
+  attempt: number;
+  max_attempts: number;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  available_at: number;
+  locked_by: string | null;
+  locked_at: number | null;
+  lease_expires_at: number | null;
+  error: string | null;
+  created_at: number;
+  updated_at: number | null;
+  completed_at: number | null;
+}
+
+export interface EnqueueRunInput {
+  component_type: "agent";
+  component_id: string;
+  session_id: string;
+  user_id: string | null;
+  payload: RunJobPayload;
+  max_attempts: number;
+  idempotency_key?: string;
+  /** a digest of the request, so a reused key with another body is told apart */
+  request_hash?: string;
+  /** refuse (QueueFullError) when this many jobs are PENDING or RUNNING */
+  max_depth: number;
+  /** the session's name if the job creates it */
+  session_name: string;
+}
+
+/** A claim: the jobs this worker now holds, each under a lease fenced by its attempt number. */
+export interface Lease {
+  id: string;
+  attempt: number;
+  workerId: string;
+}
+
+export interface QueueStats {
+  pending: number;
+  running: number;
+  completed: number;
+  failed: number;
+  cancelled: number;
+  /** seconds the oldest due PENDING job has waited, 0 when none */
+  oldest_pending_age_seconds: number;
+}
+
+/**
+ * The durable queue's storage port (SPEC Q1-Q4). The database is the truth: every transition is
+ * one conditional statement, so a worker that lost its lease can neither complete nor retry.
+ */
+export interface JobStore {
+  /** commits the job, the PENDING run and (if new) its session together, or nothing */
+  enqueueRun(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }>;
+  /** leases up to `limit` due jobs (new, retrying, or whose lease expired); attempt += 1 */
+  claimJobs(opts: { workerId: string; limit: number; leaseSeconds: number }): Promise<JobRecord[]>;
+  /** extends a lease; false when it is no longer this worker's */
+  heartbeatJob(lease: Lease, leaseSeconds: number): Promise<boolean>;
+  /** ends a leased job; false (and nothing written) when the lease is stale */
+  finishJob(lease: Lease, outcome: { status: "COMPLETED" | "FAILED" | "CANCELLED"; error?: string }): Promise<boolean>;
+  /** puts a leased job back to wait `delaySeconds` for its next attempt; false when stale */
+  retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean>;
+  /** a queued job becomes CANCELLED (never runs); a running one is reported as such */
+  cancelJob(id: string): Promise<"cancelled" | "running" | "finished">;
+  /** a FAILED or CANCELLED job gets exactly one more attempt */
+  requeueJob(id: string): Promise<JobRecord>;
+  getJob(id: string): Promise<JobRecord | null>;
+  listJobs(opts: { status?: JobStatus; limit: number; page: number }): Promise<{ data: JobRecord[]; total_count: number }>;
+  queueStats(): Promise<QueueStats>;
+  /** when the next job falls due (a delayed retry, a lease that will lapse), epoch seconds; null when none */
+  nextDueAt(): Promise<number | null>;
+  /** the job that runs this run, if it was queued */
+  jobForRun(runId: string): Promise<JobRecord | null>;
+}

@@ -1,0 +1,95 @@
+import { DurableObject } from "cloudflare:workers";
+import type { Agent } from "../agent/agent.js";
+import type { PostgresDb } from "../db/postgres/postgres-db.js";
+import { Dispatcher } from "../queue/dispatcher.js";
+import { executeRunJob } from "../queue/executor.js";
+
+/** What the queue needs from the deployment: its agents and a way to reach its database. */
+export interface QueueServices {
+  agents: Agent[];
+  db: PostgresDb;
+  concurrency: number;
+  leaseSeconds: number;
+}
+
+/** How often an idle queue looks for work nobody announced (expired leases, delayed retries). */
+const IDLE_POLL_MS = 15_000;
+/** How often a busy queue looks again. */
+const BUSY_POLL_MS = 1_000;
+/** How long one alarm keeps claiming before it hands over to the next. */
+const ALARM_SLICE_MS = 20_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The JobQueue Durable Object: it coordinates, Postgres is the truth. `wake()` (after an
+ * enqueue, and from the cron) arms its alarm; the alarm claims due jobs with a lease and runs
+ * them with bounded concurrency, and always re-arms itself, also when it throws, so a failing
+ * wake-up never stops the queue. If the object is evicted or crashes mid-run, the jobs' leases
+ * lapse and whichever instance wakes next claims them again: at-least-once execution.
+ */
+export abstract class JobQueueObject<Env> extends DurableObject<Env> {
+  private dispatcher: Dispatcher | undefined;
+  private services: QueueServices | undefined;
+
+  /** The deployment's agents and database, built from `env` (once per object instance). */
+  protected abstract queueServices(env: Env): QueueServices;
+
+  /** Called after an enqueue: make sure the alarm fires now. */
+  async wake(): Promise<void> {
+    await this.arm(Date.now());
+  }
+
+  /** For tests and operators: jobs this instance is running now. */
+  async activeJobs(): Promise<number> {
+    return this.dispatcher?.active ?? 0;
+  }
+
+  override async alarm(): Promise<void> {
+    try {
+      await this.pump();
+    } finally {
+      const busy = this.dispatcher !== undefined && this.dispatcher.active > 0;
+      await this.arm(Math.min(Date.now() + (busy ? BUSY_POLL_MS : IDLE_POLL_MS), await this.nextDue()));
+    }
+  }
+
+  private async pump(): Promise<void> {
+    const dispatcher = this.ensureDispatcher();
+    const until = Date.now() + ALARM_SLICE_MS;
+    while (Date.now() < until) {
+      const started = await dispatcher.fill();
+      if (started === 0 && dispatcher.active === 0) return;
+      await Promise.race([dispatcher.next(), sleep(250)]);
+    }
+  }
+
+  private ensureDispatcher(): Dispatcher {
+    if (!this.dispatcher) {
+      const services = (this.services ??= this.queueServices(this.env));
+      this.dispatcher = new Dispatcher({
+        store: services.db,
+        execute: (job) => executeRunJob(job, services.agents, services.db),
+        workerId: `do:${this.ctx.id.toString().slice(0, 16)}:${crypto.randomUUID().slice(0, 8)}`,
+        concurrency: services.concurrency,
+        leaseSeconds: services.leaseSeconds,
+      });
+    }
+    return this.dispatcher;
+  }
+
+  /** When the database says the next job falls due (a retry's delay, a lapsing lease). */
+  private async nextDue(): Promise<number> {
+    try {
+      const due = await this.services?.db.nextDueAt();
+      return due === null || due === undefined ? Infinity : Math.max(Date.now(), due * 1000);
+    } catch {
+      return Infinity; // the poll interval still holds
+    }
+  }
+
+  private async arm(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+}

@@ -1,0 +1,141 @@
+import { env } from "cloudflare:workers";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { scriptModel, type Turn } from "../support/model-script.js";
+import { auth, call, JSON_BODY, parseSse, send } from "./worker-client.js";
+
+/** The queue object runs with the worker's own bindings: its model is the "queue" channel. */
+const queueModel = (turns: Turn[]) => scriptModel(env.MODEL_SERVER_URL, turns, { channel: "queue" });
+const queueStub = () => env.JOB_QUEUE.get(env.JOB_QUEUE.idFromName("default"));
+
+const background = (fields: Record<string, unknown>, headers: Record<string, string> = {}) => ({
+  method: "POST",
+  headers: { ...JSON_BODY, ...headers },
+  body: JSON.stringify({ background: true, stream: false, ...fields }),
+});
+
+async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+const runOf = (runId: string) => call(`/agents/assistant/runs/${runId}`).then((r) => r.body);
+const jobOf = (jobId: string) => call(`/queue/jobs/${jobId}`).then((r) => r.body);
+
+describe("durable background runs (background=true)", () => {
+  it("commits the job and its PENDING run before answering 202, then the queue runs it", async () => {
+    const script = await queueModel([{ text: "Done in the background." }]);
+    const accepted = await call("/agents/assistant/runs", background({ message: "work later", user_id: "bg-user" }));
+    expect(accepted).toMatchObject({ status: 202, body: { status: "PENDING", run_id: expect.any(String), session_id: expect.any(String), job_id: expect.any(String) } });
+    const { run_id, job_id, session_id } = accepted.body;
+    const run = await until(() => runOf(run_id), (r) => r.status === "COMPLETED", "the run to complete");
+    expect(run).toMatchObject({ content: "Done in the background.", session_id, user_id: "bg-user" });
+    expect(await jobOf(job_id)).toMatchObject({ status: "COMPLETED", attempt: 1, run_id, user_id: "bg-user" });
+    expect(await script.requests()).toHaveLength(1);
+  });
+
+  it("streams a background run's events live when stream is true", async () => {
+    await queueModel([{ text: "streamed from the queue", chunkSize: 5 }]);
+    const res = await send("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ background: true, message: "stream it" }) });
+    const frames = parseSse(await res.text());
+    expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => i));
+    expect(frames[0]!.event).toBe("RunStarted");
+    expect(frames.at(-1)).toMatchObject({ event: "RunCompleted", data: { content: "streamed from the queue" } });
+  });
+
+  it("deduplicates by Idempotency-Key per user; the same key with another body is a 422", async () => {
+    const script = await queueModel([{ text: "once" }, { text: "other user" }]);
+    const same = background({ message: "exactly once", user_id: "idem-a" }, { "idempotency-key": "k-1" });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => call("/agents/assistant/runs", same)));
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 202, 202, 202, 202, 202]);
+    expect(new Set(answers.map((a) => a.body.job_id)).size).toBe(1);
+    const changed = await call("/agents/assistant/runs", background({ message: "something else", user_id: "idem-a" }, { "idempotency-key": "k-1" }));
+    expect(changed).toMatchObject({ status: 422, body: { detail: expect.stringMatching(/Idempotency-Key/) } });
+    const otherUser = await call("/agents/assistant/runs", background({ message: "exactly once", user_id: "idem-b" }, { "idempotency-key": "k-1" }));
+    expect(otherUser.status).toBe(202);
+    expect(otherUser.body.job_id).not.toBe(answers[0]!.body.job_id);
+    await until(() => jobOf(otherUser.body.job_id), (j) => j.status === "COMPLETED", "the second user's job");
+    await until(() => jobOf(answers[0]!.body.job_id), (j) => j.status === "COMPLETED", "the first user's job");
+    expect(await script.requests()).toHaveLength(2);
+  });
+
+  it("answers 429 with Retry-After when the queue is full, and stores nothing", async () => {
+    const script = await queueModel([{ hang: true }]);
+    const small = { AGNO_QUEUE_MAX_DEPTH: "1" };
+    const first = await call("/agents/assistant/runs", background({ message: "occupy", session_id: "full-1" }), small);
+    expect(first.status).toBe(202);
+    await until(() => jobOf(first.body.job_id), (j) => j.status === "RUNNING", "the first job to start");
+    const before = (await call("/queue/stats")).body;
+    const refused = await call("/agents/assistant/runs", background({ message: "no room", session_id: "full-2" }), small);
+    expect(refused).toMatchObject({ status: 429, body: { error_id: "queue_full" } });
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await call("/queue/stats")).body).toMatchObject({ pending: before.pending, running: before.running });
+    expect((await call("/sessions/full-2")).status).toBe(404);
+    // Cancelling the running job stops its run cooperatively; the job ends CANCELLED.
+    const cancel = await call(`/queue/jobs/${first.body.job_id}/cancel`, { method: "POST" });
+    expect(cancel).toMatchObject({ status: 200, body: { cancelled: true } });
+    await until(() => jobOf(first.body.job_id), (j) => j.status === "CANCELLED", "the job to be cancelled");
+    expect((await runOf(first.body.run_id)).status).toBe("CANCELLED");
+    expect((await script.requests())[0]!.disconnected).toBe(true);
+  });
+
+  it("retries a failed attempt with backoff, then fails the job with its error; requeue gives one more attempt", async () => {
+    const script = await queueModel([
+      { error: { status: 400, message: "bad request one" } },
+      { error: { status: 400, message: "bad request two" } },
+      { error: { status: 400, message: "bad request three" } },
+      { text: "fourth time lucky" },
+    ]);
+    const accepted = await call("/agents/assistant/runs", background({ message: "flaky" }));
+    const failed = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "FAILED", "the job to fail", 30_000);
+    expect(failed).toMatchObject({ attempt: 3, max_attempts: 3, error: expect.stringMatching(/bad request three/) });
+    expect((await runOf(accepted.body.run_id)).status).toBe("ERROR");
+    expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).body).toMatchObject({ status: "PENDING", max_attempts: 4 });
+    await until(() => jobOf(accepted.body.job_id), (j) => j.status === "COMPLETED", "the requeued job", 30_000);
+    expect((await runOf(accepted.body.run_id)).content).toBe("fourth time lucky");
+    expect(await script.requests()).toHaveLength(4);
+    expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).status).toBe(409);
+  }, 60_000);
+
+  it("keeps the queue alive: its alarm re-arms itself, also after a wake-up that throws", async () => {
+    const stub = queueStub();
+    await runInDurableObject(stub, async (instance) => {
+      const broken = instance as unknown as { pump(): Promise<void> };
+      const original = broken.pump.bind(instance);
+      broken.pump = async () => {
+        broken.pump = original;
+        throw new Error("database unreachable");
+      };
+    });
+    await expect(runDurableObjectAlarm(stub)).rejects.toThrow(/unreachable/).catch(() => undefined);
+    const armed = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
+    expect(armed).not.toBeNull();
+  });
+
+  it("recovers jobs whose queue object was aborted mid-run: the lease lapses and the job runs again", async () => {
+    const script = await queueModel([{ text: "slow", chunkSize: 1, delayMs: 400 }, { text: "after the crash" }]);
+    const accepted = await call("/agents/assistant/runs", background({ message: "survive a crash" }));
+    await until(() => jobOf(accepted.body.job_id), (j) => j.status === "RUNNING", "the job to start");
+    await until(() => script.requests(), (r) => r.length >= 1, "the model to be called");
+    await runInDurableObject(queueStub(), (_i, state) => state.abort("simulated crash")).catch(() => undefined);
+    const job = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "COMPLETED", "the job to recover", 40_000);
+    expect(job.attempt).toBe(2);
+    expect((await runOf(accepted.body.run_id)).content).toBe("after the crash");
+  }, 60_000);
+
+  it("guards the queue routes: admin only, 404 for unknown jobs, 503 without a queue", async () => {
+    expect((await call("/queue/jobs/no-such-job")).status).toBe(404);
+    expect((await call("/queue/jobs?status=LOST")).status).toBe(422);
+    expect((await call("/queue/stats")).body).toMatchObject({ pending: expect.any(Number), running: expect.any(Number), completed: expect.any(Number) });
+    const noQueue = { JOB_QUEUE: undefined } as never;
+    expect((await call("/queue/stats", {}, noQueue)).status).toBe(503);
+    expect((await call("/agents/assistant/runs", background({ message: "x" }), noQueue)).status).toBe(400);
+    expect((await send("/queue/stats", {}, {}, {})).status).toBe(401);
+    expect(auth.authorization).toMatch(/^Bearer /);
+  });
+});
