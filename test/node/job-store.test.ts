@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NotFoundError, QueueFullError, StatusConflictError, ValidationError } from "../../src/errors.js";
+import { Dispatcher } from "../../src/queue/dispatcher.js";
+import type { EnqueueRunInput, JobRecord } from "../../src/queue/types.js";
+import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+
+/** The durable queue's storage contract (SPEC Q1-Q4), on every Postgres the machine offers. */
+describe.each(dbTargets())("JobStore contract on $name", (target) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = openTestDb(target);
+    await t.db.init();
+  });
+  afterAll(() => t.close());
+
+  let n = 0;
+  const input = (extra: Partial<EnqueueRunInput> = {}): EnqueueRunInput => ({
+    component_type: "agent",
+    component_id: "assistant",
+    session_id: `js-s-${n++}`,
+    user_id: "u1",
+    payload: { run_id: `js-r-${n++}`, message: "hello" },
+    max_attempts: 2,
+    max_depth: 1000,
+    session_name: "hello",
+    ...extra,
+  });
+  const expireLease = (id: string) => t.query(`UPDATE "${t.schema}".agno_jobs SET lease_expires_at = lease_expires_at - 1000 WHERE id = $1`, [id]);
+
+  it("commits job, PENDING run and session together; an owner mismatch or a full queue writes nothing", async () => {
+    const { job, created } = await t.db.enqueueRun(input({ session_id: "js-own", payload: { run_id: "js-own-r", message: "hi" } }));
+    expect(created).toBe(true);
+    expect(job).toMatchObject({ status: "PENDING", attempt: 0, session_id: "js-own", user_id: "u1" });
+    expect((await t.db.getRun("js-own-r"))!.status).toBe("PENDING");
+    expect((await t.db.getSession("js-own"))!.record.user_id).toBe("u1");
+    await expect(t.db.enqueueRun(input({ session_id: "js-own", user_id: "u2" }))).rejects.toThrow(NotFoundError);
+    const depth = (await t.db.queueStats()).pending;
+    await expect(t.db.enqueueRun(input({ session_id: "js-full", payload: { run_id: "js-full-r", message: "x" }, max_depth: depth }))).rejects.toThrow(QueueFullError);
+    expect(await t.db.getSession("js-full")).toBeNull();
+    expect(await t.db.getRun("js-full-r")).toBeNull();
+    expect((await t.db.queueStats()).pending).toBe(depth);
+  });
+
+  it("deduplicates by (user, Idempotency-Key), also under concurrent submits; another body is a 422", async () => {
+    const same = () => input({ idempotency_key: "key-1", request_hash: "h1", session_id: "js-idem", payload: { run_id: `js-idem-${n++}`, message: "m" } });
+    const results = await Promise.all(Array.from({ length: 8 }, () => t.db.enqueueRun(same())));
+    expect(results.filter((r) => r.created)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.job.id)).size).toBe(1);
+    await expect(t.db.enqueueRun(input({ idempotency_key: "key-1", request_hash: "h2" }))).rejects.toThrow(ValidationError);
+    const otherUser = await t.db.enqueueRun(input({ idempotency_key: "key-1", request_hash: "h1", user_id: "u9" }));
+    expect(otherUser.created).toBe(true);
+  });
+
+  it("leases with fencing: a lapsed lease is claimed again and the stale worker can neither finish nor retry", async () => {
+    const { job } = await t.db.enqueueRun(input());
+    const claimedByA = (await t.db.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;
+    expect(claimedByA).toMatchObject({ status: "RUNNING", attempt: 1, locked_by: "A" });
+    expect((await t.db.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).map((j) => j.id)).not.toContain(job.id);
+    expect(await t.db.heartbeatJob({ id: job.id, attempt: 1, workerId: "A" }, 30)).toBe(true);
+    await expireLease(job.id);
+    const claimedByB = (await t.db.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;
+    expect(claimedByB).toMatchObject({ attempt: 2, locked_by: "B" });
+    const staleA = { id: job.id, attempt: 1, workerId: "A" };
+    expect(await t.db.finishJob(staleA, { status: "COMPLETED" })).toBe(false);
+    expect(await t.db.retryJob(staleA, 0, "late")).toBe(false);
+    expect(await t.db.heartbeatJob(staleA, 30)).toBe(false);
+    expect(await t.db.finishJob({ id: job.id, attempt: 2, workerId: "B" }, { status: "COMPLETED" })).toBe(true);
+    expect((await t.db.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null });
+  });
+
+  it("fails a job whose last attempt's worker died, and its run", async () => {
+    const { job } = await t.db.enqueueRun(input({ max_attempts: 1 }));
+    await t.db.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 });
+    await expireLease(job.id);
+    expect((await t.db.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).map((j) => j.id)).not.toContain(job.id);
+    expect((await t.db.expireExhaustedJobs()).map((j) => j.id)).toContain(job.id);
+    expect((await t.db.getJob(job.id))!).toMatchObject({ status: "FAILED", error: expect.stringMatching(/lease expired/) });
+    expect((await t.db.getRun(job.payload.run_id))!.status).toBe("ERROR");
+  });
+
+  it("cancels a queued job so that no claim ever returns it, even racing the claim; requeues only failed or cancelled jobs", async () => {
+    const jobs = await Promise.all(Array.from({ length: 10 }, () => t.db.enqueueRun(input()).then((r) => r.job)));
+    const [claimed, cancels] = await Promise.all([
+      t.db.claimJobs({ workerId: "race", limit: 1000, leaseSeconds: 30 }),
+      Promise.all(jobs.map((j) => t.db.cancelJob(j.id))),
+    ]);
+    for (const [i, job] of jobs.entries()) {
+      const wasClaimed = claimed.some((c) => c.id === job.id);
+      // Exactly one side wins each job: cancelled and never claimed, or claimed and reported running.
+      expect({ job: i, outcome: cancels[i] }).toEqual({ job: i, outcome: wasClaimed ? "running" : "cancelled" });
+    }
+    const cancelled = jobs.filter((_, i) => cancels[i] === "cancelled");
+    const again = await t.db.claimJobs({ workerId: "later", limit: 1000, leaseSeconds: 30 });
+    expect(again.map((j) => j.id).filter((id) => cancelled.some((c) => c.id === id))).toEqual([]);
+    if (cancelled[0]) {
+      expect(await t.db.requeueJob(cancelled[0].id)).toMatchObject({ status: "PENDING", max_attempts: cancelled[0].attempt + 1 });
+      await expect(t.db.requeueJob(cancelled[0].id)).rejects.toThrow(StatusConflictError);
+    }
+    await expect(t.db.requeueJob("no-such-job")).rejects.toThrow(NotFoundError);
+  });
+
+  it("drives jobs through a Dispatcher: bounded concurrency, retries until max_attempts, results fenced", async () => {
+    // A schema of its own, so the claims see only this test's jobs.
+    const own = openTestDb(target);
+    try {
+      await own.db.init();
+      const jobs = await Promise.all(Array.from({ length: 12 }, (_, i) => own.db.enqueueRun(input({ max_attempts: 2, payload: { run_id: `d-${i}`, message: i % 4 === 0 ? "fail" : "ok" } })).then((r) => r.job)));
+      let running = 0;
+      let peak = 0;
+      const attempts = new Map<string, number>();
+      const dispatcher = new Dispatcher({
+        store: own.db,
+        workerId: "test-dispatcher",
+        concurrency: 3,
+        backoff: () => 0,
+        execute: async (job: JobRecord) => {
+          running++;
+          peak = Math.max(peak, running);
+          attempts.set(job.id, (attempts.get(job.id) ?? 0) + 1);
+          await new Promise((r) => setTimeout(r, 20));
+          running--;
+          return job.payload.message === "fail" ? { status: "FAILED", error: "always fails", retryable: true } : { status: "COMPLETED" };
+        },
+      });
+      for (let rounds = 0; rounds < 200; rounds++) {
+        const started = await dispatcher.fill();
+        if (started === 0 && dispatcher.active === 0 && (await own.db.queueStats()).pending === 0) break;
+        await Promise.race([dispatcher.next(), new Promise((r) => setTimeout(r, 50))]);
+      }
+      await dispatcher.idle();
+      expect(peak).toBeLessThanOrEqual(3);
+      expect(peak).toBeGreaterThan(1);
+      for (const job of jobs) {
+        const stored = (await own.db.getJob(job.id))!;
+        const fails = job.payload.message === "fail";
+        expect({ run: job.payload.run_id, status: stored.status, attempts: attempts.get(job.id) }).toEqual({ run: job.payload.run_id, status: fails ? "FAILED" : "COMPLETED", attempts: fails ? 2 : 1 });
+      }
+    } finally {
+      await own.close();
+    }
+  });
+});
