@@ -64,7 +64,9 @@ function pinKeys(entry: unknown): PinnedKey[] {
   if (jwk.kty === "oct") {
     const secret = base64url.decode(jwk.k ?? "");
     if (secret.length < MIN_HS_SECRET_BYTES) throw new TypeError(`an HS secret must be at least ${MIN_HS_SECRET_BYTES} bytes`);
-    return [{ kid: jwk.kid, resolve: async () => ({ alg, key: secret }) }];
+    // Imported once as an HMAC CryptoKey: jose would re-import raw bytes on every verify.
+    const hmac = { name: "HMAC", hash: `SHA-${alg.slice(2)}` };
+    return [{ kid: jwk.kid, resolve: memo(async () => ({ alg, key: await crypto.subtle.importKey("raw", secret, hmac, false, ["verify"]) })) }];
   }
   return [{ kid: jwk.kid, resolve: memo(async () => ({ alg, key: (await importJWK(jwk, alg)) as CryptoKey })) }];
 }
