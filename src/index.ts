@@ -131,7 +131,7 @@ export default {
     const lifetime = requestLifetime(ctx, () => pool.end());
     try {
       const queue = queueOf(env);
-      return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db, ...(queue ? { queue: { wake: () => queue.wake() } } : {}) }, lifetime.ctx));
+      return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db.jobs, ...(queue ? { queue: { wake: () => queue.wake() } } : {}) }, lifetime.ctx));
     } catch (error) {
       lifetime.abandon();
       throw error;

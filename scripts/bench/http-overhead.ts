@@ -47,9 +47,9 @@ const READ_RATE = () => rate("BENCH_HTTP_READ_RATE", 48);
 const READ_SECONDS = 100;
 /**
  * Runs per second (BENCH_HTTP_RUN_RATE), 200 samples in 40 s. A stored run is several
- * transactions, and the embedded Postgres fails runs that overlap by three or more (pglite-socket
- * interleaves the connections' extended-protocol messages on its single backend: "unnamed
- * prepared statement does not exist"); at 5/s a run overlaps the next only when it takes 200 ms.
+ * transactions, which the embedded Postgres runs one at a time (pglite-wire-server.ts: one
+ * connection holds the backend for a whole transaction); at 5/s a run overlaps the next only
+ * when it takes 200 ms.
  */
 const RUN_RATE = () => rate("BENCH_HTTP_RUN_RATE", 5);
 const RUN_SECONDS = 40;

@@ -1,11 +1,13 @@
 import { PGlite } from "@electric-sql/pglite";
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket";
 import { createServer } from "node:net";
+import { PgliteWireServer } from "./pglite-wire-server.js";
 
 /**
  * The embedded Postgres: PGlite (Postgres compiled to WASM) served over the Postgres wire
  * protocol on loopback, so the same driver code talks to it as to a real server.
  * `dataDir` undefined keeps the database in memory (tests); a folder makes it survive restarts.
+ * PGlite is one backend, so connections take turns a request cycle (or a whole transaction) at a
+ * time; see pglite-wire-server.ts.
  */
 export interface EmbeddedPostgres {
   url: string;
@@ -17,8 +19,13 @@ export interface EmbeddedPostgres {
 export async function startEmbeddedPostgres(opts: { dataDir?: string; port?: number } = {}): Promise<EmbeddedPostgres> {
   const db = await PGlite.create(opts.dataDir ? { dataDir: opts.dataDir } : {});
   const port = opts.port ?? (await freePort());
-  const server = new PGLiteSocketServer({ db, port, host: "127.0.0.1", maxConnections: 64 });
-  await server.start();
+  const server = new PgliteWireServer({ db, port, host: "127.0.0.1" });
+  try {
+    await server.start();
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     host: "127.0.0.1",

@@ -4,9 +4,9 @@ const TERMINATE = 0x58; // 'X'
 
 /**
  * Follows the client side of the Postgres wire protocol just enough to see a Terminate message.
- * A real server closes the connection after Terminate; PGlite's socket server does not, and the
- * Neon driver waits for the server to close, so without this every ended Pool would leave its
- * connection open until the server's connection limit is reached.
+ * A real server closes the connection after Terminate, and so does the embedded one
+ * (pglite-wire-server.ts); pglite-socket's server did not, and the Neon driver waits for the
+ * server to close, so the proxy closes on Terminate itself rather than trust every server to.
  */
 export class TerminateWatch {
   private started = false;

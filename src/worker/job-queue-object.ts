@@ -68,7 +68,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
     if (!this.dispatcher) {
       const services = (this.services ??= this.queueServices(this.env));
       this.dispatcher = new Dispatcher({
-        store: services.db,
+        store: services.db.jobs,
         execute: (job) => executeRunJob(job, services.agents, services.db),
         workerId: `do:${this.ctx.id.toString().slice(0, 16)}:${crypto.randomUUID().slice(0, 8)}`,
         concurrency: services.concurrency,
@@ -81,7 +81,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   /** When the database says the next job falls due (a retry's delay, a lapsing lease). */
   private async nextDue(): Promise<number> {
     try {
-      const due = await this.services?.db.nextDueAt();
+      const due = await this.services?.db.jobs.nextDueAt();
       return due === null || due === undefined ? Infinity : Math.max(Date.now(), due * 1000);
     } catch {
       return Infinity; // the poll interval still holds

@@ -269,10 +269,19 @@ describe("the handshake and the end", () => {
     socket.destroy();
   });
 
-  it("closes the connection after Terminate", async () => {
+  it("closes the connection after Terminate, at once even while another connection's transaction holds the backend", async () => {
     const c = await RawPg.connect(pg.port);
     c.send(wire.terminate());
     await expect(Promise.race([c.closed.then(() => "closed"), sleep(2_000).then(() => "open")])).resolves.toBe("closed");
+
+    const holder = await RawPg.connect(pg.port);
+    const leaving = await RawPg.connect(pg.port);
+    expect((await leaving.query("SELECT 1")).status).toBe("I");
+    expect((await holder.query("BEGIN")).status).toBe("T");
+    leaving.send(wire.terminate());
+    await expect(Promise.race([leaving.closed.then(() => "closed"), sleep(2_000).then(() => "open")])).resolves.toBe("closed");
+    expect((await holder.query("COMMIT")).status).toBe("I");
+    holder.destroy();
   });
 
   it("answers a message that has no place in a session with FATAL 08P01 and closes, and the database carries on", async () => {

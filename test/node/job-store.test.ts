@@ -28,61 +28,61 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
   const expireLease = (id: string) => t.query(`UPDATE "${t.schema}".agno_jobs SET lease_expires_at = lease_expires_at - 1000 WHERE id = $1`, [id]);
 
   it("commits job, PENDING run and session together; an owner mismatch or a full queue writes nothing", async () => {
-    const { job, created } = await t.db.enqueueRun(input({ session_id: "js-own", payload: { run_id: "js-own-r", message: "hi" } }));
+    const { job, created } = await t.db.jobs.enqueueRun(input({ session_id: "js-own", payload: { run_id: "js-own-r", message: "hi" } }));
     expect(created).toBe(true);
     expect(job).toMatchObject({ status: "PENDING", attempt: 0, session_id: "js-own", user_id: "u1" });
     expect((await t.db.getRun("js-own-r"))!.status).toBe("PENDING");
     expect((await t.db.getSession("js-own"))!.record.user_id).toBe("u1");
-    await expect(t.db.enqueueRun(input({ session_id: "js-own", user_id: "u2" }))).rejects.toThrow(NotFoundError);
-    const depth = (await t.db.queueStats()).pending;
-    await expect(t.db.enqueueRun(input({ session_id: "js-full", payload: { run_id: "js-full-r", message: "x" }, max_depth: depth }))).rejects.toThrow(QueueFullError);
+    await expect(t.db.jobs.enqueueRun(input({ session_id: "js-own", user_id: "u2" }))).rejects.toThrow(NotFoundError);
+    const depth = (await t.db.jobs.queueStats()).pending;
+    await expect(t.db.jobs.enqueueRun(input({ session_id: "js-full", payload: { run_id: "js-full-r", message: "x" }, max_depth: depth }))).rejects.toThrow(QueueFullError);
     expect(await t.db.getSession("js-full")).toBeNull();
     expect(await t.db.getRun("js-full-r")).toBeNull();
-    expect((await t.db.queueStats()).pending).toBe(depth);
+    expect((await t.db.jobs.queueStats()).pending).toBe(depth);
   });
 
   it("deduplicates by (user, Idempotency-Key), also under concurrent submits; another body is a 422", async () => {
     const same = () => input({ idempotency_key: "key-1", request_hash: "h1", session_id: "js-idem", payload: { run_id: `js-idem-${n++}`, message: "m" } });
-    const results = await Promise.all(Array.from({ length: 8 }, () => t.db.enqueueRun(same())));
+    const results = await Promise.all(Array.from({ length: 8 }, () => t.db.jobs.enqueueRun(same())));
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.job.id)).size).toBe(1);
-    await expect(t.db.enqueueRun(input({ idempotency_key: "key-1", request_hash: "h2" }))).rejects.toThrow(ValidationError);
-    const otherUser = await t.db.enqueueRun(input({ idempotency_key: "key-1", request_hash: "h1", user_id: "u9" }));
+    await expect(t.db.jobs.enqueueRun(input({ idempotency_key: "key-1", request_hash: "h2" }))).rejects.toThrow(ValidationError);
+    const otherUser = await t.db.jobs.enqueueRun(input({ idempotency_key: "key-1", request_hash: "h1", user_id: "u9" }));
     expect(otherUser.created).toBe(true);
   });
 
   it("leases with fencing: a lapsed lease is claimed again and the stale worker can neither finish nor retry", async () => {
-    const { job } = await t.db.enqueueRun(input());
-    const claimedByA = (await t.db.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;
+    const { job } = await t.db.jobs.enqueueRun(input());
+    const claimedByA = (await t.db.jobs.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;
     expect(claimedByA).toMatchObject({ status: "RUNNING", attempt: 1, locked_by: "A" });
-    expect((await t.db.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).map((j) => j.id)).not.toContain(job.id);
-    expect(await t.db.heartbeatJob({ id: job.id, attempt: 1, workerId: "A" }, 30)).toBe(true);
+    expect((await t.db.jobs.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).map((j) => j.id)).not.toContain(job.id);
+    expect(await t.db.jobs.heartbeatJob({ id: job.id, attempt: 1, workerId: "A" }, 30)).toBe(true);
     await expireLease(job.id);
-    const claimedByB = (await t.db.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;
+    const claimedByB = (await t.db.jobs.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;
     expect(claimedByB).toMatchObject({ attempt: 2, locked_by: "B" });
     const staleA = { id: job.id, attempt: 1, workerId: "A" };
-    expect(await t.db.finishJob(staleA, { status: "COMPLETED" })).toBe(false);
-    expect(await t.db.retryJob(staleA, 0, "late")).toBe(false);
-    expect(await t.db.heartbeatJob(staleA, 30)).toBe(false);
-    expect(await t.db.finishJob({ id: job.id, attempt: 2, workerId: "B" }, { status: "COMPLETED" })).toBe(true);
-    expect((await t.db.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null });
+    expect(await t.db.jobs.finishJob(staleA, { status: "COMPLETED" })).toBe(false);
+    expect(await t.db.jobs.retryJob(staleA, 0, "late")).toBe(false);
+    expect(await t.db.jobs.heartbeatJob(staleA, 30)).toBe(false);
+    expect(await t.db.jobs.finishJob({ id: job.id, attempt: 2, workerId: "B" }, { status: "COMPLETED" })).toBe(true);
+    expect((await t.db.jobs.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null });
   });
 
   it("fails a job whose last attempt's worker died, and its run", async () => {
-    const { job } = await t.db.enqueueRun(input({ max_attempts: 1 }));
-    await t.db.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 });
+    const { job } = await t.db.jobs.enqueueRun(input({ max_attempts: 1 }));
+    await t.db.jobs.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 });
     await expireLease(job.id);
-    expect((await t.db.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).map((j) => j.id)).not.toContain(job.id);
-    expect((await t.db.expireExhaustedJobs()).map((j) => j.id)).toContain(job.id);
-    expect((await t.db.getJob(job.id))!).toMatchObject({ status: "FAILED", error: expect.stringMatching(/lease expired/) });
+    expect((await t.db.jobs.claimJobs({ workerId: "B", limit: 1000, leaseSeconds: 30 })).map((j) => j.id)).not.toContain(job.id);
+    expect((await t.db.jobs.expireExhaustedJobs()).map((j) => j.id)).toContain(job.id);
+    expect((await t.db.jobs.getJob(job.id))!).toMatchObject({ status: "FAILED", error: expect.stringMatching(/lease expired/) });
     expect((await t.db.getRun(job.payload.run_id))!.status).toBe("ERROR");
   });
 
   it("cancels a queued job so that no claim ever returns it, even racing the claim; requeues only failed or cancelled jobs", async () => {
-    const jobs = await Promise.all(Array.from({ length: 10 }, () => t.db.enqueueRun(input()).then((r) => r.job)));
+    const jobs = await Promise.all(Array.from({ length: 10 }, () => t.db.jobs.enqueueRun(input()).then((r) => r.job)));
     const [claimed, cancels] = await Promise.all([
-      t.db.claimJobs({ workerId: "race", limit: 1000, leaseSeconds: 30 }),
-      Promise.all(jobs.map((j) => t.db.cancelJob(j.id))),
+      t.db.jobs.claimJobs({ workerId: "race", limit: 1000, leaseSeconds: 30 }),
+      Promise.all(jobs.map((j) => t.db.jobs.cancelJob(j.id))),
     ]);
     for (const [i, job] of jobs.entries()) {
       const wasClaimed = claimed.some((c) => c.id === job.id);
@@ -90,13 +90,13 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
       expect({ job: i, outcome: cancels[i] }).toEqual({ job: i, outcome: wasClaimed ? "running" : "cancelled" });
     }
     const cancelled = jobs.filter((_, i) => cancels[i] === "cancelled");
-    const again = await t.db.claimJobs({ workerId: "later", limit: 1000, leaseSeconds: 30 });
+    const again = await t.db.jobs.claimJobs({ workerId: "later", limit: 1000, leaseSeconds: 30 });
     expect(again.map((j) => j.id).filter((id) => cancelled.some((c) => c.id === id))).toEqual([]);
     if (cancelled[0]) {
-      expect(await t.db.requeueJob(cancelled[0].id)).toMatchObject({ status: "PENDING", max_attempts: cancelled[0].attempt + 1 });
-      await expect(t.db.requeueJob(cancelled[0].id)).rejects.toThrow(StatusConflictError);
+      expect(await t.db.jobs.requeueJob(cancelled[0].id)).toMatchObject({ status: "PENDING", max_attempts: cancelled[0].attempt + 1 });
+      await expect(t.db.jobs.requeueJob(cancelled[0].id)).rejects.toThrow(StatusConflictError);
     }
-    await expect(t.db.requeueJob("no-such-job")).rejects.toThrow(NotFoundError);
+    await expect(t.db.jobs.requeueJob("no-such-job")).rejects.toThrow(NotFoundError);
   });
 
   it("drives jobs through a Dispatcher: bounded concurrency, retries until max_attempts, results fenced", async () => {
@@ -104,12 +104,12 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
     const own = openTestDb(target);
     try {
       await own.db.init();
-      const jobs = await Promise.all(Array.from({ length: 12 }, (_, i) => own.db.enqueueRun(input({ max_attempts: 2, payload: { run_id: `d-${i}`, message: i % 4 === 0 ? "fail" : "ok" } })).then((r) => r.job)));
+      const jobs = await Promise.all(Array.from({ length: 12 }, (_, i) => own.db.jobs.enqueueRun(input({ max_attempts: 2, payload: { run_id: `d-${i}`, message: i % 4 === 0 ? "fail" : "ok" } })).then((r) => r.job)));
       let running = 0;
       let peak = 0;
       const attempts = new Map<string, number>();
       const dispatcher = new Dispatcher({
-        store: own.db,
+        store: own.db.jobs,
         workerId: "test-dispatcher",
         concurrency: 3,
         backoff: () => 0,
@@ -124,14 +124,14 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
       });
       for (let rounds = 0; rounds < 200; rounds++) {
         const started = await dispatcher.fill();
-        if (started === 0 && dispatcher.active === 0 && (await own.db.queueStats()).pending === 0) break;
+        if (started === 0 && dispatcher.active === 0 && (await own.db.jobs.queueStats()).pending === 0) break;
         await Promise.race([dispatcher.next(), new Promise((r) => setTimeout(r, 50))]);
       }
       await dispatcher.idle();
       expect(peak).toBeLessThanOrEqual(3);
       expect(peak).toBeGreaterThan(1);
       for (const job of jobs) {
-        const stored = (await own.db.getJob(job.id))!;
+        const stored = (await own.db.jobs.getJob(job.id))!;
         const fails = job.payload.message === "fail";
         expect({ run: job.payload.run_id, status: stored.status, attempts: attempts.get(job.id) }).toEqual({ run: job.payload.run_id, status: fails ? "FAILED" : "COMPLETED", attempts: fails ? 2 : 1 });
       }

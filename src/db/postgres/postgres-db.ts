@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, isNull, or,
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
-import { ConflictError, MigrationRequiredError, NotFoundError, QueueFullError, StatusConflictError, ValidationError } from "../../errors.js";
+import { ConflictError, MigrationRequiredError, NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
 import { resolvePage, sortOrderOf } from "../pagination.js";
 import type { Db, MigrateOptions, MigrationResult, StoredRunEvent, UpsertRunOptions } from "../port.js";
 import { NON_HISTORY_STATUSES, runTypeOf, Session } from "../session.js";
@@ -12,7 +12,8 @@ import { legacyRunRow, mergeRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
 import { RunEventTable } from "./run-events.js";
 import { JobTable } from "./jobs.js";
-import type { EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
+import { PostgresJobStore } from "./job-store.js";
+import type { JobRecord, JobStore } from "../../queue/types.js";
 import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
 import { RUN_COLUMNS, SESSION_COLUMNS, toRunRow, toSessionRecord } from "./rows.js";
@@ -49,7 +50,7 @@ const now = () => Math.floor(Date.now() / 1000);
  * await db.upsertRun({ run_id: "r1", session_id: "s1", agent_id: "a", status: "COMPLETED", messages: [] });
  * const session = await db.getSession("s1"); // runs joined back in order
  */
-export class PostgresDb implements Db, JobStore {
+export class PostgresDb implements Db {
   readonly id: string;
   readonly schema: string;
   readonly names: TableNames;
@@ -60,6 +61,7 @@ export class PostgresDb implements Db, JobStore {
   private readonly memoryTable: MemoryTable;
   private readonly runEvents: RunEventTable;
   private readonly jobTable: JobTable;
+  private jobStore: PostgresJobStore | undefined;
 
   constructor(opts: PostgresDbOptions) {
     this.id = opts.id ?? "default";
@@ -509,138 +511,20 @@ export class PostgresDb implements Db, JobStore {
         AND EXISTS (SELECT 1 FROM jsonb_array_elements(s.runs::jsonb) AS x(v) WHERE x.v->>'run_id' IN (${ids}))`);
   }
 
-  // -- durable jobs (JobStore) -------------------------------------------------------------
+  // -- durable jobs ------------------------------------------------------------------------
 
-  async enqueueRun(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }> {
-    validateId(input.component_id, "component_id");
-    validateId(input.session_id, "session_id");
-    validateId(input.payload.run_id, "run_id");
-    if (input.user_id !== null) validateId(input.user_id, "user_id");
-    await this.inspect();
-    return this.transaction(async (tx) => {
-      // One enqueuer at a time: the depth check and the idempotency lookup hold until commit.
-      await tx(sql`SELECT pg_advisory_xact_lock(hashtext(${`agno-jobs:${this.schema}.${this.names.jobs}`}))`);
-      if (input.idempotency_key) {
-        const existing = await this.jobTable.byIdempotencyKey(tx, input.user_id, input.idempotency_key);
-        if (existing) {
-          if (existing.request_hash !== (input.request_hash ?? null)) {
-            throw new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
-          }
-          return { job: existing, created: false };
-        }
-      }
-      const depth = await this.jobTable.depth(tx);
-      if (depth >= input.max_depth) throw new QueueFullError(`the background queue is full (${depth} jobs waiting or running)`, 5);
-      const ts = now();
-      const [owner] = await tx(sql`SELECT user_id FROM ${this.sessionsTable} WHERE session_id = ${input.session_id}`);
-      if (owner && ((owner.user_id as string | null) ?? null) !== input.user_id) throw new NotFoundError(`session ${input.session_id} not found`);
-      if (!owner) {
-        await tx(sql`INSERT INTO ${this.sessionsTable} (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
-          VALUES (${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
-            ${JSON.stringify({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts})`);
-      }
-      const run: RunRecord = {
-        run_id: input.payload.run_id,
-        session_id: input.session_id,
-        agent_id: input.component_id,
-        user_id: input.user_id,
-        status: "PENDING",
-        input: { input_content: input.payload.message },
-        ...(input.payload.metadata ? { metadata: input.payload.metadata } : {}),
-        created_at: ts,
-      };
-      await this.writeRun(tx, validateRun(run));
-      const job = await this.jobTable.insert(tx, {
-        id: crypto.randomUUID(),
-        component_type: input.component_type,
-        job_type: "run",
-        component_id: input.component_id,
-        session_id: input.session_id,
-        user_id: input.user_id,
-        payload: input.payload,
-        status: "PENDING",
-        max_attempts: input.max_attempts,
-        idempotency_key: input.idempotency_key ?? null,
-        request_hash: input.request_hash ?? null,
-        available_at: ts,
-        created_at: ts,
-      });
-      return { job, created: true };
-    });
-  }
-
-  async claimJobs(opts: { workerId: string; limit: number; leaseSeconds: number }): Promise<JobRecord[]> {
-    await this.inspect();
-    return this.jobTable.claim(opts.workerId, opts.limit, opts.leaseSeconds);
-  }
-
-  /** Jobs whose last attempt's worker died: failed, with their runs marked ERROR. */
-  async expireExhaustedJobs(): Promise<JobRecord[]> {
-    await this.inspect();
-    const failed = await this.jobTable.expireExhausted();
-    if (failed.length > 0) {
-      const ids = sql.join(failed.map((j) => sql`${j.payload.run_id}`), sql`, `);
-      await this.exec(sql`UPDATE ${this.runsTable} SET status = 'ERROR', run_data = jsonb_set(run_data, '{status}', '"ERROR"'), updated_at = ${now()}
-        WHERE run_id IN (${ids}) AND status IN ('PENDING', 'RUNNING')`);
-    }
-    return failed;
-  }
-
-  async heartbeatJob(lease: Lease, leaseSeconds: number): Promise<boolean> {
-    return this.jobTable.heartbeat(lease, leaseSeconds);
-  }
-
-  async finishJob(lease: Lease, outcome: { status: "COMPLETED" | "FAILED" | "CANCELLED"; error?: string }): Promise<boolean> {
-    return this.jobTable.finish(lease, outcome.status, outcome.error ?? null);
-  }
-
-  async retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean> {
-    return this.jobTable.retry(lease, delaySeconds, error);
-  }
-
-  async cancelJob(id: string): Promise<"cancelled" | "running" | "finished"> {
-    validateId(id, "job_id");
-    await this.inspect();
-    return this.jobTable.cancel(id);
-  }
-
-  async requeueJob(id: string): Promise<JobRecord> {
-    validateId(id, "job_id");
-    await this.inspect();
-    return this.transaction(async (tx) => {
-      const job = await this.jobTable.requeue(tx, id);
-      // Its run goes back to waiting too, so the next attempt may start it.
-      await tx(sql`UPDATE ${this.runsTable} SET status = 'PENDING', run_data = jsonb_set(run_data, '{status}', '"PENDING"'), updated_at = ${now()}
-        WHERE run_id = ${job.payload.run_id}`);
-      return job;
-    });
-  }
-
-  async getJob(id: string): Promise<JobRecord | null> {
-    validateId(id, "job_id");
-    await this.inspect();
-    return this.jobTable.get(id);
-  }
-
-  async nextDueAt(): Promise<number | null> {
-    await this.inspect();
-    return this.jobTable.nextDue();
-  }
-
-  async jobForRun(runId: string): Promise<JobRecord | null> {
-    validateId(runId, "run_id");
-    await this.inspect();
-    return this.jobTable.forRun(runId);
-  }
-
-  async listJobs(opts: { status?: JobStatus; limit: number; page: number }): Promise<{ data: JobRecord[]; total_count: number }> {
-    await this.inspect();
-    return this.jobTable.list(opts.status, opts.limit, opts.page);
-  }
-
-  async queueStats(): Promise<QueueStats> {
-    await this.inspect();
-    return this.jobTable.stats();
+  /** The durable queue's storage in this database (same schema, same run writer). */
+  get jobs(): JobStore & { expireExhaustedJobs(): Promise<JobRecord[]> } {
+    return (this.jobStore ??= new PostgresJobStore({
+      exec: this.exec,
+      transaction: (fn) => this.transaction(fn),
+      ready: () => this.inspect().then(() => undefined),
+      table: this.jobTable,
+      sessions: this.sessionsTable,
+      runs: this.runsTable,
+      lockKey: `agno-jobs:${this.schema}.${this.names.jobs}`,
+      writeRun: (tx, run) => this.writeRun(tx, validateRun(run)),
+    }));
   }
 
   // -- run event logs ----------------------------------------------------------------------

@@ -66,7 +66,7 @@ function pinKeys(entry: unknown): PinnedKey[] {
     if (secret.length < MIN_HS_SECRET_BYTES) throw new TypeError(`an HS secret must be at least ${MIN_HS_SECRET_BYTES} bytes`);
     // Imported once as an HMAC CryptoKey: jose would re-import raw bytes on every verify.
     const hmac = { name: "HMAC", hash: `SHA-${alg.slice(2)}` };
-    return [{ kid: jwk.kid, resolve: memo(async () => ({ alg, key: await crypto.subtle.importKey("raw", secret, hmac, false, ["verify"]) })) }];
+    return [{ kid: jwk.kid, resolve: memo(async () => ({ alg, key: await crypto.subtle.importKey("raw", new Uint8Array(secret), hmac, false, ["verify"]) })) }];
   }
   return [{ kid: jwk.kid, resolve: memo(async () => ({ alg, key: (await importJWK(jwk, alg)) as CryptoKey })) }];
 }

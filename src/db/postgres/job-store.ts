@@ -1,0 +1,111 @@
+import { sql, type SQL } from "drizzle-orm";
+import type { EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
+import type { RunRecord, RunRow } from "../types.js";
+import { validateId } from "../validate.js";
+import { enqueueRunIn } from "./enqueue.js";
+import type { JobTable } from "./jobs.js";
+import type { Exec } from "./schema-state.js";
+
+/** What the job store borrows from its PostgresDb: connections, the schema check, the run writer. */
+export interface JobStoreDeps {
+  exec: Exec;
+  transaction: <T>(fn: (tx: Exec) => Promise<T>) => Promise<T>;
+  /** resolves once the database is known to hold the current layout */
+  ready: () => Promise<void>;
+  table: JobTable;
+  sessions: SQL;
+  runs: SQL;
+  lockKey: string;
+  writeRun: (tx: Exec, run: RunRecord) => Promise<RunRow>;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** The durable queue's storage (`JobStore`) on Postgres: `agno_jobs`, with the runs it runs. */
+export class PostgresJobStore implements JobStore {
+  constructor(private readonly d: JobStoreDeps) {}
+
+  async enqueueRun(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }> {
+    validateId(input.component_id, "component_id");
+    validateId(input.session_id, "session_id");
+    validateId(input.payload.run_id, "run_id");
+    if (input.user_id !== null) validateId(input.user_id, "user_id");
+    await this.d.ready();
+    // The run row goes through the same writer as every run (run_index, ownership checks).
+    return this.d.transaction((tx) => enqueueRunIn(tx, input, { jobs: this.d.table, sessions: this.d.sessions, lockKey: this.d.lockKey, writeRun: (run) => this.d.writeRun(tx, run) }));
+  }
+
+  async claimJobs(opts: { workerId: string; limit: number; leaseSeconds: number }): Promise<JobRecord[]> {
+    await this.d.ready();
+    return this.d.table.claim(opts.workerId, opts.limit, opts.leaseSeconds);
+  }
+
+  /** Jobs whose last attempt's worker died: failed, with their runs marked ERROR. */
+  async expireExhaustedJobs(): Promise<JobRecord[]> {
+    await this.d.ready();
+    const failed = await this.d.table.expireExhausted();
+    if (failed.length > 0) {
+      const ids = sql.join(failed.map((j) => sql`${j.payload.run_id}`), sql`, `);
+      await this.d.exec(sql`UPDATE ${this.d.runs} SET status = 'ERROR', run_data = jsonb_set(run_data, '{status}', '"ERROR"'), updated_at = ${now()}
+        WHERE run_id IN (${ids}) AND status IN ('PENDING', 'RUNNING')`);
+    }
+    return failed;
+  }
+
+  async heartbeatJob(lease: Lease, leaseSeconds: number): Promise<boolean> {
+    return this.d.table.heartbeat(lease, leaseSeconds);
+  }
+
+  async finishJob(lease: Lease, outcome: { status: "COMPLETED" | "FAILED" | "CANCELLED"; error?: string }): Promise<boolean> {
+    return this.d.table.finish(lease, outcome.status, outcome.error ?? null);
+  }
+
+  async retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean> {
+    return this.d.table.retry(lease, delaySeconds, error);
+  }
+
+  async cancelJob(id: string): Promise<"cancelled" | "running" | "finished"> {
+    validateId(id, "job_id");
+    await this.d.ready();
+    return this.d.table.cancel(id);
+  }
+
+  async requeueJob(id: string): Promise<JobRecord> {
+    validateId(id, "job_id");
+    await this.d.ready();
+    return this.d.transaction(async (tx) => {
+      const job = await this.d.table.requeue(tx, id);
+      // Its run goes back to waiting too, so the next attempt may start it.
+      await tx(sql`UPDATE ${this.d.runs} SET status = 'PENDING', run_data = jsonb_set(run_data, '{status}', '"PENDING"'), updated_at = ${now()}
+        WHERE run_id = ${job.payload.run_id}`);
+      return job;
+    });
+  }
+
+  async getJob(id: string): Promise<JobRecord | null> {
+    validateId(id, "job_id");
+    await this.d.ready();
+    return this.d.table.get(id);
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    await this.d.ready();
+    return this.d.table.nextDue();
+  }
+
+  async jobForRun(runId: string): Promise<JobRecord | null> {
+    validateId(runId, "run_id");
+    await this.d.ready();
+    return this.d.table.forRun(runId);
+  }
+
+  async listJobs(opts: { status?: JobStatus; limit: number; page: number }): Promise<{ data: JobRecord[]; total_count: number }> {
+    await this.d.ready();
+    return this.d.table.list(opts.status, opts.limit, opts.page);
+  }
+
+  async queueStats(): Promise<QueueStats> {
+    await this.d.ready();
+    return this.d.table.stats();
+  }
+}
