@@ -84,6 +84,19 @@ describe("durable background runs (background=true)", () => {
     expect((await script.requests())[0]!.disconnected).toBe(true);
   });
 
+  it("cancels queued runs racing the queue: each ends CANCELLED, none completes", async () => {
+    const script = await queueModel(Array.from({ length: 8 }, () => ({ text: "should not finish", chunkSize: 1, delayMs: 200 })));
+    const accepted = await Promise.all(Array.from({ length: 8 }, (_, i) => call("/agents/assistant/runs", background({ message: `cancel me ${i}` }))));
+    const cancels = await Promise.all(accepted.map((a) => call(`/agents/assistant/runs/${a.body.run_id}/cancel`, { method: "POST" })));
+    expect(cancels.map((c) => c.body.cancelled)).toEqual(accepted.map(() => true));
+    for (const a of accepted) {
+      const job = await until(() => jobOf(a.body.job_id), (j) => j.status === "CANCELLED" || j.status === "COMPLETED" || j.status === "FAILED", "the job to end");
+      expect({ job: job.status, run: (await runOf(a.body.run_id)).status }).toEqual({ job: "CANCELLED", run: "CANCELLED" });
+    }
+    // A job claimed before its cancel stopped mid-answer; one cancelled while queued never asked the model.
+    expect((await script.requests()).length).toBeLessThanOrEqual(accepted.length);
+  });
+
   it("retries a failed attempt with backoff, then fails the job with its error; requeue gives one more attempt", async () => {
     const script = await queueModel([
       { error: { status: 400, message: "bad request one" } },
