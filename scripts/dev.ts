@@ -46,7 +46,8 @@ async function main() {
   log(state === "current" ? "database schema is current (3.0)" : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them");
 
   const vars = [`DATABASE_URL:${databaseUrl}`, `DB_WS_PROXY:${proxy.address}`];
-  for (const name of ["AGNO_DB_SCHEMA", "MODEL", ...PROVIDER_ENV_VARS]) {
+  const runtimeVars = ["AGNO_DB_SCHEMA", "AGNO_RUN_EVENTS_TTL_SECONDS", "AGNO_BACKGROUND_MAX_CONCURRENCY", "AGNO_QUEUE_MAX_DEPTH", "AGNO_QUEUE_LEASE_SECONDS"];
+  for (const name of [...runtimeVars, "MODEL", ...PROVIDER_ENV_VARS]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
   }
   log(process.env.MODEL ? `example agent "assistant" uses ${process.env.MODEL}` : "no MODEL set: runs answer an error that says how to configure one");
