@@ -2,8 +2,10 @@
  * `npm run bench`: the figures of BENCHMARKS.md, one JSON line per figure on stdout (progress
  * goes to stderr): the storage figures, then the agent figures (scripts/bench/agents.ts, against
  * Mastra, VoltAgent and LangGraph.js installed on demand in scripts/bench/peers), then the
- * request-overhead figures (scripts/bench/http-overhead.ts, against `npm run dev`'s runtime).
- * `npm run bench -- storage`, `-- agents` or `-- http` runs one group.
+ * request-overhead figures (scripts/bench/http-overhead.ts, against `npm run dev`'s runtime), then
+ * the durable queue figures (scripts/bench/queue.ts: throughput and enqueue latency beside pg-boss,
+ * recovery after kill -9, on a real PostgreSQL).
+ * `npm run bench -- storage`, `-- agents`, `-- http` or `-- queue` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.
@@ -24,6 +26,7 @@ import {
 } from "../test/fixtures/legacy-2x.js";
 import { benchAgents } from "./bench/agents.js";
 import { benchHttp } from "./bench/http-overhead.js";
+import { benchQueue } from "./bench/queue.js";
 import { emit, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "./local/pglite-server.js";
 import { startWsProxy } from "./local/ws-proxy.js";
@@ -412,9 +415,9 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
-const GROUPS = ["storage", "agents", "http"] as const;
+const GROUPS = ["storage", "agents", "http", "queue"] as const;
 
-/** `npm run bench [-- storage|agents|http ...]`: the groups to run, all by default. */
+/** `npm run bench [-- storage|agents|http|queue ...]`: the groups to run, all by default. */
 function groups(args: string[]): Set<(typeof GROUPS)[number]> {
   const unknown = args.filter((a) => !(GROUPS as readonly string[]).includes(a));
   if (unknown.length) throw new Error(`unknown bench group ${unknown.join(", ")}; use ${GROUPS.join(" or ")}`);
@@ -426,6 +429,7 @@ async function main(): Promise<void> {
   if (run.has("storage") || run.has("agents")) await benchDatabases(run);
   // Last, and with nothing of the groups above still running: it starts runtimes of its own.
   if (run.has("http")) await benchHttp();
+  if (run.has("queue")) await benchQueue();
 }
 
 /** The storage and agent groups, against the embedded Postgres and BENCH_DATABASE_URL's server. */

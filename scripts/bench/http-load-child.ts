@@ -34,6 +34,11 @@ export interface LoadConfig {
   warmupSeconds: number;
   seconds: number;
   timeoutMs: number;
+  /**
+   * Most requests in flight at once (default: no cap). A request due while the cap is reached
+   * waits for a slot, and the wait counts in its latency (from its due time, as any lateness).
+   */
+  maxInFlight?: number;
 }
 
 export interface TargetResult {
@@ -52,6 +57,8 @@ export interface TargetResult {
 export interface LoadResult {
   /** in the order of `targets` */
   targets: TargetResult[];
+  /** when the first request was due, in epoch milliseconds (to line the load up with other clocks) */
+  t0_epoch_ms: number;
 }
 
 type Outcome = { ok: true; end: number } | { ok: false; reason: string; detail: string };
@@ -90,23 +97,30 @@ async function main(): Promise<void> {
   const results: TargetResult[] = cfg.targets.map(() => ({ sent: 0, latency_ms: [], send_lag_ms: [], errors: {}, first_errors: {} }));
   const t0 = performance.now() + 20;
   const inFlight: Promise<void>[] = [];
+  const cap = cfg.maxInFlight ?? Infinity;
+  let active = 0;
+  const slots: (() => void)[] = [];
   for (let i = 0; i < total; i++) {
     const due = t0 + i * interval;
     const wait = due - performance.now();
     if (wait > 0) await sleep(wait);
+    if (active >= cap) await new Promise<void>((resolve) => slots.push(resolve));
+    active++;
     // Node's timers tick in whole milliseconds and may fire up to 1 ms early: a request sent
     // before it was due is timed from when it went out, one sent late from when it was due.
     const sentAt = performance.now();
-    const start = Math.max(due, sentAt);
+    const start = Math.min(due, sentAt);
     const k = i % cfg.targets.length;
     const result = i >= warm ? results[k]! : undefined;
     if (result) result.sent++;
     inFlight.push(
       send(cfg.targets[k]!, cfg.timeoutMs).then((o) => {
+        active--;
+        slots.shift()?.();
         if (!result) return;
         if (o.ok) {
           result.latency_ms.push(o.end - start);
-          result.send_lag_ms.push(start - due);
+          result.send_lag_ms.push(Math.max(0, sentAt - due));
         } else {
           result.errors[o.reason] = (result.errors[o.reason] ?? 0) + 1;
           result.first_errors[o.reason] ??= o.detail;
@@ -115,7 +129,7 @@ async function main(): Promise<void> {
     );
   }
   await Promise.all(inFlight);
-  const out: LoadResult = { targets: results };
+  const out: LoadResult = { targets: results, t0_epoch_ms: performance.timeOrigin + t0 };
   await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(out)}\n`, () => resolve()));
 }
 

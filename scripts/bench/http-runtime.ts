@@ -13,6 +13,8 @@ import { freePort } from "../local/pglite-server.js";
 
 export interface Runtime {
   url: string;
+  /** dev.ts's pid, which is also the id of the runtime's process group */
+  pid: number;
   /** the last of dev.ts's output (wrangler's included), to say what went wrong */
   output(): string;
   /**
@@ -21,6 +23,8 @@ export interface Runtime {
    */
   reloads(): number;
   stop(): Promise<void>;
+  /** kill -9 of the whole process group (dev.ts, wrangler, workerd, the proxy): a crash, nothing shut down */
+  kill(): Promise<void>;
 }
 
 const DEV_SCRIPT = fileURLToPath(new URL("../dev.ts", import.meta.url));
@@ -32,7 +36,10 @@ const STOP_TIMEOUT_MS = 30_000;
 const OUTPUT_KEPT = 20_000;
 
 /** What dev.ts reads from the environment: the bench sets each one itself, so the caller's shell cannot leak in. */
-const DEV_VARS = ["DATABASE_URL", "AGNO_DB_SCHEMA", "OS_SECURITY_KEY", "JWT_VERIFICATION_KEYS", "JWT_AUDIENCE", "JWT_ISSUER", "AGNO_USER_ISOLATION", "AGNO_AUTH", "MODEL", ...PROVIDER_ENV_VARS];
+const DEV_VARS = [
+  ...["DATABASE_URL", "AGNO_DB_SCHEMA", "AGNO_RUN_EVENTS_TTL_SECONDS", "AGNO_BACKGROUND_MAX_CONCURRENCY", "AGNO_QUEUE_MAX_DEPTH", "AGNO_QUEUE_LEASE_SECONDS"],
+  ...["OS_SECURITY_KEY", "JWT_VERIFICATION_KEYS", "JWT_AUDIENCE", "JWT_ISSUER", "AGNO_USER_ISOLATION", "AGNO_AUTH", "MODEL", ...PROVIDER_ENV_VARS],
+];
 
 /** Running runtimes and how to stop each. */
 const live = new Map<ChildProcess, () => Promise<void>>();
@@ -98,6 +105,11 @@ export async function startRuntime(env: Record<string, string>, dataDir: string)
     live.delete(child);
   };
   live.set(child, stop);
+  const kill = async () => {
+    killGroup(child);
+    if (child.exitCode === null && child.signalCode === null) await exited;
+    live.delete(child);
+  };
 
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -107,7 +119,7 @@ export async function startRuntime(env: Record<string, string>, dataDir: string)
       throw new Error(`npm run dev exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
     }
     try {
-      if ((await fetch(`${url}/info`)).ok) return { url, output: () => output, reloads: () => reloads, stop };
+      if ((await fetch(`${url}/info`)).ok) return { url, pid: child.pid!, output: () => output, reloads: () => reloads, stop, kill };
     } catch {
       // not listening yet
     }

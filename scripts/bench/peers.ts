@@ -1,6 +1,7 @@
 /**
- * The peer frameworks the agent figures compare with live in scripts/bench/peers: a package of
- * their own with a committed lock file, installed on demand, so the product's `npm ci` stays lean.
+ * The peer frameworks the agent figures compare with (and pg-boss, for the queue figure) live in
+ * scripts/bench/peers: a package of their own with a committed lock file, installed on demand, so
+ * the product's `npm ci` stays lean.
  * They are loaded with a dynamic import of a file URL under that folder; their types never reach
  * tsc, so the adapters (frameworks.ts) describe the few members they use with local interfaces.
  */
