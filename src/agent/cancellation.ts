@@ -17,11 +17,20 @@ export function registerRun(runId: string, controller: AbortController): () => v
   };
 }
 
-/** Aborts a run executing in this isolate; false when none is. */
+/**
+ * Aborts a run executing in this isolate; false when none is, or when it runs in another
+ * request context that this one may not touch (a Durable Object sharing the isolate with the
+ * Worker): that run sees the stored cancel on its next poll instead.
+ */
 export function abortLocal(runId: string, reason: string): boolean {
   const controller = local.get(runId);
-  controller?.abort(new RunCancelledSignal(reason));
-  return controller !== undefined;
+  if (!controller) return false;
+  try {
+    controller.abort(new RunCancelledSignal(reason));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export class RunCancelledSignal extends Error {
