@@ -87,7 +87,7 @@ export interface JobStore {
   finishJob(lease: Lease, outcome: { status: "COMPLETED" | "FAILED" | "CANCELLED"; error?: string }): Promise<boolean>;
   /** puts a leased job back to wait `delaySeconds` for its next attempt; false when stale */
   retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean>;
-  /** a queued job becomes CANCELLED (never runs); a running one is reported as such */
+  /** a queued job becomes CANCELLED and never runs; a running one is reported as such; either way its run is CANCELLED (a running one stops cooperatively) */
   cancelJob(id: string): Promise<"cancelled" | "running" | "finished">;
   /** a FAILED or CANCELLED job gets exactly one more attempt */
   requeueJob(id: string): Promise<JobRecord>;

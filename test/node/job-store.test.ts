@@ -89,6 +89,8 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
       // Exactly one side wins each job: cancelled and never claimed, or claimed and reported running.
       expect({ job: i, outcome: cancels[i] }).toEqual({ job: i, outcome: wasClaimed ? "running" : "cancelled" });
     }
+    // Either way the run is cancelled with its job, so a running one stops at its next check.
+    for (const job of jobs) expect((await t.db.getRun(job.payload.run_id))!.status).toBe("CANCELLED");
     const cancelled = jobs.filter((_, i) => cancels[i] === "cancelled");
     const again = await t.db.jobs.claimJobs({ workerId: "later", limit: 1000, leaseSeconds: 30 });
     expect(again.map((j) => j.id).filter((id) => cancelled.some((c) => c.id === id))).toEqual([]);

@@ -44,11 +44,7 @@ export class PostgresJobStore implements JobStore {
   async expireExhaustedJobs(): Promise<JobRecord[]> {
     await this.d.ready();
     const failed = await this.d.table.expireExhausted();
-    if (failed.length > 0) {
-      const ids = sql.join(failed.map((j) => sql`${j.payload.run_id}`), sql`, `);
-      await this.d.exec(sql`UPDATE ${this.d.runs} SET status = 'ERROR', run_data = jsonb_set(run_data, '{status}', '"ERROR"'), updated_at = ${now()}
-        WHERE run_id IN (${ids}) AND status IN ('PENDING', 'RUNNING')`);
-    }
+    await this.setRunStatus(this.d.exec, failed.map((j) => j.payload.run_id), "ERROR", ["PENDING", "RUNNING"]);
     return failed;
   }
 
@@ -67,7 +63,11 @@ export class PostgresJobStore implements JobStore {
   async cancelJob(id: string): Promise<"cancelled" | "running" | "finished"> {
     validateId(id, "job_id");
     await this.d.ready();
-    return this.d.table.cancel(id);
+    const { outcome, runId } = await this.d.table.cancel(id);
+    // Its run is cancelled with it: a queued one never starts, a running one stops at its next
+    // check, and the dispatcher then records the job as CANCELLED.
+    if (outcome !== "finished") await this.setRunStatus(this.d.exec, [runId], "CANCELLED", ["PENDING", "RUNNING"]);
+    return outcome;
   }
 
   async requeueJob(id: string): Promise<JobRecord> {
@@ -76,8 +76,7 @@ export class PostgresJobStore implements JobStore {
     return this.d.transaction(async (tx) => {
       const job = await this.d.table.requeue(tx, id);
       // Its run goes back to waiting too, so the next attempt may start it.
-      await tx(sql`UPDATE ${this.d.runs} SET status = 'PENDING', run_data = jsonb_set(run_data, '{status}', '"PENDING"'), updated_at = ${now()}
-        WHERE run_id = ${job.payload.run_id}`);
+      await this.setRunStatus(tx, [job.payload.run_id], "PENDING");
       return job;
     });
   }
@@ -107,5 +106,14 @@ export class PostgresJobStore implements JobStore {
   async queueStats(): Promise<QueueStats> {
     await this.d.ready();
     return this.d.table.stats();
+  }
+
+  /** Moves runs to `status` (column and stored RunOutput alike), only from `from` when given. */
+  private async setRunStatus(exec: Exec, runIds: string[], status: string, from?: string[]): Promise<void> {
+    if (runIds.length === 0) return;
+    const ids = sql.join(runIds.map((id) => sql`${id}`), sql`, `);
+    const guard = from ? sql`AND status IN (${sql.join(from.map((f) => sql`${f}`), sql`, `)})` : sql``;
+    await exec(sql`UPDATE ${this.d.runs} SET status = ${status}, run_data = jsonb_set(run_data, '{status}', to_jsonb(${status}::text)), updated_at = ${now()}
+      WHERE run_id IN (${ids}) ${guard}`);
   }
 }

@@ -120,14 +120,15 @@ export class JobTable {
     return rows.length === 1;
   }
 
-  async cancel(id: string): Promise<"cancelled" | "running" | "finished"> {
+  /** A PENDING job becomes CANCELLED; says what the job was, and which run it runs. */
+  async cancel(id: string): Promise<{ outcome: "cancelled" | "running" | "finished"; runId: string }> {
     const t = now();
-    const rows = await this.exec(sql`
-      UPDATE ${this.table} SET status = 'CANCELLED', completed_at = ${t}, updated_at = ${t} WHERE id = ${id} AND status = 'PENDING' RETURNING id`);
-    if (rows.length === 1) return "cancelled";
+    const [row] = await this.exec(sql`
+      UPDATE ${this.table} SET status = 'CANCELLED', completed_at = ${t}, updated_at = ${t} WHERE id = ${id} AND status = 'PENDING' RETURNING payload->>'run_id' AS run_id`);
+    if (row) return { outcome: "cancelled", runId: String(row.run_id) };
     const job = await this.get(id);
     if (!job) throw new NotFoundError(`job ${id} not found`);
-    return job.status === "RUNNING" ? "running" : "finished";
+    return { outcome: job.status === "RUNNING" ? "running" : "finished", runId: job.payload.run_id };
   }
 
   async requeue(exec: Exec, id: string): Promise<JobRecord> {

@@ -76,15 +76,7 @@ export function queueRoutes(config: QueueConfig | undefined) {
     const { job_id } = c.req.valid("param");
     const jobs = store(c, config);
     const result = await jobs.cancelJob(job_id);
-    const job = (await jobs.getJob(job_id))!;
-    if (result !== "finished") {
-      // Its run is cancelled too: a queued one never starts, a running one stops at its next
-      // check (the dispatcher then records the job as CANCELLED).
-      const db = c.env.dbs[0];
-      const run = db ? await db.getRun(job.payload.run_id) : null;
-      if (db && run && ["PENDING", "RUNNING"].includes(String(run.status))) await db.upsertRun({ ...run.run_data, status: "CANCELLED" }, { expectStatus: [String(run.status)] }).catch(() => undefined);
-    }
-    return c.json({ ...view(job), cancelled: result !== "finished" });
+    return c.json({ ...view((await jobs.getJob(job_id))!), cancelled: result !== "finished" });
   });
   handle(app, stats, async (c) => c.json(await store(c, config).queueStats()));
   return app;
