@@ -236,6 +236,15 @@ function base64Size(b64: string): number {
   return (b64.length / 4) * 3 - padding;
 }
 
+/** Media in a form JSON can carry (a queued run's payload): bytes become base64. */
+export function portableMedia(media: MediaInput[] | undefined): MediaInput[] | undefined {
+  return media?.map((m) => {
+    if (m.data instanceof Uint8Array) return { ...m, data: bytesToBase64(m.data) };
+    if (m.data instanceof ArrayBuffer) return { ...m, data: bytesToBase64(new Uint8Array(m.data)) };
+    return m;
+  });
+}
+
 /** Base64 without Node's Buffer (Workers have btoa/atob); in slices, so no giant intermediate string. */
 function bytesToBase64(bytes: Uint8Array): string {
   const SLICE = 3 * 8192;

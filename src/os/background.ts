@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Agent } from "../agent/agent.js";
-import type { MediaInput } from "../agent/media.js";
+import { portableMedia, type MediaInput } from "../agent/media.js";
 import { BadRequestError, NotConfiguredError, ValidationError } from "../errors.js";
 import type { JobRecord, RunJobPayload } from "../queue/types.js";
 import { effectiveUserId } from "./auth/scopes.js";
@@ -27,21 +27,6 @@ export interface BackgroundRequest {
 
 const encoder = new TextEncoder();
 
-function toBase64(bytes: Uint8Array): string {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
-}
-
-/** Media as JSON can carry them: bytes become base64. */
-function portable(media: MediaInput[] | undefined): MediaInput[] | undefined {
-  return media?.map((m) => {
-    if (m.data instanceof Uint8Array) return { ...m, data: toBase64(m.data) };
-    if (m.data instanceof ArrayBuffer) return { ...m, data: toBase64(new Uint8Array(m.data)) };
-    return m;
-  });
-}
-
 async function sha256(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
@@ -64,7 +49,7 @@ export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfi
   const key = c.req.header("idempotency-key");
   if (key !== undefined && (key.length === 0 || key.length > 255)) throw new ValidationError("Idempotency-Key must be 1 to 255 characters", "Idempotency-Key");
   const userId = effectiveUserId(c, req.user_id) ?? null;
-  const media = portable(req.media);
+  const media = portableMedia(req.media);
   const payload: RunJobPayload = {
     run_id: crypto.randomUUID(),
     message: req.message,
