@@ -39,6 +39,22 @@ describe("durable background runs (background=true)", () => {
     expect(await script.requests()).toHaveLength(1);
   });
 
+  it("carries uploaded files through the queue: the queued run gets them as it would inline", async () => {
+    const script = await queueModel([{ text: "A pixel." }]);
+    const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (ch) => ch.charCodeAt(0));
+    const multipart = new FormData();
+    multipart.set("message", "What is this?");
+    multipart.set("background", "true");
+    multipart.set("stream", "false");
+    multipart.append("files", new File([png], "pixel.png", { type: "image/png" }));
+    const accepted = await call("/agents/assistant/runs", { method: "POST", body: multipart });
+    expect(accepted.status).toBe(202);
+    const run = await until(() => runOf(accepted.body.run_id), (r) => r.status === "COMPLETED", "the queued run");
+    expect(run.input.images).toEqual([expect.objectContaining({ mime_type: "image/png", content: btoa(String.fromCharCode(...png)) })]);
+    const parts = ((await script.requests())[0]!.body.messages as Array<{ content: unknown }>).at(-1)!.content as Array<{ type: string }>;
+    expect(parts.map((p) => p.type)).toEqual(["text", "image_url"]);
+  });
+
   it("streams a background run's events live when stream is true", async () => {
     await queueModel([{ text: "streamed from the queue", chunkSize: 5 }]);
     const res = await send("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ background: true, message: "stream it" }) });
