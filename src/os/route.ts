@@ -68,15 +68,19 @@ export function defineRoute<R extends OSRoute>(def: R): DefinedRoute<R> {
 /** The context a route's handler receives: validated input typed from the route's schemas. */
 export type RouteContext<R extends RouteConfig> = Parameters<RouteHandler<R, OSEnv>>[0];
 
-/** A sub-app whose validation failures answer 422 naming the field, like `parseInput`. */
+/** The first problem zod found, as a 422 naming where (`body`, `query`, …) and the field. */
+export function validationError(error: z.ZodError, where: string): ValidationError {
+  const issue = error.issues[0]!;
+  const field = issue.path.join(".");
+  return new ValidationError(field ? `${where} ${field}: ${issue.message}` : `${where}: ${issue.message}`, field || where);
+}
+
+/** A sub-app whose validation failures answer 422 naming the field. */
 export function routeApp(): OpenAPIHono<OSEnv> {
   return new OpenAPIHono<OSEnv>({
     defaultHook: (result) => {
       if (result.success) return;
-      const issue = result.error.issues[0]!;
-      const where = result.target === "param" ? "path" : result.target === "json" || result.target === "form" ? "body" : result.target;
-      const field = issue.path.join(".");
-      throw new ValidationError(field ? `${where} ${field}: ${issue.message}` : `${where}: ${issue.message}`, field || where);
+      throw validationError(result.error, result.target === "param" ? "path" : result.target === "json" || result.target === "form" ? "body" : result.target);
     },
   });
 }

@@ -10,7 +10,7 @@ import { AgnoError, BadRequestError, ForbiddenError, NotConfiguredError, Validat
 import { agentFor, continueIndex, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
-import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js";
+import { defineRoute, handle, idSchema, jsonObject, routeApp, validationError } from "../route.js";
 import { compact } from "../sse.js";
 import { mediaList, mediaOf } from "../run-input.js";
 
@@ -74,9 +74,7 @@ function parse(data: unknown): ClientMessage {
   }
   const result = clientMessage.safeParse(json);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const field = issue.path.join(".") || "message";
-  throw new ValidationError(`${field}: ${issue.message}`, field);
+  throw validationError(result.error, "message");
 }
 
 /**
