@@ -6,22 +6,10 @@ import { Agent } from "../../src/agent/agent.js";
 import { createModel } from "../../src/models/providers.js";
 import { AgentOS } from "../../src/os/agent-os.js";
 import { tool } from "../../src/tools/tool.js";
-import { scriptModel, type Turn } from "../support/model-script.js";
+import { scriptModel } from "../support/model-script.js";
 import worker from "../../src/index.js";
-import { auth, call, envFor, parseSse, send, JSON_BODY, sdkFetch } from "./worker-client.js";
+import { auth, call, envFor, parseSse, send, JSON_BODY, sdkFetch, form, modelEnv } from "./worker-client.js";
 
-
-/** The Worker's env pointed at a scripted model, as `MODEL=… OPENAI_BASE_URL=… npm run dev` does. */
-async function modelEnv(turns: Turn[]) {
-  const script = await scriptModel(env.MODEL_SERVER_URL, turns);
-  return { script, env: { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-test" } };
-}
-
-const form = (fields: Record<string, string>) => ({
-  method: "POST",
-  body: new URLSearchParams(fields).toString(),
-  headers: { "content-type": "application/x-www-form-urlencoded" },
-});
 
 describe("agent routes of the Worker", () => {
   it("lists the example agent with its model, in /agents and /config", async () => {

@@ -5,9 +5,7 @@ import { expect, it } from "vitest";
 import worker from "../../src/index.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { scriptModel } from "../support/model-script.js";
-import { call, parseSse, send } from "./worker-client.js";
-
-const form = (fields: Record<string, string>) => ({ method: "POST", body: new URLSearchParams(fields).toString(), headers: { "content-type": "application/x-www-form-urlencoded" } });
+import { call, parseSse, send, form } from "./worker-client.js";
 
 it("the cron trigger prunes stream logs older than the TTL, keeps fresh ones and the runs themselves", async () => {
   const script = await scriptModel(env.MODEL_SERVER_URL, [{ text: "old stream" }, { text: "fresh stream" }]);

@@ -1,16 +1,9 @@
-import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker, { type Env } from "../../src/index.js";
-import { scriptModel, type Turn } from "../support/model-script.js";
-import { auth, call, envFor, parseSse, send } from "./worker-client.js";
+import { auth, call, envFor, parseSse, send, modelEnv } from "./worker-client.js";
 
 type Frame = Record<string, unknown> & { event: string };
-
-async function modelEnv(turns: Turn[]) {
-  const script = await scriptModel(env.MODEL_SERVER_URL, turns);
-  return { script, env: { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-test" } as Partial<Env> };
-}
 
 /** Opens `GET /ws` through the Worker's fetch handler and collects what the server sends. */
 async function connect(overrides: Partial<Env>, headers: Record<string, string> = auth) {

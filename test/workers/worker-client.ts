@@ -5,6 +5,7 @@ import worker, { type Env } from "../../src/index.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import type { AgentOS } from "../../src/os/agent-os.js";
+import { scriptModel, type Turn } from "../support/model-script.js";
 
 export const KEY = env.OS_SECURITY_KEY;
 export const auth = { authorization: `Bearer ${KEY}` };
@@ -72,4 +73,17 @@ export function sdkFetch(os: AgentOS, schema: string) {
       await pool.end();
     }
   };
+}
+
+/** A form post, as agno's Python client sends runs. */
+export const form = (fields: Record<string, string>) => ({
+  method: "POST",
+  body: new URLSearchParams(fields).toString(),
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+});
+
+/** The Worker's env pointed at a scripted model, as `MODEL=… OPENAI_BASE_URL=… npm run dev` does. */
+export async function modelEnv(turns: Turn[]) {
+  const script = await scriptModel(env.MODEL_SERVER_URL, turns);
+  return { script, env: { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-test" } as Partial<Env> };
 }
