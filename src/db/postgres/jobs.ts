@@ -1,12 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import { NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
 import type { JobRecord, JobStatus, Lease, QueueStats } from "../../queue/types.js";
+import { num, numOrNull, str } from "./rows.js";
 import type { Exec } from "./schema-state.js";
 
 const COLUMNS =
   "id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts, idempotency_key, request_hash, available_at, locked_by, locked_at, lease_expires_at, error, created_at, updated_at, completed_at";
-
-const num = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
 export function toJob(row: Record<string, unknown>): JobRecord {
   return {
@@ -14,22 +13,22 @@ export function toJob(row: Record<string, unknown>): JobRecord {
     component_type: row.component_type as JobRecord["component_type"],
     job_type: String(row.job_type),
     component_id: String(row.component_id),
-    session_id: (row.session_id as string | null) ?? null,
-    user_id: (row.user_id as string | null) ?? null,
+    session_id: str(row.session_id),
+    user_id: str(row.user_id),
     payload: (typeof row.payload === "string" ? JSON.parse(row.payload) : row.payload) as JobRecord["payload"],
     status: row.status as JobStatus,
-    attempt: Number(row.attempt),
-    max_attempts: Number(row.max_attempts),
-    idempotency_key: (row.idempotency_key as string | null) ?? null,
-    request_hash: (row.request_hash as string | null) ?? null,
-    available_at: Number(row.available_at),
-    locked_by: (row.locked_by as string | null) ?? null,
-    locked_at: num(row.locked_at),
-    lease_expires_at: num(row.lease_expires_at),
-    error: (row.error as string | null) ?? null,
-    created_at: Number(row.created_at),
-    updated_at: num(row.updated_at),
-    completed_at: num(row.completed_at),
+    attempt: num(row.attempt),
+    max_attempts: num(row.max_attempts),
+    idempotency_key: str(row.idempotency_key),
+    request_hash: str(row.request_hash),
+    available_at: num(row.available_at),
+    locked_by: str(row.locked_by),
+    locked_at: numOrNull(row.locked_at),
+    lease_expires_at: numOrNull(row.lease_expires_at),
+    error: str(row.error),
+    created_at: num(row.created_at),
+    updated_at: numOrNull(row.updated_at),
+    completed_at: numOrNull(row.completed_at),
   };
 }
 

@@ -1,15 +1,15 @@
 import type { RunRow, SessionRecord } from "../types.js";
 
 /** Postgres hands BIGINT back as a string through the wire driver; ours are epoch seconds. */
-function num(value: unknown): number {
+export function num(value: unknown): number {
   return typeof value === "number" ? value : Number(value);
 }
 
-function numOrNull(value: unknown): number | null {
+export function numOrNull(value: unknown): number | null {
   return value === null || value === undefined ? null : num(value);
 }
 
-function str(value: unknown): string | null {
+export function str(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);
 }
 
