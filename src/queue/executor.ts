@@ -11,7 +11,7 @@ export interface Outcome {
   retryable?: boolean;
 }
 
-const STARTABLE = new Set(["PENDING"]);
+/** A previous attempt's run that died or failed: it starts over, in the same row. */
 const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
 
 /**
@@ -29,9 +29,8 @@ export async function executeRunJob(job: JobRecord, agents: Agent[], db: Db): Pr
   if (status === "CANCELLED") return { status: "CANCELLED" };
   if (status === "COMPLETED" || status === "PAUSED") return { status: "COMPLETED" };
   if (RESTARTABLE.has(status)) {
-    // A previous attempt died or failed: the run starts over, in the same row.
     await db.upsertRun({ ...row.run_data, status: "PENDING" }, { expectStatus: [status] });
-  } else if (!STARTABLE.has(status)) {
+  } else if (status !== "PENDING") {
     return { status: "FAILED", error: `run ${runId} is ${status}` };
   }
   const firstIndex = (await db.lastRunEventIndex(runId)) + 1;
