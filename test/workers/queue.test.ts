@@ -164,6 +164,11 @@ describe("durable background runs (background=true)", () => {
     const noQueue = { JOB_QUEUE: undefined } as never;
     expect((await call("/queue/stats", {}, noQueue)).status).toBe(503);
     expect((await call("/agents/assistant/runs", background({ message: "x" }), noQueue)).status).toBe(400);
+    const noDatabase = await call("/agents/assistant/runs", background({ message: "x" }), { DATABASE_URL: undefined } as never);
+    expect(noDatabase).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/no database/) } });
+    const longKey = await call("/agents/assistant/runs", background({ message: "x", session_id: "bad-key" }, { "idempotency-key": "k".repeat(256) }));
+    expect(longKey).toMatchObject({ status: 422, body: { detail: expect.stringMatching(/Idempotency-Key/) } });
+    expect((await call("/sessions/bad-key")).status).toBe(404);
     expect((await send("/queue/stats", {}, {}, {})).status).toBe(401);
     expect(auth.authorization).toMatch(/^Bearer /);
   });
