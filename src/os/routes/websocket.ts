@@ -14,8 +14,8 @@ import { defineRoute, handle, idSchema, jsonObject, routeApp, validationError } 
 import { compact } from "../sse.js";
 import { mediaList, mediaOf } from "../run-input.js";
 
-/** Largest client message, and most runs one socket may stream at once. */
-const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Largest client message (UTF-16 characters, as the socket hands it over), and most runs one socket may stream at once. */
+const MAX_MESSAGE_CHARS = 1024 * 1024;
 const MAX_ACTIVE_RUNS = 8;
 
 const common = { id: z.string().max(100).optional(), agent_id: idSchema };
@@ -65,7 +65,7 @@ function errorFrame(error: unknown, requestId: string | undefined) {
 
 function parse(data: unknown): ClientMessage {
   if (typeof data !== "string") throw new ValidationError("messages must be JSON text", "message");
-  if (data.length > MAX_MESSAGE_BYTES) throw new ValidationError(`messages are limited to ${MAX_MESSAGE_BYTES} bytes`, "message");
+  if (data.length > MAX_MESSAGE_CHARS) throw new ValidationError(`messages are limited to ${MAX_MESSAGE_CHARS} characters`, "message");
   let json: unknown;
   try {
     json = JSON.parse(data);
