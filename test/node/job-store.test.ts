@@ -51,6 +51,27 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
     expect(otherUser.created).toBe(true);
   });
 
+  it("enqueues without a global lock: concurrent runs of one session get distinct run_index, and a racing repeat leaves no session behind", async () => {
+    const runs = await Promise.all(Array.from({ length: 10 }, (_, i) => t.db.jobs.enqueueRun(input({ session_id: "js-many", payload: { run_id: `js-many-${i}`, message: "m" } }))));
+    expect(runs.every((r) => r.created)).toBe(true);
+    const page = await t.db.getRuns({ sessionId: "js-many", limit: 100 });
+    expect(page.data.map((r) => r.run_index).sort((a, b) => Number(a) - Number(b))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // Each repeat brings a session id of its own (the client named none): only the first one's may stay.
+    const repeats = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => t.db.jobs.enqueueRun(input({ idempotency_key: "key-race", request_hash: "h", session_id: `js-race-${i}`, payload: { run_id: `js-race-r-${i}`, message: "m" } }))),
+    );
+    const winner = repeats.find((r) => r.created)!;
+    expect(repeats.filter((r) => r.created)).toHaveLength(1);
+    for (let i = 0; i < 6; i++) {
+      const kept = (await t.db.getSession(`js-race-${i}`)) !== null;
+      expect(kept).toBe(`js-race-${i}` === winner.job.session_id);
+      expect((await t.db.getRun(`js-race-r-${i}`)) !== null).toBe(`js-race-r-${i}` === winner.job.payload.run_id);
+    }
+    // A shared session (no owner) takes no user's background runs.
+    await t.db.upsertSession({ session_id: "js-shared", session_type: "agent", created_at: 1 });
+    await expect(t.db.jobs.enqueueRun(input({ session_id: "js-shared" }))).rejects.toThrow(NotFoundError);
+  });
+
   it("leases with fencing: a lapsed lease is claimed again and the stale worker can neither finish nor retry", async () => {
     const { job } = await t.db.jobs.enqueueRun(input());
     const claimedByA = (await t.db.jobs.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;

@@ -1,44 +1,54 @@
 import { sql, type SQL } from "drizzle-orm";
 import { NotFoundError, QueueFullError, ValidationError } from "../../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
-import type { RunRecord, RunRow } from "../types.js";
-import type { JobTable } from "./jobs.js";
+import { validateRun } from "../validate.js";
+import { toJob, type JobTable } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
 
 export interface EnqueueDeps {
   jobs: JobTable;
   sessions: SQL;
-  /** serialises enqueuers of one jobs table */
-  lockKey: string;
-  /** the adapter's run writer, bound to the transaction */
-  writeRun: (run: RunRecord) => Promise<RunRow>;
+  runs: SQL;
+  /** the database still holds agno 2.x run blobs: run_index counts them too */
+  legacy: boolean;
+}
+
+/** Thrown inside the transaction to roll back a repeat's session write; carries the first job. */
+class Repeat extends Error {
+  constructor(readonly job: JobRecord) {
+    super("idempotent repeat");
+  }
 }
 
 /**
- * Inside one transaction: the job, its PENDING run and, if new, its session, or nothing (an
- * idempotent repeat returns the first job; a full queue or another user's session writes nothing).
+ * The job, its PENDING run and, if new, its session, in one transaction of two statements and
+ * no lock beyond the session's row, so enqueuers of different sessions never wait on each other
+ * (a global lock capped a deployment at one enqueue per transaction, whatever Workers scale to).
+ * Idempotency comes from the unique index on (user, key); the depth limit is checked in the same
+ * statement as the insert, so concurrent enqueues may overshoot it by at most their number.
+ * A repeat, a full queue or another user's session writes nothing.
  */
-export async function enqueueRunIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): Promise<{ job: JobRecord; created: boolean }> {
-  // One enqueuer at a time: the depth check and the idempotency lookup hold until commit.
-  await tx(sql`SELECT pg_advisory_xact_lock(hashtext(${deps.lockKey}))`);
-  if (input.idempotency_key) {
-    const existing = await deps.jobs.byIdempotencyKey(tx, input.user_id, input.idempotency_key);
-    if (existing) {
-      if (existing.request_hash !== (input.request_hash ?? null)) throw new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
-      return { job: existing, created: false };
-    }
+export async function enqueueRun(transaction: <T>(fn: (tx: Exec) => Promise<T>) => Promise<T>, input: EnqueueRunInput, deps: EnqueueDeps): Promise<{ job: JobRecord; created: boolean }> {
+  try {
+    return await transaction(async (tx) => ({ job: await enqueueIn(tx, input, deps), created: true }));
+  } catch (error) {
+    if (error instanceof Repeat) return { job: error.job, created: false };
+    throw error;
   }
-  const depth = await deps.jobs.depth(tx);
-  if (depth >= input.max_depth) throw new QueueFullError(`the background queue is full (${depth} jobs waiting or running)`, 5);
+}
+
+async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): Promise<JobRecord> {
   const ts = Math.floor(Date.now() / 1000);
-  const [owner] = await tx(sql`SELECT user_id FROM ${deps.sessions} WHERE session_id = ${input.session_id}`);
-  if (owner && ((owner.user_id as string | null) ?? null) !== input.user_id) throw new NotFoundError(`session ${input.session_id} not found`);
-  if (!owner) {
-    await tx(sql`INSERT INTO ${deps.sessions} (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
-      VALUES (${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
-        ${JSON.stringify({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts})`);
-  }
-  await deps.writeRun({
+  // Creates the session or, if it is this user's, bumps it: that locks its row, so runs written
+  // into it one after another each see the last one's run_index. Another owner: no row back.
+  const [session] = await tx(sql`
+    INSERT INTO ${deps.sessions} AS s (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
+    VALUES (${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
+      ${JSON.stringify({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts})
+    ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
+    RETURNING ${deps.legacy ? sql`COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)` : sql`0`} AS legacy_count`);
+  if (!session) throw new NotFoundError(`session ${input.session_id} not found`);
+  const run = validateRun({
     run_id: input.payload.run_id,
     session_id: input.session_id,
     agent_id: input.component_id,
@@ -48,20 +58,34 @@ export async function enqueueRunIn(tx: Exec, input: EnqueueRunInput, deps: Enque
     ...(input.payload.metadata ? { metadata: input.payload.metadata } : {}),
     created_at: ts,
   });
-  const job = await deps.jobs.insert(tx, {
-    id: crypto.randomUUID(),
-    component_type: input.component_type,
-    job_type: "run",
-    component_id: input.component_id,
-    session_id: input.session_id,
-    user_id: input.user_id,
-    payload: input.payload,
-    status: "PENDING",
-    max_attempts: input.max_attempts,
-    idempotency_key: input.idempotency_key ?? null,
-    request_hash: input.request_hash ?? null,
-    available_at: ts,
-    created_at: ts,
-  });
-  return { job, created: true };
+  const key = input.idempotency_key ?? null;
+  const [row] = await tx(sql`
+    WITH earlier AS (
+      SELECT ${deps.jobs.cols()} FROM ${deps.jobs.table}
+      WHERE ${key === null ? sql`false` : sql`COALESCE(user_id, '') = ${input.user_id ?? ""} AND idempotency_key = ${key}`}),
+    depth AS (SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING')),
+    job AS (
+      INSERT INTO ${deps.jobs.table} (id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts,
+        idempotency_key, request_hash, available_at, created_at, updated_at)
+      SELECT ${crypto.randomUUID()}, ${input.component_type}, 'run', ${input.component_id}, ${input.session_id}, ${input.user_id},
+        ${JSON.stringify(input.payload)}::jsonb, 'PENDING', 0, ${input.max_attempts}, ${key}, ${input.request_hash ?? null}, ${ts}, ${ts}, ${ts}
+      WHERE NOT EXISTS (SELECT 1 FROM earlier) AND (SELECT n FROM depth) < ${input.max_depth}
+      ON CONFLICT DO NOTHING
+      RETURNING ${deps.jobs.cols()}),
+    run AS (
+      INSERT INTO ${deps.runs} (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
+      SELECT ${run.run_id}, ${run.session_id}, 'agent', ${run.agent_id ?? null}, NULL, NULL, ${input.user_id}, NULL, 'PENDING',
+        (SELECT GREATEST(COALESCE(MAX(run_index) + 1, 0), ${Number(session.legacy_count)}) FROM ${deps.runs} WHERE session_id = ${run.session_id}),
+        ${JSON.stringify(run)}::jsonb, ${ts}, ${ts}
+      FROM job RETURNING run_id)
+    SELECT (SELECT row_to_json(job) FROM job) AS created, (SELECT row_to_json(earlier) FROM earlier) AS earlier,
+      (SELECT n FROM depth) AS depth`);
+  if (row?.created) return toJob(row.created as Record<string, unknown>);
+  // Nothing inserted: the key was used before (seen, or committed by a racing request meanwhile), or the queue is full.
+  const earlier = row?.earlier ? toJob(row.earlier as Record<string, unknown>) : key ? await deps.jobs.byIdempotencyKey(tx, input.user_id, key) : null;
+  if (earlier) {
+    if (earlier.request_hash !== (input.request_hash ?? null)) throw new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
+    throw new Repeat(earlier);
+  }
+  throw new QueueFullError(`the background queue is full (${Number(row?.depth ?? 0)} jobs waiting or running)`, 5);
 }

@@ -1,12 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
-import type { RunRecord, RunRow } from "../types.js";
 import { validateId } from "../validate.js";
-import { enqueueRunIn } from "./enqueue.js";
+import { enqueueRun } from "./enqueue.js";
 import type { JobTable } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
 
-/** What the job store borrows from its PostgresDb: connections, the schema check, the run writer. */
+/** What the job store borrows from its PostgresDb: connections, the schema check, its tables. */
 export interface JobStoreDeps {
   exec: Exec;
   transaction: <T>(fn: (tx: Exec) => Promise<T>) => Promise<T>;
@@ -15,8 +14,8 @@ export interface JobStoreDeps {
   table: JobTable;
   sessions: SQL;
   runs: SQL;
-  lockKey: string;
-  writeRun: (tx: Exec, run: RunRecord) => Promise<RunRow>;
+  /** the database still holds agno 2.x run blobs */
+  legacyPending: () => Promise<boolean>;
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -31,8 +30,8 @@ export class PostgresJobStore implements JobStore {
     validateId(input.payload.run_id, "run_id");
     if (input.user_id !== null) validateId(input.user_id, "user_id");
     await this.d.ready();
-    // The run row goes through the same writer as every run (run_index, ownership checks).
-    return this.d.transaction((tx) => enqueueRunIn(tx, input, { jobs: this.d.table, sessions: this.d.sessions, lockKey: this.d.lockKey, writeRun: (run) => this.d.writeRun(tx, run) }));
+    const legacy = await this.d.legacyPending();
+    return enqueueRun(this.d.transaction, input, { jobs: this.d.table, sessions: this.d.sessions, runs: this.d.runs, legacy });
   }
 
   async claimJobs(opts: { workerId: string; limit: number; leaseSeconds: number }): Promise<JobRecord[]> {

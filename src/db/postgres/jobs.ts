@@ -45,24 +45,9 @@ export class JobTable {
     return sql.raw(COLUMNS);
   }
 
-  async insert(exec: Exec, job: Omit<JobRecord, "attempt" | "locked_by" | "locked_at" | "lease_expires_at" | "error" | "updated_at" | "completed_at">): Promise<JobRecord> {
-    const [row] = await exec(sql`
-      INSERT INTO ${this.table} (id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts,
-        idempotency_key, request_hash, available_at, created_at, updated_at)
-      VALUES (${job.id}, ${job.component_type}, ${job.job_type}, ${job.component_id}, ${job.session_id}, ${job.user_id}, ${JSON.stringify(job.payload)}::jsonb,
-        ${job.status}, 0, ${job.max_attempts}, ${job.idempotency_key}, ${job.request_hash}, ${job.available_at}, ${job.created_at}, ${job.created_at})
-      RETURNING ${this.cols()}`);
-    return toJob(row!);
-  }
-
   async byIdempotencyKey(exec: Exec, userId: string | null, key: string): Promise<JobRecord | null> {
     const [row] = await exec(sql`SELECT ${this.cols()} FROM ${this.table} WHERE COALESCE(user_id, '') = ${userId ?? ""} AND idempotency_key = ${key}`);
     return row ? toJob(row) : null;
-  }
-
-  async depth(exec: Exec): Promise<number> {
-    const [row] = await exec(sql`SELECT COUNT(*) AS n FROM ${this.table} WHERE status IN ('PENDING', 'RUNNING')`);
-    return Number(row?.n ?? 0);
   }
 
   /**

@@ -522,8 +522,7 @@ export class PostgresDb implements Db {
       table: this.jobTable,
       sessions: this.sessionsTable,
       runs: this.runsTable,
-      lockKey: `agno-jobs:${this.schema}.${this.names.jobs}`,
-      writeRun: (tx, run) => this.writeRun(tx, validateRun(run)),
+      legacyPending: () => this.legacyPending(),
     }));
   }
 
