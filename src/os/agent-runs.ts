@@ -3,6 +3,7 @@ import type { Agent } from "../agent/agent.js";
 import type { RunEvent } from "../agent/events.js";
 import { recordRunEvents, tailRunEvents, type IndexedEvent } from "../agent/event-log.js";
 import type { Db } from "../db/port.js";
+import type { JobStore } from "../queue/types.js";
 import type { RequirementResolution } from "../agent/hitl.js";
 import type { ToolExecution } from "../agent/run-output.js";
 import { ConflictError, NotConfiguredError, NotFoundError } from "../errors.js";
@@ -105,10 +106,19 @@ export async function continueIndex(agent: Agent, runId: string): Promise<number
  * Checks a run can be re-attached to (the caller sees it, it belongs to this agent, it was
  * streamed) and returns the tail of its stored events after `after`.
  */
-export async function openResume(db: Db, agentId: string, runId: string, scope: { userId?: string; includeShared?: boolean }, after: number, signal?: AbortSignal) {
+export async function openResume(
+  db: Db,
+  agentId: string,
+  runId: string,
+  scope: { userId?: string; includeShared?: boolean },
+  after: number,
+  signal?: AbortSignal,
+  jobs?: Pick<JobStore, "jobForRun">,
+) {
   const run = await db.getRun(runId, scope);
   if (!run || run.agent_id !== agentId) throw new NotFoundError(`run ${runId} not found`);
-  if ((await db.lastRunEventIndex(runId)) < 0 && run.status !== "RUNNING" && run.status !== "PENDING") {
+  const unstreamed = async () => run.status !== "RUNNING" && run.status !== "PENDING" ? true : (await jobs?.jobForRun(runId))?.payload.stream === false;
+  if ((await db.lastRunEventIndex(runId)) < 0 && (await unstreamed())) {
     throw new ConflictError(`run ${runId} was not streamed, so it has no events to resume: GET /agents/${agentId}/runs/${runId} reads it`);
   }
   return { run, tail: tailRunEvents(db, runId, after, { signal }) as AsyncIterable<IndexedEvent<RunEvent>> };

@@ -17,6 +17,8 @@ export interface QueueConfig {
 
 export interface BackgroundRequest {
   message: string;
+  /** false: answered with 202 only, nobody follows the run's events */
+  stream?: boolean;
   session_id?: string;
   user_id?: string;
   session_state?: Record<string, unknown>;
@@ -53,6 +55,7 @@ export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfi
   const payload: RunJobPayload = {
     run_id: crypto.randomUUID(),
     message: req.message,
+    ...(req.stream === false ? { stream: false } : {}),
     ...(req.session_state ? { session_state: req.session_state } : {}),
     ...(req.dependencies ? { dependencies: req.dependencies } : {}),
     ...(req.metadata ? { metadata: req.metadata } : {}),

@@ -1,6 +1,9 @@
 import type { JobRecord, JobStore, Lease } from "./types.js";
 import type { Outcome } from "./executor.js";
 
+/** How often a busy dispatcher looks for jobs whose last attempt's worker died. */
+const SWEEP_INTERVAL_MS = 1_000;
+
 export interface DispatcherOptions {
   store: JobStore & { expireExhaustedJobs(): Promise<JobRecord[]> };
   execute: (job: JobRecord) => Promise<Outcome>;
@@ -25,6 +28,7 @@ export class Dispatcher {
   private readonly concurrency: number;
   private readonly leaseSeconds: number;
   private readonly backoff: (attempt: number) => number;
+  private lastSweep = 0;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.concurrency = opts.concurrency ?? 32;
@@ -39,7 +43,11 @@ export class Dispatcher {
 
   /** Fails jobs whose last attempt's worker died, then claims and starts what fits; returns how many started. */
   async fill(): Promise<number> {
-    await this.opts.store.expireExhaustedJobs();
+    // fill() runs after every job that ends; dead workers' jobs need looking for only now and then.
+    if (Date.now() - this.lastSweep >= SWEEP_INTERVAL_MS) {
+      this.lastSweep = Date.now();
+      await this.opts.store.expireExhaustedJobs();
+    }
     const free = this.concurrency - this.running.size;
     if (free <= 0) return 0;
     const jobs = await this.opts.store.claimJobs({ workerId: this.opts.workerId, limit: free, leaseSeconds: this.leaseSeconds });

@@ -15,25 +15,30 @@ export interface Outcome {
 const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
 
 /**
- * Runs a queued agent run to its end, storing its events for anyone following it. A job whose
- * run already ended (its worker died after the run, before the job was marked) is not run again.
+ * Runs a queued agent run to its end, storing its events for anyone following it (unless it was
+ * submitted with stream=false). A later attempt first looks at what an earlier one left: a run
+ * that already ended (its worker died after the run, before the job was marked) is not run again.
  */
 export async function executeRunJob(job: JobRecord, agents: Agent[], db: Db): Promise<Outcome> {
   const served = agents.find((a) => a.id === job.component_id);
   if (!served) return { status: "FAILED", error: `agent ${job.component_id} is not served by this deployment` };
   const agent = served.withDb(db);
   const runId = job.payload.run_id;
-  const row = await db.getRun(runId);
-  if (!row) return { status: "FAILED", error: `run ${runId} is gone` };
-  const status = String(row.status);
-  if (status === "CANCELLED") return { status: "CANCELLED" };
-  if (status === "COMPLETED" || status === "PAUSED") return { status: "COMPLETED" };
-  if (RESTARTABLE.has(status)) {
-    await db.upsertRun({ ...row.run_data, status: "PENDING" }, { expectStatus: [status] });
-  } else if (status !== "PENDING") {
-    return { status: "FAILED", error: `run ${runId} is ${status}` };
+  // A first attempt's run can only be PENDING, or CANCELLED by a race, which agent.run() handles.
+  if (job.attempt > 1) {
+    const row = await db.getRun(runId);
+    if (!row) return { status: "FAILED", error: `run ${runId} is gone` };
+    const status = String(row.status);
+    if (status === "CANCELLED") return { status: "CANCELLED" };
+    if (status === "COMPLETED" || status === "PAUSED") return { status: "COMPLETED" };
+    if (RESTARTABLE.has(status)) {
+      await db.upsertRun({ ...row.run_data, status: "PENDING" }, { expectStatus: [status] });
+    } else if (status !== "PENDING") {
+      return { status: "FAILED", error: `run ${runId} is ${status}` };
+    }
   }
-  const firstIndex = (await db.lastRunEventIndex(runId)) + 1;
+  const recorded = job.payload.stream !== false;
+  const firstIndex = recorded && job.attempt > 1 ? (await db.lastRunEventIndex(runId)) + 1 : 0;
   const events = agent.run(job.payload.message, {
     runId,
     sessionId: job.session_id ?? undefined,
@@ -45,7 +50,11 @@ export async function executeRunJob(job: JobRecord, agents: Agent[], db: Db): Pr
     stream: true,
   });
   let last: { event: string; content?: unknown } | undefined;
-  for await (const { event } of recordRunEvents(db, events, { runId, firstIndex })) last = event as typeof last;
+  if (recorded) {
+    for await (const { event } of recordRunEvents(db, events, { runId, firstIndex })) last = event as typeof last;
+  } else {
+    for await (const event of events) last = event as typeof last;
+  }
   switch (last?.event) {
     case "RunCompleted":
     case "RunPaused":

@@ -8,6 +8,8 @@ export const JOB_STATUSES: readonly JobStatus[] = ["PENDING", "RUNNING", "COMPLE
 export interface RunJobPayload {
   run_id: string;
   message: string;
+  /** false: nobody follows the run live, so its events are not stored (default: stored, for /resume) */
+  stream?: boolean;
   session_state?: Record<string, unknown>;
   dependencies?: Record<string, unknown>;
   metadata?: Record<string, unknown>;

@@ -37,6 +37,18 @@ describe("durable background runs (background=true)", () => {
     expect(run).toMatchObject({ content: "Done in the background.", session_id, user_id: "bg-user" });
     expect(await jobOf(job_id)).toMatchObject({ status: "COMPLETED", attempt: 1, run_id, user_id: "bg-user" });
     expect(await script.requests()).toHaveLength(1);
+    // Submitted with stream=false: nobody follows it, so no event log was kept and /resume says so.
+    const resume = await call(`/agents/assistant/runs/${run_id}/resume`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ user_id: "bg-user" }) });
+    expect(resume).toMatchObject({ status: 409, body: { detail: expect.stringMatching(/not streamed/) } });
+  });
+
+  it("answers /resume of a queued run submitted with stream=false with 409 at once, while it waits", async () => {
+    await queueModel([{ text: "slow", delayMs: 1500 }]);
+    const accepted = await call("/agents/assistant/runs", background({ message: "unwatched", user_id: "bg-user" }));
+    const resume = await call(`/agents/assistant/runs/${accepted.body.run_id}/resume`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ user_id: "bg-user" }) });
+    expect(resume.status).toBe(409);
+    expect((await runOf(accepted.body.run_id)).status).not.toBe("COMPLETED");
+    await until(() => runOf(accepted.body.run_id), (r) => r.status === "COMPLETED", "the run to complete");
   });
 
   it("carries uploaded files through the queue: the queued run gets them as it would inline", async () => {

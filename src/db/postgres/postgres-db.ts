@@ -332,9 +332,36 @@ export class PostgresDb implements Db {
   }
 
   /**
+    // A run that moves from an expected status is nearly always there already (a running run
+    // saving its progress, a cancel): one statement, no transaction. Anything else, and any miss,
+    // takes the full path, which also names what was wrong.
+    if (opts.expectStatus && !(await this.legacyPending())) {
+      const row = await this.updateRun(run, opts.expectStatus);
+      if (row) return row;
+    }
    * One run, one row. The session row is locked first (its `updated_at` bump takes the lock),
    * so two writers of one session serialise and each new run gets its own next run_index;
    * the insert is a separate statement so it sees the other writer's committed row.
+  /**
+   * Updates an existing run of this session, in one of the `expectStatus` states, whose session
+   * holds the run's user. The session row is bumped (and so locked) before the run row, the
+   * order writeRun locks them in, so the two paths never deadlock each other.
+   */
+  private async updateRun(run: RunRecord, expectStatus: string[]): Promise<RunRow | null> {
+    const ts = now();
+    const [row] = await this.exec(sql`
+      WITH s AS (UPDATE ${this.sessionsTable} SET updated_at = ${ts} WHERE session_id = ${run.session_id} RETURNING user_id)
+      UPDATE ${this.runsTable} AS r SET run_type = ${runTypeOf(run)}, agent_id = ${run.agent_id ?? null}, team_id = ${run.team_id ?? null},
+        workflow_id = ${run.workflow_id ?? null}, user_id = COALESCE(${run.user_id ?? null}::varchar, s.user_id), parent_run_id = ${run.parent_run_id ?? null},
+        status = ${run.status ?? null}, run_data = ${JSON.stringify(run)}::jsonb, updated_at = ${ts}
+      FROM s
+      WHERE r.run_id = ${run.run_id} AND r.session_id = ${run.session_id}
+        AND (${run.user_id ?? null}::varchar IS NULL OR s.user_id IS NULL OR s.user_id = ${run.user_id ?? null}::varchar)
+        AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})
+      RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))}`);
+    return row ? toRunRow(row) : null;
+  }
+
    */
   private async writeRun(exec: Exec, run: RunRecord, expectStatus?: string[]): Promise<RunRow> {
     const ts = now();

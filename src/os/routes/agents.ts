@@ -145,7 +145,7 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
     const { agent, db } = storedAgent(c, agents, agent_id);
     const body = c.req.header("content-type") ? bodyOf(c, resumeRequest) : {};
     const after = body.last_event_index ?? lastEventId(c.req.header("last-event-id")) ?? -1;
-    const { run, tail } = await openResume(db, agent.id, run_id, readScope(c, body.user_id), after, c.req.raw.signal);
+    const { run, tail } = await openResume(db, agent.id, run_id, readScope(c, body.user_id), after, c.req.raw.signal, c.env.jobs);
     return sseResponse(tail, errorEvent({ run_id, session_id: run.session_id, agent_id: agent.id }));
   });
 
