@@ -1,7 +1,8 @@
 import * as m0001 from "./0001_agno_3_0.js";
+import * as m0002 from "./0002_schedules.js";
 
 /** Every migration, oldest first. A migration's statements must be safe to run twice. */
-export const MIGRATIONS = [m0001];
+export const MIGRATIONS = [m0001, m0002];
 
-/** The schema version this code reads and writes. */
-export const CURRENT_SCHEMA_VERSION = m0001.version;
+/** The schema version this code reads and writes: the last migration's. */
+export const CURRENT_SCHEMA_VERSION = m0002.version;

@@ -5,7 +5,10 @@
  * request-overhead figures (scripts/bench/http-overhead.ts, against `npm run dev`'s runtime), then
  * the durable queue figures (scripts/bench/queue.ts: throughput and enqueue latency beside pg-boss,
  * recovery after kill -9, on a real PostgreSQL).
- * `npm run bench -- storage`, `-- agents`, `-- http` or `-- queue` runs one group.
+ * The `offload` group (scripts/bench/offload.ts) measures a 1 MiB tool result with and without offload.
+ * The `media` group (scripts/bench/media.ts) measures a run row carrying a 113 KB JPEG, inline vs by reference.
+ * The `scheduler` group (scripts/bench/scheduler.ts) times one cron tick claiming and dispatching 10,000 due schedules, with its round trips.
+ * `npm run bench -- storage`, `-- agents`, `-- offload`, `-- media`, `-- http` or `-- queue` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.
@@ -26,7 +29,10 @@ import {
 } from "../test/fixtures/legacy-2x.js";
 import { benchAgents } from "./bench/agents.js";
 import { benchHttp } from "./bench/http-overhead.js";
+import { benchMedia } from "./bench/media.js";
+import { benchOffload } from "./bench/offload.js";
 import { benchQueue } from "./bench/queue.js";
+import { benchScheduler } from "./bench/scheduler.js";
 import { emit, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "./local/pglite-server.js";
 import { startWsProxy } from "./local/ws-proxy.js";
@@ -415,9 +421,9 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
-const GROUPS = ["storage", "agents", "http", "queue"] as const;
+const GROUPS = ["storage", "agents", "offload", "media", "http", "queue", "scheduler"] as const;
 
-/** `npm run bench [-- storage|agents|http|queue ...]`: the groups to run, all by default. */
+/** `npm run bench [-- storage|agents|offload|media|http|queue ...]`: the groups to run, all by default. */
 function groups(args: string[]): Set<(typeof GROUPS)[number]> {
   const unknown = args.filter((a) => !(GROUPS as readonly string[]).includes(a));
   if (unknown.length) throw new Error(`unknown bench group ${unknown.join(", ")}; use ${GROUPS.join(" or ")}`);
@@ -426,10 +432,11 @@ function groups(args: string[]): Set<(typeof GROUPS)[number]> {
 
 async function main(): Promise<void> {
   const run = groups(process.argv.slice(2));
-  if (run.has("storage") || run.has("agents")) await benchDatabases(run);
+  if (run.has("storage") || run.has("agents") || run.has("offload") || run.has("media")) await benchDatabases(run);
   // Last, and with nothing of the groups above still running: it starts runtimes of its own.
   if (run.has("http")) await benchHttp();
   if (run.has("queue")) await benchQueue();
+  if (run.has("scheduler")) await benchScheduler();
 }
 
 /** The storage and agent groups, against the embedded Postgres and BENCH_DATABASE_URL's server. */
@@ -457,6 +464,8 @@ async function benchDatabases(run: Set<(typeof GROUPS)[number]>): Promise<void> 
       }
     }
     if (run.has("agents")) await benchAgents({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
+    if (run.has("offload")) await benchOffload({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
+    if (run.has("media")) await benchMedia({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
   } finally {
     await proxy.stop();
     await pglite.stop();

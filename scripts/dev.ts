@@ -7,6 +7,8 @@
  * Environment: DATABASE_URL, PORT (8787), AGNO_DEV_DATA (.data), AGNO_DB_SCHEMA (ai),
  * OS_SECURITY_KEY (when set, requests need it; otherwise auth is off and a warning says so),
  * MODEL (`provider:model-id`) and the providers' keys and base URLs (see PROVIDER_ENV_VARS).
+ * Arguments go to `wrangler dev`: `npm run dev -- --test-scheduled` serves `/__scheduled?cron=*+*+*+*+*`,
+ * which fires the cron trigger (the scheduler's tick) on demand.
  */
 import { Pool } from "@neondatabase/serverless";
 import { spawn } from "node:child_process";
@@ -72,6 +74,8 @@ async function main() {
       "--persist-to", join(dataDir, "wrangler"),
       "--show-interactive-dev-session=false",
       ...vars.flatMap((v) => ["--var", v]),
+      // `npm run dev -- --test-scheduled` and other wrangler dev flags pass through.
+      ...process.argv.slice(2),
     ],
     // No metrics to Cloudflare and no fetch of the `Request.cf` placeholder: a local run calls no one.
     { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },

@@ -12,6 +12,10 @@ import { PostgresDb } from "./db/postgres/postgres-db.js";
 import { JwtVerifier } from "./os/auth/jwt.js";
 import type { AuthConfig } from "./os/auth/middleware.js";
 import { AgentOS } from "./os/agent-os.js";
+import { R2MediaStorage } from "./offload/media-r2-storage.js";
+import { R2Storage } from "./offload/r2-storage.js";
+import { pruneToolResults } from "./offload/result-store.js";
+import { runDueSchedules } from "./scheduler/run-due.js";
 
 /**
  * The Worker entry: the only module that reads bindings. It builds the AgentOS once per
@@ -55,6 +59,8 @@ export interface Env {
   AGNO_QUEUE_LEASE_SECONDS?: string;
   /** the Workers AI binding, for `MODEL=workers-ai:@cf/…` (add `[ai] binding = "AI"` to wrangler.toml) */
   AI?: WorkersAIBinding;
+  /** the R2 bucket for offloaded tool results and media (`[[r2_buckets]]` in wrangler.toml) */
+  STORAGE?: R2Bucket;
 }
 
 /** The example agent's model: Workers AI through its binding, a provider by name, or none yet. */
@@ -95,9 +101,12 @@ function agentOS(env: Env): AgentOS {
       id: env.AGNO_OS_ID,
       name: env.AGNO_OS_NAME,
       auth: authFrom(env),
-      agents: [exampleAssistant(model)],
+      // With a bucket, the example agent offloads large tool results to it (SPEC O1).
+      agents: [exampleAssistant(model, { offloadToolResults: env.STORAGE !== undefined })],
       availableModels: env.MODEL ? [env.MODEL] : [],
       websocket: upgradeWebSocket,
+      // Run media go to the R2 bucket when one is bound; rows keep references (SPEC MD1).
+      ...(env.STORAGE ? { mediaStorage: new R2MediaStorage(env.STORAGE), resultStorage: new R2Storage(env.STORAGE) } : {}),
       ...(env.JOB_QUEUE ? { queue: { durable: true as const, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) } } : {}),
     });
     runtimes.set(env, os);
@@ -138,17 +147,36 @@ export default {
     }
   },
 
-  /** The cron trigger: wakes the queue (after a deploy, say) and drops event logs of streams nobody can still want to re-attach to. */
+  /**
+   * The cron trigger: wakes the queue (after a deploy, say), dispatches due schedules, and drops
+   * expired tool results and event logs of streams nobody can still want to re-attach to. Each
+   * step runs even when another fails; the first failure is rethrown so the invocation shows it.
+   */
   async scheduled(controller, env): Promise<void> {
     if (!env.DATABASE_URL) return;
-    await queueOf(env)?.wake();
+    const queue = queueOf(env);
+    const now = Math.floor(controller.scheduledTime / 1000);
     const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
+    const ttl = Number(env.AGNO_RUN_EVENTS_TTL_SECONDS ?? 86_400);
+    const steps: Array<[string, () => Promise<unknown>]> = [
+      ["wake the queue", async () => queue?.wake()],
+      // Claims and dispatches due schedules to the queue; their runs happen there, not here.
+      ["dispatch schedules", async () => queue && runDueSchedules(db, { wake: () => queue.wake(), maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) }, controller.scheduledTime)],
+      ["prune tool results", async () => env.STORAGE && pruneToolResults(db, new R2Storage(env.STORAGE), now)],
+      ["prune run events", () => db.pruneRunEvents(now - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400))],
+    ];
+    const failures: unknown[] = [];
     try {
-      const ttl = Number(env.AGNO_RUN_EVENTS_TTL_SECONDS ?? 86_400);
-      await db.pruneRunEvents(Math.floor(controller.scheduledTime / 1000) - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400));
+      for (const [what, step] of steps) {
+        await step().catch((error: unknown) => {
+          console.error(`scheduled: could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
+          failures.push(error);
+        });
+      }
     } finally {
       await pool.end();
     }
+    if (failures.length > 0) throw failures[0];
   },
 } satisfies ExportedHandler<Env>;
 

@@ -5,6 +5,11 @@ import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, 
 import { MESSAGE_MEDIA_FIELDS, message, nowSeconds, type Message } from "../models/message.js";
 import type { Model } from "../models/model.js";
 import { createModel, type ModelOptions } from "../models/providers.js";
+import { modelWithStoredMedia, offloadMessages, offloadOutputMedia, offloadRunMedia } from "../offload/media-offload.js";
+import type { MediaStorage } from "../offload/media-storage.js";
+import type { ObjectStorage } from "../offload/object-storage.js";
+import { ResultStore } from "../offload/result-store.js";
+import { offloadAnswers, RESULT_TOOL_NAMES, resultTools } from "../offload/result-tools.js";
 import { flattenTools, type Tool, type Toolkit } from "../tools/tool.js";
 import { ACTIVE_STATUSES, abortLocal } from "./cancellation.js";
 import type { RunEvent } from "./events.js";
@@ -73,6 +78,23 @@ export interface AgentOptions {
   cancelPollMs?: number;
   /** bounds on a run's media (default 20 MiB an item, 50 MiB in all, 32 items) */
   mediaLimits?: MediaLimits;
+  /**
+   * Where run media (images, audio, video, files, in inputs and outputs) are uploaded before
+   * the run is persisted: rows keep a `media_reference` instead of base64, and the bytes are
+   * read back when the model is sent them. An AgentOS hands its own to agents without one.
+   */
+  mediaStorage?: MediaStorage;
+  /**
+   * Tool results over 16,000 characters go to object storage; the model sees an envelope (a
+   * preview, the sizes, a `result_id`) and gets `read_result` and `search_result` to read on.
+   * `true` uses the defaults; a ResultStore sets the threshold, TTL and (optionally) storage.
+   * Needs a db (the index lives in `agno_tool_results`) and storage: the ResultStore's own,
+   * else `resultStorage`, else what the runtime binds with `withOffloadStorage` (on Workers,
+   * the R2 binding), so one agent definition runs unchanged under Node and on Workers.
+   */
+  offloadToolResults?: boolean | ResultStore;
+  /** where offloaded tool results are written when the ResultStore names no storage */
+  resultStorage?: ObjectStorage;
 }
 
 export interface RunOptions {
@@ -113,10 +135,13 @@ export class Agent {
   readonly description?: string;
   readonly model: Model;
   readonly db?: Db;
+  readonly mediaStorage?: MediaStorage;
   private readonly opts: AgentOptions;
   private readonly tools: Map<string, Tool>;
   private readonly reasoningModel?: Model;
   private readonly memoryModel?: Model;
+  private readonly resultStore?: ResultStore;
+  readonly resultStorage?: ObjectStorage;
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
@@ -132,7 +157,14 @@ export class Agent {
       tools.push(pastSessionsTool(opts.db, opts.numPastSessionsToSearch ?? 3, opts.numPastSessionRunsInSearch ?? 3));
     }
     this.tools = flattenTools(tools);
+    if (opts.offloadToolResults) {
+      this.resultStore = opts.offloadToolResults === true ? new ResultStore() : opts.offloadToolResults;
+      const taken = RESULT_TOOL_NAMES.filter((name) => this.tools.has(name));
+      if (taken.length) throw new TypeError(`offloadToolResults adds the tools ${RESULT_TOOL_NAMES.join(" and ")}: rename ${taken.join(", ")}`);
+    }
+    this.resultStorage = opts.resultStorage;
     this.db = opts.db;
+    this.mediaStorage = opts.mediaStorage;
     if (opts.updateMemoryOnRun) {
       if (!opts.db) throw new TypeError("updateMemoryOnRun needs a db");
       this.memoryModel = !opts.memoryModel ? this.model : typeof opts.memoryModel === "string" ? createModel(opts.memoryModel, opts.modelOptions) : opts.memoryModel;
@@ -147,20 +179,69 @@ export class Agent {
     return bound;
   }
 
+  /** The same agent keeping run media in `storage` (an AgentOS gives its own to agents that have none). */
+  withMediaStorage(storage: MediaStorage): Agent {
+    if (storage === this.mediaStorage) return this;
+    const bound = Object.create(Agent.prototype) as Agent;
+    Object.assign(bound, this, { mediaStorage: storage });
+    return bound;
+  }
+
+  /** A model that is sent the bytes of referenced media (one per run: it remembers what it read). */
+  private withStoredMedia(model: Model): Model;
+  private withStoredMedia(model: Model | undefined): Model | undefined;
+  private withStoredMedia(model: Model | undefined): Model | undefined {
+    return model && this.mediaStorage ? modelWithStoredMedia(model, this.mediaStorage) : model;
+  }
+
+  /**
+   * The same agent writing offloaded tool results to `storage` (unless its ResultStore names its
+   * own). The runtime calls this with the storage it owns, as it calls `withDb`.
+   */
+  withOffloadStorage(storage: ObjectStorage): Agent {
+    if (storage === this.resultStorage) return this;
+    const bound = Object.create(Agent.prototype) as Agent;
+    Object.assign(bound, this, { resultStorage: storage });
+    return bound;
+  }
+
+  /** The offload store with its storage, and the db, for this binding; NotConfiguredError when one is missing. */
+  private offloadTarget(): { store: ResultStore; db: Db } | undefined {
+    if (!this.resultStore) return undefined;
+    const store = this.resultStore.storage || !this.resultStorage ? this.resultStore : this.resultStore.withStorage(this.resultStorage);
+    if (!store.storage || !this.db) {
+      throw new NotConfiguredError("offloadToolResults needs a db and a storage (a ResultStore with storage, resultStorage, or withOffloadStorage)");
+    }
+    return { store, db: this.db };
+  }
+
+  /** The agent's tools, plus read_result and search_result when offload is on. */
+  private toolsFor(offload: { store: ResultStore; db: Db } | undefined): Map<string, Tool> {
+    if (!offload) return this.tools;
+    return new Map([...this.tools, ...resultTools(offload.store, offload.db).map((t) => [t.name, t] as const)]);
+  }
+
   private engineConfig(): EngineConfig {
+    const offload = this.offloadTarget();
     return {
       id: this.id,
       name: this.name,
-      model: this.model,
-      reasoningModel: this.reasoningModel,
-      tools: this.tools,
+      model: this.withStoredMedia(this.model),
+      reasoningModel: this.withStoredMedia(this.reasoningModel),
+      tools: this.toolsFor(offload),
+      answerFilter: offload && offloadAnswers(offload.store, offload.db),
       toolCallLimit: this.opts.toolCallLimit,
       parallelToolCalls: this.opts.parallelToolCalls ?? true,
       outputSchema: this.opts.outputSchema,
       outputSchemaName: this.opts.outputSchemaName,
       db: this.db,
       cancelPollMs: this.opts.cancelPollMs ?? 500,
-      postHooks: [...(this.opts.postHooks ?? []), ...(this.memoryModel ? [(out: RunOutput) => this.rememberFrom(out)] : [])],
+      postHooks: [
+        ...(this.opts.postHooks ?? []),
+        ...(this.memoryModel ? [(out: RunOutput) => this.rememberFrom(out)] : []),
+        // Last, so media a post hook attached are uploaded too, before the final save.
+        ...(this.mediaStorage ? [(out: RunOutput) => offloadOutputMedia(out, this.mediaStorage!)] : []),
+      ],
       saveSession: (output) => this.saveSession(output),
     };
   }
@@ -181,6 +262,7 @@ export class Agent {
     let media: CheckedMedia[];
     try {
       media = this.checkInput(input, opts.media);
+      this.offloadTarget();
     } catch (error) {
       if (opts.stream) throw error;
       return Promise.reject(error);
@@ -203,7 +285,8 @@ export class Agent {
     const runId = opts.runId ?? crypto.randomUUID();
     const sessionId = opts.sessionId ?? crypto.randomUUID();
     const userId = opts.userId ?? null;
-    const runMedia = storedMedia(media);
+    // Uploaded before anything is stored: the first write (status RUNNING) already holds references only.
+    const runMedia = this.mediaStorage ? await offloadRunMedia(storedMedia(media), this.mediaStorage) : storedMedia(media);
     const stored = await this.loadSession(sessionId, userId, input);
     const sessionState = { ...this.opts.sessionState, ...stored.state, ...opts.sessionState };
     const dependencies = { ...opts.dependencies };
@@ -240,6 +323,8 @@ export class Agent {
       for (const hook of this.opts.preHooks ?? []) await hook(ctx);
       const system = await this.systemMessage(ctx);
       const history = stored.history.map((m) => ({ ...m, from_history: true }));
+      // History from runs stored before media storage was set still holds bytes: this run stores references.
+      if (this.mediaStorage) await offloadMessages(history, this.mediaStorage);
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
     return yield* new RunEngine(this.engineConfig(), output, sessionState, dependencies).start(prepare);
@@ -338,12 +423,13 @@ export class Agent {
     const answered = new Set(output.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
     const last = [...output.messages].reverse().find((m) => m.role === "assistant" && m.tool_calls?.length);
     const byId = new Map(output.requirements.map((r) => [r.id, r]));
+    const tools = this.toolsFor(this.offloadTarget());
     return (last?.tool_calls ?? [])
       .filter((c) => !answered.has(c.id))
       .map((c) => {
         const execution = output.tools.find((t) => t.tool_call_id === c.id)!;
         const req = byId.get(c.id);
-        const tool = this.tools.get(c.function.name);
+        const tool = tools.get(c.function.name);
         if (req?.kind === "confirmation" && req.confirmed === false) {
           const note = req.confirmation_note ? `: ${req.confirmation_note}` : "";
           return { execution, tool, answer: { text: `The user rejected this tool call${note}`, error: false } };

@@ -82,7 +82,7 @@ export interface RunMedia {
   files?: MediaRecord[];
 }
 
-const RUN_INPUT_FIELDS = { image: "images", audio: "audios", video: "videos", file: "files" } as const satisfies Record<MediaKind, keyof RunMedia>;
+export const RUN_INPUT_FIELDS = { image: "images", audio: "audios", video: "videos", file: "files" } as const satisfies Record<MediaKind, keyof RunMedia>;
 
 /**
  * Checks a run's media and brings each to the encoding stored rows keep. Throws a
@@ -136,7 +136,7 @@ function checkItem(item: unknown, i: number, maxBytes: number): ItemCheck {
 
 /** agno keeps a text file's content as its text, everything else as base64. */
 function encodeContent(media: Omit<CheckedMedia, "content">, raw: Uint8Array | string, i: number): string {
-  if (!(media.kind === "file" && media.mimeType.startsWith("text/"))) return typeof raw === "string" ? raw : bytesToBase64(raw);
+  if (!keepsText(media.kind, media.mimeType)) return typeof raw === "string" ? raw : bytesToBase64(raw);
   try {
     return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(typeof raw === "string" ? base64ToBytes(raw) : raw);
   } catch {
@@ -144,9 +144,28 @@ function encodeContent(media: Omit<CheckedMedia, "content">, raw: Uint8Array | s
   }
 }
 
+function keepsText(kind: MediaKind, mimeType: string | undefined): boolean {
+  return kind === "file" && (mimeType ?? "").startsWith("text/");
+}
+
 /**
- * What a run stores of its media: agno's dicts with the bytes inline as base64. The one place
- * that decides it, so that media offload (rows keeping a reference instead) changes only this.
+ * The bytes a record's inline `content` stands for (undefined when it has none: a URL, or a
+ * record whose bytes are in media storage). Media storage stores these bytes.
+ */
+export function recordBytes(kind: MediaKind, record: MediaRecord): Uint8Array | undefined {
+  if (typeof record.content !== "string") return undefined;
+  return keepsText(kind, record.mime_type) ? new TextEncoder().encode(record.content) : base64ToBytes(record.content);
+}
+
+/** The inline `content` a record holds for these bytes, the inverse of `recordBytes` (a model is sent this). */
+export function recordContent(kind: MediaKind, mimeType: string | undefined, bytes: Uint8Array): string {
+  return keepsText(kind, mimeType) ? new TextDecoder().decode(bytes) : bytesToBase64(bytes);
+}
+
+/**
+ * What a run stores of its media: agno's dicts with the bytes inline as base64. With a
+ * `mediaStorage` the agent then swaps each `content` for a `media_reference`
+ * (offload/media-offload.ts) before the run is first persisted.
  */
 export function storedMedia(media: CheckedMedia[]): RunMedia {
   const out: RunMedia = {};

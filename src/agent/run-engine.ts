@@ -11,7 +11,7 @@ import type { RunEvent } from "./events.js";
 import { requirementFor } from "./hitl.js";
 import { addModelCall } from "./metrics.js";
 import type { RunOutput, ToolExecution } from "./run-output.js";
-import { parseToolArgs, runTools, type PendingCall } from "./tool-runner.js";
+import { parseToolArgs, runTools, type AnswerFilter, type PendingCall } from "./tool-runner.js";
 
 /** What the engine needs of an agent: its resolved configuration, never the Agent class itself. */
 export interface EngineConfig {
@@ -29,6 +29,8 @@ export interface EngineConfig {
   postHooks: Array<(output: RunOutput) => void | Promise<void>>;
   /** stores the session's state; called only when the run changed it */
   saveSession: (output: RunOutput) => Promise<void>;
+  /** applied to every tool answer before it is recorded (tool-result offload) */
+  answerFilter?: AnswerFilter;
 }
 
 const REASONING_PROMPT =
@@ -287,7 +289,7 @@ export class RunEngine {
       dependencies: this.dependencies,
       signal: this.controller.signal,
     };
-    const messages = yield* runTools(calls, { parallel: this.cfg.parallelToolCalls, ctx, base: () => this.base() });
+    const messages = yield* runTools(calls, { parallel: this.cfg.parallelToolCalls, ctx, base: () => this.base(), filter: this.cfg.answerFilter });
     this.output.messages.push(...messages);
     this.checkpoint();
     const stopper = calls.find((c) => c.execution.stop_after_tool_call && !c.execution.tool_call_error);

@@ -32,6 +32,18 @@ function stringify(value: unknown): string {
   }
 }
 
+/**
+ * Rewrites an answer before anything records it: the model, the events and the stored run all
+ * see what it returns (tool-result offload swaps an oversized answer for its envelope here).
+ */
+export type AnswerFilter = (answer: { text: string; error: boolean }, call: ToolExecution, ctx: ToolContext) => Promise<{ text: string; error: boolean }>;
+
+/** Runs one call (through the filter, when there is one). */
+async function answerOf(call: PendingCall, ctx: ToolContext, filter?: AnswerFilter): Promise<{ text: string; error: boolean }> {
+  const answer = await runOne(call, ctx);
+  return filter ? filter(answer, call.execution, ctx) : answer;
+}
+
 /** Runs one call: validates its arguments against the tool's schema, then executes it. */
 async function runOne(call: PendingCall, ctx: ToolContext): Promise<{ text: string; error: boolean }> {
   if (call.answer) return call.answer;
@@ -54,7 +66,7 @@ async function runOne(call: PendingCall, ctx: ToolContext): Promise<{ text: stri
  */
 export async function* runTools(
   calls: PendingCall[],
-  opts: { parallel: boolean; ctx: ToolContext; base: () => Omit<Extract<RunEvent, { event: "ToolCallStarted" }>, "event" | "tool"> },
+  opts: { parallel: boolean; ctx: ToolContext; base: () => Omit<Extract<RunEvent, { event: "ToolCallStarted" }>, "event" | "tool">; filter?: AnswerFilter },
 ): AsyncGenerator<RunEvent, Message[]> {
   const finish = (call: PendingCall, outcome: { text: string; error: boolean }, started: number) => {
     call.execution.result = outcome.text;
@@ -69,14 +81,14 @@ export async function* runTools(
   if (opts.parallel) {
     for (const call of calls) yield { event: "ToolCallStarted", ...opts.base(), tool: call.execution };
     const started = performance.now();
-    const outcomes = await Promise.all(calls.map((c) => runOne(c, opts.ctx)));
+    const outcomes = await Promise.all(calls.map((c) => answerOf(c, opts.ctx, opts.filter)));
     calls.forEach((c, i) => finish(c, outcomes[i]!, started));
     for (const call of calls) yield completed(call);
   } else {
     for (const call of calls) {
       yield { event: "ToolCallStarted", ...opts.base(), tool: call.execution };
       const started = performance.now();
-      finish(call, await runOne(call, opts.ctx), started);
+      finish(call, await answerOf(call, opts.ctx, opts.filter), started);
       yield completed(call);
     }
   }

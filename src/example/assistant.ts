@@ -36,8 +36,11 @@ const saveNote = tool({
   },
 });
 
-/** The example agent `npm run dev` serves: a model from the environment and three small tools. */
-export function exampleAssistant(model: Model): Agent {
+/**
+ * The example agent `npm run dev` serves: a model from the environment and three small tools;
+ * with `offloadToolResults`, tool results over 16,000 characters go to the runtime's bucket.
+ */
+export function exampleAssistant(model: Model, opts: { offloadToolResults?: boolean } = {}): Agent {
   return new Agent({
     id: "assistant",
     name: "Assistant",
@@ -46,5 +49,6 @@ export function exampleAssistant(model: Model): Agent {
     instructions: ["Answer briefly.", "Use the tools for the time and for randomness; never guess them.", "Save a note when the user asks you to remember something."],
     tools: [currentTime, rollDice, saveNote],
     addHistoryToContext: true,
+    offloadToolResults: opts.offloadToolResults ?? false,
   });
 }

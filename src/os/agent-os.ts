@@ -12,6 +12,10 @@ import { sessionRoutes } from "./routes/sessions.js";
 import { docsRoutes } from "./routes/docs.js";
 import { websocketRoutes } from "./routes/websocket.js";
 import { queueRoutes } from "./routes/queue.js";
+import { scheduleRoutes } from "./routes/schedules.js";
+import { mediaRoutes } from "./routes/media.js";
+import type { MediaStorage } from "../offload/media-storage.js";
+import type { ObjectStorage } from "../offload/object-storage.js";
 import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
 
@@ -35,6 +39,13 @@ export interface AgentOSOptions {
   queue?: QueueConfig;
   /** the host's WebSocket upgrade (Hono's helper); `GET /ws` answers 503 without one */
   websocket?: UpgradeWebSocket;
+  /**
+   * where run media go (R2, S3, a directory): given to every agent without its own, and read
+   * by `GET /sessions/{session_id}/media/{storage_key}`
+   */
+  mediaStorage?: MediaStorage;
+  /** where agents with `offloadToolResults` write large tool results, unless their ResultStore names its own */
+  resultStorage?: ObjectStorage;
 }
 
 /**
@@ -66,7 +77,10 @@ export class AgentOS {
       }),
     );
     app.use(authMiddleware(opts.auth ?? { mode: "unconfigured" }));
-    const agents = opts.agents ?? [];
+    const mediaStorage = opts.mediaStorage;
+    const agents = (opts.agents ?? [])
+      .map((a) => (mediaStorage && !a.mediaStorage ? a.withMediaStorage(mediaStorage) : a))
+      .map((a) => (opts.resultStorage && !a.resultStorage ? a.withOffloadStorage(opts.resultStorage) : a));
     this.agents = agents;
     const ids = new Set<string>();
     for (const agent of agents) {
@@ -85,6 +99,8 @@ export class AgentOS {
     app.route("/", websocketRoutes(agents, opts.websocket));
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
+    app.route("/", scheduleRoutes(agents, opts.queue));
+    app.route("/", mediaRoutes([...new Set([mediaStorage, ...agents.map((a) => a.mediaStorage)])].filter((s): s is MediaStorage => s !== undefined)));
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;
   }

@@ -42,9 +42,10 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     expect(of("agno_tool_results")).toContain("expires_at");
     const versions = await t.query<{ table_name: string; version: string }>(`SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`);
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_jobs=3.0.0", "agno_memories=3.0.0", "agno_run_events=3.0.0", "agno_runs=3.0.0", "agno_schema_versions=3.0.0", "agno_sessions=3.0.0", "agno_tool_results=3.0.0",
+      "agno_jobs=3.0.1", "agno_memories=3.0.1", "agno_run_events=3.0.1", "agno_runs=3.0.1", "agno_schedule_runs=3.0.1", "agno_schedules=3.0.1",
+      "agno_schema_versions=3.0.1", "agno_sessions=3.0.1", "agno_tool_results=3.0.1",
     ]);
-    expect(await t.db.schemaVersion()).toBe("3.0.0");
+    expect(await t.db.schemaVersion()).toBe("3.0.1");
   });
 
   it("stores each run as one row and joins them back into the session in order", async () => {
@@ -226,7 +227,7 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`,
         [custom.schema],
       );
-      expect(tables.map((r) => r.table_name)).toEqual(["agno_jobs", "agno_memories", "agno_run_events", "agno_schema_versions", "agno_tool_results", "team_runs", "team_sessions"]);
+      expect(tables.map((r) => r.table_name)).toEqual(["agno_jobs", "agno_memories", "agno_run_events", "agno_schedule_runs", "agno_schedules", "agno_schema_versions", "agno_tool_results", "team_runs", "team_sessions"]);
     } finally {
       await custom.close();
     }

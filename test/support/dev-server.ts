@@ -10,11 +10,11 @@ export interface DevServer {
   stop(): Promise<number | null>;
 }
 
-/** Runs `npm run dev`'s script as a user does, in a process group of its own, and waits for /info. */
-export async function startDev(env: Record<string, string>): Promise<DevServer> {
+/** Runs `npm run dev`'s script as a user does (`args` go to wrangler dev), in a process group of its own, and waits for /info. */
+export async function startDev(env: Record<string, string>, args: string[] = []): Promise<DevServer> {
   const port = await freePort();
   let out = "";
-  const child: ChildProcess = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts"], {
+  const child: ChildProcess = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts", ...args], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],

@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres } from "../../scripts/local/pglite-server.js";
 import { startWsProxy } from "../../scripts/local/ws-proxy.js";
 import { startModelServer } from "./model-server.js";
+import { startS3Server } from "./s3-server.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -13,6 +14,8 @@ declare module "vitest" {
     wsProxy: string;
     /** `http://127.0.0.1:<port>` of the scripted model server (see model-script.ts) */
     modelServerUrl: string;
+    /** `http://127.0.0.1:<port>` of the S3 API server (s3-server.ts; bucket and keys in s3-target.ts) */
+    s3Url: string;
   }
 }
 
@@ -33,11 +36,14 @@ export default async function setup(project: TestProject) {
   }
   const proxy = await startWsProxy({ allow });
   const models = await startModelServer();
+  const s3 = await startS3Server();
   project.provide("pgliteUrl", pglite.url);
   project.provide("realPgUrl", realPgUrl);
   project.provide("wsProxy", proxy.address);
   project.provide("modelServerUrl", models.url);
+  project.provide("s3Url", s3.url);
   return async () => {
+    await s3.stop();
     await models.stop();
     await proxy.stop();
     await pglite.stop();

@@ -99,9 +99,11 @@ describe("agent routes of the Worker", () => {
     expect(res).toMatchObject({ status: 200, body: { status: "COMPLETED" } });
     expect(res.body.input).toMatchObject({
       input_content: "What are these?",
-      images: [{ mime_type: "image/png", content: btoa(String.fromCharCode(...png)) }],
-      files: [{ mime_type: "application/pdf", filename: "note.pdf" }],
+      // The Worker's R2 bucket holds the bytes; the run keeps references.
+      images: [{ mime_type: "image/png", media_reference: expect.objectContaining({ storage_backend: "r2", size: png.length }) }],
+      files: [{ mime_type: "application/pdf", media_reference: expect.objectContaining({ filename: "note.pdf" }) }],
     });
+    expect(JSON.stringify(res.body.input)).not.toContain(btoa(String.fromCharCode(...png)));
     const parts = ((await script.requests())[0]!.body.messages as Array<{ content: unknown }>).at(-1)!.content as Array<Record<string, unknown>>;
     expect(parts.map((p) => p.type)).toEqual(["text", "image_url", "file"]);
 

@@ -11,14 +11,11 @@
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env as workerEnv } from "cloudflare:workers";
-import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import type { Env } from "../../src/index.js";
 import worker from "../../src/index.js";
 import { scriptModel, type Turn } from "../support/model-script.js";
-import { envFor, send } from "./worker-client.js";
+import { envFor, isolatedJwt, send } from "./worker-client.js";
 
-const AUD = "agno-iso";
-const ISS = "https://issuer.iso.test";
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `iso-a-${tag}`;
 const B = `iso-b-${tag}`;
@@ -56,12 +53,6 @@ const seed: Seed = {
 
 let E: Partial<Env>;
 const who: Record<Who, Headers> = { A: {}, B: {}, admin: {} };
-let privateKey: CryptoKey;
-
-async function token(sub: string, scopes: string[]): Promise<string> {
-  const now = Math.floor(Date.now() / 1000);
-  return new SignJWT({ sub, aud: AUD, iss: ISS, iat: now, exp: now + 3600, scopes }).setProtectedHeader({ alg: "RS256", kid: "iso-rsa" }).sign(privateKey);
-}
 
 interface Answer {
   status: number;
@@ -154,24 +145,19 @@ function expectNotFound(res: Answer, label: string) {
 }
 
 beforeAll(async () => {
-  const rsa = await generateKeyPair("RS256", { extractable: true });
-  privateKey = rsa.privateKey;
+  const jwt = await isolatedJwt("iso");
   // Plenty of plain answers: every run the seed makes, plus any a broken route might let through.
   const turns: Turn[] = Array.from({ length: 200 }, (_, i) => ({ text: `answer ${i}` }));
   const script = await scriptModel(workerEnv.MODEL_SERVER_URL, turns);
   E = {
-    OS_SECURITY_KEY: undefined,
-    JWT_VERIFICATION_KEYS: JSON.stringify([{ pem: await exportSPKI(rsa.publicKey), kid: "iso-rsa" }]),
-    JWT_AUDIENCE: AUD,
-    JWT_ISSUER: ISS,
-    AGNO_USER_ISOLATION: "true",
+    ...jwt.env,
     MODEL: "openai:gpt-test",
     OPENAI_BASE_URL: script.baseURL,
     OPENAI_API_KEY: "sk-test",
   };
-  who.A = { authorization: `Bearer ${await token(A, USER_SCOPES)}` };
-  who.B = { authorization: `Bearer ${await token(B, USER_SCOPES)}` };
-  who.admin = { authorization: `Bearer ${await token(ADMIN, ["agent_os:admin"])}` };
+  who.A = await jwt.bearer(A, USER_SCOPES);
+  who.B = await jwt.bearer(B, USER_SCOPES);
+  who.admin = await jwt.bearer(ADMIN, ["agent_os:admin"]);
 
   await seedA();
   await seedB();

@@ -62,7 +62,8 @@ describe("durable background runs (background=true)", () => {
     const accepted = await call("/agents/assistant/runs", { method: "POST", body: multipart });
     expect(accepted.status).toBe(202);
     const run = await until(() => runOf(accepted.body.run_id), (r) => r.status === "COMPLETED", "the queued run");
-    expect(run.input.images).toEqual([expect.objectContaining({ mime_type: "image/png", content: btoa(String.fromCharCode(...png)) })]);
+    expect(run.input.images).toEqual([expect.objectContaining({ mime_type: "image/png", media_reference: expect.objectContaining({ storage_backend: "r2", size: png.length }) })]);
+    expect(run.input.images[0].content).toBeUndefined();
     const parts = ((await script.requests())[0]!.body.messages as Array<{ content: unknown }>).at(-1)!.content as Array<{ type: string }>;
     expect(parts.map((p) => p.type)).toEqual(["text", "image_url"]);
   });

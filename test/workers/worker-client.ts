@@ -1,6 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Pool } from "@neondatabase/serverless";
+import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import worker, { type Env } from "../../src/index.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
@@ -86,4 +87,27 @@ export const form = (fields: Record<string, string>) => ({
 export async function modelEnv(turns: Turn[]) {
   const script = await scriptModel(env.MODEL_SERVER_URL, turns);
   return { script, env: { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-test" } as Partial<Env> };
+}
+
+/**
+ * A JWT deployment with per-user isolation, as a test's env overrides, and a bearer header
+ * minter for it: an RS256 key pair made here, audience and issuer named after `name`.
+ */
+export async function isolatedJwt(name: string) {
+  const rsa = await generateKeyPair("RS256", { extractable: true });
+  const aud = `agno-${name}`;
+  const iss = `https://issuer.${name}.test`;
+  const env: Partial<Env> = {
+    OS_SECURITY_KEY: undefined,
+    JWT_VERIFICATION_KEYS: JSON.stringify([{ pem: await exportSPKI(rsa.publicKey), kid: name }]),
+    JWT_AUDIENCE: aud,
+    JWT_ISSUER: iss,
+    AGNO_USER_ISOLATION: "true",
+  };
+  const bearer = async (sub: string, scopes: string[]) => {
+    const now = Math.floor(Date.now() / 1000);
+    const jwt = await new SignJWT({ sub, aud, iss, iat: now, exp: now + 3600, scopes }).setProtectedHeader({ alg: "RS256", kid: name }).sign(rsa.privateKey);
+    return { authorization: `Bearer ${jwt}` };
+  };
+  return { env, bearer };
 }

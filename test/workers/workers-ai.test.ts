@@ -35,7 +35,11 @@ describe("Workers AI through its binding", () => {
     expect(res.body.metrics).toMatchObject({ input_tokens: 80, output_tokens: 13 });
     expect(res.body.tools[0]).toMatchObject({ tool_name: "roll_dice", tool_args: { count: 1, sides: 20 } });
     expect(ai.calls[0]!.model).toBe("@cf/meta/llama-3.3-70b-instruct-fp8-fast");
-    expect((ai.calls[0]!.inputs.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(["get_current_time", "roll_dice", "save_note"]);
+    expect((ai.calls[0]!.inputs.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual([
+      "get_current_time", "roll_dice", "save_note",
+      // The Worker binds an R2 bucket, so the example agent offloads large results and can read them back.
+      "read_result", "search_result",
+    ]);
     const second = ai.calls[1]!.inputs.messages as Array<{ role: string; tool_call_id?: string }>;
     expect(second.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_0" });
   });

@@ -6,6 +6,8 @@ export interface TableNames {
   toolResults: string;
   memories: string;
   runEvents: string;
+  schedules: string;
+  scheduleRuns: string;
   versions: string;
 }
 
@@ -16,6 +18,8 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   toolResults: "agno_tool_results",
   memories: "agno_memories",
   runEvents: "agno_run_events",
+  schedules: "agno_schedules",
+  scheduleRuns: "agno_schedule_runs",
   versions: "agno_schema_versions",
 };
 

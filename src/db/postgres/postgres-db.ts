@@ -4,15 +4,17 @@ import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
 import { ConflictError, MigrationRequiredError, NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
 import { resolvePage, sortOrderOf } from "../pagination.js";
-import type { Db, MigrateOptions, MigrationResult, StoredRunEvent, UpsertRunOptions } from "../port.js";
+import type { Db, MigrateOptions, MigrationResult, StoredRunEvent, ToolResultRecord, UpsertRunOptions } from "../port.js";
 import { NON_HISTORY_STATUSES, runTypeOf, Session } from "../session.js";
 import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
 import { legacyRunRow, mergeRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
 import { RunEventTable } from "./run-events.js";
+import { ToolResultTable } from "./tool-results.js";
 import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
+import { PostgresScheduleStore } from "./schedules.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
 import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
@@ -60,6 +62,7 @@ export class PostgresDb implements Db {
   private inspection: Promise<Inspection> | undefined;
   private readonly memoryTable: MemoryTable;
   private readonly runEvents: RunEventTable;
+  private readonly toolResults: ToolResultTable;
   private readonly jobTable: JobTable;
   private jobStore: PostgresJobStore | undefined;
 
@@ -72,6 +75,7 @@ export class PostgresDb implements Db {
     this.exec = execOn(this.orm);
     this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
     this.runEvents = new RunEventTable(this.exec, sql.raw(qualified(this.schema, this.names.runEvents)));
+    this.toolResults = new ToolResultTable(this.exec, sql.raw(qualified(this.schema, this.names.toolResults)));
     this.jobTable = new JobTable(this.exec, sql.raw(qualified(this.schema, this.names.jobs)));
     this.cacheKey = opts.cacheKey && `${opts.cacheKey}|${this.schema}|${Object.values(this.names).join(",")}`;
   }
@@ -328,10 +332,6 @@ export class PostgresDb implements Db {
   async upsertRun(input: RunRecord, opts: UpsertRunOptions = {}): Promise<RunRow> {
     const run = validateRun(input);
     await this.inspect();
-    return this.transaction((tx) => this.writeRun(tx, run, opts.expectStatus));
-  }
-
-  /**
     // A run that moves from an expected status is nearly always there already (a running run
     // saving its progress, a cancel): one statement, no transaction. Anything else, and any miss,
     // takes the full path, which also names what was wrong.
@@ -339,9 +339,9 @@ export class PostgresDb implements Db {
       const row = await this.updateRun(run, opts.expectStatus);
       if (row) return row;
     }
-   * One run, one row. The session row is locked first (its `updated_at` bump takes the lock),
-   * so two writers of one session serialise and each new run gets its own next run_index;
-   * the insert is a separate statement so it sees the other writer's committed row.
+    return this.transaction((tx) => this.writeRun(tx, run, opts.expectStatus));
+  }
+
   /**
    * Updates an existing run of this session, in one of the `expectStatus` states, whose session
    * holds the run's user. The session row is bumped (and so locked) before the run row, the
@@ -362,6 +362,10 @@ export class PostgresDb implements Db {
     return row ? toRunRow(row) : null;
   }
 
+  /**
+   * One run, one row. The session row is locked first (its `updated_at` bump takes the lock),
+   * so two writers of one session serialise and each new run gets its own next run_index;
+   * the insert is a separate statement so it sees the other writer's committed row.
    */
   private async writeRun(exec: Exec, run: RunRecord, expectStatus?: string[]): Promise<RunRow> {
     const ts = now();
@@ -553,6 +557,22 @@ export class PostgresDb implements Db {
     }));
   }
 
+  // -- schedules ---------------------------------------------------------------------------
+
+  private scheduleStore: PostgresScheduleStore | undefined;
+
+  /** Cron schedules (SPEC SC1-SC2) in this database, and the statements of the cron tick that runs them. */
+  get schedules(): PostgresScheduleStore {
+    return (this.scheduleStore ??= new PostgresScheduleStore({
+      exec: this.exec,
+      ready: () => this.inspect().then(() => undefined),
+      schedules: sql.raw(qualified(this.schema, this.names.schedules)),
+      scheduleRuns: sql.raw(qualified(this.schema, this.names.scheduleRuns)),
+      jobs: sql.raw(qualified(this.schema, this.names.jobs)),
+      runs: this.runsTable,
+    }));
+  }
+
   // -- run event logs ----------------------------------------------------------------------
 
   async appendRunEvents(runId: string, firstIndex: number, events: object[]): Promise<void> {
@@ -573,6 +593,28 @@ export class PostgresDb implements Db {
   async pruneRunEvents(createdBefore: number): Promise<number> {
     await this.inspect();
     return this.runEvents.prune(createdBefore);
+  }
+
+  // -- offloaded tool results -------------------------------------------------------------
+
+  async insertToolResult(row: ToolResultRecord): Promise<void> {
+    await this.inspect();
+    return this.toolResults.insert(row);
+  }
+
+  async getToolResult(resultId: string, scope: { sessionId: string | null; userId: string | null }): Promise<ToolResultRecord | null> {
+    await this.inspect();
+    return this.toolResults.get(resultId, scope);
+  }
+
+  async listExpiredToolResults(now: number, opts: { namespace: string; limit?: number }): Promise<ToolResultRecord[]> {
+    await this.inspect();
+    return this.toolResults.expired(now, opts.namespace, opts.limit);
+  }
+
+  async deleteToolResults(resultIds: string[]): Promise<number> {
+    await this.inspect();
+    return this.toolResults.delete(resultIds);
   }
 
   // -- user memories -----------------------------------------------------------------------

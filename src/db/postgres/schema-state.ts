@@ -42,12 +42,16 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     tool_results: qualified(schema, names.toolResults),
     memories: qualified(schema, names.memories),
     run_events: qualified(schema, names.runEvents),
+    schedules: qualified(schema, names.schedules),
+    schedule_runs: qualified(schema, names.scheduleRuns),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
     tool_results_idx: `idx_${names.toolResults}`,
     memories_idx: `idx_${names.memories}`,
     run_events_idx: `idx_${names.runEvents}`,
+    schedules_idx: `idx_${names.schedules}`,
+    schedule_runs_idx: `idx_${names.scheduleRuns}`,
   };
   return MIGRATIONS.flatMap((m) => m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)));
 }
@@ -111,7 +115,7 @@ export async function ensureSchema(
     const sessionsVersion = stamped.get(names.sessions) ?? null;
     const legacyPending =
       hasLegacyRunsColumn && (sessionsVersion === null || compareVersions(sessionsVersion, CURRENT_SCHEMA_VERSION) < 0);
-    const toStamp = [names.runs, names.jobs, names.toolResults, names.memories, names.runEvents, names.versions];
+    const toStamp = [names.runs, names.jobs, names.toolResults, names.memories, names.runEvents, names.schedules, names.scheduleRuns, names.versions];
     if (!legacyPending) toStamp.push(names.sessions);
     await stampVersions(tx, schema, names, toStamp, CURRENT_SCHEMA_VERSION);
     return {
@@ -128,7 +132,7 @@ async function isCurrent(exec: Exec, schema: string, names: TableNames): Promise
   if (!columns.has(names.versions) || !columns.has(names.runs) || !columns.has(names.sessions)) return null;
   const stamped = await readVersions(exec, schema, names);
   // A table added since a database was stamped has no stamp yet: that sends it through the DDL.
-  const all = [names.sessions, names.runs, names.jobs, names.toolResults, names.memories, names.runEvents, names.versions];
+  const all = [names.sessions, names.runs, names.jobs, names.toolResults, names.memories, names.runEvents, names.schedules, names.scheduleRuns, names.versions];
   if (!all.every((t) => stamped.get(t) === CURRENT_SCHEMA_VERSION)) return null;
   requireColumns(names.runs, columns.get(names.runs), REQUIRED_COLUMNS.runs);
   return { hasLegacyRunsColumn: columns.get(names.sessions)!.has(LEGACY_RUNS_COLUMN) };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
+import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from "../../../migrations/index.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
 
@@ -26,12 +26,17 @@ const migrateOne = defineRoute({
   request: { ...migrateRequest, params: z.object({ db_id: idSchema }) },
 });
 
+/**
+ * A database is always brought to the latest layout, which extends every earlier 3.x one; naming
+ * an earlier version (agno's clients ask for "3.0.0") is accepted and gets the latest.
+ */
 function targetVersion(query: { target_version?: string }, body: { target_version?: string }): string | undefined {
   const wanted = query.target_version ?? body.target_version;
-  if (wanted !== undefined && wanted !== CURRENT_SCHEMA_VERSION) {
-    throw new ValidationError(`target_version ${wanted} is not supported: this build migrates to ${CURRENT_SCHEMA_VERSION} only`, "target_version");
+  if (wanted === undefined) return undefined;
+  if (!MIGRATIONS.some((m) => m.version === wanted)) {
+    throw new ValidationError(`target_version ${wanted} is not supported: this build migrates to ${CURRENT_SCHEMA_VERSION}`, "target_version");
   }
-  return wanted;
+  return CURRENT_SCHEMA_VERSION;
 }
 
 const to = (version: string | undefined) => (version ? `to version ${version}` : "to latest version");

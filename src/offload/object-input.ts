@@ -1,0 +1,76 @@
+import { ValidationError } from "../errors.js";
+import type { GetOptions } from "./object-storage.js";
+
+/**
+ * Input checks every ObjectStorage backend shares, so a key or range that one backend refuses
+ * is refused by all of them, and nothing a caller passes can reach outside the bucket.
+ */
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+/** S3's limit for a key, in bytes; our keys are ASCII, so characters. */
+const MAX_KEY_LENGTH = 1024;
+const MAX_CONTENT_TYPE_LENGTH = 255;
+
+/**
+ * A key is `/`-separated segments of `[A-Za-z0-9._-]`, none of them `.` or `..`: no absolute
+ * paths, no empty segments, no NUL or backslash. That keeps keys safe as file paths and equal
+ * as S3 and R2 keys (no characters that clients encode differently).
+ */
+export function checkKey(key: string): string {
+  if (typeof key !== "string" || key.length === 0 || key.length > MAX_KEY_LENGTH) {
+    throw new ValidationError(`an object key must be 1 to ${MAX_KEY_LENGTH} characters`, "key");
+  }
+  for (const segment of key.split("/")) {
+    if (!SEGMENT.test(segment) || segment === "." || segment === "..") {
+      throw new ValidationError(
+        `object key ${JSON.stringify(key.slice(0, 100))} is not "/"-separated segments of [A-Za-z0-9._-] (no empty, "." or ".." segments)`,
+        "key",
+      );
+    }
+  }
+  return key;
+}
+
+/** Content types end up in HTTP headers (S3, R2, the media route): no control characters. */
+export function checkContentType(contentType: string): string {
+  if (contentType.length === 0 || contentType.length > MAX_CONTENT_TYPE_LENGTH || /[\u0000-\u001f\u007f]/.test(contentType)) {
+    throw new ValidationError(`a content type must be 1 to ${MAX_CONTENT_TYPE_LENGTH} printable characters`, "contentType");
+  }
+  return contentType;
+}
+
+/**
+ * The content type stored when the caller gives none, the same on every backend (S3 and R2
+ * would otherwise each pick their own default, or none).
+ */
+export function contentTypeFor(body: Uint8Array | string, given: string | undefined): string {
+  if (given !== undefined) return checkContentType(given);
+  return typeof body === "string" ? "text/plain; charset=utf-8" : "application/octet-stream";
+}
+
+export function bytesOf(body: Uint8Array | string): Uint8Array {
+  return typeof body === "string" ? new TextEncoder().encode(body) : body;
+}
+
+/** A checked byte range: `offset` and `length` (undefined: to the end), both whole numbers. */
+export function checkRange(range: GetOptions["range"]): { offset: number; length: number | undefined } | undefined {
+  if (range === undefined) return undefined;
+  const { offset = 0, length } = range;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new ValidationError("range offset must be a whole number >= 0", "offset");
+  if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) {
+    throw new ValidationError("range length must be a whole number >= 0", "length");
+  }
+  return { offset, length };
+}
+
+/** Where a checked range falls in an object of `size` bytes: `[start, end)`, clipped to the object. */
+export function clipRange(range: ReturnType<typeof checkRange>, size: number): { start: number; end: number } {
+  if (range === undefined) return { start: 0, end: size };
+  const start = Math.min(range.offset, size);
+  const end = range.length === undefined ? size : Math.min(size, start + range.length);
+  return { start, end };
+}
+
+export function emptyBody(): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}

@@ -1,0 +1,42 @@
+/**
+ * The port every offload backend implements: a bucket of immutable objects by key. Tool-result
+ * offload (ResultStore) and media storage (MediaStorage) are written against this, never against
+ * R2 or S3 directly, so the same code runs on Workers (R2 binding), against any S3 API, and on a
+ * local disk under Node.
+ */
+export interface StoredObjectInfo {
+  key: string;
+  /** bytes */
+  size: number;
+  contentType: string | null;
+}
+
+export interface StoredObject extends StoredObjectInfo {
+  /** the object's bytes, streamed; read it once */
+  body: ReadableStream<Uint8Array>;
+}
+
+export interface PutOptions {
+  contentType?: string;
+}
+
+export interface GetOptions {
+  /** a byte range: `offset` (default 0) and `length` (default: to the end) */
+  range?: { offset: number; length?: number };
+}
+
+export interface ObjectStorage {
+  /** which backend this is, as stored in references: "r2" | "s3" | "local" */
+  readonly backend: string;
+  /** the bucket (or directory) name, as stored in references */
+  readonly bucket: string;
+  put(key: string, body: Uint8Array | string, opts?: PutOptions): Promise<StoredObjectInfo>;
+  /** null when there is no such object */
+  get(key: string, opts?: GetOptions): Promise<StoredObject | null>;
+  /** null when there is no such object */
+  head(key: string): Promise<StoredObjectInfo | null>;
+  /** deleting an absent key is not an error */
+  delete(keys: string[]): Promise<void>;
+  /** a time-limited URL that reads the object without credentials, when the backend can make one */
+  presignedGetUrl?(key: string, expiresInSeconds: number): Promise<string>;
+}

@@ -1,0 +1,154 @@
+import type { Context } from "hono";
+import { z } from "zod";
+import type { Agent } from "../../agent/agent.js";
+import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
+import { ConflictError, ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
+import { triggerSchedule } from "../../scheduler/dispatch.js";
+import type { Page } from "../../db/types.js";
+import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
+import { runTarget, scheduleCreateSchema } from "../../scheduler/validate.js";
+import type { QueueConfig } from "../background.js";
+import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
+import type { OSEnv } from "../context.js";
+import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js";
+import { dbFor } from "./sessions.js";
+
+const tags: ["Schedules"] = ["Schedules"];
+const read = { resource: "schedules", action: "read", idParam: "schedule_id" };
+const write = { resource: "schedules", action: "write", idParam: "schedule_id" };
+const schedulePath = z.object({ schedule_id: idSchema });
+const runPath = z.object({ schedule_id: idSchema, run_id: idSchema });
+/** Admins (or callers without isolation) may name the user whose schedules they mean. */
+const userQuery = z.object({ user_id: idSchema.optional() });
+const pageQuery = userQuery.extend({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(100),
+  page: z.coerce.number().int().min(1).default(1),
+});
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
+const action = (verb: string, summary: string, extra = {}) =>
+  defineRoute({ method: "post", path: `/schedules/{schedule_id}/${verb}`, tags, summary, scope: write, request: { params: schedulePath, query: userQuery }, ...extra });
+
+const listSchedules = defineRoute({
+  method: "get",
+  path: "/schedules",
+  tags,
+  summary: "The caller's schedules, newest first (a page)",
+  scope: { resource: "schedules", action: "read" },
+  request: { query: pageQuery.extend({ enabled: z.enum(["true", "false"]).optional() }) },
+});
+const createSchedule = defineRoute({
+  method: "post",
+  path: "/schedules",
+  tags,
+  summary: "Create a schedule: a cron expression (5 fields, IANA timezone) that starts runs of an agent",
+  scope: { resource: "schedules", action: "write" },
+  request: { query: userQuery, body: jsonBody(scheduleCreateSchema) },
+  responses: { 201: { description: "Created" }, 409: { description: "The owner already has a schedule of this name" } },
+});
+const getSchedule = defineRoute({ method: "get", path: "/schedules/{schedule_id}", tags, summary: "One schedule", scope: read, request: { params: schedulePath, query: userQuery } });
+const updateSchedule = defineRoute({
+  method: "patch",
+  path: "/schedules/{schedule_id}",
+  tags,
+  summary: "Change a schedule (only name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries, retry_delay_seconds, enabled, next_run_at, disabled_reason)",
+  scope: write,
+  request: { params: schedulePath, query: userQuery, body: jsonBody(jsonObject) },
+});
+const deleteSchedule = defineRoute({
+  method: "delete",
+  path: "/schedules/{schedule_id}",
+  tags,
+  summary: "Delete a schedule and its run history (runs already queued still run)",
+  scope: { resource: "schedules", action: "delete", idParam: "schedule_id" },
+  request: { params: schedulePath, query: userQuery },
+  responses: { 204: { description: "Deleted" } },
+});
+const enable = action("enable", "Enable a schedule: next_run_at moves to its next occurrence, disabled_reason is cleared");
+const disable = action("disable", "Disable a schedule: no more occurrences until it is enabled");
+const trigger = action("trigger", "Run a schedule once now, as a background run with its retries and timeout", {
+  responses: { 200: { description: "The recorded attempt" }, 409: { description: "The schedule is disabled" } },
+});
+const listRuns = defineRoute({ method: "get", path: "/schedules/{schedule_id}/runs", tags, summary: "A schedule's attempts, newest first (a page)", scope: read, request: { params: schedulePath, query: pageQuery } });
+const getRun = defineRoute({ method: "get", path: "/schedules/{schedule_id}/runs/{run_id}", tags, summary: "One attempt of a schedule", scope: read, request: { params: runPath, query: userQuery } });
+
+/** A schedule over HTTP: its row without the cron tick's lock. */
+const view = ({ locked_by: _by, locked_at: _at, ...schedule }: Schedule) => schedule;
+const pageOf = <T, V>(p: Page<T>, fn: (x: T) => V) => ({ data: p.data.map(fn), meta: { page: p.page, limit: p.limit, total_pages: p.total_pages, total_count: p.total_count } });
+
+/**
+ * The target must be an agent this AgentOS serves, and, since its runs will start without the
+ * caller present, the caller must be allowed to run it now (as agno requires `agents:run`).
+ */
+function checkTarget(c: Context<OSEnv>, agents: Agent[], endpoint: string): void {
+  const { id } = runTarget(endpoint);
+  if (!agents.some((a) => a.id === id)) throw new ValidationError(`endpoint: agent ${id} is not served by this AgentOS`, "endpoint");
+  if (!hasScope(principalOf(c), "agents", "run", id)) throw new ForbiddenError(`scheduling runs of agent ${id} needs the scope agents:${id}:run`);
+}
+
+/** `/schedules/*` in agno's paths (SPEC SC1-SC2, U1): every call is scoped to the caller's user. */
+export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) {
+  const app = routeApp();
+  const store = (c: Context<OSEnv>) => dbFor(c).schedules;
+  const mine = (c: Context<OSEnv>, requested?: string) => ({ userId: effectiveUserId(c, requested) });
+  const found = async (c: Context<OSEnv>, id: string, requested?: string) => {
+    const schedule = await store(c).getSchedule(id, mine(c, requested));
+    if (!schedule) throw new NotFoundError(`schedule ${id} not found`);
+    return schedule;
+  };
+
+  handle(app, listSchedules, async (c) => {
+    const q = c.req.valid("query");
+    const enabled = q.enabled === undefined ? undefined : q.enabled === "true";
+    return c.json(pageOf(await store(c).listSchedules({ enabled, limit: q.limit, page: q.page }, readScope(c, q.user_id)), view));
+  });
+  handle(app, createSchedule, async (c) => {
+    const body = c.req.valid("json");
+    checkTarget(c, agents, body.endpoint);
+    const owner = effectiveUserId(c, c.req.valid("query").user_id) ?? principalOf(c).userId ?? null;
+    return c.json(view(await store(c).createSchedule(body, { userId: owner })), 201);
+  });
+  handle(app, getSchedule, async (c) => {
+    const { schedule_id } = c.req.valid("param");
+    const schedule = await store(c).getSchedule(schedule_id, readScope(c, c.req.valid("query").user_id));
+    if (!schedule) throw new NotFoundError(`schedule ${schedule_id} not found`);
+    return c.json(view(schedule));
+  });
+  handle(app, updateSchedule, async (c) => {
+    const { schedule_id } = c.req.valid("param");
+    const changes = c.req.valid("json");
+    const scope = mine(c, c.req.valid("query").user_id);
+    if (typeof changes.endpoint === "string") checkTarget(c, agents, changes.endpoint);
+    return c.json(view(await store(c).updateSchedule(schedule_id, changes, scope)));
+  });
+  handle(app, deleteSchedule, async (c) => {
+    await store(c).deleteSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id));
+    return c.body(null, 204);
+  });
+  handle(app, enable, async (c) => {
+    const { schedule_id } = c.req.valid("param");
+    const q = c.req.valid("query");
+    checkTarget(c, agents, (await found(c, schedule_id, q.user_id)).endpoint);
+    return c.json(view(await store(c).enableSchedule(schedule_id, mine(c, q.user_id))));
+  });
+  handle(app, disable, async (c) => c.json(view(await store(c).disableSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id)))));
+  handle(app, trigger, async (c) => {
+    const schedule = await found(c, c.req.valid("param").schedule_id, c.req.valid("query").user_id);
+    if (!schedule.enabled) throw new ConflictError(`schedule ${schedule.id} is disabled: enable it first`);
+    checkTarget(c, agents, schedule.endpoint);
+    const { jobs, queue: wake } = c.env;
+    if (!queue?.durable || !jobs) throw new NotConfiguredError("schedules run on the durable queue: new AgentOS({ queue: { durable: true } }) with a database");
+    const run = await triggerSchedule({ jobs, maxDepth: queue.maxDepth, schedules: store(c), wake: wake && (() => wake.wake()) }, schedule);
+    return c.json(run);
+  });
+  handle(app, listRuns, async (c) => {
+    const q = c.req.valid("query");
+    return c.json(pageOf(await store(c).listScheduleRuns(c.req.valid("param").schedule_id, { limit: q.limit, page: q.page }, readScope(c, q.user_id)), (run: ScheduleRun) => run));
+  });
+  handle(app, getRun, async (c) => {
+    const { schedule_id, run_id } = c.req.valid("param");
+    const run = await store(c).getScheduleRun(schedule_id, run_id, readScope(c, c.req.valid("query").user_id));
+    if (!run) throw new NotFoundError(`run ${run_id} of schedule ${schedule_id} not found`);
+    return c.json(run);
+  });
+  return app;
+}

@@ -1,0 +1,102 @@
+import { AgnoError } from "../errors.js";
+import type { JobStore } from "../queue/types.js";
+import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
+import { runPayloadOf, runTarget } from "./validate.js";
+
+/** What dispatching needs: the durable queue's storage and its depth limit. */
+export interface DispatchDeps {
+  jobs: Pick<JobStore, "enqueueRun">;
+  /** refuse (the attempt fails, and may retry) when this many jobs wait or run; default 10,000 */
+  maxDepth?: number;
+}
+
+export interface Attempt {
+  /** `schedule:<id>:<occurrence epoch>`, or `schedule:<id>:manual:<uuid>` for a trigger */
+  occurrenceKey: string;
+  attempt: number;
+  scheduledFor: number | null;
+  /** a retry continues its failed attempt's session */
+  sessionId?: string | null;
+  now: number;
+}
+
+/** The queue's idempotency key: the occurrence for the first attempt, one more suffix per retry. */
+export const jobKeyOf = (occurrenceKey: string, attempt: number) => (attempt === 1 ? occurrenceKey : `${occurrenceKey}#${attempt}`);
+
+/** When a failed attempt's retry falls due, or null when its schedule has none left. */
+export function retryAt(schedule: Schedule, attempt: number, now: number): number | null {
+  return schedule.enabled && attempt <= schedule.max_retries ? now + schedule.retry_delay_seconds : null;
+}
+
+/**
+ * Enqueues one attempt as a durable background run of the schedule's owner and describes it for
+ * `agno_schedule_runs`. The work itself runs in the queue, never here. The idempotency key makes
+ * a repeated dispatch (a duplicate tick, a tick that crashed before settling) return the first
+ * job. A dispatch that fails (a full queue, a stored payload that no longer validates) is an
+ * attempt that failed, recorded with its error, not an exception.
+ */
+export async function dispatchAttempt(deps: DispatchDeps, schedule: Schedule, a: Attempt): Promise<NewScheduleRun> {
+  const base = {
+    id: crypto.randomUUID(),
+    schedule_id: schedule.id,
+    attempt: a.attempt,
+    triggered_at: a.now,
+    user_id: schedule.user_id,
+    input: schedule.payload,
+    scheduled_for: a.scheduledFor,
+    occurrence_key: a.occurrenceKey,
+  };
+  try {
+    const target = runTarget(schedule.endpoint);
+    const fields = runPayloadOf(schedule.payload);
+    const { job } = await deps.jobs.enqueueRun({
+      component_type: target.type,
+      component_id: target.id,
+      session_id: fields.session_id ?? a.sessionId ?? crypto.randomUUID(),
+      user_id: schedule.user_id,
+      payload: {
+        run_id: crypto.randomUUID(),
+        message: fields.message,
+        // Nobody follows a scheduled run live: no event log (read it, or its attempt, instead).
+        stream: false,
+        ...(fields.session_state ? { session_state: fields.session_state } : {}),
+        ...(fields.dependencies ? { dependencies: fields.dependencies } : {}),
+        ...(fields.metadata ? { metadata: fields.metadata } : {}),
+      },
+      // Retries are the schedule's (max_retries, each recorded); the job itself runs once.
+      max_attempts: 1,
+      idempotency_key: jobKeyOf(a.occurrenceKey, a.attempt),
+      max_depth: deps.maxDepth ?? 10_000,
+      session_name: fields.message.slice(0, 100),
+    });
+    return { ...base, status: "running", status_code: 202, completed_at: null, run_id: job.payload.run_id, session_id: job.session_id, job_id: job.id, error: null, next_attempt_at: null };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      ...base,
+      status: "failed",
+      status_code: error instanceof AgnoError ? error.status : 500,
+      completed_at: a.now,
+      run_id: null,
+      session_id: a.sessionId ?? null,
+      job_id: null,
+      error: message,
+      next_attempt_at: retryAt(schedule, a.attempt, a.now),
+    };
+  }
+}
+
+/**
+ * `POST /schedules/{id}/trigger` and its SDK twin: one attempt now, outside the cron, with the
+ * schedule's retries and timeout. Answers the recorded attempt.
+ */
+export async function triggerSchedule(
+  deps: DispatchDeps & { schedules: Pick<ScheduleTicks, "recordScheduleRuns">; wake?: () => Promise<void> },
+  schedule: Schedule,
+): Promise<ScheduleRun> {
+  const now = Math.floor(Date.now() / 1000);
+  const run = await dispatchAttempt(deps, schedule, { occurrenceKey: `schedule:${schedule.id}:manual:${crypto.randomUUID()}`, attempt: 1, scheduledFor: null, now });
+  const [recorded] = await deps.schedules.recordScheduleRuns([run], now);
+  if (run.job_id) await deps.wake?.();
+  return recorded!;
+}
