@@ -57,6 +57,9 @@ export interface EnqueueRunInput {
   session_name: string;
 }
 
+/** One input's outcome in a batch: its job (`created: false` for a repeat of a key), or why not. */
+export type EnqueueOutcome = { job: JobRecord; created: boolean } | { error: Error };
+
 /** A claim: the jobs this worker now holds, each under a lease fenced by its attempt number. */
 export interface Lease {
   id: string;
@@ -81,6 +84,8 @@ export interface QueueStats {
 export interface JobStore {
   /** commits the job, the PENDING run and (if new) its session together, or nothing */
   enqueueRun(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }>;
+  /** many enqueues in one transaction, each succeeding or failing on its own, as `enqueueRun` would */
+  enqueueRuns(inputs: EnqueueRunInput[]): Promise<EnqueueOutcome[]>;
   /** leases up to `limit` due jobs (new, retrying, or whose lease expired); attempt += 1 */
   claimJobs(opts: { workerId: string; limit: number; leaseSeconds: number }): Promise<JobRecord[]>;
   /** extends a lease; false when it is no longer this worker's */

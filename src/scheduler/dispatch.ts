@@ -1,11 +1,11 @@
 import { AgnoError } from "../errors.js";
-import type { JobStore } from "../queue/types.js";
+import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
 import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
 import { runPayloadOf, runTarget } from "./validate.js";
 
 /** What dispatching needs: the durable queue's storage and its depth limit. */
 export interface DispatchDeps {
-  jobs: Pick<JobStore, "enqueueRun">;
+  jobs: Pick<JobStore, "enqueueRuns">;
   /** refuse (the attempt fails, and may retry) when this many jobs wait or run; default 10,000 */
   maxDepth?: number;
 }
@@ -29,13 +29,67 @@ export function retryAt(schedule: Schedule, attempt: number, now: number): numbe
 }
 
 /**
- * Enqueues one attempt as a durable background run of the schedule's owner and describes it for
+ * Enqueues attempts as durable background runs of their schedules' owners, all in one batch
+ * (one transaction of a few statements, however many), and describes each for
  * `agno_schedule_runs`. The work itself runs in the queue, never here. The idempotency key makes
  * a repeated dispatch (a duplicate tick, a tick that crashed before settling) return the first
  * job. A dispatch that fails (a full queue, a stored payload that no longer validates) is an
  * attempt that failed, recorded with its error, not an exception.
  */
+export async function dispatchAttempts(deps: DispatchDeps, items: Array<{ schedule: Schedule; a: Attempt }>): Promise<NewScheduleRun[]> {
+  const planned = items.map(({ schedule, a }): { input: EnqueueRunInput } | { error: Error } => {
+    try {
+      return { input: inputOf(deps, schedule, a) };
+    } catch (error) {
+      return { error: error instanceof Error ? error : new Error(String(error)) };
+    }
+  });
+  const inputs = planned.flatMap((p) => ("input" in p ? [p.input] : []));
+  let outcomes: EnqueueOutcome[];
+  try {
+    outcomes = await deps.jobs.enqueueRuns(inputs);
+  } catch (error) {
+    // The batch's transaction failed as a whole (the database went away): every attempt failed.
+    outcomes = inputs.map(() => ({ error: error instanceof Error ? error : new Error(String(error)) }));
+  }
+  let next = 0;
+  return items.map(({ schedule, a }, i) => {
+    const p = planned[i]!;
+    const outcome: EnqueueOutcome = "input" in p ? outcomes[next++]! : p;
+    return recordOf(schedule, a, outcome);
+  });
+}
+
 export async function dispatchAttempt(deps: DispatchDeps, schedule: Schedule, a: Attempt): Promise<NewScheduleRun> {
+  return (await dispatchAttempts(deps, [{ schedule, a }]))[0]!;
+}
+
+function inputOf(deps: DispatchDeps, schedule: Schedule, a: Attempt): EnqueueRunInput {
+  const target = runTarget(schedule.endpoint);
+  const fields = runPayloadOf(schedule.payload);
+  return {
+    component_type: target.type,
+    component_id: target.id,
+    session_id: fields.session_id ?? a.sessionId ?? crypto.randomUUID(),
+    user_id: schedule.user_id,
+    payload: {
+      run_id: crypto.randomUUID(),
+      message: fields.message,
+      // Nobody follows a scheduled run live: no event log (read it, or its attempt, instead).
+      stream: false,
+      ...(fields.session_state ? { session_state: fields.session_state } : {}),
+      ...(fields.dependencies ? { dependencies: fields.dependencies } : {}),
+      ...(fields.metadata ? { metadata: fields.metadata } : {}),
+    },
+    // Retries are the schedule's (max_retries, each recorded); the job itself runs once.
+    max_attempts: 1,
+    idempotency_key: jobKeyOf(a.occurrenceKey, a.attempt),
+    max_depth: deps.maxDepth ?? 10_000,
+    session_name: fields.message.slice(0, 100),
+  };
+}
+
+function recordOf(schedule: Schedule, a: Attempt, outcome: EnqueueOutcome): NewScheduleRun {
   const base = {
     id: crypto.randomUUID(),
     schedule_id: schedule.id,
@@ -46,44 +100,22 @@ export async function dispatchAttempt(deps: DispatchDeps, schedule: Schedule, a:
     scheduled_for: a.scheduledFor,
     occurrence_key: a.occurrenceKey,
   };
-  try {
-    const target = runTarget(schedule.endpoint);
-    const fields = runPayloadOf(schedule.payload);
-    const { job } = await deps.jobs.enqueueRun({
-      component_type: target.type,
-      component_id: target.id,
-      session_id: fields.session_id ?? a.sessionId ?? crypto.randomUUID(),
-      user_id: schedule.user_id,
-      payload: {
-        run_id: crypto.randomUUID(),
-        message: fields.message,
-        // Nobody follows a scheduled run live: no event log (read it, or its attempt, instead).
-        stream: false,
-        ...(fields.session_state ? { session_state: fields.session_state } : {}),
-        ...(fields.dependencies ? { dependencies: fields.dependencies } : {}),
-        ...(fields.metadata ? { metadata: fields.metadata } : {}),
-      },
-      // Retries are the schedule's (max_retries, each recorded); the job itself runs once.
-      max_attempts: 1,
-      idempotency_key: jobKeyOf(a.occurrenceKey, a.attempt),
-      max_depth: deps.maxDepth ?? 10_000,
-      session_name: fields.message.slice(0, 100),
-    });
+  if ("job" in outcome) {
+    const { job } = outcome;
     return { ...base, status: "running", status_code: 202, completed_at: null, run_id: job.payload.run_id, session_id: job.session_id, job_id: job.id, error: null, next_attempt_at: null };
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    return {
-      ...base,
-      status: "failed",
-      status_code: error instanceof AgnoError ? error.status : 500,
-      completed_at: a.now,
-      run_id: null,
-      session_id: a.sessionId ?? null,
-      job_id: null,
-      error: message,
-      next_attempt_at: retryAt(schedule, a.attempt, a.now),
-    };
   }
+  const { error } = outcome;
+  return {
+    ...base,
+    status: "failed",
+    status_code: error instanceof AgnoError ? error.status : 500,
+    completed_at: a.now,
+    run_id: null,
+    session_id: a.sessionId ?? null,
+    job_id: null,
+    error: error.message,
+    next_attempt_at: retryAt(schedule, a.attempt, a.now),
+  };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { ValidationError } from "../errors.js";
 import type { JobStore } from "../queue/types.js";
 import { nextOccurrence } from "./cron.js";
-import { dispatchAttempt, type DispatchDeps } from "./dispatch.js";
+import { dispatchAttempts, type DispatchDeps } from "./dispatch.js";
 import type { NewScheduleRun, Schedule, ScheduleAdvance, ScheduleTicks } from "./types.js";
 
 export interface SchedulerOptions {
@@ -11,8 +11,6 @@ export interface SchedulerOptions {
   maxDepth?: number;
   /** schedules claimed per statement (default 1,000) */
   batchSize?: number;
-  /** enqueues in flight at once (default 4: a Worker holds at most 6 connections open, and each lane holds one) */
-  concurrency?: number;
   /** how long a claim holds its schedules before a later tick may take them over (default 300 s) */
   lockSeconds?: number;
   /** the wall clock, epoch seconds (tests move it) */
@@ -34,20 +32,7 @@ export interface TickReport {
 /** The database side of a tick: schedules and the durable queue of the same database. */
 export interface SchedulerDb {
   schedules: ScheduleTicks;
-  jobs: Pick<JobStore, "enqueueRun" | "cancelJob">;
-}
-
-async function eachLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return out;
+  jobs: Pick<JobStore, "enqueueRuns" | "cancelJob">;
 }
 
 /** Where a claimed schedule goes after this occurrence; a cron that no longer computes disables it. */
@@ -69,10 +54,10 @@ function advanceOf(s: Schedule, dueBy: number): { advance: ScheduleAdvance; disp
  * One cron tick (SPEC SC1), for `scheduled()` with the controller's `scheduledTime` (ms):
  * settles attempts whose jobs ended, times out the overdue ones (cancelling their runs), sends
  * due retries, then claims every schedule due by `scheduledTime` and dispatches one occurrence
- * each to the durable queue. Each claim is one statement that locks the rows; the advance of
- * their next_run_at and the attempts' records are one more. The work runs in the queue, never
- * here. Round trips: 4 when nothing is due, else 2 per `batchSize` schedules plus one enqueue
- * transaction per occurrence.
+ * each to the durable queue. Each claim is one statement that locks the rows; their enqueues
+ * are one batch (a transaction of 4 to 6 statements); the advance of their next_run_at and the
+ * attempts' records are one more. The work runs in the queue, never here. Round trips: 4 when
+ * nothing is due, else about 8 per `batchSize` schedules.
  *
  * @example
  * async scheduled(controller, env) { await runDueSchedules(db, { wake: () => queue.wake() }, controller.scheduledTime) }
@@ -80,7 +65,6 @@ function advanceOf(s: Schedule, dueBy: number): { advance: ScheduleAdvance; disp
 export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, scheduledTime: number): Promise<TickReport> {
   const clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
   const batchSize = opts.batchSize ?? 1000;
-  const lanes = opts.concurrency ?? 4;
   const deps: DispatchDeps = { jobs: db.jobs, maxDepth: opts.maxDepth };
   const workerId = `cron:${crypto.randomUUID().slice(0, 8)}`;
   const dueBy = Math.floor(scheduledTime / 1000);
@@ -97,8 +81,12 @@ export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, s
   const retries = await db.schedules.dueScheduleRetries(clock(), batchSize);
   if (retries.length > 0) {
     const now = clock();
-    const runs = await eachLimited(retries, lanes, ({ parent, schedule }) =>
-      dispatchAttempt(deps, schedule, { occurrenceKey: parent.occurrence_key, attempt: parent.attempt + 1, scheduledFor: parent.scheduled_for, sessionId: parent.session_id, now }),
+    const runs = await dispatchAttempts(
+      deps,
+      retries.map(({ parent, schedule }) => ({
+        schedule,
+        a: { occurrenceKey: parent.occurrence_key, attempt: parent.attempt + 1, scheduledFor: parent.scheduled_for, sessionId: parent.session_id, now },
+      })),
     );
     await db.schedules.recordScheduleRuns(runs, now, retries.map((r) => r.parent.id));
     report.retried = runs.length;
@@ -111,10 +99,9 @@ export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, s
     if (claimed.length === 0) break;
     report.claimed += claimed.length;
     const plans = claimed.map((s) => ({ s, ...advanceOf(s, dueBy) }));
-    const runs = await eachLimited(
-      plans.filter((p) => p.dispatch),
-      lanes,
-      ({ s }) => dispatchAttempt(deps, s, { occurrenceKey: `schedule:${s.id}:${s.next_run_at}`, attempt: 1, scheduledFor: s.next_run_at, now }),
+    const runs = await dispatchAttempts(
+      deps,
+      plans.filter((p) => p.dispatch).map(({ s }) => ({ schedule: s, a: { occurrenceKey: `schedule:${s.id}:${s.next_run_at}`, attempt: 1, scheduledFor: s.next_run_at, now } })),
     );
     const settled = await db.schedules.settleClaims(workerId, plans.map((p) => p.advance), runs, clock());
     report.advanced += settled.advanced;

@@ -72,6 +72,36 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
     await expect(t.db.jobs.enqueueRun(input({ session_id: "js-shared" }))).rejects.toThrow(NotFoundError);
   });
 
+  it("enqueues a batch in one transaction, each input on its own: repeats, another owner's session, a bad id, a full queue", async () => {
+    await t.db.jobs.enqueueRun(input({ session_id: "jb-theirs", user_id: "u2", payload: { run_id: "jb-theirs-r", message: "m" } }));
+    const first = await t.db.jobs.enqueueRun(input({ idempotency_key: "jb-key", request_hash: "h", session_id: "jb-k", payload: { run_id: "jb-k-r", message: "m" } }));
+    const batch = [
+      input({ session_id: "jb-shared-s", payload: { run_id: "jb-1", message: "m" } }),
+      input({ session_id: "jb-shared-s", payload: { run_id: "jb-2", message: "m" } }),
+      input({ idempotency_key: "jb-key", request_hash: "h", session_id: "jb-repeat-s", payload: { run_id: "jb-3", message: "m" } }),
+      input({ idempotency_key: "jb-key", request_hash: "other", session_id: "jb-other-s", payload: { run_id: "jb-4", message: "m" } }),
+      input({ session_id: "jb-theirs", payload: { run_id: "jb-5", message: "m" } }),
+      input({ session_id: "x".repeat(300), payload: { run_id: "jb-6", message: "m" } }),
+      input({ idempotency_key: "jb-twice", request_hash: "t", session_id: "jb-twice-a", payload: { run_id: "jb-7", message: "m" } }),
+      input({ idempotency_key: "jb-twice", request_hash: "t", session_id: "jb-twice-b", payload: { run_id: "jb-8", message: "m" } }),
+    ];
+    const out = await t.db.jobs.enqueueRuns(batch);
+    const kind = out.map((o) => ("error" in o ? o.error.constructor.name : o.created ? "created" : "repeat"));
+    expect(kind).toEqual(["created", "created", "repeat", "ValidationError", "NotFoundError", "ValidationError", "created", "repeat"]);
+    expect((out[2] as { job: JobRecord }).job.id).toBe(first.job.id);
+    expect((out[7] as { job: JobRecord }).job.id).toBe((out[6] as { job: JobRecord }).job.id);
+    // Two runs into one new session: distinct run_index; nothing stays behind for the refused inputs.
+    expect((await t.db.getRuns({ sessionId: "jb-shared-s", limit: 10 })).data.map((r) => r.run_index).sort()).toEqual([0, 1]);
+    for (const gone of ["jb-repeat-s", "jb-other-s", "jb-twice-b"]) expect(await t.db.getSession(gone)).toBeNull();
+    for (const gone of ["jb-3", "jb-4", "jb-5", "jb-8"]) expect(await t.db.getRun(gone)).toBeNull();
+    expect((await t.db.getSession("jb-theirs"))!.record.user_id).toBe("u2");
+    // A batch bigger than what the queue still takes: the first ones fit, the rest are refused and leave nothing.
+    const depth = (await t.db.jobs.queueStats()).pending + (await t.db.jobs.queueStats()).running;
+    const full = await t.db.jobs.enqueueRuns(Array.from({ length: 5 }, (_, i) => input({ session_id: `jb-full-${i}`, payload: { run_id: `jb-full-r-${i}`, message: "m" }, max_depth: depth + 2 })));
+    expect(full.map((o) => ("error" in o ? o.error.constructor.name : "created"))).toEqual(["created", "created", "QueueFullError", "QueueFullError", "QueueFullError"]);
+    expect(await t.db.getSession("jb-full-4")).toBeNull();
+  });
+
   it("leases with fencing: a lapsed lease is claimed again and the stale worker can neither finish nor retry", async () => {
     const { job } = await t.db.jobs.enqueueRun(input());
     const claimedByA = (await t.db.jobs.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;

@@ -1,7 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
+import type { EnqueueOutcome, EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
 import { validateId } from "../validate.js";
 import { enqueueRun } from "./enqueue.js";
+import { enqueueRuns } from "./enqueue-batch.js";
 import type { JobTable } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
 
@@ -32,6 +33,25 @@ export class PostgresJobStore implements JobStore {
     await this.d.ready();
     const legacy = await this.d.legacyPending();
     return enqueueRun(this.d.transaction, input, { jobs: this.d.table, sessions: this.d.sessions, runs: this.d.runs, legacy });
+  }
+
+  async enqueueRuns(inputs: EnqueueRunInput[]): Promise<EnqueueOutcome[]> {
+    const valid: EnqueueRunInput[] = [];
+    const checked = inputs.map((input): EnqueueOutcome | number => {
+      try {
+        validateId(input.component_id, "component_id");
+        validateId(input.session_id, "session_id");
+        validateId(input.payload.run_id, "run_id");
+        if (input.user_id !== null) validateId(input.user_id, "user_id");
+        return valid.push(input) - 1;
+      } catch (error) {
+        return { error: error instanceof Error ? error : new Error(String(error)) };
+      }
+    });
+    await this.d.ready();
+    const legacy = await this.d.legacyPending();
+    const done = await enqueueRuns(this.d.transaction, valid, { jobs: this.d.table, sessions: this.d.sessions, runs: this.d.runs, legacy });
+    return checked.map((c) => (typeof c === "number" ? done[c]! : c));
   }
 
   async claimJobs(opts: { workerId: string; limit: number; leaseSeconds: number }): Promise<JobRecord[]> {
