@@ -40,8 +40,8 @@ const RATES = () => env("BENCH_QUEUE_RATES", "10,25,50,100,200,400").split(",").
 const SECONDS = () => Number(env("BENCH_QUEUE_SECONDS", "10"));
 const CONCURRENCY = () => Number(env("BENCH_QUEUE_CONCURRENCY", "32"));
 /**
- * Enqueue requests in flight at most. Each holds a Postgres connection while it waits for the
- * enqueue lock; uncapped, a backlog takes every connection of the (shared) server.
+ * Enqueue requests in flight at most. Each holds a Postgres connection of its own (a Worker
+ * request opens one); uncapped, a backlog takes every connection of the (shared) server.
  */
 const MAX_IN_FLIGHT = () => Number(env("BENCH_QUEUE_MAX_IN_FLIGHT", "40"));
 /** Longest the bench waits for a round's backlog to drain before it reports what completed. */
