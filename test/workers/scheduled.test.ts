@@ -28,3 +28,35 @@ it("the cron trigger prunes stream logs older than the TTL, keeps fresh ones and
     await pool.end();
   }
 });
+
+it("the cron trigger deletes expired offloaded tool results from R2 and their rows, and keeps live ones", async () => {
+  useLocalWsProxy(env.DB_WS_PROXY);
+  const pool = new Pool({ connectionString: env.DATABASE_URL });
+  const tag = crypto.randomUUID().slice(0, 8);
+  const now = Math.floor(Date.now() / 1000);
+  try {
+    // Any request makes sure the tables exist.
+    await call("/sessions?limit=1");
+    const rows = [
+      { id: `tr-old-${tag}`, expires: now - 60 },
+      { id: `tr-live-${tag}`, expires: now + 3600 },
+    ];
+    for (const r of rows) {
+      const key = `tool-results/_/${r.id}`;
+      await env.STORAGE.put(key, "x".repeat(20_000));
+      await pool.query(
+        `INSERT INTO ai.agno_tool_results (result_id, namespace, path, content_type, size_bytes, size_chars, line_count, created_at, expires_at)
+         VALUES ($1, 'r2:default', $2, 'text/plain', 20000, 20000, 1, $3, $4)`,
+        [r.id, key, now - 7200, r.expires],
+      );
+    }
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env);
+    const row = async (id: string) => (await pool.query(`SELECT 1 FROM ai.agno_tool_results WHERE result_id = $1`, [id])).rows.length;
+    expect(await row(`tr-old-${tag}`)).toBe(0);
+    expect(await env.STORAGE.head(`tool-results/_/tr-old-${tag}`)).toBeNull();
+    expect(await row(`tr-live-${tag}`)).toBe(1);
+    expect((await env.STORAGE.head(`tool-results/_/tr-live-${tag}`))?.size).toBe(20_000);
+  } finally {
+    await pool.end();
+  }
+});
