@@ -8,6 +8,8 @@ import { WorkersAIModel, type WorkersAIBinding } from "./models/workers-ai-model
 import { requestLifetime } from "./worker/request-lifetime.js";
 import { upgradeWebSocket } from "./worker/websocket.js";
 import { JobQueueObject, type QueueServices } from "./worker/job-queue-object.js";
+import { enqueueVia } from "./worker/queue-rpc.js";
+import type { EnqueueRunInput } from "./queue/types.js";
 import { PostgresDb } from "./db/postgres/postgres-db.js";
 import { JwtVerifier } from "./os/auth/jwt.js";
 import type { AuthConfig } from "./os/auth/middleware.js";
@@ -140,7 +142,8 @@ export default {
     const lifetime = requestLifetime(ctx, () => pool.end());
     try {
       const queue = queueOf(env);
-      return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db.jobs, ...(queue ? { queue: { wake: () => queue.wake() } } : {}) }, lifetime.ctx));
+      const dispatcher = queue && { wake: () => queue.wake(), enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input) };
+      return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db.jobs, ...(dispatcher ? { queue: dispatcher } : {}) }, lifetime.ctx));
     } catch (error) {
       lifetime.abandon();
       throw error;

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { Agent } from "../agent/agent.js";
 import { portableMedia, type MediaInput } from "../agent/media.js";
 import { BadRequestError, NotConfiguredError, ValidationError } from "../errors.js";
-import type { JobRecord, RunJobPayload } from "../queue/types.js";
+import type { EnqueueRunInput, JobRecord, RunJobPayload } from "../queue/types.js";
 import { effectiveUserId } from "./auth/scopes.js";
 import type { OSEnv } from "./context.js";
 
@@ -63,7 +63,7 @@ export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfi
   };
   // What the request asked for, without the ids this call made up.
   const requestHash = key ? await sha256(JSON.stringify([agent.id, req.session_id ?? null, { ...payload, run_id: null }])) : undefined;
-  const { job, created } = await jobs.enqueueRun({
+  const input: EnqueueRunInput = {
     component_type: "agent",
     component_id: agent.id,
     session_id: req.session_id ?? crypto.randomUUID(),
@@ -73,7 +73,10 @@ export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfi
     max_depth: config.maxDepth ?? 10_000,
     session_name: req.message.slice(0, 100),
     ...(key ? { idempotency_key: key, request_hash: requestHash } : {}),
-  });
+  };
+  // Where the queue can take it itself, it does (one RPC, no connection opened here).
+  if (queue.enqueue) return queue.enqueue(input);
+  const { job, created } = await jobs.enqueueRun(input);
   if (created) await queue.wake();
   return { job, created };
 }

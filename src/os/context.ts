@@ -1,5 +1,5 @@
 import type { Db } from "../db/port.js";
-import type { JobStore } from "../queue/types.js";
+import type { EnqueueRunInput, JobRecord, JobStore } from "../queue/types.js";
 import type { Principal } from "./auth/jwt.js";
 
 /**
@@ -11,8 +11,12 @@ export interface RequestServices {
   dbs: Db[];
   /** the durable queue's storage (the default database), when the deployment has the queue */
   jobs?: JobStore;
-  /** tells the queue's dispatcher there is work (the JobQueue Durable Object's `wake`) */
-  queue?: { wake(): Promise<void> };
+  /**
+   * the queue's dispatcher: `wake` tells it there is work; `enqueue`, when the host has it,
+   * commits a background run where the dispatcher lives (the JobQueue Durable Object, over its
+   * long-lived connections) and wakes it, instead of `jobs.enqueueRun` plus `wake` here
+   */
+  queue?: { wake(): Promise<void>; enqueue?(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }> };
 }
 
 export interface OSEnv {

@@ -3,6 +3,8 @@ import type { Agent } from "../agent/agent.js";
 import type { PostgresDb } from "../db/postgres/postgres-db.js";
 import { Dispatcher } from "../queue/dispatcher.js";
 import { executeRunJob } from "../queue/executor.js";
+import type { EnqueueRunInput } from "../queue/types.js";
+import { replyOf, type EnqueueReply } from "./queue-rpc.js";
 
 /** What the queue needs from the deployment: its agents and a way to reach its database. */
 export interface QueueServices {
@@ -38,6 +40,23 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   /** Called after an enqueue: make sure the alarm fires now. */
   async wake(): Promise<void> {
     await this.arm(Date.now());
+  }
+
+  /**
+   * Commits a background run over this object's long-lived connections and wakes the queue in
+   * the same call: the Worker's request then opens no database connection of its own (a new
+   * Postgres connection per enqueue cost more than the enqueue) and makes one RPC, not two.
+   */
+  async enqueue(input: EnqueueRunInput): Promise<EnqueueReply> {
+    const services = (this.services ??= this.queueServices(this.env));
+    let reply: EnqueueReply;
+    try {
+      reply = replyOf(await services.db.jobs.enqueueRun(input));
+    } catch (error) {
+      reply = replyOf({ error });
+    }
+    if (reply.ok && reply.created) await this.arm(Date.now());
+    return reply;
   }
 
   /** For tests and operators: jobs this instance is running now. */

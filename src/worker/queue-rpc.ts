@@ -1,0 +1,57 @@
+import { AgnoError, BadRequestError, ConflictError, MigrationRequiredError, NotConfiguredError, NotFoundError, QueueFullError, SchemaMismatchError, ValidationError } from "../errors.js";
+import type { EnqueueRunInput, JobRecord } from "../queue/types.js";
+
+/**
+ * An enqueue's answer as it crosses the RPC boundary from the JobQueue object to the Worker:
+ * thrown errors would arrive as plain Errors, so a refusal travels as data and is rebuilt as the
+ * same typed error (same status, same `error_id`, same Retry-After) on the Worker's side.
+ */
+export type EnqueueReply =
+  | { ok: true; job: JobRecord; created: boolean }
+  | { ok: false; error: { name: string; message: string; field?: string; retryAfterSeconds?: number } };
+
+export function replyOf(outcome: { job: JobRecord; created: boolean } | { error: unknown }): EnqueueReply {
+  if ("job" in outcome) return { ok: true, job: outcome.job, created: outcome.created };
+  const e = outcome.error;
+  if (!(e instanceof AgnoError)) return { ok: false, error: { name: "Error", message: e instanceof Error ? e.message : String(e) } };
+  return {
+    ok: false,
+    error: {
+      name: e.name,
+      message: e.message,
+      ...(e instanceof ValidationError && e.field ? { field: e.field } : {}),
+      ...(e instanceof QueueFullError ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+    },
+  };
+}
+
+/** The error an enqueue refused with, as the Worker throws it (an unknown kind stays a 500). */
+export function errorOf(error: Extract<EnqueueReply, { ok: false }>["error"]): Error {
+  switch (error.name) {
+    case "ValidationError":
+      return new ValidationError(error.message, error.field);
+    case "QueueFullError":
+      return new QueueFullError(error.message, error.retryAfterSeconds ?? 5);
+    case "NotFoundError":
+      return new NotFoundError(error.message);
+    case "ConflictError":
+      return new ConflictError(error.message);
+    case "BadRequestError":
+      return new BadRequestError(error.message);
+    case "MigrationRequiredError":
+      return new MigrationRequiredError(error.message);
+    case "SchemaMismatchError":
+      return new SchemaMismatchError(error.message);
+    case "NotConfiguredError":
+      return new NotConfiguredError(error.message);
+    default:
+      return new Error(error.message);
+  }
+}
+
+/** The Worker's side: enqueue through the queue object, as `JobStore.enqueueRun` would. */
+export async function enqueueVia(stub: { enqueue(input: EnqueueRunInput): Promise<EnqueueReply> }, input: EnqueueRunInput) {
+  const reply = await stub.enqueue(input);
+  if (!reply.ok) throw errorOf(reply.error);
+  return { job: reply.job, created: reply.created };
+}
