@@ -8,6 +8,7 @@
  * The `offload` group (scripts/bench/offload.ts) measures a 1 MiB tool result with and without offload.
  * The `media` group (scripts/bench/media.ts) measures a run row carrying a 113 KB JPEG, inline vs by reference.
  * The `scheduler` group (scripts/bench/scheduler.ts) times one cron tick claiming and dispatching 10,000 due schedules, with its round trips.
+ * The `codemode` group (scripts/bench/codemode.ts) compares 20 lookups by classic tool calling and by CodeMode, and times a cell.
  * `npm run bench -- storage`, `-- agents`, `-- offload`, `-- media`, `-- http` or `-- queue` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
@@ -28,6 +29,7 @@ import {
   type LegacySessionRow,
 } from "../test/fixtures/legacy-2x.js";
 import { benchAgents } from "./bench/agents.js";
+import { benchCodeMode } from "./bench/codemode.js";
 import { benchHttp } from "./bench/http-overhead.js";
 import { benchMedia } from "./bench/media.js";
 import { benchOffload } from "./bench/offload.js";
@@ -421,7 +423,7 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
-const GROUPS = ["storage", "agents", "offload", "media", "http", "queue", "scheduler"] as const;
+const GROUPS = ["storage", "agents", "offload", "media", "http", "queue", "scheduler", "codemode"] as const;
 
 /** `npm run bench [-- storage|agents|offload|media|http|queue ...]`: the groups to run, all by default. */
 function groups(args: string[]): Set<(typeof GROUPS)[number]> {
@@ -437,6 +439,7 @@ async function main(): Promise<void> {
   if (run.has("http")) await benchHttp();
   if (run.has("queue")) await benchQueue();
   if (run.has("scheduler")) await benchScheduler();
+  if (run.has("codemode")) await benchCodeMode();
 }
 
 /** The storage and agent groups, against the embedded Postgres and BENCH_DATABASE_URL's server. */

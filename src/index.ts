@@ -18,6 +18,10 @@ import { R2MediaStorage } from "./offload/media-r2-storage.js";
 import { R2Storage } from "./offload/r2-storage.js";
 import { pruneToolResults } from "./offload/result-store.js";
 import { runDueSchedules } from "./scheduler/run-due.js";
+import type { CodeModeSession } from "./codemode/session-object.js";
+
+/** CodeMode's session object (one per session; it keeps the sandbox's state between cells). */
+export { CodeModeSession } from "./codemode/session-object.js";
 
 /**
  * The Worker entry: the only module that reads bindings. It builds the AgentOS once per
@@ -63,6 +67,8 @@ export interface Env {
   AI?: WorkersAIBinding;
   /** the R2 bucket for offloaded tool results and media (`[[r2_buckets]]` in wrangler.toml) */
   STORAGE?: R2Bucket;
+  /** CodeMode's per-session sandbox state (`durableCodeRunner(env.CODEMODE_SESSION)`); `wrangler.toml` binds it */
+  CODEMODE_SESSION?: DurableObjectNamespace<CodeModeSession>;
 }
 
 /** The example agent's model: Workers AI through its binding, a provider by name, or none yet. */

@@ -5,3 +5,4 @@
 export * from "./sdk.js";
 export { R2Storage, type R2StorageOptions } from "./offload/r2-storage.js";
 export { R2MediaStorage } from "./offload/media-r2-storage.js";
+export { durableCodeRunner } from "./codemode/durable-runner.js";

@@ -1,0 +1,160 @@
+import { env } from "cloudflare:workers";
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import { createModel } from "../../src/models/providers.js";
+import { CodeMode, type CodeRunner } from "../../src/codemode/code-mode.js";
+import { durableCodeRunner } from "../../src/codemode/durable-runner.js";
+import type { CodeModeSession } from "../../src/codemode/session-object.js";
+import type { CellLimits } from "../../src/codemode/sandbox.js";
+import { tool, type Tool, type ToolContext } from "../../src/tools/tool.js";
+import { scriptModel } from "../support/model-script.js";
+
+const sessions = (env as unknown as { CODEMODE_SESSION: DurableObjectNamespace<CodeModeSession> }).CODEMODE_SESSION;
+const runner: CodeRunner = durableCodeRunner(sessions);
+
+const calls: Array<{ name: string; args: unknown }> = [];
+const lookup = tool({
+  name: "lookup",
+  description: "Price of an item",
+  parameters: z.object({ id: z.number().int().describe("item id") }),
+  execute: async ({ id }) => {
+    calls.push({ name: "lookup", args: { id } });
+    return { id, price: id * 10 };
+  },
+});
+const wait = tool({
+  name: "wait",
+  description: "Answers after ms milliseconds",
+  parameters: z.object({ ms: z.number() }),
+  execute: ({ ms }) => new Promise((resolve) => setTimeout(() => resolve({ waited: ms }), ms)),
+});
+const never = tool({ name: "never", parameters: z.object({}), execute: () => new Promise(() => {}) });
+
+/** The run_code tool of a CodeMode over the test tools, called as the agent's run loop would. */
+function codeTool(limits?: Partial<CellLimits>, tools: Tool[] = [lookup, wait, never]) {
+  const runCode = new CodeMode({ tools, runner, limits }).tools[0]!;
+  return (sessionId: string, code: string) => runCode.execute!({ code }, context(sessionId)) as Promise<{ result?: unknown; logs?: string; error?: string; not_persisted?: string[] }>;
+}
+
+const context = (sessionId: string): ToolContext => ({ runId: "run", sessionId, userId: null, sessionState: {}, dependencies: {}, signal: new AbortController().signal });
+const fresh = () => `codemode-${crypto.randomUUID()}`;
+const run = codeTool();
+
+describe("CodeMode in the Workers runtime", () => {
+  it("runs tools as async functions, Promise.all included, and returns the result and console output", async () => {
+    const sid = fresh();
+    const out = await run(sid, `const items = await Promise.all([1, 2, 3].map((id) => lookup({ id })));\nconsole.log("got", items.length, { first: items[0] });\nreturn items.reduce((s, i) => s + i.price, 0);`);
+    expect(out).toEqual({ result: 60, logs: 'got 3 {"first":{"id":1,"price":10}}\n' });
+  });
+
+  it("keeps variables, functions and classes between cells, and through an abort of the object", async () => {
+    const sid = fresh();
+    const first = await run(sid, `const base = 40; let seen = [1]; function add(x) { return x + base } class Box { constructor(v) { this.v = v } get twice() { return this.v * 2 } }\nconst m = new Map();`);
+    expect(first).toEqual({ not_persisted: ["m"] });
+    expect(await run(sid, `seen.push(2); return add(2)`)).toEqual({ result: 42 });
+    const stub = sessions.get(sessions.idFromName(sid));
+    await runInDurableObject(stub, (_i, state) => state.abort("simulated eviction")).catch(() => undefined);
+    expect(await run(sid, `return { seen, boxed: new Box(base).twice, m: typeof m }`)).toEqual({ result: { seen: [1, 2], boxed: 80, m: "undefined" } });
+  });
+
+  it("stops while (true) {} by its CPU budget, and the session's next cell still runs", async () => {
+    const sid = fresh();
+    await run(sid, `const kept = "before"`);
+    const started = Date.now();
+    const out = await run(sid, `let spins = 0; while (true) { spins++ }`);
+    expect(out.error).toMatch(/^CpuLimitError:/);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(await run(sid, `return kept`)).toEqual({ result: "before" });
+    // An infinite loop inside try/catch cannot swallow the stop.
+    expect((await run(sid, `try { for (;;) {} } catch (e) { return "caught" }`)).error).toMatch(/^CpuLimitError:/);
+  });
+
+  it("turns an allocation bomb into a memory error without harming the host or the session", async () => {
+    const sid = fresh();
+    // A CPU budget this large would allow minutes of work: only the heap limit can stop these.
+    const roomy = codeTool({ cpuBudget: 1e9, timeoutMs: 60_000 });
+    const out = await roomy(sid, `const hog = []; for (;;) hog.push(new Array(1e5).fill(1.5));`);
+    expect(out.error).toMatch(/^MemoryLimitError:/);
+    const strings = await roomy(sid, `let s = "x"; for (;;) s = s + s;`);
+    // QuickJS concatenates into ropes, so doubling a string may hit its length cap before the heap limit.
+    expect(strings.error).toMatch(/^(MemoryLimitError:|InternalError: string too long)/);
+    expect(await run(sid, `return 1 + 1`)).toEqual({ result: 2 });
+  });
+
+  it("has no network: fetch to a canary on loopback records zero hits (the host reaching it records one)", async () => {
+    const canary = await scriptModel(env.MODEL_SERVER_URL, [{ text: "canary" }, { text: "canary" }], { channel: `canary-${crypto.randomUUID()}` });
+    const url = `${canary.baseURL}/chat/completions`;
+    const body = JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
+    const out = await run(fresh(), `const r = await fetch(${JSON.stringify(url)}, { method: "POST", body: ${JSON.stringify(body)} }); return r.status`);
+    expect(out.error).toMatch(/fetch/);
+    expect(await canary.requests()).toHaveLength(0);
+    await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
+    expect(await canary.requests()).toHaveLength(1);
+  });
+
+  it("keeps prototype pollution inside the cell: the host and the next cell are clean", async () => {
+    const sid = fresh();
+    const out = await run(sid, `Object.prototype.polluted = "yes"; Array.prototype.map = () => "hijacked"; JSON.parse = () => "hijacked"; return ({}).polluted`);
+    expect(out).toEqual({ result: "yes" });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(await run(sid, `return [({}).polluted === undefined, [1].map((x) => x + 1), (await lookup({ id: 2 })).price]`)).toEqual({ result: [true, [2], 20] });
+  });
+
+  it("times out a promise that never settles, and a tool call that never answers", async () => {
+    const sid = fresh();
+    expect((await run(sid, `await new Promise(() => {}); return "unreachable"`)).error).toMatch(/^TimeoutError:/);
+    const started = Date.now();
+    expect((await codeTool({ timeoutMs: 500 })(sid, `await never({}); return "unreachable"`)).error).toMatch(/^TimeoutError:.*500 ms/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(await run(sid, `return "alive"`)).toEqual({ result: "alive" });
+  });
+
+  it("truncates 10 MB of console output", async () => {
+    const out = await run(fresh(), `console.log("x".repeat(10 * 1024 * 1024)); for (let i = 0; i < 100; i++) console.log("line " + i); return "done"`);
+    expect(out.result).toBe("done");
+    expect(out.logs!.length).toBeLessThan(64 * 1024 + 200);
+    expect(out.logs).toMatch(/output truncated: \d+ more characters not shown$/);
+  });
+
+  it("returns a tool's validation error into the code, which can catch it; the tool does not run", async () => {
+    const before = calls.length;
+    const out = await run(fresh(), `try { await lookup({ id: "seven" }); return "ran" } catch (e) { return e.name + " | " + e.message }`);
+    expect(out.result).toMatch(/^ToolError \| lookup: invalid arguments: id: .*number/);
+    expect(calls.length).toBe(before);
+    const uncaught = await run(fresh(), `await lookup({})`);
+    expect(uncaught.error).toMatch(/^ToolError: lookup: invalid arguments: id:/);
+  });
+
+  it("runs two concurrent cells of one session in order", async () => {
+    const sid = fresh();
+    await run(sid, `var order = []`);
+    const [a, b] = await Promise.all([run(sid, `await wait({ ms: 300 }); order.push("A"); return order`), run(sid, `order.push("B"); return order`)]);
+    expect(a).toEqual({ result: ["A"] });
+    expect(b).toEqual({ result: ["A", "B"] });
+  });
+
+  it("reports a syntax error and a throw with their messages; state set before a throw is kept", async () => {
+    const sid = fresh();
+    expect((await run(sid, `let = ;`)).error).toMatch(/^SyntaxError:/);
+    expect((await run(sid, `const partial = 7; throw new TypeError("boom")`)).error).toBe("TypeError: boom");
+    expect(await run(sid, `return partial`)).toEqual({ result: 7 });
+  });
+
+  it("serves an Agent: the model writes one cell that makes 5 lookups, in two model round trips", async () => {
+    const code = `const rows = await Promise.all([1, 2, 3, 4, 5].map((id) => lookup({ id }))); return rows.map((r) => r.price)`;
+    const script = await scriptModel(env.MODEL_SERVER_URL, [{ toolCalls: [{ name: "run_code", arguments: { code } }] }, { text: "Total 150." }]);
+    const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: script.baseURL } } });
+    const agent = new Agent({ name: "coder", model, tools: [new CodeMode({ tools: [lookup], runner })] });
+    const out = await agent.run("Sum the prices of items 1-5");
+    expect(out).toMatchObject({ status: "COMPLETED", content: "Total 150." });
+    const requests = await script.requests();
+    expect(requests).toHaveLength(2);
+    const toolsSent = requests[0]!.body.tools as Array<{ function: { name: string; description: string } }>;
+    expect(toolsSent.map((t) => t.function.name)).toEqual(["run_code"]);
+    expect(toolsSent[0]!.function.description).toContain("declare function lookup(args: {");
+    const answer = (requests[1]!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!;
+    expect(JSON.parse(answer.content)).toEqual({ result: [10, 20, 30, 40, 50] });
+  });
+});
