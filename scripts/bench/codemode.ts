@@ -44,10 +44,10 @@ export async function benchCodeMode(): Promise<void> {
     log(`codemode: ${LOOKUPS} lookups, classic tool calling vs one code cell`);
     const ids = Array.from({ length: LOOKUPS }, (_, i) => i + 1);
     const classic = await measure(server.url, [...ids.map((id): Turn => ({ toolCalls: [{ name: "lookup_price", arguments: { item_id: id } }] })), { text: "done" }], [lookup]);
-    emit({ figure: "codemode_task", task: `${LOOKUPS} lookups`, mode: "classic", ...classic });
+    emit({ bench: "codemode_task", task: `${LOOKUPS} lookups`, mode: "classic", ...classic });
     const code = `const rows = await Promise.all(Array.from({ length: ${LOOKUPS} }, (_, i) => lookup_price({ item_id: i + 1 })));\nreturn rows.reduce((s, r) => s + r.cents, 0);`;
     const codeMode = await measure(server.url, [{ toolCalls: [{ name: "run_code", arguments: { code } }] }, { text: "done" }], [new CodeMode({ tools: [lookup], runner })]);
-    emit({ figure: "codemode_task", task: `${LOOKUPS} lookups`, mode: "codemode", ...codeMode });
+    emit({ bench: "codemode_task", task: `${LOOKUPS} lookups`, mode: "codemode", ...codeMode });
 
     const runCode = new CodeMode({ tools: [lookup], runner }).tools[0]!;
     const ctx = { runId: "bench", sessionId: "bench-cells", userId: null, sessionState: {}, dependencies: {}, signal: new AbortController().signal };
@@ -58,7 +58,7 @@ export async function benchCodeMode(): Promise<void> {
         await runCode.execute!({ code: source }, ctx);
         if (i >= 20) times.push(performance.now() - started);
       }
-      emit({ figure: "codemode_cell_overhead", cell, runtime: `node ${process.version}, in-process QuickJS`, cells: CELLS, median_ms: round(median(times), 3) });
+      emit({ bench: "codemode_cell_overhead", cell, runtime: `node ${process.version}, in-process QuickJS`, cells: CELLS, median_ms: round(median(times), 3) });
     }
   } finally {
     await server.stop();
