@@ -2,15 +2,16 @@ import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, isNull, or,
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
-import { ConflictError, MigrationRequiredError, NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
+import { ConflictError, MigrationRequiredError, NotFoundError, ValidationError } from "../../errors.js";
 import { resolvePage, sortOrderOf } from "../pagination.js";
 import type { Db, MigrateOptions, MigrationResult, StoredRunEvent, ToolResultRecord, UpsertRunOptions } from "../port.js";
-import { NON_HISTORY_STATUSES, runTypeOf, Session } from "../session.js";
+import { NON_HISTORY_STATUSES, Session } from "../session.js";
 import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
 import { legacyRunRow, mergeRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
 import { RunEventTable } from "./run-events.js";
+import { updateRunRow, writeRunRow } from "./run-writer.js";
 import { ToolResultTable } from "./tool-results.js";
 import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
@@ -336,67 +337,15 @@ export class PostgresDb implements Db {
     // saving its progress, a cancel): one statement, no transaction. Anything else, and any miss,
     // takes the full path, which also names what was wrong.
     if (opts.expectStatus && !(await this.legacyPending())) {
-      const row = await this.updateRun(run, opts.expectStatus);
+      const row = await updateRunRow(this.exec, { sessions: this.sessionsTable, runs: this.runsTable }, run, opts.expectStatus);
       if (row) return row;
     }
     return this.transaction((tx) => this.writeRun(tx, run, opts.expectStatus));
   }
 
-  /**
-   * Updates an existing run of this session, in one of the `expectStatus` states, whose session
-   * holds the run's user. The session row is bumped (and so locked) before the run row, the
-   * order writeRun locks them in, so the two paths never deadlock each other.
-   */
-  private async updateRun(run: RunRecord, expectStatus: string[]): Promise<RunRow | null> {
-    const ts = now();
-    const [row] = await this.exec(sql`
-      WITH s AS (UPDATE ${this.sessionsTable} SET updated_at = ${ts} WHERE session_id = ${run.session_id} RETURNING user_id)
-      UPDATE ${this.runsTable} AS r SET run_type = ${runTypeOf(run)}, agent_id = ${run.agent_id ?? null}, team_id = ${run.team_id ?? null},
-        workflow_id = ${run.workflow_id ?? null}, user_id = COALESCE(${run.user_id ?? null}::varchar, s.user_id), parent_run_id = ${run.parent_run_id ?? null},
-        status = ${run.status ?? null}, run_data = ${JSON.stringify(run)}::jsonb, updated_at = ${ts}
-      FROM s
-      WHERE r.run_id = ${run.run_id} AND r.session_id = ${run.session_id}
-        AND (${run.user_id ?? null}::varchar IS NULL OR s.user_id IS NULL OR s.user_id = ${run.user_id ?? null}::varchar)
-        AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})
-      RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))}`);
-    return row ? toRunRow(row) : null;
-  }
-
-  /**
-   * One run, one row. The session row is locked first (its `updated_at` bump takes the lock),
-   * so two writers of one session serialise and each new run gets its own next run_index;
-   * the insert is a separate statement so it sees the other writer's committed row.
-   */
+  /** One run, one row (see run-writer.ts); a 2.x database's blob runs count in run_index. */
   private async writeRun(exec: Exec, run: RunRecord, expectStatus?: string[]): Promise<RunRow> {
-    const ts = now();
-    const legacy = await this.legacyPending();
-    const [session] = await exec(
-      sql`UPDATE ${this.sessionsTable} SET updated_at = ${ts} WHERE session_id = ${run.session_id}
-          RETURNING user_id${legacy ? sql`, COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0) AS legacy_count` : sql``}`,
-    );
-    if (!session) throw new NotFoundError(`session ${run.session_id} not found: upsert the session before its runs`);
-    const owner = (session.user_id as string | null) ?? null;
-    if (run.user_id && owner && run.user_id !== owner) {
-      throw new ConflictError(`run ${run.run_id} names user ${run.user_id} but session ${run.session_id} belongs to another user`);
-    }
-    const legacyCount = Number(session.legacy_count ?? 0);
-    const [row] = await exec(sql`
-      INSERT INTO ${this.runsTable} AS r (${sql.raw(RUN_COLUMNS)})
-      VALUES (${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
-        ${run.workflow_id ?? null}, ${run.user_id ?? owner}, ${run.parent_run_id ?? null}, ${run.status ?? null},
-        (SELECT GREATEST(COALESCE(MAX(run_index) + 1, 0), ${legacyCount}) FROM ${this.runsTable} WHERE session_id = ${run.session_id}),
-        ${JSON.stringify(run)}::jsonb, ${run.created_at ?? ts}, ${ts})
-      ON CONFLICT (run_id) DO UPDATE SET run_type = EXCLUDED.run_type, agent_id = EXCLUDED.agent_id, team_id = EXCLUDED.team_id,
-        workflow_id = EXCLUDED.workflow_id, user_id = EXCLUDED.user_id, parent_run_id = EXCLUDED.parent_run_id,
-        status = EXCLUDED.status, run_data = EXCLUDED.run_data, updated_at = EXCLUDED.updated_at
-      WHERE r.session_id = EXCLUDED.session_id
-        ${expectStatus ? sql`AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})` : sql``}
-      RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))}`);
-    if (row) return toRunRow(row);
-    const [existing] = await exec(sql`SELECT session_id, status FROM ${this.runsTable} WHERE run_id = ${run.run_id}`);
-    if (existing && existing.session_id !== run.session_id) throw new ConflictError(`run ${run.run_id} already belongs to another session`);
-    const actual = (existing?.status as string | null) ?? null;
-    throw new StatusConflictError(`run ${run.run_id} is ${actual ?? "without status"}, not ${expectStatus?.join(" or ")}`, actual);
+    return writeRunRow(exec, { sessions: this.sessionsTable, runs: this.runsTable }, run, await this.legacyPending(), expectStatus);
   }
 
   async getRun(runId: string, opts: { userId?: string; sessionId?: string; includeShared?: boolean } = {}): Promise<RunRow | null> {
