@@ -67,6 +67,8 @@ export interface Env {
   AI?: WorkersAIBinding;
   /** the R2 bucket for offloaded tool results and media (`[[r2_buckets]]` in wrangler.toml) */
   STORAGE?: R2Bucket;
+  /** STORAGE's bucket name, as references record it (wrangler.toml's [vars]) */
+  AGNO_STORAGE_BUCKET?: string;
   /** CodeMode's per-session sandbox state (`durableCodeRunner(env.CODEMODE_SESSION)`); `wrangler.toml` binds it */
   CODEMODE_SESSION?: DurableObjectNamespace<CodeModeSession>;
 }
@@ -114,12 +116,17 @@ function agentOS(env: Env): AgentOS {
       availableModels: env.MODEL ? [env.MODEL] : [],
       websocket: upgradeWebSocket,
       // Run media go to the R2 bucket when one is bound; rows keep references (SPEC MD1).
-      ...(env.STORAGE ? { mediaStorage: new R2MediaStorage(env.STORAGE), resultStorage: new R2Storage(env.STORAGE) } : {}),
+      ...(env.STORAGE ? { mediaStorage: new R2MediaStorage(env.STORAGE, bucketOf(env)), resultStorage: new R2Storage(env.STORAGE, bucketOf(env)) } : {}),
       ...(env.JOB_QUEUE ? { queue: { durable: true as const, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) } } : {}),
     });
     runtimes.set(env, os);
   }
   return os;
+}
+
+/** The STORAGE bucket's name for references (`AGNO_STORAGE_BUCKET`; a binding cannot report it). */
+function bucketOf(env: Env): { bucketName?: string } {
+  return env.AGNO_STORAGE_BUCKET ? { bucketName: env.AGNO_STORAGE_BUCKET } : {};
 }
 
 function positive(value: string | undefined, fallback: number): number {
@@ -171,7 +178,7 @@ export default {
       ["wake the queue", async () => queue?.wake()],
       // Claims and dispatches due schedules to the queue; their runs happen there, not here.
       ["dispatch schedules", async () => queue && runDueSchedules(db, { wake: () => queue.wake(), maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) }, controller.scheduledTime)],
-      ["prune tool results", async () => env.STORAGE && pruneToolResults(db, new R2Storage(env.STORAGE), now)],
+      ["prune tool results", async () => env.STORAGE && pruneToolResults(db, new R2Storage(env.STORAGE, bucketOf(env)), now)],
       ["prune run events", () => db.pruneRunEvents(now - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400))],
     ];
     const failures: unknown[] = [];

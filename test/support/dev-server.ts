@@ -4,6 +4,21 @@ import { freePort } from "../../scripts/local/pglite-server.js";
 
 const root = resolve(import.meta.dirname, "../..");
 
+/**
+ * Process groups still running. A test that times out never reaches its `finally`, so whatever
+ * it started would outlive the suite (and hold ports and CPU): they go when this process does.
+ */
+const running = new Set<number>();
+process.once("exit", () => {
+  for (const pid of running) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+});
+
 export interface DevServer {
   url: string;
   output(): string;
@@ -22,7 +37,8 @@ export async function startDev(env: Record<string, string>, args: string[] = [])
   });
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  running.add(child.pid!);
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => (running.delete(child.pid!), r(code))));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {

@@ -46,8 +46,8 @@ it("the cron trigger deletes expired offloaded tool results from R2 and their ro
       await env.STORAGE.put(key, "x".repeat(20_000));
       await pool.query(
         `INSERT INTO ai.agno_tool_results (result_id, namespace, path, content_type, size_bytes, size_chars, line_count, created_at, expires_at)
-         VALUES ($1, 'r2:default', $2, 'text/plain', 20000, 20000, 1, $3, $4)`,
-        [r.id, key, now - 7200, r.expires],
+         VALUES ($1, $5, $2, 'text/plain', 20000, 20000, 1, $3, $4)`,
+        [r.id, key, now - 7200, r.expires, `r2:${env.AGNO_STORAGE_BUCKET}`],
       );
     }
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env);

@@ -10,7 +10,10 @@ import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker, { type Env } from "../../src/index.js";
 import { scriptModel } from "../support/model-script.js";
-import { call, envFor, isolatedJwt, JSON_BODY } from "./worker-client.js";
+import { call, envFor, isolatedJwt, JSON_BODY, sdkFetch } from "./worker-client.js";
+import { AgentOS } from "../../src/os/agent-os.js";
+import { Agent } from "../../src/agent/agent.js";
+import { createModel } from "../../src/models/providers.js";
 
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `sched-a-${tag}`;
@@ -108,6 +111,18 @@ describe("schedules over HTTP", () => {
     expect((await as("A", "GET", `/schedules/${s.id}`)).body).toEqual(before);
     expect((await as("A", "DELETE", `/schedules/${s.id}`)).status).toBe(204);
     expect((await as("A", "GET", `/schedules/${s.id}`)).status).toBe(404);
+  });
+
+  it("refuses to store a schedule on an AgentOS without the durable queue (503), since nothing would run it", async () => {
+    const agent = new Agent({ id: "assistant", model: createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: "http://127.0.0.1:9/v1" } } }) });
+    const os = new AgentOS({ auth: { mode: "none" }, agents: [agent] });
+    const fetchOs = sdkFetch(os, "ai");
+    const body = JSON.stringify({ name: `no-queue-${tag}`, cron_expr: "0 8 * * *", endpoint: "/agents/assistant/runs", payload: { message: "hi" } });
+    const res = await fetchOs("/schedules", { method: "POST", headers: JSON_BODY, body });
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.text)).toMatchObject({ error_id: "not_configured", detail: expect.stringMatching(/durable queue/) });
+    const listed = await fetchOs(`/schedules?limit=100`, { method: "GET" });
+    expect(JSON.parse(listed.text).data.map((s: { name: string }) => s.name)).not.toContain(`no-queue-${tag}`);
   });
 
   it("lists its routes in the OpenAPI document with their scopes", async () => {

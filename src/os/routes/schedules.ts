@@ -102,6 +102,8 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
     return c.json(pageOf(await store(c).listSchedules({ enabled, limit: q.limit, page: q.page }, readScope(c, q.user_id)), view));
   });
   handle(app, createSchedule, async (c) => {
+    // A schedule nobody could ever run is refused, not stored to sit idle.
+    if (!queue?.durable || !c.env.jobs) throw new NotConfiguredError("schedules run on the durable queue: new AgentOS({ queue: { durable: true } }) with a database");
     const body = c.req.valid("json");
     checkTarget(c, agents, body.endpoint);
     const owner = effectiveUserId(c, c.req.valid("query").user_id) ?? principalOf(c).userId ?? null;
