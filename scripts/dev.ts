@@ -16,6 +16,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ws from "ws";
+import { CURRENT_SCHEMA_VERSION } from "../migrations/index.js";
 import { useLocalWsProxy } from "../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../src/db/postgres/postgres-db.js";
 import { PROVIDER_ENV_VARS } from "../src/models/providers.js";
@@ -45,7 +46,7 @@ async function main() {
   const pool = new Pool({ connectionString: databaseUrl });
   const state = await new PostgresDb({ pool, schema: process.env.AGNO_DB_SCHEMA }).init();
   await pool.end();
-  log(state === "current" ? "database schema is current (3.0)" : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them");
+  log(state === "current" ? `database schema is current (${CURRENT_SCHEMA_VERSION})` : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them");
 
   const vars = [`DATABASE_URL:${databaseUrl}`, `DB_WS_PROXY:${proxy.address}`];
   const runtimeVars = ["AGNO_DB_SCHEMA", "AGNO_RUN_EVENTS_TTL_SECONDS", "AGNO_BACKGROUND_MAX_CONCURRENCY", "AGNO_QUEUE_MAX_DEPTH", "AGNO_QUEUE_LEASE_SECONDS"];
