@@ -8,7 +8,9 @@
  * OS_SECURITY_KEY (when set, requests need it; otherwise auth is off and a warning says so),
  * MODEL (`provider:model-id`) and the providers' keys and base URLs (see PROVIDER_ENV_VARS).
  * Arguments go to `wrangler dev`: `npm run dev -- --test-scheduled` serves `/__scheduled?cron=*+*+*+*+*`,
- * which fires the cron trigger (the scheduler's tick) on demand.
+ * which fires the cron trigger (the scheduler's tick) on demand. `AGNO_DEV_INSPECTOR=off` starts
+ * the same Worker without wrangler's DevTools inspector (see in-process-worker.ts; only
+ * `--test-scheduled` is understood then).
  */
 import { Pool } from "@neondatabase/serverless";
 import { spawn } from "node:child_process";
@@ -22,6 +24,7 @@ import { PostgresDb } from "../src/db/postgres/postgres-db.js";
 import { PROVIDER_ENV_VARS } from "../src/models/providers.js";
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from "./local/pglite-server.js";
 import { startWsProxy } from "./local/ws-proxy.js";
+import { startInProcessWorker } from "./local/in-process-worker.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const port = Number(process.env.PORT ?? 8787);
@@ -64,6 +67,25 @@ async function main() {
   } else {
     vars.push("AGNO_AUTH:none");
     log("WARNING: authentication is off (AGNO_AUTH=none) for local development; set OS_SECURITY_KEY to require a bearer key");
+  }
+  if (process.env.AGNO_DEV_INSPECTOR === "off") {
+    const worker = await startInProcessWorker({
+      configPath: join(root, "wrangler.toml"),
+      port,
+      vars: Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf(":")), v.slice(v.indexOf(":") + 1)])),
+      persistTo: join(dataDir, "wrangler"),
+      testScheduled: process.argv.includes("--test-scheduled"),
+    });
+    log(`AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)`);
+    const stop = async () => {
+      await worker.stop();
+      await proxy.stop();
+      await embedded?.stop();
+      process.exit(0);
+    };
+    process.on("SIGINT", () => void stop());
+    process.on("SIGTERM", () => void stop());
+    return;
   }
   const wrangler = spawn(
     join(root, "node_modules", ".bin", "wrangler"),

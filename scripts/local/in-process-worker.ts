@@ -1,0 +1,27 @@
+import { unstable_startWorker } from "wrangler";
+
+/**
+ * The Worker as `wrangler dev` runs it (the same wrangler.toml, workerd, local Durable Objects,
+ * R2 and persistence) but started through wrangler's programmatic API with the DevTools inspector
+ * off. The CLI always attaches an inspector that enables the runtime's Network domain and relays
+ * every event it emits to wrangler's debug log, which costs CPU for every byte the Worker receives;
+ * this mode (`AGNO_DEV_INSPECTOR=off npm run dev`) measures the runtime without that.
+ */
+export async function startInProcessWorker(opts: { configPath: string; port: number; vars: Record<string, string>; persistTo: string; testScheduled: boolean }) {
+  // As for the CLI: no metrics to Cloudflare and no fetch of the `Request.cf` placeholder.
+  process.env.WRANGLER_SEND_METRICS = "false";
+  process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  const worker = await unstable_startWorker({
+    config: opts.configPath,
+    bindings: Object.fromEntries(Object.entries(opts.vars).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
+    dev: {
+      server: { hostname: "127.0.0.1", port: opts.port },
+      inspector: false,
+      persist: opts.persistTo,
+      watch: false,
+      testScheduled: opts.testScheduled,
+    },
+  });
+  await worker.ready;
+  return { stop: () => worker.dispose() };
+}
