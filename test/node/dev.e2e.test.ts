@@ -123,6 +123,26 @@ describe("npm run dev", () => {
     }
   });
 
+  it("AGNO_DEV_INSPECTOR=off serves the same Worker without the inspector: a background run completes", async () => {
+    const script = await scriptModel(inject("modelServerUrl"), [{ text: "queued and done" }]);
+    const dev = await startDev({ AGNO_DEV_DATA: dataDir, AGNO_DEV_INSPECTOR: "off", MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-local" });
+    try {
+      expect(dev.output()).toMatch(/without the DevTools inspector/);
+      const accepted = await fetch(`${dev.url}/agents/assistant/runs`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "later", background: true, stream: false }) });
+      expect(accepted.status).toBe(202);
+      const { run_id } = (await accepted.json()) as { run_id: string };
+      const deadline = Date.now() + 30_000;
+      let run: { status?: string; content?: string } = {};
+      while (Date.now() < deadline && run.status !== "COMPLETED") {
+        await new Promise((r) => setTimeout(r, 250));
+        run = (await (await fetch(`${dev.url}/agents/assistant/runs/${run_id}`)).json()) as typeof run;
+      }
+      expect(run).toMatchObject({ status: "COMPLETED", content: "queued and done" });
+    } finally {
+      expect(await dev.stop()).toBe(0);
+    }
+  });
+
   const real = dbTargets().find((t) => t.name === "postgresql");
   it.runIf(real)("switches to DATABASE_URL's server when it is set", async () => {
     const direct = openTestDb(real!);
