@@ -63,6 +63,8 @@ export interface Env {
   AGNO_QUEUE_MAX_DEPTH?: string;
   /** seconds a job's lease lasts unrenewed before another worker may take the job (default 30) */
   AGNO_QUEUE_LEASE_SECONDS?: string;
+  /** JobQueue objects that share the jobs (default 1; each runs up to AGNO_BACKGROUND_MAX_CONCURRENCY) */
+  AGNO_QUEUE_SHARDS?: string;
   /** the Workers AI binding, for `MODEL=workers-ai:@cf/…` (add `[ai] binding = "AI"` to wrangler.toml) */
   AI?: WorkersAIBinding;
   /** the R2 bucket for offloaded tool results and media (`[[r2_buckets]]` in wrangler.toml) */
@@ -134,9 +136,21 @@ function positive(value: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-/** The one JobQueue instance (Postgres is the truth; one coordinator keeps leases simple). */
+/**
+ * The JobQueue objects: one ("default") unless AGNO_QUEUE_SHARDS asks for more. Postgres is the
+ * truth and every object claims from the same table with SKIP LOCKED, so any of them may run any
+ * job; more objects are more event loops for the jobs to share.
+ */
+function queues(env: Env) {
+  const ns = env.JOB_QUEUE;
+  if (!ns) return [];
+  return Array.from({ length: positive(env.AGNO_QUEUE_SHARDS, 1) }, (_, i) => ns.get(ns.idFromName(i === 0 ? "default" : `shard-${i}`)));
+}
+
+/** The object an enqueue goes to: any one, at random, which spreads the work without shared state. */
 function queueOf(env: Env) {
-  return env.JOB_QUEUE?.get(env.JOB_QUEUE.idFromName("default"));
+  const all = queues(env);
+  return all.length === 0 ? undefined : all[Math.floor(Math.random() * all.length)];
 }
 
 function openDb(env: Env & { DATABASE_URL: string }) {
@@ -171,13 +185,14 @@ export default {
   async scheduled(controller, env): Promise<void> {
     if (!env.DATABASE_URL) return;
     const queue = queueOf(env);
+    const wakeAll = async () => void (await Promise.all(queues(env).map((q) => q.wake())));
     const now = Math.floor(controller.scheduledTime / 1000);
     const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
     const ttl = Number(env.AGNO_RUN_EVENTS_TTL_SECONDS ?? 86_400);
     const steps: Array<[string, () => Promise<unknown>]> = [
-      ["wake the queue", async () => queue?.wake()],
+      ["wake the queue", wakeAll],
       // Claims and dispatches due schedules to the queue; their runs happen there, not here.
-      ["dispatch schedules", async () => queue && runDueSchedules(db, { wake: () => queue.wake(), maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) }, controller.scheduledTime)],
+      ["dispatch schedules", async () => queue && runDueSchedules(db, { wake: wakeAll, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) }, controller.scheduledTime)],
       ["prune tool results", async () => env.STORAGE && pruneToolResults(db, new R2Storage(env.STORAGE, bucketOf(env)), now)],
       ["prune run events", () => db.pruneRunEvents(now - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400))],
     ];

@@ -42,6 +42,20 @@ describe("durable background runs (background=true)", () => {
     expect(resume).toMatchObject({ status: 409, body: { detail: expect.stringMatching(/not streamed/) } });
   });
 
+  it("spreads jobs over AGNO_QUEUE_SHARDS queue objects, each claiming from the one table: every job runs once", async () => {
+    const script = await queueModel(Array.from({ length: 8 }, (_, i) => ({ text: `sharded ${i}` })));
+    const shards = { AGNO_QUEUE_SHARDS: "3" };
+    const accepted = await Promise.all(Array.from({ length: 8 }, (_, i) => call("/agents/assistant/runs", background({ message: `job ${i}`, user_id: "shard-user" }), shards)));
+    expect(accepted.map((a) => a.status)).toEqual(Array(8).fill(202));
+    for (const a of accepted) {
+      await until(() => jobOf(a.body.job_id), (j) => j.status === "COMPLETED", `job ${a.body.job_id}`);
+      expect(await jobOf(a.body.job_id)).toMatchObject({ attempt: 1 });
+    }
+    const answered = await Promise.all(accepted.map((a) => runOf(a.body.run_id).then((r) => r.content as string)));
+    expect(new Set(answered).size).toBe(8);
+    expect(await script.requests()).toHaveLength(8);
+  });
+
   it("answers /resume of a queued run submitted with stream=false with 409 at once, while it waits", async () => {
     await queueModel([{ text: "slow", delayMs: 1500 }]);
     const accepted = await call("/agents/assistant/runs", background({ message: "unwatched", user_id: "bg-user" }));
