@@ -87,9 +87,14 @@ async function main() {
     process.on("SIGTERM", () => void stop());
     return;
   }
+  // wrangler's own CLI module, as its `bin` wrapper runs it: the wrapper does not pass SIGTERM on,
+  // so stopping it would orphan the real wrangler and its workerd processes.
   const wrangler = spawn(
-    join(root, "node_modules", ".bin", "wrangler"),
+    process.execPath,
     [
+      "--no-warnings",
+      "--experimental-vm-modules",
+      join(root, "node_modules", "wrangler", "wrangler-dist", "cli.js"),
       "dev",
       "--ip", "127.0.0.1",
       "--port", String(port),
@@ -109,8 +114,11 @@ async function main() {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    if (wrangler.exitCode === null) wrangler.kill("SIGTERM");
+    // wrangler dev shuts down (with its workerd processes) on SIGINT, as on Ctrl-C; SIGTERM it ignores.
+    if (wrangler.exitCode === null) wrangler.kill("SIGINT");
+    const killer = setTimeout(() => wrangler.kill("SIGKILL"), 10_000);
     await new Promise((r) => (wrangler.exitCode === null ? wrangler.once("exit", r) : r(null)));
+    clearTimeout(killer);
     await proxy.stop();
     await embedded?.stop(); // closes PGlite cleanly so its files are consistent on disk
     process.exit(code);

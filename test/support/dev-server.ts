@@ -62,6 +62,12 @@ export async function startDev(env: Record<string, string>, args: string[] = [])
       const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 30_000);
       const code = await exited;
       clearTimeout(timer);
+      // Anything of its group still running (nothing, when dev.ts shut wrangler down) goes too.
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // the group is gone
+      }
       return code;
     },
   };
