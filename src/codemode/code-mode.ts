@@ -49,7 +49,8 @@ export class CodeMode extends Toolkit {
   constructor(opts: CodeModeOptions) {
     const inner = flattenTools(opts.tools);
     for (const t of inner.values()) {
-      // A confirmation asked from inside a cell is not implemented yet: refusing beats running unconfirmed.
+      // A cell cannot pause for a person (the HITL pause works at the model's tool calls), so such
+      // tools are refused here rather than run unconfirmed from inside the code.
       if (t.requiresConfirmation || t.requiresApproval || t.requiresUserInput || t.externalExecution) {
         throw new TypeError(`tool ${t.name} needs a person or an external executor, which CodeMode does not support yet: give it to the agent directly`);
       }

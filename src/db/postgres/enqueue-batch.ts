@@ -1,8 +1,7 @@
 import { sql } from "drizzle-orm";
 import { NotFoundError, QueueFullError, ValidationError } from "../../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput } from "../../queue/types.js";
-import { validateRun } from "../validate.js";
-import type { EnqueueDeps } from "./enqueue.js";
+import { pendingRunOf, type EnqueueDeps } from "./enqueue.js";
 import { toJob } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
 
@@ -52,16 +51,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
     }
     let run;
     try {
-      run = validateRun({
-        run_id: input.payload.run_id,
-        session_id: input.session_id,
-        agent_id: input.component_id,
-        user_id: input.user_id,
-        status: "PENDING",
-        input: { input_content: input.payload.message },
-        ...(input.payload.metadata ? { metadata: input.payload.metadata } : {}),
-        created_at: ts,
-      });
+      run = pendingRunOf(input, ts);
     } catch (error) {
       out[ord] = { error: error instanceof Error ? error : new Error(String(error)) };
       return;

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { NotFoundError, QueueFullError, ValidationError } from "../../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
+import type { RunRecord } from "../types.js";
 import { validateRun } from "../validate.js";
 import { toJob, type JobTable } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
@@ -37,6 +38,20 @@ export async function enqueueRun(transaction: <T>(fn: (tx: Exec) => Promise<T>) 
   }
 }
 
+/** The PENDING run an enqueue stores, checked as every stored run is. */
+export function pendingRunOf(input: EnqueueRunInput, ts: number): RunRecord {
+  return validateRun({
+    run_id: input.payload.run_id,
+    session_id: input.session_id,
+    agent_id: input.component_id,
+    user_id: input.user_id,
+    status: "PENDING",
+    input: { input_content: input.payload.message },
+    ...(input.payload.metadata ? { metadata: input.payload.metadata } : {}),
+    created_at: ts,
+  });
+}
+
 async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): Promise<JobRecord> {
   const ts = Math.floor(Date.now() / 1000);
   // Creates the session or, if it is this user's, bumps it: that locks its row, so runs written
@@ -48,16 +63,7 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
     ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
     RETURNING ${deps.legacy ? sql`COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)` : sql`0`} AS legacy_count`);
   if (!session) throw new NotFoundError(`session ${input.session_id} not found`);
-  const run = validateRun({
-    run_id: input.payload.run_id,
-    session_id: input.session_id,
-    agent_id: input.component_id,
-    user_id: input.user_id,
-    status: "PENDING",
-    input: { input_content: input.payload.message },
-    ...(input.payload.metadata ? { metadata: input.payload.metadata } : {}),
-    created_at: ts,
-  });
+  const run = pendingRunOf(input, ts);
   const key = input.idempotency_key ?? null;
   const [row] = await tx(sql`
     WITH earlier AS (
