@@ -42,7 +42,8 @@ export type { RunInput, RunMetrics, RunOutput, RunRequirement, ToolExecution, Us
 export { DEFAULT_MEDIA_LIMITS, SUPPORTED_MIME_TYPES, type MediaInput, type MediaLimits, type RunMedia } from "./agent/media.js";
 export type { RequirementResolution } from "./agent/hitl.js";
 export { tool, Toolkit, type Tool, type ToolContext, type ToolOptions } from "./tools/tool.js";
-export { CodeMode, toolHost, type CellRequest, type CodeModeOptions, type CodeRunner, type ToolHost } from "./codemode/code-mode.js";
+export { ToolPause, type ResumedCall } from "./tools/tool-pause.js";
+export { CodeMode, type CellRequest, type CodeModeOptions, type CodeRunner, type ToolHost } from "./codemode/code-mode.js";
 export { DEFAULT_LIMITS as CODEMODE_DEFAULT_LIMITS, type CellError, type CellLimits, type CellResult, type StateEntry, type ToolAnswer } from "./codemode/sandbox.js";
 export { codeToolDescription, toolSignature } from "./codemode/signatures.js";
 export { ResultStore, pruneToolResults, type ResultStoreOptions } from "./offload/result-store.js";

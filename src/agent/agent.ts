@@ -430,6 +430,19 @@ export class Agent {
         const execution = output.tools.find((t) => t.tool_call_id === c.id)!;
         const req = byId.get(c.id);
         const tool = tools.get(c.function.name);
+        // A call that paused from inside runs again with its checkpoint and the decision, even a
+        // rejection: the tool itself turns that into the inner call's answer.
+        if (req?.checkpoint !== undefined) {
+          const resumed = {
+            checkpoint: req.checkpoint,
+            kind: req.kind,
+            confirmed: req.confirmed,
+            confirmation_note: req.confirmation_note,
+            args: req.tool_execution.tool_args,
+            external_execution_result: req.external_execution_result,
+          };
+          return { execution, tool, resumed };
+        }
         if (req?.kind === "confirmation" && req.confirmed === false) {
           const note = req.confirmation_note ? `: ${req.confirmation_note}` : "";
           return { execution, tool, answer: { text: `The user rejected this tool call${note}`, error: false } };

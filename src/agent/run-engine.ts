@@ -10,8 +10,8 @@ import { RunCancelledSignal, registerRun, watchForCancel } from "./cancellation.
 import type { RunEvent } from "./events.js";
 import { requirementFor } from "./hitl.js";
 import { addModelCall } from "./metrics.js";
-import type { RunOutput, ToolExecution } from "./run-output.js";
-import { parseToolArgs, runTools, type AnswerFilter, type PendingCall } from "./tool-runner.js";
+import type { RunOutput, RunRequirement, ToolExecution } from "./run-output.js";
+import { parseToolArgs, runTools, type AnswerFilter, type PausedCall, type PendingCall } from "./tool-runner.js";
 
 /** What the engine needs of an agent: its resolved configuration, never the Agent class itself. */
 export interface EngineConfig {
@@ -103,6 +103,7 @@ export class RunEngine {
       await this.save(["PAUSED"]);
       yield { event: "RunContinued", ...this.base() };
       const done = yield* this.executeTools(calls);
+      if (done === "paused") return this.output;
       if (done) return yield* this.complete(done.text);
       return yield* this.loop();
     });
@@ -251,17 +252,41 @@ export class RunEngine {
       });
       this.output.tools.push(...calls.map((c) => c.execution));
       if (requirements.length > 0) {
-        this.output.status = "PAUSED";
-        this.output.requirements = requirements;
-        this.closePhase();
-        await this.save(["RUNNING"]);
-        await this.saveSessionState();
-        yield { event: "RunPaused", ...this.base(), tools: calls.map((c) => c.execution), requirements };
+        yield* this.pause(requirements, calls.map((c) => c.execution));
         return this.output;
       }
       const done = yield* this.executeTools(calls);
+      if (done === "paused") return this.output;
       if (done) return yield* this.complete(done.text);
     }
+  }
+
+  /** Stores the run as PAUSED until people resolve `requirements`. */
+  private async *pause(requirements: RunRequirement[], tools: ToolExecution[]): AsyncGenerator<RunEvent, void> {
+    this.output.status = "PAUSED";
+    this.output.requirements = requirements;
+    this.closePhase();
+    await this.save(["RUNNING"]);
+    await this.saveSessionState();
+    yield { event: "RunPaused", ...this.base(), tools, requirements };
+  }
+
+  /**
+   * The requirements of calls that paused from inside (a ToolPause): each is for the inner call a
+   * person must decide on, under the outer call's id (so agno's continue payload, keyed by tool
+   * call id, resolves it), and keeps the outer tool's checkpoint for when the run continues.
+   */
+  private innerRequirements(paused: PausedCall[]): RunRequirement[] {
+    return paused.map(({ call, pause }) => {
+      const inner: ToolExecution = { tool_call_id: call.execution.tool_call_id, tool_name: pause.tool.name, tool_args: pause.args, created_at: nowSeconds() };
+      const requirement = requirementFor(pause.tool, inner, nowSeconds());
+      if (!requirement) throw new TypeError(`${call.execution.tool_name} paused for ${pause.tool.name}, which needs nobody`);
+      // The stored outer call carries the same flags, so agno's client (which answers with the
+      // run's `tools` list, keyed by tool call id) sees what to confirm or fill in.
+      const { requires_confirmation, requires_user_input, user_input_schema, external_execution_required, requires_approval } = inner;
+      Object.assign(call.execution, { requires_confirmation, requires_user_input, user_input_schema, external_execution_required, requires_approval });
+      return { ...requirement, paused_tool_name: call.execution.tool_name, checkpoint: pause.checkpoint };
+    });
   }
 
   /** Turns a model's tool call into a pending call; calls over the limit are answered with an error. */
@@ -278,8 +303,11 @@ export class RunEngine {
     return { execution, tool };
   }
 
-  /** Runs a batch; returns the answer that ends the run when a stop-after tool answered. */
-  private async *executeTools(calls: PendingCall[]): AsyncGenerator<RunEvent, { text: string } | null> {
+  /**
+   * Runs a batch; returns the answer that ends the run when a stop-after tool answered, or
+   * "paused" when a call paused the run from inside (the run is then stored as PAUSED).
+   */
+  private async *executeTools(calls: PendingCall[]): AsyncGenerator<RunEvent, { text: string } | "paused" | null> {
     this.checkpoint();
     const ctx: ToolContext = {
       runId: this.output.run_id,
@@ -289,9 +317,14 @@ export class RunEngine {
       dependencies: this.dependencies,
       signal: this.controller.signal,
     };
-    const messages = yield* runTools(calls, { parallel: this.cfg.parallelToolCalls, ctx, base: () => this.base(), filter: this.cfg.answerFilter });
+    const { messages, paused } = yield* runTools(calls, { parallel: this.cfg.parallelToolCalls, ctx, base: () => this.base(), filter: this.cfg.answerFilter });
     this.output.messages.push(...messages);
     this.checkpoint();
+    if (paused.length > 0) {
+      const requirements = this.innerRequirements(paused);
+      yield* this.pause(requirements, requirements.map((r) => r.tool_execution));
+      return "paused";
+    }
     const stopper = calls.find((c) => c.execution.stop_after_tool_call && !c.execution.tool_call_error);
     return stopper ? { text: stopper.execution.result ?? "" } : null;
   }

@@ -46,6 +46,10 @@ export interface RunRequirement {
   user_input?: Record<string, unknown> | null;
   external_execution_result?: string | null;
   resolved: boolean;
+  /** set when a tool paused from inside its work (CodeMode's run_code): that outer tool's name */
+  paused_tool_name?: string;
+  /** what that outer tool needs to pick up where it paused; kept on the server, never taken from a client */
+  checkpoint?: unknown;
 }
 
 /** Token and time accounting of a run (SPEC T3); times in seconds. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { message, nowSeconds, type Message } from "../models/message.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
+import { ToolPause, type ResumedCall } from "../tools/tool-pause.js";
 import type { RunEvent } from "./events.js";
 import type { ToolExecution } from "./run-output.js";
 
@@ -10,7 +11,13 @@ export interface PendingCall {
   tool: Tool | undefined;
   /** set when the call must not run: this text is its answer */
   answer?: { text: string; error: boolean };
+  /** set when this call paused the run from inside (a ToolPause) and now runs again */
+  resumed?: ResumedCall;
 }
+
+type Answer = { text: string; error: boolean };
+/** A call's outcome: its answer, or the pause it asked for. */
+type Outcome = Answer | { pause: ToolPause };
 
 export function parseToolArgs(raw: string): { args: Record<string, unknown>; error?: string } {
   try {
@@ -38,14 +45,15 @@ function stringify(value: unknown): string {
  */
 export type AnswerFilter = (answer: { text: string; error: boolean }, call: ToolExecution, ctx: ToolContext) => Promise<{ text: string; error: boolean }>;
 
-/** Runs one call (through the filter, when there is one). */
-async function answerOf(call: PendingCall, ctx: ToolContext, filter?: AnswerFilter): Promise<{ text: string; error: boolean }> {
-  const answer = await runOne(call, ctx);
-  return filter ? filter(answer, call.execution, ctx) : answer;
+/** Runs one call (its answer through the filter, when there is one). */
+async function outcomeOf(call: PendingCall, ctx: ToolContext, filter?: AnswerFilter): Promise<Outcome> {
+  const outcome = await runOne(call, call.resumed ? { ...ctx, resumed: call.resumed } : ctx);
+  if ("pause" in outcome) return outcome;
+  return filter ? filter(outcome, call.execution, ctx) : outcome;
 }
 
 /** Runs one call: validates its arguments against the tool's schema, then executes it. */
-async function runOne(call: PendingCall, ctx: ToolContext): Promise<{ text: string; error: boolean }> {
+async function runOne(call: PendingCall, ctx: ToolContext): Promise<Outcome> {
   if (call.answer) return call.answer;
   const tool = call.tool;
   if (!tool?.execute) return { text: `Error: tool ${call.execution.tool_name} does not exist`, error: true };
@@ -55,23 +63,39 @@ async function runOne(call: PendingCall, ctx: ToolContext): Promise<{ text: stri
     return { text: stringify(await tool.execute(parsed.data, ctx)), error: false };
   } catch (err) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
+    if (err instanceof ToolPause) return { pause: err };
     return { text: `Error: ${err instanceof Error ? err.message : String(err)}`, error: true };
   }
 }
 
+/** A call that paused the run from inside, and why. */
+export interface PausedCall {
+  call: PendingCall;
+  pause: ToolPause;
+}
+
 /**
  * Executes a batch of tool calls (all at once, or one after another), yields agno's tool events
- * and returns the tool messages for the model. Failures become error answers the model reads;
+ * and returns the tool messages for the model, plus the calls that asked to pause the run (they
+ * get no message: the run continues them later). Failures become error answers the model reads;
  * only a cancellation stops the batch.
  */
 export async function* runTools(
   calls: PendingCall[],
   opts: { parallel: boolean; ctx: ToolContext; base: () => Omit<Extract<RunEvent, { event: "ToolCallStarted" }>, "event" | "tool">; filter?: AnswerFilter },
-): AsyncGenerator<RunEvent, Message[]> {
-  const finish = (call: PendingCall, outcome: { text: string; error: boolean }, started: number) => {
+): AsyncGenerator<RunEvent, { messages: Message[]; paused: PausedCall[] }> {
+  const paused: PausedCall[] = [];
+  const answered = new Set<PendingCall>();
+  const finish = (call: PendingCall, outcome: Outcome, started: number): boolean => {
+    if ("pause" in outcome) {
+      paused.push({ call, pause: outcome.pause });
+      return false;
+    }
+    answered.add(call);
     call.execution.result = outcome.text;
     call.execution.tool_call_error = outcome.error || undefined;
     call.execution.metrics = { duration: (performance.now() - started) / 1000 };
+    return true;
   };
   const completed = (call: PendingCall): RunEvent =>
     call.execution.tool_call_error
@@ -81,18 +105,19 @@ export async function* runTools(
   if (opts.parallel) {
     for (const call of calls) yield { event: "ToolCallStarted", ...opts.base(), tool: call.execution };
     const started = performance.now();
-    const outcomes = await Promise.all(calls.map((c) => answerOf(c, opts.ctx, opts.filter)));
-    calls.forEach((c, i) => finish(c, outcomes[i]!, started));
-    for (const call of calls) yield completed(call);
+    const outcomes = await Promise.all(calls.map((c) => outcomeOf(c, opts.ctx, opts.filter)));
+    const done = calls.filter((c, i) => finish(c, outcomes[i]!, started));
+    for (const call of done) yield completed(call);
   } else {
     for (const call of calls) {
       yield { event: "ToolCallStarted", ...opts.base(), tool: call.execution };
       const started = performance.now();
-      finish(call, await answerOf(call, opts.ctx, opts.filter), started);
+      if (!finish(call, await outcomeOf(call, opts.ctx, opts.filter), started)) break;
       yield completed(call);
     }
   }
-  return calls.map((c) =>
+  // Calls after a pause (one after another) stay unanswered too: they run when the run continues.
+  const messages = calls.filter((c) => answered.has(c)).map((c) =>
     message("tool", c.execution.result ?? "", {
       tool_call_id: c.execution.tool_call_id,
       tool_name: c.execution.tool_name,
@@ -101,4 +126,5 @@ export async function* runTools(
       created_at: nowSeconds(),
     }),
   );
+  return { messages, paused };
 }

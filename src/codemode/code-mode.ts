@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { flattenTools, tool, Toolkit, type Tool, type ToolContext } from "../tools/tool.js";
+import { ToolPause, type ResumedCall } from "../tools/tool-pause.js";
 import type { CellLimits, CellResult, ToolAnswer } from "./sandbox.js";
 import { DEFAULT_LIMITS } from "./sandbox.js";
 import { codeToolDescription } from "./signatures.js";
@@ -49,12 +50,7 @@ export class CodeMode extends Toolkit {
   constructor(opts: CodeModeOptions) {
     const inner = flattenTools(opts.tools);
     for (const t of inner.values()) {
-      // A cell cannot pause for a person (the HITL pause works at the model's tool calls), so such
-      // tools are refused here rather than run unconfirmed from inside the code.
-      if (t.requiresConfirmation || t.requiresApproval || t.requiresUserInput || t.externalExecution) {
-        throw new TypeError(`tool ${t.name} needs a person or an external executor, which CodeMode does not support yet: give it to the agent directly`);
-      }
-      if (!t.execute) throw new TypeError(`tool ${t.name} has no execute()`);
+      if (!t.execute && !t.externalExecution) throw new TypeError(`tool ${t.name} has no execute()`);
     }
     const limits = { ...DEFAULT_LIMITS, ...opts.limits };
     const toolNames = [...inner.keys()];
@@ -63,7 +59,18 @@ export class CodeMode extends Toolkit {
       description: codeToolDescription([...inner.values()], limits),
       parameters: z.object({ code: z.string().min(1).describe("JavaScript to run as the next cell of this session") }),
       execute: async ({ code }, ctx) => {
-        const cell = await opts.runner.run({ sessionId: ctx.sessionId, code, toolNames, host: toolHost(inner, ctx), limits: opts.limits });
+        // A continued run re-runs the paused cell itself (its code is in the checkpoint), replaying what it already did.
+        const checkpoint = ctx.resumed ? readCheckpoint(ctx.resumed.checkpoint) : undefined;
+        const source = checkpoint?.code ?? code;
+        const host = new JournaledHost(inner, ctx, checkpoint, ctx.resumed);
+        const cell = await opts.runner.run({ sessionId: ctx.sessionId, code: source, toolNames, host, limits: opts.limits });
+        const pause = host.pausedOn;
+        if (cell.paused && pause) {
+          // Calls still running beside the paused one are journaled when they finish (within the cell's time).
+          await host.settled(limits.timeoutMs);
+          const next: CellCheckpoint = { code: source, journal: host.journal, pending: { name: pause.tool.name, args: pause.key } };
+          throw new ToolPause(pause.tool, pause.args, next);
+        }
         return forModel(cell);
       },
     });
@@ -71,25 +78,156 @@ export class CodeMode extends Toolkit {
   }
 }
 
-/** A cell's tool calls, validated against each tool's zod schema before it runs. */
-export function toolHost(tools: Map<string, Tool>, ctx: ToolContext): ToolHost {
-  return {
-    async call(name, args) {
-      const t = tools.get(name);
-      if (!t?.execute) return { ok: false, error: `there is no tool named ${name}` };
-      const parsed = t.parameters.safeParse(args);
-      if (!parsed.success) {
-        const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`);
-        return { ok: false, error: `${name}: invalid arguments: ${issues.join("; ")}` };
+/** A tool call a cell made, and its answer, kept so the cell's re-run after a pause does not repeat it. */
+interface JournalEntry {
+  name: string;
+  /** the arguments as canonical JSON */
+  args: string;
+  answer: ToolAnswer;
+}
+
+/** What a paused cell stores with its requirement: its code, the calls it made, and the call that waits. */
+interface CellCheckpoint {
+  code: string;
+  journal: JournalEntry[];
+  pending: { name: string; args: string };
+}
+
+function readCheckpoint(value: unknown): CellCheckpoint {
+  const c = value as Partial<CellCheckpoint> | null;
+  if (!c || typeof c.code !== "string" || !Array.isArray(c.journal) || !c.pending) throw new TypeError("the paused cell's checkpoint is unreadable");
+  return c as CellCheckpoint;
+}
+
+/** A tool that needs a person (or an external executor) before it runs. */
+const needsPerson = (t: Tool) => Boolean(t.requiresConfirmation || t.requiresApproval || t.requiresUserInput || t.externalExecution);
+
+/** JSON with object keys sorted, so the same arguments always give the same text. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
+}
+
+/**
+ * A cell's tool calls, validated against each tool's zod schema before they run, and journaled.
+ * A call to a tool that needs a person answers `paused`, which stops the cell; the run pauses.
+ * When it continues, the cell runs again from the start: calls found in the journal (same tool,
+ * same arguments) get their recorded answers without running again, and the call that waited
+ * gets the person's decision.
+ */
+export class JournaledHost implements ToolHost {
+  readonly journal: JournalEntry[] = [];
+  pausedOn: { tool: Tool; args: Record<string, unknown>; key: string } | undefined;
+  private readonly replay: JournalEntry[];
+  private decision: ResumedCall | undefined;
+  private readonly pending: { name: string; args: string } | undefined;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  /** what the cell's tools get: the run's context, without the outer call's resumption */
+  private readonly ctx: ToolContext;
+
+  constructor(
+    private readonly tools: Map<string, Tool>,
+    ctx: ToolContext,
+    checkpoint?: CellCheckpoint,
+    resumed?: ResumedCall,
+  ) {
+    const { resumed: _outer, ...rest } = ctx;
+    this.ctx = rest;
+    this.replay = [...(checkpoint?.journal ?? [])];
+    this.pending = checkpoint?.pending;
+    this.decision = resumed;
+  }
+
+  call(name: string, args: unknown): Promise<ToolAnswer> {
+    const work = this.answer(name, args);
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+    return work;
+  }
+
+  /** Settles when every call the cell started has finished (a pause leaves others running), or after `ms`. */
+  async settled(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    const all = (async () => {
+      while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+    })();
+    await Promise.race([all, late]);
+    if (timer !== null) clearTimeout(timer);
+  }
+
+  private async answer(name: string, args: unknown): Promise<ToolAnswer> {
+    const key = canonical(args ?? {});
+    const seen = this.replay.findIndex((e) => e.name === name && e.args === key);
+    if (seen >= 0) {
+      const [entry] = this.replay.splice(seen, 1);
+      this.journal.push(entry!);
+      return entry!.answer;
+    }
+    const t = this.tools.get(name);
+    if (!t) return { ok: false, error: `there is no tool named ${name}` };
+    const parsed = t.parameters.safeParse(args);
+    // A tool that asks a person for some arguments is checked once they have supplied them.
+    const waitsForInput = t.requiresUserInput && isObject(args);
+    if (!parsed.success && !waitsForInput) {
+      const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`);
+      return { ok: false, error: `${name}: invalid arguments: ${issues.join("; ")}` };
+    }
+    let answer: ToolAnswer;
+    if (needsPerson(t)) {
+      const decided = this.decided(name, key);
+      if (!decided) {
+        this.pausedOn ??= { tool: t, args: (parsed.success ? parsed.data : args) as Record<string, unknown>, key };
+        return { paused: true };
       }
-      try {
-        const value = await t.execute(parsed.data, ctx);
-        return { ok: true, value: value === undefined ? null : JSON.parse(JSON.stringify(value)) };
-      } catch (error) {
-        return { ok: false, error: `${name} failed: ${error instanceof Error ? error.message : String(error)}` };
-      }
-    },
-  };
+      answer = await this.afterDecision(t, decided);
+    } else {
+      answer = await this.execute(t, parsed.data);
+    }
+    this.journal.push({ name, args: key, answer });
+    return answer;
+  }
+
+  /** The person's decision, when this is the call the cell paused on (once). */
+  private decided(name: string, key: string): ResumedCall | undefined {
+    if (!this.decision || this.pending?.name !== name || this.pending.args !== key) return undefined;
+    const decision = this.decision;
+    this.decision = undefined;
+    return decision;
+  }
+
+  private async afterDecision(t: Tool, d: ResumedCall): Promise<ToolAnswer> {
+    if (d.kind === "confirmation" && d.confirmed !== true) {
+      return { ok: false, error: `the user rejected this call to ${t.name}${d.confirmation_note ? `: ${d.confirmation_note}` : ""}` };
+    }
+    if (d.kind === "external_execution") return { ok: true, value: parseMaybe(d.external_execution_result ?? "") };
+    // A person's input is merged into the arguments: check them again.
+    const parsed = t.parameters.safeParse(d.args);
+    if (!parsed.success) return { ok: false, error: `${t.name}: invalid arguments after the user's input: ${parsed.error.issues[0]?.message}` };
+    return this.execute(t, parsed.data);
+  }
+
+  private async execute(t: Tool, args: unknown): Promise<ToolAnswer> {
+    if (!t.execute) return { ok: false, error: `${t.name} runs outside the agent` };
+    try {
+      const value = await t.execute(args, this.ctx);
+      return { ok: true, value: value === undefined ? null : JSON.parse(JSON.stringify(value)) };
+    } catch (error) {
+      return { ok: false, error: `${t.name} failed: ${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** An external executor's result: JSON when it parses, the text otherwise. */
+function parseMaybe(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 /** What the model reads back: only the fields that say something. */

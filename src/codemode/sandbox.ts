@@ -29,8 +29,11 @@ export const DEFAULT_LIMITS: CellLimits = {
 /** One persisted top-level name: a JSON value, or the source of a function or class. */
 export type StateEntry = { name: string; json: string } | { name: string; source: string };
 
-/** What a tool call from a cell comes back as. Errors (bad arguments, a throwing tool) are thrown inside the cell. */
-export type ToolAnswer = { ok: true; value: unknown } | { ok: false; error: string };
+/**
+ * What a tool call from a cell comes back as. Errors (bad arguments, a throwing tool) are thrown
+ * inside the cell; `paused` stops the cell where it is (the call needs a person first).
+ */
+export type ToolAnswer = { ok: true; value: unknown } | { ok: false; error: string } | { paused: true };
 
 export interface CellError {
   /** `TimeoutError`, `CpuLimitError`, `MemoryLimitError`, `SyntaxError`, or the thrown error's name */
@@ -47,6 +50,8 @@ export interface CellResult {
   error?: CellError;
   /** names whose values could not be kept (not JSON, or not re-creatable) */
   notPersisted: string[];
+  /** a tool call answered `paused`: the cell stopped there and its state was not kept */
+  paused?: true;
 }
 
 export interface CellInput {
@@ -91,6 +96,8 @@ export async function runCell(qjs: QuickJSWASMModule, input: CellInput): Promise
     const declared = topLevelDeclarations(input.code);
     const names = [...new Set([...input.state.map((e) => e.name), ...declared])];
     const error = await execute(vm, rt, host, cellScript(input.code, names), limits, started, () => stop);
+    // A paused cell runs again from its start when the run continues: nothing of it is kept now.
+    if (host.paused) return { cell: { logs: "", logsTruncated: false, notPersisted: [], paused: true }, state: input.state };
     const result = error ? undefined : readResult(vm, limits);
     // Capturing runs with a fresh, small budget: a cell stopped for CPU still keeps what it set.
     ticks = 0;
@@ -135,6 +142,7 @@ async function execute(vm: QuickJSContext, rt: QuickJSRuntime, host: HostCalls, 
       return undefined;
     }
     if (state.type === "rejected") return errorFrom(vm, state.error, undefined);
+    if (host.paused) return undefined;
     if (host.pending === 0) {
       return { name: "TimeoutError", message: "the cell awaits a promise that nothing can settle (no tool call is outstanding, and there are no timers): it would never finish" };
     }
@@ -170,6 +178,8 @@ function evalGlobal(vm: QuickJSContext, code: string, file: string): void {
 /** Tool calls in flight: each resolves a promise inside QuickJS when the host's call settles. */
 class HostCalls {
   pending = 0;
+  /** a call answered `paused`: the cell goes no further */
+  paused = false;
   private closed = false;
   /** promises the cell still awaits: disposed with the runtime, which refuses to free live handles */
   private readonly open = new Set<QuickJSDeferredPromise>();
@@ -194,6 +204,12 @@ class HostCalls {
     void answer.then((a) => {
       this.pending--;
       if (this.closed) return;
+      if ("paused" in a) {
+        // The call's promise stays pending inside the cell; the runtime's disposal frees it.
+        this.paused = true;
+        this.wake?.();
+        return;
+      }
       this.open.delete(deferred);
       if (a.ok) {
         const json = JSON.stringify(a.value ?? null);

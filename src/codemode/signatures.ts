@@ -69,8 +69,17 @@ const oneLine = (text: string) => text.replace(/\s+/g, " ").replace(/\*\//g, "*\
  */
 export function toolSignature(tool: Tool): string {
   const { parameters } = tool.definition();
-  const doc = tool.description ? `/** ${oneLine(tool.description)} */\n` : "";
+  const notes = [tool.description ? oneLine(tool.description) : "", personNote(tool)].filter(Boolean).join(" ");
+  const doc = notes ? `/** ${notes} */\n` : "";
   return `${doc}declare function ${tool.name}(args: ${schemaToType(parameters)}): Promise<unknown>;`;
+}
+
+/** Tells the model a tool waits for a person, so it knows the cell will stop there for a while. */
+function personNote(tool: Tool): string {
+  if (tool.externalExecution) return "(Runs outside the agent: the cell pauses until its result arrives.)";
+  if (tool.requiresUserInput) return "(A person supplies some arguments first: the cell pauses until they do.)";
+  if (tool.requiresConfirmation || tool.requiresApproval) return "(A person must confirm each call: the cell pauses until they do; a rejection throws.)";
+  return "";
 }
 
 /** What the code tool's description says about the sandbox's limits (the numbers it enforces). */
@@ -95,6 +104,11 @@ export function codeToolDescription(tools: Tool[], limits: DescribedLimits): str
     "Values persist as JSON (numbers, strings, booleans, null, plain objects, arrays; a Date becomes its ISO string; a Map, Set or class instance is not kept).",
     "Functions and classes persist as source and are re-created in the next cell: they can use other top-level names, but not private closure state.",
     "There is no network (`fetch` is not available), no timers, no `require`/`import`: reach the outside world only through the tools.",
+    ...(tools.some((t) => t.requiresConfirmation || t.requiresApproval || t.requiresUserInput || t.externalExecution)
+      ? [
+          "A call to a tool that waits for a person pauses the run. When it continues, the cell runs again from its start: tool calls it already made return their recorded results without running again, so keep a cell's tool calls the same on every run (no random or time-dependent arguments).",
+        ]
+      : []),
     `A cell is stopped after about ${Math.round(limits.timeoutMs / 1000)} s of wall time or when it exceeds its CPU or memory budget; the error comes back and the session stays usable.`,
     "",
     "Tools:",

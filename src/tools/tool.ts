@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../models/model.js";
+import type { ResumedCall } from "./tool-pause.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -12,6 +13,8 @@ export interface ToolContext {
   dependencies: Record<string, unknown>;
   /** aborted when the run is cancelled */
   signal: AbortSignal;
+  /** set only when this call paused the run earlier (it threw a ToolPause) and the run continues */
+  resumed?: ResumedCall;
 }
 
 /** How a tool involves a human before it runs (SPEC G2). */

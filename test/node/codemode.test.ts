@@ -57,6 +57,17 @@ describe("CodeMode signatures", () => {
     expect(text).toContain("65536 characters");
     expect(text).toContain("about 30 s");
     expect(text).toContain("declare function lookup(args: {\n  id: number;\n}): Promise<unknown>;");
+    expect(text).not.toMatch(/pauses/);
+  });
+
+  it("tells the model which tools wait for a person, and that a paused cell re-runs with its calls replayed", () => {
+    const lookup = tool({ name: "lookup", parameters: z.object({ id: z.number() }), execute: () => 1 });
+    const remove = tool({ name: "remove", description: "Deletes a row", parameters: z.object({ id: z.number() }), requiresConfirmation: true, execute: () => 1 });
+    const text = codeToolDescription([lookup, remove], { timeoutMs: 30_000, maxOutputChars: 100 });
+    expect(text).toContain("/** Deletes a row (A person must confirm each call: the cell pauses until they do; a rejection throws.) */\ndeclare function remove(");
+    expect(text).toContain("declare function lookup(args");
+    expect(text).not.toMatch(/confirm each call[^\n]*\ndeclare function lookup/);
+    expect(text).toMatch(/runs again from its start: tool calls it already made return their recorded results/);
   });
 });
 

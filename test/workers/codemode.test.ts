@@ -4,12 +4,14 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import { createModel } from "../../src/models/providers.js";
+import { AgentOS } from "../../src/os/agent-os.js";
 import { CodeMode, type CodeRunner } from "../../src/codemode/code-mode.js";
 import { durableCodeRunner } from "../../src/codemode/durable-runner.js";
 import type { CodeModeSession } from "../../src/codemode/session-object.js";
 import type { CellLimits } from "../../src/codemode/sandbox.js";
 import { tool, type Tool, type ToolContext } from "../../src/tools/tool.js";
 import { scriptModel } from "../support/model-script.js";
+import { form, parseSse, sdkFetch } from "./worker-client.js";
 
 const sessions = (env as unknown as { CODEMODE_SESSION: DurableObjectNamespace<CodeModeSession> }).CODEMODE_SESSION;
 const runner: CodeRunner = durableCodeRunner(sessions);
@@ -156,5 +158,29 @@ describe("CodeMode in the Workers runtime", () => {
     expect(toolsSent[0]!.function.description).toContain("declare function lookup(args: {");
     const answer = (requests[1]!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!;
     expect(JSON.parse(answer.content)).toEqual({ result: [10, 20, 30, 40, 50] });
+  });
+
+  it("over HTTP, a cell pauses for confirmation and the continued run finishes it without repeating its lookups", async () => {
+    const removed: number[] = [];
+    const remove = tool({ name: "remove_item", parameters: z.object({ id: z.number() }), requiresConfirmation: true, execute: ({ id }) => (removed.push(id), { removed: id }) });
+    const code = `const rows = await Promise.all([11, 12].map((id) => lookup({ id })));\nconst gone = await remove_item({ id: rows[0].id });\nreturn { gone, prices: rows.map((r) => r.price) };`;
+    const script = await scriptModel(env.MODEL_SERVER_URL, [{ toolCalls: [{ id: "rc1", name: "run_code", arguments: { code } }] }, { text: "Removed 11." }]);
+    const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: script.baseURL } } });
+    const agent = new Agent({ id: "coder", model, tools: [new CodeMode({ tools: [lookup, remove], runner })] });
+    const fetchOs = sdkFetch(new AgentOS({ agents: [agent], auth: { mode: "none" } }), "codemode_hitl");
+    const before = calls.length;
+    const paused = JSON.parse((await fetchOs("/agents/coder/runs", form({ message: "remove item 11", stream: "false" }))).text);
+    expect(paused).toMatchObject({ status: "PAUSED", requirements: [{ id: "rc1", kind: "confirmation", paused_tool_name: "run_code", tool_execution: { tool_name: "remove_item", tool_args: { id: 11 } } }] });
+    expect(calls.slice(before).map((c) => c.args)).toEqual([{ id: 11 }, { id: 12 }]);
+    expect(removed).toEqual([]);
+    // agno's client answers with the paused tools, marked confirmed.
+    const tools = paused.tools.map((t: Record<string, unknown>) => ({ ...t, confirmed: true }));
+    const resumed = await fetchOs(`/agents/coder/runs/${paused.run_id}/continue`, form({ tools: JSON.stringify(tools), session_id: paused.session_id }));
+    expect(resumed.status).toBe(200);
+    expect(parseSse(resumed.text).map((f) => f.event)).toEqual(expect.arrayContaining(["RunContinued", "ToolCallCompleted", "RunCompleted"]));
+    expect(removed).toEqual([11]);
+    expect(calls.length - before).toBe(2);
+    const answer = ((await script.requests())[1]!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!;
+    expect(JSON.parse(answer.content)).toEqual({ result: { gone: { removed: 11 }, prices: [110, 120] } });
   });
 });
