@@ -3,7 +3,9 @@
  * calling and with CodeMode against the scripted model server: model round trips and prompt size
  * (characters of the request bodies' messages and tools; tokens estimated as characters / 4,
  * since the scripted server's usage numbers are scripted). Then the overhead of a cell (median):
- * an empty cell and a cell with one tool call, in this process's QuickJS (Node, not workerd).
+ * an empty cell and a cell with one tool call, in this process's QuickJS (Node, not workerd), and
+ * the same cells through the CodeModeSession Durable Object in local workerd, timed from this
+ * process over HTTP side by side with a request that does not touch the object (the baseline).
  */
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
@@ -13,6 +15,10 @@ import { CodeMode } from "../../src/codemode/code-mode.js";
 import { memoryCodeRunner } from "../../src/codemode/memory-runner.js";
 import { createModel } from "../../src/models/providers.js";
 import { tool, type Tool } from "../../src/tools/tool.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startCodeModeHarness } from "../../test/support/codemode-harness.js";
 import { startModelServer } from "../../test/support/model-server.js";
 import { scriptModel, type Turn } from "../../test/support/model-script.js";
 import { emit, log, median, round } from "./util.js";
@@ -62,5 +68,40 @@ export async function benchCodeMode(): Promise<void> {
     }
   } finally {
     await server.stop();
+  }
+  await benchThroughObject();
+}
+
+/**
+ * Cells through the Worker and the CodeModeSession object (wrangler's local workerd, inspector
+ * off), interleaved with a baseline request to the same Worker that does not touch the object:
+ * the difference of the medians is what a cell adds to a request.
+ */
+async function benchThroughObject(): Promise<void> {
+  const persistTo = mkdtempSync(join(tmpdir(), "agno-bench-codemode-"));
+  const harness = await startCodeModeHarness({ persistTo, build: "bench" });
+  try {
+    const cases = [
+      ["baseline", () => fetch(`${harness.url}/noop`).then((r) => r.text())],
+      ["empty", () => harness.cell("bench", ";")],
+      ["one_tool_call", () => harness.cell("bench", "return await lookup_price({ item_id: 1 })")],
+    ] as const;
+    const times = new Map<string, number[]>(cases.map(([name]) => [name, []]));
+    for (let i = 0; i < CELLS + 20; i++) {
+      for (const [name, send] of cases) {
+        const started = performance.now();
+        const out = await send();
+        if (typeof out === "object" && out.error) throw new Error(`bench cell failed: ${out.error}`);
+        if (i >= 20) times.get(name)!.push(performance.now() - started);
+      }
+    }
+    const baseline = median(times.get("baseline")!);
+    for (const [name] of cases.slice(1)) {
+      const cell = median(times.get(name)!);
+      emit({ bench: "codemode_cell_overhead", cell: name, runtime: "local workerd through the CodeModeSession object, over HTTP", cells: CELLS, median_ms: round(cell, 3), baseline_request_median_ms: round(baseline, 3), overhead_ms: round(cell - baseline, 3) });
+    }
+  } finally {
+    await harness.stop();
+    rmSync(persistTo, { recursive: true, force: true });
   }
 }

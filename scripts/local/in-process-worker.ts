@@ -7,7 +7,15 @@ import { unstable_startWorker } from "wrangler";
  * every event it emits to wrangler's debug log, which costs CPU for every byte the Worker receives;
  * this mode (`AGNO_DEV_INSPECTOR=off npm run dev`) measures the runtime without that.
  */
-export async function startInProcessWorker(opts: { configPath: string; port: number; vars: Record<string, string>; persistTo: string; testScheduled: boolean }) {
+export async function startInProcessWorker(opts: {
+  configPath: string;
+  port: number;
+  vars: Record<string, string>;
+  persistTo: string;
+  testScheduled: boolean;
+  /** wrangler's own output (default info: one line per request) */
+  logLevel?: "warn" | "info";
+}) {
   // As for the CLI: no metrics to Cloudflare and no fetch of the `Request.cf` placeholder.
   process.env.WRANGLER_SEND_METRICS = "false";
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
@@ -20,6 +28,7 @@ export async function startInProcessWorker(opts: { configPath: string; port: num
       persist: opts.persistTo,
       watch: false,
       testScheduled: opts.testScheduled,
+      logLevel: opts.logLevel,
     },
   });
   await worker.ready;

@@ -1,0 +1,25 @@
+import { fileURLToPath } from "node:url";
+import { startInProcessWorker } from "../../scripts/local/in-process-worker.js";
+import { freePort } from "../../scripts/local/pglite-server.js";
+
+const config = fileURLToPath(new URL("../workers/fixtures/codemode-wrangler.toml", import.meta.url));
+
+/**
+ * The CodeMode harness Worker (test/workers/fixtures) in a local workerd started by wrangler, with
+ * its Durable Object storage persisted under `persistTo`: starting it again on the same directory
+ * is what a redeploy does to the objects (new code and isolates, the same storage).
+ */
+export async function startCodeModeHarness(opts: { persistTo: string; build: string }) {
+  const port = await freePort();
+  const worker = await startInProcessWorker({ configPath: config, port, vars: { BUILD: opts.build }, persistTo: opts.persistTo, testScheduled: false, logLevel: "warn" });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    /** runs `code` as the session's next cell */
+    cell: async (session: string, code: string) => {
+      const res = await fetch(`${url}/cell?session=${encodeURIComponent(session)}`, { method: "POST", body: code });
+      return (await res.json()) as { build: string | null; result?: unknown; error?: string; logs?: string };
+    },
+    stop: worker.stop,
+  };
+}
