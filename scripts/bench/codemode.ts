@@ -75,11 +75,21 @@ export async function benchCodeMode(): Promise<void> {
 /**
  * Cells through the Worker and the CodeModeSession object (wrangler's local workerd, inspector
  * off), interleaved with a baseline request to the same Worker that does not touch the object:
- * the difference of the medians is what a cell adds to a request.
+ * the difference of the medians is what a cell adds to a request. Once with the Worker Loader
+ * (the default), once with cells in the object's own isolate.
  */
 async function benchThroughObject(): Promise<void> {
+  for (const sandbox of ["loader", "object"] as const) await benchSandbox(sandbox);
+}
+
+const WHERE = {
+  loader: "local workerd: Worker, CodeModeSession object, loaded sandbox Worker; over HTTP",
+  object: "local workerd: Worker, CodeModeSession object (no loader bound); over HTTP",
+};
+
+async function benchSandbox(sandbox: "loader" | "object"): Promise<void> {
   const persistTo = mkdtempSync(join(tmpdir(), "agno-bench-codemode-"));
-  const harness = await startCodeModeHarness({ persistTo, build: "bench" });
+  const harness = await startCodeModeHarness({ persistTo, build: "bench", sandbox });
   try {
     const cases = [
       ["baseline", () => fetch(`${harness.url}/noop`).then((r) => r.text())],
@@ -98,7 +108,7 @@ async function benchThroughObject(): Promise<void> {
     const baseline = median(times.get("baseline")!);
     for (const [name] of cases.slice(1)) {
       const cell = median(times.get(name)!);
-      emit({ bench: "codemode_cell_overhead", cell: name, runtime: "local workerd through the CodeModeSession object, over HTTP", cells: CELLS, median_ms: round(cell, 3), baseline_request_median_ms: round(baseline, 3), overhead_ms: round(cell - baseline, 3) });
+      emit({ bench: "codemode_cell_overhead", cell: name, runtime: WHERE[sandbox], cells: CELLS, median_ms: round(cell, 3), baseline_request_median_ms: round(baseline, 3), overhead_ms: round(cell - baseline, 3) });
     }
   } finally {
     await harness.stop();

@@ -1,14 +1,23 @@
 import { DurableObject } from "cloudflare:workers";
+import { loadedSandboxIsolation, runInLoadedSandbox } from "./loaded-sandbox.js";
+import type { SandboxIsolation } from "./sandbox-worker.js";
 import { quickJS } from "./quickjs.js";
 import { runCell, type CellLimits, type CellResult, type StateEntry } from "./sandbox.js";
 import type { ToolHost } from "./code-mode.js";
 
+/** What the object reads from its environment. */
+interface SessionEnv {
+  /** the Worker Loader binding (`[[worker_loaders]]`): when bound, cells run in a loaded sandbox Worker */
+  CODEMODE_LOADER?: WorkerLoader;
+}
+
 /**
  * One CodeMode session: runs its cells one at a time, in arrival order, each in a fresh QuickJS
  * sandbox, and keeps the session's top-level names in storage, so they outlive the object's
- * memory (eviction, restart, redeploy).
+ * memory (eviction, restart, redeploy). With `CODEMODE_LOADER` bound, QuickJS runs inside a
+ * Worker loaded for this session with no network; without it, inside this object's isolate.
  */
-export class CodeModeSession extends DurableObject {
+export class CodeModeSession extends DurableObject<SessionEnv> {
   private tail: Promise<unknown> = Promise.resolve();
 
   /** Runs one cell after every cell sent before it has finished. */
@@ -23,6 +32,12 @@ export class CodeModeSession extends DurableObject {
     return (await this.ctx.storage.get<StateEntry[]>("state")) ?? [];
   }
 
+  /** Where this session's cells run and, in a loaded sandbox, whether `probeUrl` is reachable from there (it must not be). */
+  async isolation(probeUrl: string): Promise<SandboxIsolation> {
+    const loader = this.env.CODEMODE_LOADER;
+    return loader ? loadedSandboxIsolation(loader, this.ctx.id.toString(), probeUrl) : { where: "object" };
+  }
+
   /** Forgets every variable of the session. */
   async reset(): Promise<void> {
     await this.ctx.storage.delete("state");
@@ -30,13 +45,15 @@ export class CodeModeSession extends DurableObject {
 
   private async runNow(code: string, toolNames: string[], host: ToolHost, limits?: Partial<CellLimits>): Promise<CellResult> {
     const state = await this.state();
-    const qjs = await quickJS.get();
+    const loader = this.env.CODEMODE_LOADER;
     let outcome;
     try {
-      outcome = await runCell(qjs, { code, state, toolNames, callTool: (name, args) => host.call(name, args), limits });
+      outcome = loader
+        ? await runInLoadedSandbox(loader, this.ctx.id.toString(), { code, state, toolNames, limits }, host)
+        : await runCell(await quickJS.get(), { code, state, toolNames, callTool: (name, args) => host.call(name, args), limits });
     } catch (error) {
-      // The interpreter itself failed (a WebAssembly trap): the next cell gets a fresh instance.
-      quickJS.forget();
+      // The interpreter (a WebAssembly trap) or the loaded Worker failed: the next cell gets a fresh instance.
+      if (!loader) quickJS.forget();
       const message = error instanceof Error ? error.message : String(error);
       return { logs: "", logsTruncated: false, notPersisted: [], error: { name: "SandboxError", message: `the sandbox failed: ${message}; the session's state is kept` } };
     }

@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -29,6 +31,19 @@ describe("CodeMode across a redeploy", () => {
       });
       // Another session never saw any of it.
       expect((await after.cell("s2", `return typeof total`)).result).toBe("undefined");
+      // Under wrangler too, cells run in a loaded Worker that cannot reach a server on loopback.
+      let hits = 0;
+      const canary = createServer((_req, res) => (hits++, res.end("hit")));
+      await new Promise<void>((r) => canary.listen(0, "127.0.0.1", r));
+      try {
+        const probe = `http://127.0.0.1:${(canary.address() as AddressInfo).port}/`;
+        expect(await after.isolation("s1", probe)).toEqual({ where: "worker-loader", network: "blocked", bindings: [] });
+        expect(hits).toBe(0);
+        await fetch(probe);
+        expect(hits).toBe(1);
+      } finally {
+        canary.close();
+      }
     } finally {
       await after.stop();
     }

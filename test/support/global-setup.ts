@@ -1,4 +1,5 @@
 import type { TestProject } from "vitest/node";
+import { buildSandbox } from "../../scripts/build-sandbox.js";
 import { startEmbeddedPostgres } from "../../scripts/local/pglite-server.js";
 import { startWsProxy } from "../../scripts/local/ws-proxy.js";
 import { startModelServer } from "./model-server.js";
@@ -20,11 +21,13 @@ declare module "vitest" {
 }
 
 /**
- * Starts the services the suite talks to: the embedded Postgres, the WebSocket proxy in front
+ * Builds the CodeMode sandbox bundle, then starts the services the suite talks to: the embedded Postgres, the WebSocket proxy in front
  * of it (and of TEST_DATABASE_URL's server when set), the scripted model server, and hands
  * their addresses to the tests.
  */
 export default async function setup(project: TestProject) {
+  // The CodeMode sandbox bundle the Worker imports (npm test builds it already; `npx vitest` alone does not).
+  await buildSandbox();
   const pglite = await startEmbeddedPostgres();
   const realPgUrl = process.env.TEST_DATABASE_URL ?? "";
   const allow = [`${pglite.host}:${pglite.port}`];

@@ -8,7 +8,8 @@ import { AgentOS } from "../../src/os/agent-os.js";
 import { CodeMode, type CodeRunner } from "../../src/codemode/code-mode.js";
 import { durableCodeRunner } from "../../src/codemode/durable-runner.js";
 import type { CodeModeSession } from "../../src/codemode/session-object.js";
-import type { CellLimits } from "../../src/codemode/sandbox.js";
+import { quickJS } from "../../src/codemode/quickjs.js";
+import { runCell, type CellLimits } from "../../src/codemode/sandbox.js";
 import { tool, type Tool, type ToolContext } from "../../src/tools/tool.js";
 import { scriptModel } from "../support/model-script.js";
 import { form, parseSse, sdkFetch } from "./worker-client.js";
@@ -94,6 +95,25 @@ describe("CodeMode in the Workers runtime", () => {
     expect(await canary.requests()).toHaveLength(0);
     await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
     expect(await canary.requests()).toHaveLength(1);
+  });
+
+  it("runs cells in a Worker Loader sandbox of the session's own, whose isolate has no network and no bindings", async () => {
+    const canary = await scriptModel(env.MODEL_SERVER_URL, [{ text: "canary" }], { channel: `canary-${crypto.randomUUID()}` });
+    const sid = fresh();
+    expect(await run(sid, `return 6 * 7`)).toEqual({ result: 42 });
+    const stub = sessions.get(sessions.idFromName(sid));
+    // Outside QuickJS too: the loaded Worker's own fetch() cannot leave the isolate.
+    expect(await stub.isolation(`${canary.baseURL}/chat/completions`)).toEqual({ where: "worker-loader", network: "blocked", bindings: [] });
+    expect(await canary.requests()).toHaveLength(0);
+  });
+
+  it("without a loader binding, the same sandbox runs in the object's own isolate", async () => {
+    const qjs = await quickJS.get();
+    const busy = await runCell(qjs, { code: `while (true) {}`, state: [], toolNames: [], callTool: async () => ({ ok: true, value: null }), limits: { cpuBudget: 200 } });
+    expect(busy.cell.error?.name).toBe("CpuLimitError");
+    const kept = await runCell(qjs, { code: `const x = 2; return x * 21`, state: busy.state, toolNames: [], callTool: async () => ({ ok: true, value: null }) });
+    expect(kept.cell.result).toBe(42);
+    expect(kept.state).toEqual([{ name: "x", json: "2" }]);
   });
 
   it("keeps prototype pollution inside the cell: the host and the next cell are clean", async () => {
