@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import type { Db } from "../db/port.js";
-import type { RunRecord } from "../db/types.js";
+import type { RunRecord, RunRow } from "../db/types.js";
 import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
 import { MESSAGE_MEDIA_FIELDS, message, nowSeconds, type Message } from "../models/message.js";
 import type { Model } from "../models/model.js";
@@ -287,7 +287,8 @@ export class Agent {
     const userId = opts.userId ?? null;
     // Uploaded before anything is stored: the first write (status RUNNING) already holds references only.
     const runMedia = this.mediaStorage ? await offloadRunMedia(storedMedia(media), this.mediaStorage) : storedMedia(media);
-    const stored = await this.loadSession(sessionId, userId, input);
+    // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
+    const stored = await this.loadSession(sessionId, userId, input, opts.runId);
     const sessionState = { ...this.opts.sessionState, ...stored.state, ...opts.sessionState };
     const dependencies = { ...opts.dependencies };
     const ctx: RunContext = { runId, sessionId, userId, sessionState, input, dependencies };
@@ -309,8 +310,7 @@ export class Agent {
       ...(opts.metadata ? { metadata: opts.metadata } : {}),
       created_at: nowSeconds(),
     };
-    // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
-    const existing = this.db && opts.runId ? await this.db.getRun(runId) : null;
+    const existing = stored.run;
     if (existing?.status === "CANCELLED") {
       // Cancelled before it started (a queued run): it never runs.
       output.status = "CANCELLED";
@@ -347,17 +347,26 @@ export class Agent {
     }
   }
 
-  /** The session's state and history; a new session is created (named after its first message). */
-  private async loadSession(sessionId: string, userId: string | null, input: string): Promise<{ state: Record<string, unknown>; history: Message[] }> {
-    if (!this.db) return { state: {}, history: [] };
+  /**
+   * The session's state and history, and the stored run `runId` if there is one (read together:
+   * a queued run starts with one round trip); a new session is created (named after its first message).
+   */
+  private async loadSession(
+    sessionId: string,
+    userId: string | null,
+    input: string,
+    runId?: string,
+  ): Promise<{ state: Record<string, unknown>; history: Message[]; run: RunRow | null }> {
+    if (!this.db) return { state: {}, history: [], run: null };
     const withHistory = this.opts.addHistoryToContext === true;
-    const session = await this.db.getSession(sessionId, withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false });
+    const sessionOpts = withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false };
+    const { session, run } = runId ? await this.db.getSessionWithRun(sessionId, runId, sessionOpts) : { session: await this.db.getSession(sessionId, sessionOpts), run: null };
     if (session) {
       // A run belongs to its session's owner: another user's session, or (for a run with a user)
       // a shared one, which only admins edit (SPEC U2), is not this run's to write.
       if ((session.record.user_id ?? null) !== (userId ?? null)) throw new NotFoundError(`session ${sessionId} not found`);
       const state = (session.record.session_data?.session_state as Record<string, unknown> | undefined) ?? {};
-      return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [] };
+      return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [], run };
     }
     await this.db.createSession({
       session_id: sessionId,
@@ -367,7 +376,7 @@ export class Agent {
       session_data: { session_name: input.slice(0, 100), session_state: { ...this.opts.sessionState } },
       agent_data: { agent_id: this.id, name: this.name ?? null, model: { id: this.model.id, provider: this.model.provider } },
     });
-    return { state: {}, history: [] };
+    return { state: {}, history: [], run };
   }
 
   private async saveSession(output: RunOutput): Promise<void> {

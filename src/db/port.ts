@@ -58,6 +58,8 @@ export interface Db {
   /** inserts a new session; ConflictError when the id is taken; returns the row without runs */
   createSession(session: SessionRecord): Promise<Session>;
   getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null>;
+  /** `getSession` and `getRun(runId)` in one read: what a run with a chosen id needs before it starts */
+  getSessionWithRun(sessionId: string, runId: string, opts?: GetSessionOptions): Promise<{ session: Session | null; run: RunRow | null }>;
   getSessions(opts?: GetSessionsOptions): Promise<Page<Session>>;
   renameSession(sessionId: string, name: string, opts?: { userId?: string }): Promise<Session>;
   deleteSession(sessionId: string, opts?: { userId?: string }): Promise<void>;

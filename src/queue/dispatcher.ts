@@ -6,7 +6,8 @@ const SWEEP_INTERVAL_MS = 1_000;
 
 export interface DispatcherOptions {
   store: JobStore & { expireExhaustedJobs(): Promise<JobRecord[]> };
-  execute: (job: JobRecord) => Promise<Outcome>;
+  /** runs the job under `lease` (which it may use to record the job's end with its own last write) */
+  execute: (job: JobRecord, lease: Lease) => Promise<Outcome>;
   /** names this dispatcher in `locked_by`; one per process or Durable Object instance */
   workerId: string;
   /** jobs run at once (agno's AGNO_BACKGROUND_MAX_CONCURRENCY, default 32) */
@@ -75,12 +76,13 @@ export class Dispatcher {
     const renew = setInterval(() => void store.heartbeatJob(lease, this.leaseSeconds).catch(() => false), (this.leaseSeconds * 1000) / 3);
     let outcome: Outcome;
     try {
-      outcome = await this.opts.execute(job);
+      outcome = await this.opts.execute(job, lease);
     } catch (error) {
       outcome = { status: "FAILED", error: error instanceof Error ? error.message : String(error), retryable: true };
     } finally {
       clearInterval(renew);
     }
+    if (outcome.recorded) return;
     try {
       if (outcome.status === "FAILED" && outcome.retryable && job.attempt < job.max_attempts) {
         await store.retryJob(lease, this.backoff(job.attempt), outcome.error ?? "failed");

@@ -1,7 +1,8 @@
 import type { Agent } from "../agent/agent.js";
 import { recordRunEvents } from "../agent/event-log.js";
 import type { Db } from "../db/port.js";
-import type { JobRecord } from "./types.js";
+import { runEndingJob } from "./run-ending-job.js";
+import type { JobRecord, JobStore, Lease } from "./types.js";
 
 /** How an attempt ended, for the dispatcher to record (and maybe retry). */
 export interface Outcome {
@@ -9,6 +10,8 @@ export interface Outcome {
   error?: string;
   /** a failure another attempt might not repeat (a model error); a bad job is not retried */
   retryable?: boolean;
+  /** the job's end is already stored (with the run's last write): nothing left for the dispatcher to record */
+  recorded?: boolean;
 }
 
 /** A previous attempt's run that died or failed: it starts over, in the same row. */
@@ -19,11 +22,12 @@ const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
  * submitted with stream=false). A later attempt first looks at what an earlier one left: a run
  * that already ended (its worker died after the run, before the job was marked) is not run again.
  */
-export async function executeRunJob(job: JobRecord, agents: Agent[], db: Db): Promise<Outcome> {
+export async function executeRunJob(job: JobRecord, lease: Lease, agents: Agent[], db: Db, jobs: Pick<JobStore, "completeWithRun">): Promise<Outcome> {
   const served = agents.find((a) => a.id === job.component_id);
   if (!served) return { status: "FAILED", error: `agent ${job.component_id} is not served by this deployment` };
-  const agent = served.withDb(db);
   const runId = job.payload.run_id;
+  const bound = runEndingJob(db, jobs, lease, runId);
+  const agent = served.withDb(bound.db);
   // A first attempt's run can only be PENDING, or CANCELLED by a race, which agent.run() handles.
   if (job.attempt > 1) {
     const row = await db.getRun(runId);
@@ -58,7 +62,7 @@ export async function executeRunJob(job: JobRecord, agents: Agent[], db: Db): Pr
   switch (last?.event) {
     case "RunCompleted":
     case "RunPaused":
-      return { status: "COMPLETED" };
+      return { status: "COMPLETED", recorded: bound.jobEnded() };
     case "RunCancelled":
       return { status: "CANCELLED" };
     default:

@@ -1,4 +1,5 @@
 import type { MediaInput } from "../agent/media.js";
+import type { RunRecord, RunRow } from "../db/types.js";
 
 /** A job's life: PENDING (queued or waiting to retry) → RUNNING (leased) → a final state. */
 export type JobStatus = "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -92,6 +93,13 @@ export interface JobStore {
   heartbeatJob(lease: Lease, leaseSeconds: number): Promise<boolean>;
   /** ends a leased job; false (and nothing written) when the lease is stale */
   finishJob(lease: Lease, outcome: { status: "COMPLETED" | "FAILED" | "CANCELLED"; error?: string }): Promise<boolean>;
+  /**
+   * Writes a run's last state as `Db.upsertRun` with `expectStatus` does and, in the same
+   * statement, ends its leased job as COMPLETED, fenced as `finishJob` (`jobEnded: false` when the
+   * lease is stale: the run's write still lands, as it would alone). Null when the run was not in
+   * one of those states, or the database needs upsertRun's full path: nothing written.
+   */
+  completeWithRun(lease: Lease, run: RunRecord, expectStatus: string[]): Promise<{ row: RunRow; jobEnded: boolean } | null>;
   /** puts a leased job back to wait `delaySeconds` for its next attempt; false when stale */
   retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean>;
   /** a queued job becomes CANCELLED and never runs; a running one is reported as such; either way its run is CANCELLED (a running one stops cooperatively) */

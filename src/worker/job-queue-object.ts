@@ -88,7 +88,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
       const services = (this.services ??= this.queueServices(this.env));
       this.dispatcher = new Dispatcher({
         store: services.db.jobs,
-        execute: (job) => executeRunJob(job, services.agents, services.db),
+        execute: (job, lease) => executeRunJob(job, lease, services.agents, services.db, services.db.jobs),
         workerId: `do:${this.ctx.id.toString().slice(0, 16)}:${crypto.randomUUID().slice(0, 8)}`,
         concurrency: services.concurrency,
         leaseSeconds: services.leaseSeconds,

@@ -107,6 +107,24 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     expect((await t.db.getSession("s-limit", { includeRuns: false }))!.record.runs).toBeUndefined();
   });
 
+  it("getSessionWithRun reads what getSession and getRun would, together", async () => {
+    await session("s-with", { session_data: { session_state: { n: 1 } } });
+    await t.db.upsertRun(run("w-0", "s-with"));
+    await t.db.upsertRun(run("w-1", "s-with", { status: "ERROR" }));
+    await t.db.upsertRun(run("w-2", "s-with", { status: "PENDING" }));
+    for (const opts of [{ runsLimit: 2 }, {}, { includeRuns: false }, { userId: "alice" }]) {
+      const both = await t.db.getSessionWithRun("s-with", "w-2", opts);
+      expect(both.session!.record).toEqual((await t.db.getSession("s-with", opts))!.record);
+      expect(both.run).toEqual(await t.db.getRun("w-2"));
+    }
+    expect((await t.db.getSessionWithRun("s-with", "w-2", { runsLimit: 2 })).session!.runs.map((r) => r.run_id)).toEqual(["w-0", "w-2"]);
+    expect(await t.db.getSessionWithRun("s-with", "w-absent")).toMatchObject({ session: { record: { session_id: "s-with" } }, run: null });
+    expect(await t.db.getSessionWithRun("s-with", "w-0", { userId: "bob" })).toMatchObject({ session: null, run: { run_id: "w-0" } });
+    expect(await t.db.getSessionWithRun("s-absent", "w-absent")).toEqual({ session: null, run: null });
+    await expect(t.db.getSessionWithRun("s-with", "w-0", { runsLimit: -1 })).rejects.toThrow(ValidationError);
+    await expect(t.db.getSessionWithRun("s-with", "")).rejects.toThrow(ValidationError);
+  });
+
   it("lists runs with filters, sorting and strict pagination", async () => {
     await session("s-list-a");
     await t.db.upsertSession({ session_id: "s-list-b", session_type: "team", team_id: "crew", user_id: "bob" });

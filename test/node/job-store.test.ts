@@ -119,6 +119,29 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
     expect((await t.db.jobs.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null });
   });
 
+  it("completeWithRun writes the run's end and completes the job in one statement, fenced on both", async () => {
+    const { job } = await t.db.jobs.enqueueRun(input());
+    const runId = job.payload.run_id;
+    await t.db.jobs.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 });
+    const lease = { id: job.id, attempt: 1, workerId: "A" };
+    const pending = (await t.db.getRun(runId))!.run_data;
+    // The run is not RUNNING: nothing is written, and the job keeps its lease.
+    expect(await t.db.jobs.completeWithRun(lease, { ...pending, status: "COMPLETED" }, ["RUNNING"])).toBeNull();
+    expect((await t.db.getRun(runId))!.status).toBe("PENDING");
+    expect((await t.db.jobs.getJob(job.id))!.status).toBe("RUNNING");
+    await t.db.upsertRun({ ...pending, status: "RUNNING" }, { expectStatus: ["PENDING"] });
+    // A stale lease: the run's write lands as it would alone, the job is not this worker's to end.
+    const stale = await t.db.jobs.completeWithRun({ ...lease, attempt: 0 }, { ...pending, status: "COMPLETED", content: "late" }, ["RUNNING"]);
+    expect(stale).toMatchObject({ row: { status: "COMPLETED" }, jobEnded: false });
+    expect((await t.db.jobs.getJob(job.id))!.status).toBe("RUNNING");
+    await t.db.upsertRun({ ...pending, status: "RUNNING" }, { expectStatus: ["COMPLETED"] });
+    const done = await t.db.jobs.completeWithRun(lease, { ...pending, status: "COMPLETED", content: "answer" }, ["RUNNING"]);
+    expect(done).toMatchObject({ row: { run_id: runId, status: "COMPLETED", run_index: 0 }, jobEnded: true });
+    expect((await t.db.getRun(runId))!.run_data).toMatchObject({ status: "COMPLETED", content: "answer" });
+    expect((await t.db.jobs.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null, error: null });
+    expect(await t.db.jobs.finishJob(lease, { status: "FAILED" })).toBe(false);
+  });
+
   it("fails a job whose last attempt's worker died, and its run", async () => {
     const { job } = await t.db.jobs.enqueueRun(input({ max_attempts: 1 }));
     await t.db.jobs.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 });

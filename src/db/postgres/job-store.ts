@@ -1,9 +1,11 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { EnqueueOutcome, EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
-import { validateId } from "../validate.js";
+import type { RunRecord, RunRow } from "../types.js";
+import { validateId, validateRun } from "../validate.js";
 import { enqueueRun } from "./enqueue.js";
 import { enqueueRuns } from "./enqueue-batch.js";
 import type { JobTable } from "./jobs.js";
+import { updateRunRowWith } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
 
 /** What the job store borrows from its PostgresDb: connections, the schema check, its tables. */
@@ -73,6 +75,17 @@ export class PostgresJobStore implements JobStore {
 
   async finishJob(lease: Lease, outcome: { status: "COMPLETED" | "FAILED" | "CANCELLED"; error?: string }): Promise<boolean> {
     return this.d.table.finish(lease, outcome.status, outcome.error ?? null);
+  }
+
+  async completeWithRun(lease: Lease, run: RunRecord, expectStatus: string[]): Promise<{ row: RunRow; jobEnded: boolean } | null> {
+    const checked = validateRun(run);
+    await this.d.ready();
+    // Before migration a run write takes upsertRun's full path (a 2.x blob's runs count in run_index).
+    if (await this.d.legacyPending()) return null;
+    const written = await updateRunRowWith(this.d.exec, { sessions: this.d.sessions, runs: this.d.runs }, checked, expectStatus, (ifRunWritten) =>
+      this.d.table.finishStatement(lease, "COMPLETED", null, ifRunWritten),
+    );
+    return written && { row: written.row, jobEnded: written.alongsideWritten };
   }
 
   async retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean> {

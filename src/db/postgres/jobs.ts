@@ -89,11 +89,16 @@ export class JobTable {
   }
 
   async finish(lease: Lease, status: "COMPLETED" | "FAILED" | "CANCELLED", error: string | null): Promise<boolean> {
-    const t = now();
-    const rows = await this.exec(sql`
-      UPDATE ${this.table} SET status = ${status}, error = ${error}, locked_by = NULL, lease_expires_at = NULL, completed_at = ${t}, updated_at = ${t}
-      WHERE ${this.fence(lease)} RETURNING id`);
+    const rows = await this.exec(this.finishStatement(lease, status, error));
     return rows.length === 1;
+  }
+
+  /** The fenced UPDATE that ends a job, on its own or inside another statement (`onlyIf` its other write landed). */
+  finishStatement(lease: Lease, status: "COMPLETED" | "FAILED" | "CANCELLED", error: string | null, onlyIf: SQL = sql`true`): SQL {
+    const t = now();
+    return sql`
+      UPDATE ${this.table} SET status = ${status}, error = ${error}, locked_by = NULL, lease_expires_at = NULL, completed_at = ${t}, updated_at = ${t}
+      WHERE ${this.fence(lease)} AND ${onlyIf} RETURNING id`;
   }
 
   async retry(lease: Lease, delaySeconds: number, error: string): Promise<boolean> {

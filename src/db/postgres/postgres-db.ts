@@ -203,17 +203,22 @@ export class PostgresDb implements Db {
     return new Session(toSessionRecord(row));
   }
 
-  async getSession(sessionId: string, opts: GetSessionOptions = {}): Promise<Session | null> {
+  /** The one session `opts` may read (checked first: a bad id or limit is the caller's 4xx). */
+  private sessionFilter(sessionId: string, opts: GetSessionOptions): SQL {
     validateId(sessionId, "session_id");
     if (opts.runsLimit !== undefined && (!Number.isInteger(opts.runsLimit) || opts.runsLimit < 0)) {
       throw new ValidationError("runsLimit must be a whole number of at least 0", "runs_limit");
     }
-    const legacy = await this.legacyPending();
-    const userFilter =
+    const user =
       opts.userId === undefined ? sql`` : opts.includeShared ? sql` AND (user_id = ${opts.userId} OR user_id IS NULL)` : sql` AND user_id = ${opts.userId}`;
+    return sql`session_id = ${sessionId}${user}`;
+  }
+
+  async getSession(sessionId: string, opts: GetSessionOptions = {}): Promise<Session | null> {
+    const where = this.sessionFilter(sessionId, opts);
+    const legacy = await this.legacyPending();
     const rows = await this.exec(
-      sql`SELECT ${sql.raw(SESSION_COLUMNS)}${legacy ? sql`, runs AS legacy_runs` : sql``} FROM ${this.sessionsTable}
-          WHERE session_id = ${sessionId}${userFilter}`,
+      sql`SELECT ${sql.raw(SESSION_COLUMNS)}${legacy ? sql`, runs AS legacy_runs` : sql``} FROM ${this.sessionsTable} WHERE ${where}`,
     );
     if (rows.length === 0) return null;
     const record = toSessionRecord(rows[0]!);
@@ -233,14 +238,9 @@ export class PostgresDb implements Db {
     const out = new Map<string, RunRow[]>(ids.map((id) => [id, []]));
     if (ids.length === 0 || limit === 0) return out;
     const idList = sql.join(ids.map((id) => sql`${id}`), sql`, `);
-    const skip = sql.join(NON_HISTORY_STATUSES.map((st) => sql`${st}`), sql`, `);
-    const query =
-      limit === undefined
-        ? sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE session_id IN (${idList}) ORDER BY session_id, run_index, created_at, run_id`
-        : sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM (SELECT *, row_number() OVER (PARTITION BY session_id ORDER BY run_index DESC, created_at DESC, run_id DESC) AS rn
-              FROM ${this.runsTable} WHERE session_id IN (${idList}) AND parent_run_id IS NULL AND (status IS NULL OR status NOT IN (${skip}))) r
-              WHERE rn <= ${limit} ORDER BY session_id, run_index, created_at, run_id`;
-    for (const row of await this.exec(query)) out.get(String(row.session_id))!.push(toRunRow(row));
+    for (const row of await this.exec(sql`${this.sessionRunsQuery(idList, limit)} ORDER BY session_id, run_index, created_at, run_id`)) {
+      out.get(String(row.session_id))!.push(toRunRow(row));
+    }
     for (const row of legacyRows) {
       const session = sessions.find((s) => s.session_id === row.session_id)!;
       const blob = Array.isArray(row.legacy_runs) ? row.legacy_runs : [];
@@ -252,6 +252,40 @@ export class PostgresDb implements Db {
       out.set(session.session_id, merged);
     }
     return out;
+  }
+
+  /** The runs of these sessions (a list of ids), all or, with `limit`, the last N that can feed history; unordered. */
+  private sessionRunsQuery(idList: SQL, limit?: number): SQL {
+    if (limit === undefined) return sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE session_id IN (${idList})`;
+    const skip = sql.join(NON_HISTORY_STATUSES.map((st) => sql`${st}`), sql`, `);
+    return sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM (SELECT *, row_number() OVER (PARTITION BY session_id ORDER BY run_index DESC, created_at DESC, run_id DESC) AS rn
+      FROM ${this.runsTable} WHERE session_id IN (${idList}) AND parent_run_id IS NULL AND (status IS NULL OR status NOT IN (${skip}))) r
+      WHERE rn <= ${limit}`;
+  }
+
+  async getSessionWithRun(sessionId: string, runId: string, opts: GetSessionOptions = {}): Promise<{ session: Session | null; run: RunRow | null }> {
+    const where = this.sessionFilter(sessionId, opts);
+    validateId(runId, "run_id");
+    // Before migration runs may still live in the session's blob: the two reads that know it.
+    if (await this.legacyPending()) {
+      const [session, run] = await Promise.all([this.getSession(sessionId, opts), this.getRun(runId)]);
+      return { session, run };
+    }
+    const limit = opts.runsLimit;
+    // The session, its runs and the run: one round trip instead of three at every queued run's start.
+    const runs =
+      opts.includeRuns === false || limit === 0
+        ? sql`NULL`
+        : sql`(SELECT json_agg(h ORDER BY h.run_index, h.created_at, h.run_id) FROM (${this.sessionRunsQuery(sql`${sessionId}`, limit)}) h)`;
+    const [row] = await this.exec(sql`
+      SELECT (SELECT row_to_json(s) FROM (SELECT ${sql.raw(SESSION_COLUMNS)} FROM ${this.sessionsTable} WHERE ${where}) s) AS session,
+        ${runs} AS runs,
+        (SELECT row_to_json(r) FROM (SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE run_id = ${runId}) r) AS run`);
+    const run = row?.run ? toRunRow(row.run as Record<string, unknown>) : null;
+    if (!row?.session) return { session: null, run };
+    const record = toSessionRecord(row.session as Record<string, unknown>);
+    if (opts.includeRuns !== false) record.runs = ((row.runs as Record<string, unknown>[] | null) ?? []).map((r) => toRunRow(r).run_data);
+    return { session: new Session(record), run };
   }
 
   async getSessions(opts: GetSessionsOptions = {}): Promise<Page<Session>> {

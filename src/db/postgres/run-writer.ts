@@ -19,18 +19,39 @@ const now = () => Math.floor(Date.now() / 1000);
  * order writeRun locks them in, so the two paths never deadlock each other.
  */
 export async function updateRunRow(exec: Exec, t: RunTables, run: RunRecord, expectStatus: string[]): Promise<RunRow | null> {
+  const [row] = await exec(sql`${runUpdate(t, run, expectStatus)} SELECT * FROM w`);
+  return row ? toRunRow(row) : null;
+}
+
+/**
+ * `updateRunRow` and, in the same statement, `alongside(ifRunWritten)`: another write (a job's
+ * end) that takes effect only with the run's. Null when the run was not updated (nothing written).
+ */
+export async function updateRunRowWith(
+  exec: Exec,
+  t: RunTables,
+  run: RunRecord,
+  expectStatus: string[],
+  alongside: (ifRunWritten: SQL) => SQL,
+): Promise<{ row: RunRow; alongsideWritten: boolean } | null> {
+  const [row] = await exec(sql`${runUpdate(t, run, expectStatus)}, also AS (${alongside(sql`EXISTS (SELECT 1 FROM w)`)})
+    SELECT w.*, EXISTS (SELECT 1 FROM also) AS alongside_written FROM w`);
+  return row ? { row: toRunRow(row), alongsideWritten: row.alongside_written === true } : null;
+}
+
+/** `WITH s AS (the session's bump), w AS (the run's update, returning its row)`. */
+function runUpdate(t: RunTables, run: RunRecord, expectStatus: string[]): SQL {
   const ts = now();
-  const [row] = await exec(sql`
-    WITH s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id = ${run.session_id} RETURNING user_id)
-    UPDATE ${t.runs} AS r SET run_type = ${runTypeOf(run)}, agent_id = ${run.agent_id ?? null}, team_id = ${run.team_id ?? null},
+  return sql`
+    WITH s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id = ${run.session_id} RETURNING user_id),
+    w AS (UPDATE ${t.runs} AS r SET run_type = ${runTypeOf(run)}, agent_id = ${run.agent_id ?? null}, team_id = ${run.team_id ?? null},
       workflow_id = ${run.workflow_id ?? null}, user_id = COALESCE(${run.user_id ?? null}::varchar, s.user_id), parent_run_id = ${run.parent_run_id ?? null},
       status = ${run.status ?? null}, run_data = ${JSON.stringify(run)}::jsonb, updated_at = ${ts}
     FROM s
     WHERE r.run_id = ${run.run_id} AND r.session_id = ${run.session_id}
       AND (${run.user_id ?? null}::varchar IS NULL OR s.user_id IS NULL OR s.user_id = ${run.user_id ?? null}::varchar)
       AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})
-    RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))}`);
-  return row ? toRunRow(row) : null;
+    RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))})`;
 }
 
 /**
