@@ -8,6 +8,20 @@ import { MAX_PATTERN_CHARS, MAX_REGEX_MATCH_CHARS, MAX_REGEX_SCAN_UNITS } from "
 export const RESULT_TOOL_NAMES: readonly string[] = ["read_result", "search_result"];
 
 const resultId = z.string().min(1).max(255).describe("the result_id from an offloaded tool result");
+// Module-level, so the tools built for each run share one JSON Schema conversion.
+const readArgs = z.object({
+  result_id: resultId,
+  offset: z.number().int().min(0).optional().describe("first character to read (default 0)"),
+  length: z.number().int().min(1).optional().describe(`characters to read (default ${DEFAULT_READ_CHARS}, at most ${MAX_READ_CHARS})`),
+});
+const searchArgs = z.object({
+  result_id: resultId,
+  query: z.string().min(1).max(1000).describe("the text to find, or a regex when regex is true"),
+  regex: z.boolean().optional(),
+  ignore_case: z.boolean().optional(),
+  context_chars: z.number().int().min(0).max(500).optional().describe("characters of context on each side (default 80)"),
+  max_matches: z.number().int().min(1).max(100).optional().describe("default 20"),
+});
 
 /**
  * `read_result` and `search_result` over one store and database. Both answer only results of the
@@ -19,11 +33,7 @@ export function resultTools(store: ResultStore, db: Db): Tool[] {
     description:
       `Reads part of a tool result that was too long to show (its envelope has a result_id). Offsets and lengths count characters; ` +
       `length defaults to ${DEFAULT_READ_CHARS} and is at most ${MAX_READ_CHARS}. The answer has next_offset to continue from.`,
-    parameters: z.object({
-      result_id: resultId,
-      offset: z.number().int().min(0).optional().describe("first character to read (default 0)"),
-      length: z.number().int().min(1).optional().describe(`characters to read (default ${DEFAULT_READ_CHARS}, at most ${MAX_READ_CHARS})`),
-    }),
+    parameters: readArgs,
     execute: (args, ctx) => store.read(db, args.result_id, { sessionId: ctx.sessionId, userId: ctx.userId }, args),
   });
   const search = tool({
@@ -34,14 +44,7 @@ export function resultTools(store: ResultStore, db: Db): Tool[] {
       `matching at most ${MAX_REGEX_MATCH_CHARS} characters, searched in the first ${MAX_REGEX_SCAN_UNITS} characters. Patterns that can backtrack ` +
       `badly are refused (repeated groups with quantifiers or alternations inside, overlapping repeats in a row, backreferences); ` +
       `no need to wrap a pattern in .* since matches come with context.`,
-    parameters: z.object({
-      result_id: resultId,
-      query: z.string().min(1).max(1000).describe("the text to find, or a regex when regex is true"),
-      regex: z.boolean().optional(),
-      ignore_case: z.boolean().optional(),
-      context_chars: z.number().int().min(0).max(500).optional().describe("characters of context on each side (default 80)"),
-      max_matches: z.number().int().min(1).max(100).optional().describe("default 20"),
-    }),
+    parameters: searchArgs,
     execute: async (args, ctx) => {
       const found = await store.search(
         db,

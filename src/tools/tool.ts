@@ -63,10 +63,24 @@ const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  *   execute: async ({ city }) => ({ city, celsius: 21 }),
  * });
  */
+/**
+ * JSON Schemas by zod schema: converting one is not free, and tools built per run (read_result,
+ * search_result) share module-level schemas, so the conversion happens once per isolate.
+ */
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
+  let json = jsonSchemas.get(schema);
+  if (!json) {
+    const { $schema: _drop, ...parameters } = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+    jsonSchemas.set(schema, (json = parameters));
+  }
+  return json;
+}
+
 export function tool<S extends z.ZodType>(opts: ToolOptions<S>): Tool {
   if (!NAME.test(opts.name)) throw new TypeError(`tool name ${JSON.stringify(opts.name)} must match ${NAME}`);
   if (!opts.execute && !opts.externalExecution) throw new TypeError(`tool ${opts.name} needs execute() unless it has externalExecution`);
-  let schema: Record<string, unknown> | undefined;
   return {
     name: opts.name,
     description: opts.description,
@@ -79,10 +93,7 @@ export function tool<S extends z.ZodType>(opts: ToolOptions<S>): Tool {
     externalExecution: opts.externalExecution,
     execute: opts.execute as Tool["execute"],
     definition() {
-      // Computed once: converting a schema is not free and tools are reused across runs.
-      schema ??= z.toJSONSchema(opts.parameters, { target: "draft-7", io: "input" }) as Record<string, unknown>;
-      const { $schema: _drop, ...parameters } = schema;
-      return { name: opts.name, description: opts.description, parameters };
+      return { name: opts.name, description: opts.description, parameters: jsonSchemaOf(opts.parameters) };
     },
   };
 }

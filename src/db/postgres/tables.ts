@@ -6,7 +6,18 @@ import { checkIdentifier, type TableNames } from "./names.js";
  * drizzle definitions of the tables the adapter reads and writes, built per configured schema
  * and names. The DDL that creates them lives in `migrations/`; these only describe them.
  */
-export function agnoTables(schema: string, names: TableNames) {
+/** Table objects by schema and names: every request's PostgresDb uses the same few, and building them is not free. */
+const built = new Map<string, ReturnType<typeof buildTables>>();
+
+/** drizzle's table objects for a schema and its table names (built once per isolate and reused). */
+export function agnoTables(schema: string, names: TableNames): ReturnType<typeof buildTables> {
+  const key = JSON.stringify([schema, names]);
+  let tables = built.get(key);
+  if (!tables) built.set(key, (tables = buildTables(schema, names)));
+  return tables;
+}
+
+function buildTables(schema: string, names: TableNames) {
   // drizzle refuses pgSchema("public"): tables there are plain pgTable ones.
   const table = (schema === "public" ? pgTable : pgSchema(checkIdentifier(schema, "schema")).table) as typeof pgTable;
   const sessions = table(checkIdentifier(names.sessions, "table name"), {
