@@ -72,6 +72,7 @@ export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfi
     max_attempts: config.maxAttempts ?? 3,
     max_depth: config.maxDepth ?? 10_000,
     session_name: req.message.slice(0, 100),
+    ...(req.session_id ? {} : { new_session: true }),
     ...(key ? { idempotency_key: key, request_hash: requestHash } : {}),
   };
   // Where the queue can take it itself, it does (one RPC, no connection opened here).

@@ -56,6 +56,11 @@ export interface EnqueueRunInput {
   max_depth: number;
   /** the session's name if the job creates it */
   session_name: string;
+  /**
+   * The caller made up `session_id` for this job (the request named none), so the session cannot
+   * exist yet: the enqueue is then one statement instead of a transaction.
+   */
+  new_session?: boolean;
 }
 
 /** One input's outcome in a batch: its job (`created: false` for a repeat of a key), or why not. */

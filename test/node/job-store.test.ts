@@ -72,6 +72,37 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
     await expect(t.db.jobs.enqueueRun(input({ session_id: "js-shared" }))).rejects.toThrow(NotFoundError);
   });
 
+  it("enqueues into a session it names itself in one statement: all or nothing, repeats and a full queue write nothing", async () => {
+    const fresh = (i: string, extra: Partial<EnqueueRunInput> = {}) => input({ new_session: true, session_id: `js-new-${i}`, payload: { run_id: `js-new-r-${i}`, message: "m" }, ...extra });
+    const { job, created } = await t.db.jobs.enqueueRun(fresh("a"));
+    expect(created).toBe(true);
+    expect(job).toMatchObject({ status: "PENDING", session_id: "js-new-a", user_id: "u1" });
+    expect(await t.db.getRun("js-new-r-a")).toMatchObject({ status: "PENDING", run_index: 0 });
+    expect((await t.db.getSession("js-new-a"))!.record).toMatchObject({ user_id: "u1", session_data: { session_name: "hello" } });
+    // Racing repeats of one key, each with a session id of its own: one job, one session, one run.
+    const repeats = await Promise.all(Array.from({ length: 8 }, (_, i) => t.db.jobs.enqueueRun(fresh(`race-${i}`, { idempotency_key: "key-new", request_hash: "h" }))));
+    const winner = repeats.filter((r) => r.created);
+    expect(winner).toHaveLength(1);
+    expect(new Set(repeats.map((r) => r.job.id)).size).toBe(1);
+    for (let i = 0; i < 8; i++) {
+      const mine = `js-new-race-${i}` === winner[0]!.job.session_id;
+      expect((await t.db.getSession(`js-new-race-${i}`)) !== null).toBe(mine);
+      expect((await t.db.getRun(`js-new-r-race-${i}`)) !== null).toBe(mine);
+    }
+    await expect(t.db.jobs.enqueueRun(fresh("other-body", { idempotency_key: "key-new", request_hash: "h2" }))).rejects.toThrow(ValidationError);
+    expect(await t.db.getSession("js-new-other-body")).toBeNull();
+    const depth = (await t.db.jobs.queueStats()).pending;
+    await expect(t.db.jobs.enqueueRun(fresh("full", { max_depth: depth }))).rejects.toThrow(QueueFullError);
+    expect(await t.db.getSession("js-new-full")).toBeNull();
+    expect(await t.db.getRun("js-new-r-full")).toBeNull();
+    // The id was taken after all: the transaction path takes over (the owner's next run, another owner's 404).
+    const again = await t.db.jobs.enqueueRun(fresh("b", { session_id: "js-new-a" }));
+    expect(again.created).toBe(true);
+    expect(await t.db.getRun("js-new-r-b")).toMatchObject({ run_index: 1, session_id: "js-new-a" });
+    await expect(t.db.jobs.enqueueRun(fresh("c", { session_id: "js-new-a", user_id: "u2" }))).rejects.toThrow(NotFoundError);
+    expect(await t.db.getRun("js-new-r-c")).toBeNull();
+  });
+
   it("enqueues a batch in one transaction, each input on its own: repeats, another owner's session, a bad id, a full queue", async () => {
     await t.db.jobs.enqueueRun(input({ session_id: "jb-theirs", user_id: "u2", payload: { run_id: "jb-theirs-r", message: "m" } }));
     const first = await t.db.jobs.enqueueRun(input({ idempotency_key: "jb-key", request_hash: "h", session_id: "jb-k", payload: { run_id: "jb-k-r", message: "m" } }));

@@ -38,6 +38,23 @@ export async function enqueueRun(transaction: <T>(fn: (tx: Exec) => Promise<T>) 
   }
 }
 
+/** `earlier` (the job an Idempotency-Key already names) and `depth` (jobs waiting or running), as CTEs. */
+export function earlierAndDepth(input: EnqueueRunInput, deps: EnqueueDeps): SQL {
+  const key = input.idempotency_key ?? null;
+  return sql`earlier AS (
+      SELECT ${deps.jobs.cols()} FROM ${deps.jobs.table}
+      WHERE ${key === null ? sql`false` : sql`COALESCE(user_id, '') = ${input.user_id ?? ""} AND idempotency_key = ${key}`}),
+    depth AS (SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING'))`;
+}
+
+/** The job's INSERT … SELECT with `sessionId` as its session; the caller adds FROM or WHERE. */
+export function jobInsert(input: EnqueueRunInput, deps: EnqueueDeps, ts: number, sessionId: SQL): SQL {
+  return sql`INSERT INTO ${deps.jobs.table} (id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts,
+        idempotency_key, request_hash, available_at, created_at, updated_at)
+      SELECT ${crypto.randomUUID()}, ${input.component_type}, 'run', ${input.component_id}, ${sessionId}, ${input.user_id},
+        ${JSON.stringify(input.payload)}::jsonb, 'PENDING', 0, ${input.max_attempts}, ${input.idempotency_key ?? null}, ${input.request_hash ?? null}, ${ts}, ${ts}, ${ts}`;
+}
+
 /** The PENDING run an enqueue stores, checked as every stored run is. */
 export function pendingRunOf(input: EnqueueRunInput, ts: number): RunRecord {
   return validateRun({
@@ -66,15 +83,9 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
   const run = pendingRunOf(input, ts);
   const key = input.idempotency_key ?? null;
   const [row] = await tx(sql`
-    WITH earlier AS (
-      SELECT ${deps.jobs.cols()} FROM ${deps.jobs.table}
-      WHERE ${key === null ? sql`false` : sql`COALESCE(user_id, '') = ${input.user_id ?? ""} AND idempotency_key = ${key}`}),
-    depth AS (SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING')),
+    WITH ${earlierAndDepth(input, deps)},
     job AS (
-      INSERT INTO ${deps.jobs.table} (id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts,
-        idempotency_key, request_hash, available_at, created_at, updated_at)
-      SELECT ${crypto.randomUUID()}, ${input.component_type}, 'run', ${input.component_id}, ${input.session_id}, ${input.user_id},
-        ${JSON.stringify(input.payload)}::jsonb, 'PENDING', 0, ${input.max_attempts}, ${key}, ${input.request_hash ?? null}, ${ts}, ${ts}, ${ts}
+      ${jobInsert(input, deps, ts, sql`${input.session_id}`)}
       WHERE NOT EXISTS (SELECT 1 FROM earlier) AND (SELECT n FROM depth) < ${input.max_depth}
       ON CONFLICT DO NOTHING
       RETURNING ${deps.jobs.cols()}),

@@ -4,6 +4,7 @@ import type { RunRecord, RunRow } from "../types.js";
 import { validateId, validateRun } from "../validate.js";
 import { enqueueRun } from "./enqueue.js";
 import { enqueueRuns } from "./enqueue-batch.js";
+import { enqueueIntoNewSession } from "./enqueue-new-session.js";
 import type { JobTable } from "./jobs.js";
 import { updateRunRowWith } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
@@ -34,7 +35,12 @@ export class PostgresJobStore implements JobStore {
     if (input.user_id !== null) validateId(input.user_id, "user_id");
     await this.d.ready();
     const legacy = await this.d.legacyPending();
-    return enqueueRun(this.d.transaction, input, { jobs: this.d.table, sessions: this.d.sessions, runs: this.d.runs, legacy });
+    const deps = { jobs: this.d.table, sessions: this.d.sessions, runs: this.d.runs, legacy };
+    if (input.new_session && !legacy) {
+      const outcome = await enqueueIntoNewSession(this.d.exec, input, deps);
+      if (outcome !== "session_exists") return outcome;
+    }
+    return enqueueRun(this.d.transaction, input, deps);
   }
 
   async enqueueRuns(inputs: EnqueueRunInput[]): Promise<EnqueueOutcome[]> {
