@@ -21,9 +21,9 @@ declare module "vitest" {
 }
 
 /**
- * Builds the CodeMode sandbox bundle, then starts the services the suite talks to: the embedded Postgres, the WebSocket proxy in front
- * of it (and of TEST_DATABASE_URL's server when set), the scripted model server, and hands
- * their addresses to the tests.
+ * Builds the CodeMode sandbox bundle, then starts the services the suite talks to: the embedded
+ * Postgres, the WebSocket proxy in front of it (and of TEST_DATABASE_URL's server when set), the
+ * scripted model server and the S3 server, and hands their addresses to the tests.
  */
 export default async function setup(project: TestProject) {
   // The CodeMode sandbox bundle the Worker imports (npm test builds it already; `npx vitest` alone does not).
