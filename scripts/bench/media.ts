@@ -12,19 +12,13 @@
  *
  * Sizes, not times: they do not depend on this machine.
  */
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Pool } from "@neondatabase/serverless";
 import { scriptModel } from "../../test/support/model-script.js";
-import { startModelServer } from "../../test/support/model-server.js";
 import { syntheticJpeg } from "../../test/support/media-jpeg.js";
 import { Agent } from "../../src/agent/agent.js";
-import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import type { MediaRecord } from "../../src/models/message.js";
 import { createModel } from "../../src/models/providers.js";
 import { LocalMediaStorage } from "../../src/offload/media-local-storage.js";
+import { eachStorageBenchTarget, type StorageBenchTarget } from "./storage-setup.js";
 import { emit, log, round } from "./util.js";
 
 const JPEG_BYTES = 113_250;
@@ -37,7 +31,7 @@ interface Measured {
   model_received_image: boolean;
 }
 
-async function measure(mode: Mode, db: PostgresDb, pool: Pool, schema: string, modelServerUrl: string, storageDir: string, jpeg: Uint8Array): Promise<Measured> {
+async function measure(mode: Mode, { db, pool, schema, modelServerUrl, storageDir }: StorageBenchTarget, jpeg: Uint8Array): Promise<Measured> {
   const script = await scriptModel(modelServerUrl, [{ text: "A grey square." }]);
   const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "bench", baseURL: script.baseURL } } });
   const agent = new Agent({ model, db, ...(mode === "reference" ? { mediaStorage: new LocalMediaStorage({ directory: storageDir }) } : {}) });
@@ -56,45 +50,30 @@ async function measure(mode: Mode, db: PostgresDb, pool: Pool, schema: string, m
 
 /** The media figures, against each Postgres target (the WebSocket proxy is already configured). */
 export async function benchMedia(opts: { dbTargets: Array<{ name: string; url: string }> }): Promise<void> {
-  const models = await startModelServer();
-  const storageDir = mkdtempSync(join(tmpdir(), "agno-bench-media-"));
   const jpeg = syntheticJpeg(JPEG_BYTES);
   const base64Chars = Buffer.from(jpeg).toString("base64").length;
-  try {
-    for (const target of opts.dbTargets) {
-      const schema = `bench_media_${process.pid}_${randomUUID().slice(0, 8)}`;
-      const pool = new Pool({ connectionString: target.url, max: 4 });
-      try {
-        const db = new PostgresDb({ pool, schema, id: "bench" });
-        await db.init();
-        const figures = new Map<Mode, Measured>();
-        for (const mode of ["text_only", "inline", "reference"] as const) {
-          const m = await measure(mode, db, pool, schema, models.url, storageDir, jpeg);
-          figures.set(mode, m);
-          log(`${target.name}: ${mode}: run row ${m.run_row_json_chars} characters, ${m.run_row_stored_bytes} bytes stored`);
-          emit({ bench: "media_run_row", target: target.name, mode, jpeg_bytes: JPEG_BYTES, jpeg_base64_chars: base64Chars, ...m });
-        }
-        const base = figures.get("text_only")!;
-        const inline = figures.get("inline")!;
-        const reference = figures.get("reference")!;
-        emit({
-          bench: "media_run_row_inline_vs_reference",
-          target: target.name,
-          jpeg_bytes: JPEG_BYTES,
-          run_row_json_chars: { inline: inline.run_row_json_chars, reference: reference.run_row_json_chars, without_image: base.run_row_json_chars },
-          image_chars_in_row: { inline: inline.run_row_json_chars - base.run_row_json_chars, reference: reference.run_row_json_chars - base.run_row_json_chars },
-          media_record_chars: { inline: inline.media_record_chars, reference: reference.media_record_chars },
-          run_row_stored_bytes: { inline: inline.run_row_stored_bytes, reference: reference.run_row_stored_bytes },
-          run_row_json_chars_inline_over_reference: round(inline.run_row_json_chars / reference.run_row_json_chars, 1),
-          model_received_image: { inline: inline.model_received_image, reference: reference.model_received_image },
-        });
-      } finally {
-        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await pool.end();
-      }
+  await eachStorageBenchTarget("media", opts.dbTargets, async (setup) => {
+    const { target } = setup;
+    const figures = new Map<Mode, Measured>();
+    for (const mode of ["text_only", "inline", "reference"] as const) {
+      const m = await measure(mode, setup, jpeg);
+      figures.set(mode, m);
+      log(`${target.name}: ${mode}: run row ${m.run_row_json_chars} characters, ${m.run_row_stored_bytes} bytes stored`);
+      emit({ bench: "media_run_row", target: target.name, mode, jpeg_bytes: JPEG_BYTES, jpeg_base64_chars: base64Chars, ...m });
     }
-  } finally {
-    rmSync(storageDir, { recursive: true, force: true });
-    await models.stop();
-  }
+    const base = figures.get("text_only")!;
+    const inline = figures.get("inline")!;
+    const reference = figures.get("reference")!;
+    emit({
+      bench: "media_run_row_inline_vs_reference",
+      target: target.name,
+      jpeg_bytes: JPEG_BYTES,
+      run_row_json_chars: { inline: inline.run_row_json_chars, reference: reference.run_row_json_chars, without_image: base.run_row_json_chars },
+      image_chars_in_row: { inline: inline.run_row_json_chars - base.run_row_json_chars, reference: reference.run_row_json_chars - base.run_row_json_chars },
+      media_record_chars: { inline: inline.media_record_chars, reference: reference.media_record_chars },
+      run_row_stored_bytes: { inline: inline.run_row_stored_bytes, reference: reference.run_row_stored_bytes },
+      run_row_json_chars_inline_over_reference: round(inline.run_row_json_chars / reference.run_row_json_chars, 1),
+      model_received_image: { inline: inline.model_received_image, reference: reference.model_received_image },
+    });
+  });
 }

@@ -11,19 +11,13 @@
  *
  * Sizes, not times: they do not depend on this machine.
  */
-import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { Pool } from "@neondatabase/serverless";
 import { z } from "zod";
 import { scriptModel } from "../../test/support/model-script.js";
-import { startModelServer } from "../../test/support/model-server.js";
 import { Agent } from "../../src/agent/agent.js";
-import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { createModel } from "../../src/models/providers.js";
 import { LocalStorage } from "../../src/offload/local-storage.js";
 import { tool } from "../../src/tools/tool.js";
+import { eachStorageBenchTarget, type StorageBenchTarget } from "./storage-setup.js";
 import { emit, log, round } from "./util.js";
 
 const RESULT_CHARS = 1024 * 1024;
@@ -53,7 +47,7 @@ interface Measured {
   object_storage_bytes: number;
 }
 
-async function measure(mode: "inline" | "offload", db: PostgresDb, pool: Pool, schema: string, modelServerUrl: string, storageDir: string, result: string): Promise<Measured> {
+async function measure(mode: "inline" | "offload", { db, pool, schema, modelServerUrl, storageDir }: StorageBenchTarget, result: string): Promise<Measured> {
   const dump = tool({ name: "export_inventory", description: "Exports the inventory", parameters: z.object({}), execute: () => result });
   const script = await scriptModel(modelServerUrl, [{ toolCalls: [{ id: "call_export", name: "export_inventory", arguments: {} }] }, { text: "Exported." }]);
   const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "bench", baseURL: script.baseURL } } });
@@ -78,40 +72,25 @@ async function measure(mode: "inline" | "offload", db: PostgresDb, pool: Pool, s
 
 /** The offload figures, against each Postgres target (the WebSocket proxy is already configured). */
 export async function benchOffload(opts: { dbTargets: Array<{ name: string; url: string }> }): Promise<void> {
-  const models = await startModelServer();
-  const storageDir = mkdtempSync(join(tmpdir(), "agno-bench-offload-"));
   const result = bigResult();
-  try {
-    for (const target of opts.dbTargets) {
-      const schema = `bench_offload_${process.pid}_${randomUUID().slice(0, 8)}`;
-      const pool = new Pool({ connectionString: target.url, max: 4 });
-      try {
-        const db = new PostgresDb({ pool, schema, id: "bench" });
-        await db.init();
-        const figures = new Map<string, Measured>();
-        for (const mode of ["inline", "offload"] as const) {
-          const m = await measure(mode, db, pool, schema, models.url, storageDir, result);
-          figures.set(mode, m);
-          log(`${target.name}: ${mode}: run row ${m.run_row_json_bytes} bytes, next turn ${m.next_turn_request_chars} characters`);
-          emit({ bench: "tool_result_offload", target: target.name, mode, tool_result_chars: result.length, ...m });
-        }
-        const inline = figures.get("inline")!;
-        const offload = figures.get("offload")!;
-        emit({
-          bench: "tool_result_offload_ratio",
-          target: target.name,
-          tool_result_chars: result.length,
-          run_row_json_bytes_inline_over_offload: round(inline.run_row_json_bytes / offload.run_row_json_bytes, 1),
-          run_row_stored_bytes_inline_over_offload: round(inline.run_row_stored_bytes / offload.run_row_stored_bytes, 1),
-          next_turn_request_chars_inline_over_offload: round(inline.next_turn_request_chars / offload.next_turn_request_chars, 1),
-        });
-      } finally {
-        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await pool.end();
-      }
+  await eachStorageBenchTarget("offload", opts.dbTargets, async (setup) => {
+    const { target } = setup;
+    const figures = new Map<string, Measured>();
+    for (const mode of ["inline", "offload"] as const) {
+      const m = await measure(mode, setup, result);
+      figures.set(mode, m);
+      log(`${target.name}: ${mode}: run row ${m.run_row_json_bytes} bytes, next turn ${m.next_turn_request_chars} characters`);
+      emit({ bench: "tool_result_offload", target: target.name, mode, tool_result_chars: result.length, ...m });
     }
-  } finally {
-    rmSync(storageDir, { recursive: true, force: true });
-    await models.stop();
-  }
+    const inline = figures.get("inline")!;
+    const offload = figures.get("offload")!;
+    emit({
+      bench: "tool_result_offload_ratio",
+      target: target.name,
+      tool_result_chars: result.length,
+      run_row_json_bytes_inline_over_offload: round(inline.run_row_json_bytes / offload.run_row_json_bytes, 1),
+      run_row_stored_bytes_inline_over_offload: round(inline.run_row_stored_bytes / offload.run_row_stored_bytes, 1),
+      next_turn_request_chars_inline_over_offload: round(inline.next_turn_request_chars / offload.next_turn_request_chars, 1),
+    });
+  });
 }
