@@ -1,7 +1,8 @@
 import { NotFoundError, ValidationError } from "../errors.js";
 import type { MediaKind } from "../models/message.js";
 import { checkKey } from "./object-input.js";
-import type { ObjectStorage, StoredObject } from "./object-storage.js";
+import { MAX_PRESIGN_SECONDS, type ObjectStorage, type StoredObject } from "./object-storage.js";
+import { sha256Hex } from "./sha256.js";
 
 /**
  * What a stored run keeps of a medium instead of its bytes (agno 3.0's MediaReference, under a
@@ -65,9 +66,9 @@ export class MediaStorage {
     if (!this.prefix.endsWith("/")) throw new TypeError(`media prefix ${JSON.stringify(this.prefix)} must end with "/"`);
     checkKey(`${this.prefix}x`);
     this.presignedUrlSeconds = opts.presignedUrlSeconds ?? 300;
-    // S3 accepts 1 second to 7 days.
-    if (!Number.isInteger(this.presignedUrlSeconds) || this.presignedUrlSeconds < 1 || this.presignedUrlSeconds > 604_800) {
-      throw new TypeError("presignedUrlSeconds must be a whole number of seconds from 1 to 604800");
+    // Checked here too, so a bad setting fails when the storage is built, not on the first redirect.
+    if (!Number.isInteger(this.presignedUrlSeconds) || this.presignedUrlSeconds < 1 || this.presignedUrlSeconds > MAX_PRESIGN_SECONDS) {
+      throw new TypeError(`presignedUrlSeconds must be a whole number of seconds from 1 to ${MAX_PRESIGN_SECONDS}`);
     }
   }
 
@@ -127,10 +128,4 @@ export class MediaStorage {
     if (!this.objects.presignedGetUrl) throw new TypeError(`${this.backend} storage cannot presign URLs`);
     return this.objects.presignedGetUrl(checkKey(storageKey), this.presignedUrlSeconds);
   }
-}
-
-export async function sha256Hex(bytes: Uint8Array): Promise<string> {
-  // Typed for ArrayBuffer-backed views only; media bytes never live in a SharedArrayBuffer.
-  const digest = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
 }

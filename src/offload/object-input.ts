@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors.js";
-import type { GetOptions } from "./object-storage.js";
+import type { GetOptions, ObjectStorage, StoredObject } from "./object-storage.js";
 
 /**
  * Input checks every ObjectStorage backend shares, so a key or range that one backend refuses
@@ -32,7 +32,7 @@ export function checkKey(key: string): string {
 }
 
 /** Content types end up in HTTP headers (S3, R2, the media route): no control characters. */
-export function checkContentType(contentType: string): string {
+function checkContentType(contentType: string): string {
   if (contentType.length === 0 || contentType.length > MAX_CONTENT_TYPE_LENGTH || /[\u0000-\u001f\u007f]/.test(contentType)) {
     throw new ValidationError(`a content type must be 1 to ${MAX_CONTENT_TYPE_LENGTH} printable characters`, "contentType");
   }
@@ -73,4 +73,21 @@ export function clipRange(range: ReturnType<typeof checkRange>, size: number): {
 
 export function emptyBody(): ReadableStream<Uint8Array> {
   return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
+}
+
+/** What a range that reads nothing answers: the object's info and no bytes (null when it is absent). */
+export async function emptyRangeOf(storage: ObjectStorage, key: string): Promise<StoredObject | null> {
+  const info = await storage.head(key);
+  return info && { ...info, body: emptyBody() };
+}
+
+/**
+ * The keys of a bulk delete in batches of at most `size` (what one S3 or R2 request takes),
+ * duplicates dropped. Every key is checked first, so a bad key deletes nothing.
+ */
+export function deleteBatches(keys: string[], size: number): string[][] {
+  const unique = [...new Set(keys.map(checkKey))];
+  const batches: string[][] = [];
+  for (let i = 0; i < unique.length; i += size) batches.push(unique.slice(i, i + size));
+  return batches;
 }

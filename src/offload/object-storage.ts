@@ -25,6 +25,9 @@ export interface GetOptions {
   range?: { offset: number; length?: number };
 }
 
+/** The longest a presigned URL may live: SigV4's limit (7 days), which S3-compatible stores share. */
+export const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
+
 export interface ObjectStorage {
   /** which backend this is, as stored in references: "r2" | "s3" | "local" */
   readonly backend: string;
@@ -37,6 +40,6 @@ export interface ObjectStorage {
   head(key: string): Promise<StoredObjectInfo | null>;
   /** deleting an absent key is not an error */
   delete(keys: string[]): Promise<void>;
-  /** a time-limited URL that reads the object without credentials, when the backend can make one */
+  /** a time-limited URL (1 to MAX_PRESIGN_SECONDS) that reads the object without credentials, when the backend can make one */
   presignedGetUrl?(key: string, expiresInSeconds: number): Promise<string>;
 }

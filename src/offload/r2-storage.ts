@@ -1,5 +1,5 @@
 import type { GetOptions, ObjectStorage, PutOptions, StoredObject, StoredObjectInfo } from "./object-storage.js";
-import { bytesOf, checkKey, checkRange, contentTypeFor, emptyBody } from "./object-input.js";
+import { bytesOf, checkKey, checkRange, contentTypeFor, deleteBatches, emptyRangeOf } from "./object-input.js";
 
 /** An R2 binding deletes at most this many keys per call. */
 const DELETE_BATCH = 1000;
@@ -45,12 +45,12 @@ export class R2Storage implements ObjectStorage {
     const range = checkRange(opts.range);
     // R2 has no form for an empty range, and refuses one that starts at or past the end, where
     // the port answers an empty body (as a slice past the end of a string does).
-    if (range?.length === 0) return this.emptyRangeOf(key);
+    if (range?.length === 0) return emptyRangeOf(this, key);
     try {
       const object = await this.binding.get(key, range && { range: { offset: range.offset, length: range.length } });
       return object && { ...infoOf(key, object), body: object.body };
     } catch (error) {
-      if (range && String(error).includes(RANGE_NOT_SATISFIABLE)) return this.emptyRangeOf(key);
+      if (range && String(error).includes(RANGE_NOT_SATISFIABLE)) return emptyRangeOf(this, key);
       throw error;
     }
   }
@@ -62,16 +62,7 @@ export class R2Storage implements ObjectStorage {
   }
 
   async delete(keys: string[]): Promise<void> {
-    // Every key is checked before anything is deleted: a bad key deletes nothing.
-    const unique = [...new Set(keys.map(checkKey))];
-    for (let i = 0; i < unique.length; i += DELETE_BATCH) {
-      await this.binding.delete(unique.slice(i, i + DELETE_BATCH));
-    }
-  }
-
-  private async emptyRangeOf(key: string): Promise<StoredObject | null> {
-    const info = await this.head(key);
-    return info && { ...info, body: emptyBody() };
+    for (const batch of deleteBatches(keys, DELETE_BATCH)) await this.binding.delete(batch);
   }
 }
 

@@ -3,6 +3,7 @@ import { NotConfiguredError, NotFoundError, ValidationError } from "../errors.js
 import { countCodePoints, countLines, sliceCodePoints } from "./code-points.js";
 import type { ObjectStorage } from "./object-storage.js";
 import { searchText, type SearchOptions, type SearchOutcome } from "./result-search.js";
+import { hex, sha256Hex } from "./sha256.js";
 
 export interface ResultStoreOptions {
   /** results longer than this many characters (Unicode code points) are offloaded; default 16,000 */
@@ -41,7 +42,7 @@ export interface ReadSlice {
   content: string;
 }
 
-export const DEFAULT_THRESHOLD_CHARS = 16_000;
+const DEFAULT_THRESHOLD_CHARS = 16_000;
 export const DEFAULT_READ_CHARS = 4_000;
 /** a read never returns more than this, so its answer stays below the default threshold */
 export const MAX_READ_CHARS = 16_000;
@@ -230,7 +231,7 @@ const namespaceOf = (storage: ObjectStorage) => `${storage.backend}:${storage.bu
 function keySegment(sessionId: string | null): string {
   if (sessionId === null) return "_";
   if (KEY_SEGMENT.test(sessionId) && sessionId !== "." && sessionId !== "..") return sessionId;
-  return `x${[...utf8.encode(sessionId).slice(0, 100)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  return `x${hex(utf8.encode(sessionId).slice(0, 100))}`;
 }
 
 /** A cheap guess for the row's content type: tools that return objects are sent as JSON. */
@@ -238,11 +239,6 @@ function looksLikeJson(text: string): boolean {
   const first = text.trimStart()[0];
   const last = text.trimEnd().at(-1);
   return (first === "{" && last === "}") || (first === "[" && last === "]");
-}
-
-async function sha256Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", utf8.encode(text)));
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function positiveInt(value: number, field: string): number {

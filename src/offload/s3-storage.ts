@@ -7,13 +7,11 @@ import {
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { ValidationError } from "../errors.js";
-import type { GetOptions, ObjectStorage, PutOptions, StoredObject, StoredObjectInfo } from "./object-storage.js";
-import { bytesOf, checkKey, checkRange, contentTypeFor, emptyBody } from "./object-input.js";
+import { MAX_PRESIGN_SECONDS, type GetOptions, type ObjectStorage, type PutOptions, type StoredObject, type StoredObjectInfo } from "./object-storage.js";
+import { bytesOf, checkKey, checkRange, contentTypeFor, deleteBatches, emptyRangeOf } from "./object-input.js";
 
 /** DeleteObjects takes at most this many keys per request (S3 answers MalformedXML above it). */
 const DELETE_BATCH = 1000;
-/** SigV4 presigned URLs live at most 7 days. */
-const MAX_PRESIGN_SECONDS = 7 * 24 * 3600;
 
 export interface S3StorageOptions {
   bucket: string;
@@ -69,7 +67,7 @@ export class S3Storage implements ObjectStorage {
     checkKey(key);
     const range = checkRange(opts.range);
     // An empty range has no HTTP form ("bytes=5-4" is ignored by S3, which then sends everything).
-    if (range?.length === 0) return this.emptyRangeOf(key);
+    if (range?.length === 0) return emptyRangeOf(this, key);
     const header = range && (range.offset > 0 || range.length !== undefined)
       ? `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}`
       : undefined;
@@ -82,7 +80,7 @@ export class S3Storage implements ObjectStorage {
     } catch (error) {
       if (isMissing(error)) return null;
       // 416: the range starts at or past the end; like a slice past the end, that reads nothing.
-      if (isStatus(error, 416)) return this.emptyRangeOf(key);
+      if (isStatus(error, 416)) return emptyRangeOf(this, key);
       throw error;
     }
   }
@@ -99,10 +97,7 @@ export class S3Storage implements ObjectStorage {
   }
 
   async delete(keys: string[]): Promise<void> {
-    // Every key is checked before anything is deleted: a bad key deletes nothing.
-    const unique = [...new Set(keys.map(checkKey))];
-    for (let i = 0; i < unique.length; i += DELETE_BATCH) {
-      const batch = unique.slice(i, i + DELETE_BATCH);
+    for (const batch of deleteBatches(keys, DELETE_BATCH)) {
       const out = await this.client.send(
         new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
       );
@@ -121,11 +116,6 @@ export class S3Storage implements ObjectStorage {
       throw new ValidationError(`expiresInSeconds must be a whole number from 1 to ${MAX_PRESIGN_SECONDS}`, "expiresInSeconds");
     }
     return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
-  }
-
-  private async emptyRangeOf(key: string): Promise<StoredObject | null> {
-    const info = await this.head(key);
-    return info && { ...info, body: emptyBody() };
   }
 }
 
