@@ -12,6 +12,7 @@ import { bytesOf, checkKey, checkRange, clipRange, contentTypeFor, emptyBody } f
  * exist, as they can in S3 and R2. Each file is a one-line JSON header (the content type) and
  * then the object's bytes: one file, so one rename replaces bytes and content type together.
  */
+/** The first line of every object file; ASCII, so its length is its size in bytes. */
 const HEADER_MAGIC = "agno-object 1\n";
 /** The header is magic + JSON of a content type of at most 255 checked characters: always below this. */
 const HEADER_MAX_BYTES = 1024;
@@ -137,13 +138,12 @@ async function openIfExists(file: string): Promise<FileHandle | null> {
 async function readHeader(handle: FileHandle): Promise<{ contentType: string | null; dataStart: number; size: number }> {
   const buffer = new Uint8Array(HEADER_MAX_BYTES);
   const { bytesRead } = await handle.read(buffer, 0, HEADER_MAX_BYTES, 0);
-  const magic = new TextEncoder().encode(HEADER_MAGIC);
-  const headerEnd = buffer.indexOf(0x0a, magic.length);
+  const headerEnd = buffer.indexOf(0x0a, HEADER_MAGIC.length);
   const decoder = new TextDecoder();
-  if (decoder.decode(buffer.subarray(0, magic.length)) !== HEADER_MAGIC || headerEnd < 0 || headerEnd >= bytesRead) {
+  if (decoder.decode(buffer.subarray(0, HEADER_MAGIC.length)) !== HEADER_MAGIC || headerEnd < 0 || headerEnd >= bytesRead) {
     throw new Error("not an object file written by LocalStorage (bad header)");
   }
-  const { contentType } = JSON.parse(decoder.decode(buffer.subarray(magic.length, headerEnd))) as { contentType?: string };
+  const { contentType } = JSON.parse(decoder.decode(buffer.subarray(HEADER_MAGIC.length, headerEnd))) as { contentType?: string };
   const dataStart = headerEnd + 1;
   const { size: fileSize } = await handle.stat();
   return { contentType: contentType ?? null, dataStart, size: fileSize - dataStart };
