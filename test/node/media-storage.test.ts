@@ -13,7 +13,7 @@ import { AgentOS } from "../../src/os/agent-os.js";
 import { collect, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 import { syntheticJpeg } from "../support/media-jpeg.js";
-import { S3_TEST_BUCKET, S3_TEST_CREDENTIALS, S3_TEST_REGION } from "../support/s3-target.js";
+import { S3_TEST_BUCKET, s3TestOptions } from "../support/s3-target.js";
 
 const JPEG = syntheticJpeg(113_250);
 const JPEG_B64 = Buffer.from(JPEG).toString("base64");
@@ -24,8 +24,7 @@ const B64_PROBE = JPEG_B64.slice(1000, 1064);
 const directory = await mkdtemp(join(tmpdir(), "agno-media-"));
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
-const s3 = (opts: { presignedUrlSeconds?: number; prefix?: string } = {}) =>
-  new S3MediaStorage({ bucket: S3_TEST_BUCKET, region: S3_TEST_REGION, endpoint: inject("s3Url"), credentials: S3_TEST_CREDENTIALS, forcePathStyle: true, ...opts });
+const s3 = (opts: { presignedUrlSeconds?: number; prefix?: string } = {}) => new S3MediaStorage({ ...s3TestOptions(inject("s3Url")), ...opts });
 
 /** Counts the uploads a MediaStorage makes (its ObjectStorage's puts). */
 function countPuts(storage: MediaStorage): { puts: number } {

@@ -5,10 +5,9 @@ import { afterAll, expect, inject, it } from "vitest";
 import { LocalStorage } from "../../src/offload/local-storage.js";
 import { S3Storage } from "../../src/offload/s3-storage.js";
 import { describeObjectStorageContract } from "../support/object-storage-contract.js";
-import { S3_TEST_BUCKET, S3_TEST_CREDENTIALS, S3_TEST_REGION } from "../support/s3-target.js";
+import { S3_TEST_BUCKET, S3_TEST_CREDENTIALS, s3TestOptions } from "../support/s3-target.js";
 
-const s3 = () =>
-  new S3Storage({ bucket: S3_TEST_BUCKET, region: S3_TEST_REGION, endpoint: inject("s3Url"), credentials: S3_TEST_CREDENTIALS, forcePathStyle: true });
+const s3 = () => new S3Storage(s3TestOptions(inject("s3Url")));
 
 const directory = await mkdtemp(join(tmpdir(), "agno-local-storage-"));
 afterAll(() => rm(directory, { recursive: true, force: true }));
@@ -21,7 +20,7 @@ it("S3Storage names its backend and bucket as references store them", () => {
 });
 
 it("S3Storage reports a wrong secret as an error, not as a missing object", async () => {
-  const wrong = new S3Storage({ bucket: S3_TEST_BUCKET, region: S3_TEST_REGION, endpoint: inject("s3Url"), forcePathStyle: true, credentials: { ...S3_TEST_CREDENTIALS, secretAccessKey: "wrong" } });
+  const wrong = new S3Storage({ ...s3TestOptions(inject("s3Url")), credentials: { ...S3_TEST_CREDENTIALS, secretAccessKey: "wrong" } });
   await expect(wrong.get("anything")).rejects.toMatchObject({ name: "SignatureDoesNotMatch" });
   await expect(wrong.put("anything", "x")).rejects.toMatchObject({ name: "SignatureDoesNotMatch" });
 });

@@ -3,7 +3,7 @@ import { expect, inject, it } from "vitest";
 import { R2Storage } from "../../src/offload/r2-storage.js";
 import { S3Storage } from "../../src/offload/s3-storage.js";
 import { describeObjectStorageContract } from "../support/object-storage-contract.js";
-import { S3_TEST_BUCKET, S3_TEST_CREDENTIALS, S3_TEST_REGION } from "../support/s3-target.js";
+import { s3TestOptions } from "../support/s3-target.js";
 
 // The R2 binding from wrangler.toml, as the deployed Worker gets it.
 describeObjectStorageContract("R2Storage on the R2 binding", () => new R2Storage(env.STORAGE, { bucketName: "agno-edge-storage" }), {
@@ -13,7 +13,7 @@ describeObjectStorageContract("R2Storage on the R2 binding", () => new R2Storage
 // The AWS SDK inside workerd (fetch handler, Web Crypto signing) against the S3 API server.
 describeObjectStorageContract(
   "S3Storage inside the Workers runtime",
-  () => new S3Storage({ bucket: S3_TEST_BUCKET, region: S3_TEST_REGION, endpoint: inject("s3Url"), credentials: S3_TEST_CREDENTIALS, forcePathStyle: true }),
+  () => new S3Storage(s3TestOptions(inject("s3Url"))),
   { presignedUrls: true },
 );
 
