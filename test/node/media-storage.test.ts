@@ -239,6 +239,19 @@ describe.each(dbTargets())("Agent with mediaStorage on $name", (target) => {
     expect(second.error?.message).toMatch(new RegExp(`media/${JPEG_SHA} is missing`));
     expect(await script.requests()).toHaveLength(1);
   });
+
+  it("ends the run as a stored ERROR naming the key when referenced bytes were altered, and sends the model nothing", async () => {
+    const storage = new LocalMediaStorage({ directory: join(directory, "altered") });
+    const { model, script } = await scriptedModel([{ text: "Grey." }, { text: "never" }]);
+    const agent = new Agent({ model, db: t.db, mediaStorage: storage, addHistoryToContext: true });
+    const first = await agent.run("Look", { media: [{ data: JPEG, mimeType: "image/jpeg" }] });
+    await storage.objects.put(`media/${JPEG_SHA}`, "not the picture", { contentType: "image/jpeg" });
+    const second = await agent.run("Again?", { sessionId: first.session_id });
+    expect(second.status).toBe("ERROR");
+    expect(second.error?.message).toMatch(new RegExp(`media/${JPEG_SHA}.*does not match its content hash`));
+    expect((await t.db.getRun(second.run_id))!.status).toBe("ERROR");
+    expect(await script.requests()).toHaveLength(1);
+  });
 });
 
 describe("AgentOS with S3MediaStorage (Node host)", () => {
