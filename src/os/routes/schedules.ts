@@ -5,7 +5,7 @@ import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import { ConflictError, ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
 import { triggerSchedule } from "../../scheduler/dispatch.js";
 import type { Page } from "../../db/types.js";
-import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
+import type { Schedule, ScheduleScope } from "../../scheduler/types.js";
 import { runTarget, scheduleCreateSchema } from "../../scheduler/validate.js";
 import type { QueueConfig } from "../background.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
@@ -73,7 +73,7 @@ const getRun = defineRoute({ method: "get", path: "/schedules/{schedule_id}/runs
 
 /** A schedule over HTTP: its row without the cron tick's lock. */
 const view = ({ locked_by: _by, locked_at: _at, ...schedule }: Schedule) => schedule;
-const pageOf = <T, V>(p: Page<T>, fn: (x: T) => V) => ({ data: p.data.map(fn), meta: { page: p.page, limit: p.limit, total_pages: p.total_pages, total_count: p.total_count } });
+const metaOf = (p: Page<unknown>) => ({ page: p.page, limit: p.limit, total_pages: p.total_pages, total_count: p.total_count });
 
 /**
  * The target must be an agent this AgentOS serves, and, since its runs will start without the
@@ -85,13 +85,20 @@ function checkTarget(c: Context<OSEnv>, agents: Agent[], endpoint: string): void
   if (!hasScope(principalOf(c), "agents", "run", id)) throw new ForbiddenError(`scheduling runs of agent ${id} needs the scope agents:${id}:run`);
 }
 
+/** The durable queue's storage and wake-up; a schedule nobody could ever run is refused, not stored to sit idle. */
+function durableQueue(c: Context<OSEnv>, queue: QueueConfig | undefined) {
+  const { jobs, queue: wake } = c.env;
+  if (!queue?.durable || !jobs) throw new NotConfiguredError("schedules run on the durable queue: new AgentOS({ queue: { durable: true } }) with a database");
+  return { jobs, maxDepth: queue.maxDepth, wake: wake && (() => wake.wake()) };
+}
+
 /** `/schedules/*` in agno's paths (SPEC SC1-SC2, U1): every call is scoped to the caller's user. */
 export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) {
   const app = routeApp();
   const store = (c: Context<OSEnv>) => dbFor(c).schedules;
   const mine = (c: Context<OSEnv>, requested?: string) => ({ userId: effectiveUserId(c, requested) });
-  const found = async (c: Context<OSEnv>, id: string, requested?: string) => {
-    const schedule = await store(c).getSchedule(id, mine(c, requested));
+  const found = async (c: Context<OSEnv>, id: string, scope: ScheduleScope) => {
+    const schedule = await store(c).getSchedule(id, scope);
     if (!schedule) throw new NotFoundError(`schedule ${id} not found`);
     return schedule;
   };
@@ -99,22 +106,17 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
   handle(app, listSchedules, async (c) => {
     const q = c.req.valid("query");
     const enabled = q.enabled === undefined ? undefined : q.enabled === "true";
-    return c.json(pageOf(await store(c).listSchedules({ enabled, limit: q.limit, page: q.page }, readScope(c, q.user_id)), view));
+    const page = await store(c).listSchedules({ enabled, limit: q.limit, page: q.page }, readScope(c, q.user_id));
+    return c.json({ data: page.data.map(view), meta: metaOf(page) });
   });
   handle(app, createSchedule, async (c) => {
-    // A schedule nobody could ever run is refused, not stored to sit idle.
-    if (!queue?.durable || !c.env.jobs) throw new NotConfiguredError("schedules run on the durable queue: new AgentOS({ queue: { durable: true } }) with a database");
+    durableQueue(c, queue);
     const body = c.req.valid("json");
     checkTarget(c, agents, body.endpoint);
     const owner = effectiveUserId(c, c.req.valid("query").user_id) ?? principalOf(c).userId ?? null;
     return c.json(view(await store(c).createSchedule(body, { userId: owner })), 201);
   });
-  handle(app, getSchedule, async (c) => {
-    const { schedule_id } = c.req.valid("param");
-    const schedule = await store(c).getSchedule(schedule_id, readScope(c, c.req.valid("query").user_id));
-    if (!schedule) throw new NotFoundError(`schedule ${schedule_id} not found`);
-    return c.json(view(schedule));
-  });
+  handle(app, getSchedule, async (c) => c.json(view(await found(c, c.req.valid("param").schedule_id, readScope(c, c.req.valid("query").user_id)))));
   handle(app, updateSchedule, async (c) => {
     const { schedule_id } = c.req.valid("param");
     const changes = c.req.valid("json");
@@ -129,22 +131,20 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
   handle(app, enable, async (c) => {
     const { schedule_id } = c.req.valid("param");
     const q = c.req.valid("query");
-    checkTarget(c, agents, (await found(c, schedule_id, q.user_id)).endpoint);
+    checkTarget(c, agents, (await found(c, schedule_id, mine(c, q.user_id))).endpoint);
     return c.json(view(await store(c).enableSchedule(schedule_id, mine(c, q.user_id))));
   });
   handle(app, disable, async (c) => c.json(view(await store(c).disableSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id)))));
   handle(app, trigger, async (c) => {
-    const schedule = await found(c, c.req.valid("param").schedule_id, c.req.valid("query").user_id);
+    const schedule = await found(c, c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id));
     if (!schedule.enabled) throw new ConflictError(`schedule ${schedule.id} is disabled: enable it first`);
     checkTarget(c, agents, schedule.endpoint);
-    const { jobs, queue: wake } = c.env;
-    if (!queue?.durable || !jobs) throw new NotConfiguredError("schedules run on the durable queue: new AgentOS({ queue: { durable: true } }) with a database");
-    const run = await triggerSchedule({ jobs, maxDepth: queue.maxDepth, schedules: store(c), wake: wake && (() => wake.wake()) }, schedule);
-    return c.json(run);
+    return c.json(await triggerSchedule({ ...durableQueue(c, queue), schedules: store(c) }, schedule));
   });
   handle(app, listRuns, async (c) => {
     const q = c.req.valid("query");
-    return c.json(pageOf(await store(c).listScheduleRuns(c.req.valid("param").schedule_id, { limit: q.limit, page: q.page }, readScope(c, q.user_id)), (run: ScheduleRun) => run));
+    const page = await store(c).listScheduleRuns(c.req.valid("param").schedule_id, { limit: q.limit, page: q.page }, readScope(c, q.user_id));
+    return c.json({ data: page.data, meta: metaOf(page) });
   });
   handle(app, getRun, async (c) => {
     const { schedule_id, run_id } = c.req.valid("param");
