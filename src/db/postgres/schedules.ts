@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
 import { prepareCreate, prepareUpdate } from "../../scheduler/validate.js";
 import type { Schedule, ScheduleInput, ScheduleRun, ScheduleScope, ScheduleStore, ScheduleUpdate } from "../../scheduler/types.js";
-import { resolvePage } from "../pagination.js";
+import { resolvePage, type ResolvedPage } from "../pagination.js";
 import type { Page } from "../types.js";
 import { validateId } from "../validate.js";
 import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, scopeFilter, toSchedule, toScheduleRun } from "./schedule-rows.js";
@@ -14,6 +14,12 @@ const now = () => Math.floor(Date.now() / 1000);
 function isUniqueViolation(error: unknown): boolean {
   for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.code === "23505") return true;
   return false;
+}
+
+/** A Page from one page of rows and the row counting all of them. */
+function pageOf<T>(rows: Record<string, unknown>[], total: Record<string, unknown> | undefined, { page, limit }: ResolvedPage, toItem: (row: Record<string, unknown>) => T): Page<T> {
+  const count = Number(total?.n ?? 0);
+  return { data: rows.map(toItem), page, limit, total_count: count, total_pages: Math.ceil(count / limit) };
 }
 
 /**
@@ -56,15 +62,14 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
   }
 
   async listSchedules(opts: { enabled?: boolean; limit?: number; page?: number } = {}, scope: ScheduleScope = {}): Promise<Page<Schedule>> {
-    const { limit, page, offset } = resolvePage(opts);
+    const p = resolvePage(opts);
     await this.d.ready();
     const where = sql`${scopeFilter(scope, "s")} ${opts.enabled === undefined ? sql`` : sql`AND s.enabled = ${opts.enabled}`}`;
     const [rows, [total]] = await Promise.all([
-      this.d.exec(sql`SELECT ${columns(SCHEDULE_COLUMNS, "s")} FROM ${this.d.schedules} s WHERE ${where} ORDER BY s.created_at DESC, s.id LIMIT ${limit} OFFSET ${offset}`),
+      this.d.exec(sql`SELECT ${columns(SCHEDULE_COLUMNS, "s")} FROM ${this.d.schedules} s WHERE ${where} ORDER BY s.created_at DESC, s.id LIMIT ${p.limit} OFFSET ${p.offset}`),
       this.d.exec(sql`SELECT COUNT(*) AS n FROM ${this.d.schedules} s WHERE ${where}`),
     ]);
-    const count = Number(total?.n ?? 0);
-    return { data: rows.map(toSchedule), page, limit, total_count: count, total_pages: Math.ceil(count / limit) };
+    return pageOf(rows, total, p, toSchedule);
   }
 
   async updateSchedule(id: string, changes: Record<string, unknown>, scope: ScheduleScope = {}): Promise<Schedule> {
@@ -94,15 +99,14 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
   }
 
   async listScheduleRuns(scheduleId: string, opts: { limit?: number; page?: number } = {}, scope: ScheduleScope = {}): Promise<Page<ScheduleRun>> {
-    const { limit, page, offset } = resolvePage(opts);
+    const p = resolvePage(opts);
     if (!(await this.getSchedule(scheduleId, scope))) throw new NotFoundError(`schedule ${scheduleId} not found`);
     const [rows, [total]] = await Promise.all([
       this.d.exec(sql`SELECT ${columns(RUN_COLUMNS, "r")} FROM ${this.d.scheduleRuns} r WHERE r.schedule_id = ${scheduleId}
-        ORDER BY r.created_at DESC, r.attempt DESC, r.id LIMIT ${limit} OFFSET ${offset}`),
+        ORDER BY r.created_at DESC, r.attempt DESC, r.id LIMIT ${p.limit} OFFSET ${p.offset}`),
       this.d.exec(sql`SELECT COUNT(*) AS n FROM ${this.d.scheduleRuns} WHERE schedule_id = ${scheduleId}`),
     ]);
-    const count = Number(total?.n ?? 0);
-    return { data: rows.map(toScheduleRun), page, limit, total_count: count, total_pages: Math.ceil(count / limit) };
+    return pageOf(rows, total, p, toScheduleRun);
   }
 
   async getScheduleRun(scheduleId: string, runId: string, scope: ScheduleScope = {}): Promise<ScheduleRun | null> {
