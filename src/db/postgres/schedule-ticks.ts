@@ -2,10 +2,14 @@ import { sql, type SQL } from "drizzle-orm";
 import type { DueRetry, NewScheduleRun, Schedule, ScheduleAdvance, ScheduleRun, ScheduleTicks } from "../../scheduler/types.js";
 import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, toSchedule, toScheduleRun, type ScheduleDeps } from "./schedule-rows.js";
 
-/** The attempt fields a tick writes, as `jsonb_to_recordset` reads them: one parameter for any number of rows. */
-const NEW_RUN_FIELDS =
-  "id text, schedule_id text, attempt bigint, triggered_at bigint, completed_at bigint, status text, status_code bigint, run_id text, " +
-  "session_id text, error text, input jsonb, user_id text, scheduled_for bigint, occurrence_key text, job_id text, next_attempt_at bigint";
+/** The attempt fields a tick writes (a NewScheduleRun's), with the types `jsonb_to_recordset` reads them as: one parameter for any number of rows. */
+const NEW_RUN_FIELDS: Array<[keyof NewScheduleRun, string]> = [
+  ["id", "text"], ["schedule_id", "text"], ["attempt", "bigint"], ["triggered_at", "bigint"], ["completed_at", "bigint"], ["status", "text"],
+  ["status_code", "bigint"], ["run_id", "text"], ["session_id", "text"], ["error", "text"], ["input", "jsonb"], ["user_id", "text"],
+  ["scheduled_for", "bigint"], ["occurrence_key", "text"], ["job_id", "text"], ["next_attempt_at", "bigint"],
+];
+const NEW_RUN_COLUMNS = sql.raw(NEW_RUN_FIELDS.map(([c]) => c).join(", "));
+const NEW_RUN_RECORD = sql.raw(NEW_RUN_FIELDS.map(([c, type]) => `${c} ${type}`).join(", "));
 
 /**
  * The cron tick's statements on `agno_schedules` / `agno_schedule_runs` (see ScheduleTicks).
@@ -106,11 +110,8 @@ export class PostgresScheduleTicks implements ScheduleTicks {
 
   /** Records attempts once per (occurrence, attempt): a repeated tick's insert is a no-op. */
   protected insertRuns(runs: NewScheduleRun[], now: number, returning: SQL = sql`id`): SQL {
-    return sql`INSERT INTO ${this.d.scheduleRuns} AS r (id, schedule_id, attempt, triggered_at, completed_at, status, status_code, run_id, session_id, error, input,
-        user_id, created_at, scheduled_for, occurrence_key, job_id, next_attempt_at)
-      SELECT id, schedule_id, attempt, triggered_at, completed_at, status, status_code, run_id, session_id, error, input,
-        user_id, ${now}, scheduled_for, occurrence_key, job_id, next_attempt_at
-      FROM jsonb_to_recordset(${JSON.stringify(runs)}::jsonb) AS x(${sql.raw(NEW_RUN_FIELDS)})
+    return sql`INSERT INTO ${this.d.scheduleRuns} AS r (${NEW_RUN_COLUMNS}, created_at)
+      SELECT ${NEW_RUN_COLUMNS}, ${now} FROM jsonb_to_recordset(${JSON.stringify(runs)}::jsonb) AS x(${NEW_RUN_RECORD})
       ON CONFLICT (occurrence_key, attempt) WHERE occurrence_key IS NOT NULL DO NOTHING
       RETURNING ${returning}`;
   }
