@@ -5,4 +5,4 @@ import * as m0002 from "./0002_schedules.js";
 export const MIGRATIONS = [m0001, m0002];
 
 /** The schema version this code reads and writes: the last migration's. */
-export const CURRENT_SCHEMA_VERSION = m0002.version;
+export const CURRENT_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

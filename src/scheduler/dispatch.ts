@@ -21,10 +21,10 @@ export interface Attempt {
 }
 
 /** The queue's idempotency key: the occurrence for the first attempt, one more suffix per retry. */
-export const jobKeyOf = (occurrenceKey: string, attempt: number) => (attempt === 1 ? occurrenceKey : `${occurrenceKey}#${attempt}`);
+const jobKeyOf = (occurrenceKey: string, attempt: number) => (attempt === 1 ? occurrenceKey : `${occurrenceKey}#${attempt}`);
 
 /** When a failed attempt's retry falls due, or null when its schedule has none left. */
-export function retryAt(schedule: Schedule, attempt: number, now: number): number | null {
+function retryAt(schedule: Schedule, attempt: number, now: number): number | null {
   return schedule.enabled && attempt <= schedule.max_retries ? now + schedule.retry_delay_seconds : null;
 }
 
