@@ -57,6 +57,10 @@ describe.each(dbTargets())("schedule store on $name", (target) => {
     const moved = await store().updateSchedule(s.id, { cron_expr: "30 9 * * *", timezone: "Asia/Tokyo", description: "later", max_retries: 2 }, { userId: "ua" });
     expect(moved).toMatchObject({ cron_expr: "30 9 * * *", timezone: "Asia/Tokyo", description: "later", max_retries: 2, user_id: "ua" });
     expect(moved.next_run_at).not.toBe(s.next_run_at);
+    // A body that sets next_run_at keeps it, with a new cron and on re-enabling alike.
+    expect((await store().updateSchedule(s.id, { cron_expr: "45 9 * * *", next_run_at: 4_000_000_000 }, { userId: "ua" })).next_run_at).toBe(4_000_000_000);
+    await store().disableSchedule(s.id, { userId: "ua" });
+    expect(await store().updateSchedule(s.id, { enabled: true, next_run_at: 4_000_000_060 }, { userId: "ua" })).toMatchObject({ enabled: true, next_run_at: 4_000_000_060 });
     await expect(store().updateSchedule(s.id, { timezone: "Not/AZone" }, { userId: "ua" })).rejects.toThrow(ValidationError);
     await store().createSchedule({ ...base, name: "taken" }, { userId: "ua" });
     await expect(store().updateSchedule(s.id, { name: "taken" }, { userId: "ua" })).rejects.toThrow(ConflictError);

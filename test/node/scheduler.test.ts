@@ -94,6 +94,48 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
     expect((await t.db.schedules.getSchedule(s.id))!.next_run_at).toBe(T + 600);
   });
 
+  it("an edit made while a tick holds its claim wins: the tick still runs the claimed occurrence, moves nothing, and releases its lock", async () => {
+    const s = await schedule("*/10 * * * *", T);
+    let edited: Schedule | undefined;
+    // The real tick, with a user's PATCH landing between its claim and its settle.
+    const schedules = Object.assign(Object.create(t.db.schedules) as typeof t.db.schedules, {
+      settleClaims: async (...args: Parameters<typeof t.db.schedules.settleClaims>) => {
+        edited = await t.db.schedules.updateSchedule(s.id, { cron_expr: "0 * * * *" });
+        return t.db.schedules.settleClaims(...args);
+      },
+    });
+    const report = await runDueSchedules({ schedules, jobs: t.db.jobs }, { now: () => T }, T * 1000);
+    expect(report).toMatchObject({ claimed: 1, dispatched: 1, advanced: 0 });
+    expect(edited!.next_run_at).not.toBe(T);
+    expect(await t.db.schedules.getSchedule(s.id)).toMatchObject({ cron_expr: "0 * * * *", next_run_at: edited!.next_run_at, locked_by: null, locked_at: null, enabled: true });
+    expect(await runsOf(s)).toHaveLength(1);
+  });
+
+  it("runs each occurrence in a new session unless the payload names one, never streamed", async () => {
+    const session = `sched-session-${crypto.randomUUID()}`;
+    const fresh = await schedule("* * * * *", T);
+    const named = await schedule("* * * * *", T, { payload: { message: "into my session", session_id: session } });
+    await tick(T);
+    await tick(T + 60);
+    const freshRuns = await runsOf(fresh);
+    expect(freshRuns).toHaveLength(2);
+    expect(freshRuns[0]!.session_id).not.toBe(freshRuns[1]!.session_id);
+    expect((await runsOf(named)).map((r) => r.session_id)).toEqual([session, session]);
+    const payloads = await t.query<{ payload: { stream: unknown } }>(`SELECT payload FROM ${table("agno_jobs")} WHERE id = ANY($1)`, [[...freshRuns, ...(await runsOf(named))].map((r) => r.job_id)]);
+    expect(payloads.map((p) => p.payload.stream)).toEqual([false, false, false, false]);
+  });
+
+  it("deleting a schedule removes its attempts; the run it already queued stays queued", async () => {
+    const s = await schedule("0 0 * * *", T);
+    await tick(T);
+    const [run] = await runsOf(s);
+    await t.db.schedules.deleteSchedule(s.id);
+    expect(await t.db.schedules.getSchedule(s.id)).toBeNull();
+    expect(await t.query(`SELECT id FROM ${table("agno_schedule_runs")} WHERE schedule_id = $1`, [s.id])).toEqual([]);
+    expect((await t.db.jobs.getJob(run!.job_id!))!.status).toBe("PENDING");
+    expect((await t.db.getRun(run!.run_id!))!.status).toBe("PENDING");
+  });
+
   it("records each attempt's final status from its run, and retries failures up to max_retries after retry_delay_seconds", async () => {
     const s = await schedule("0 0 * * *", T, { max_retries: 2, retry_delay_seconds: 30 });
     await tick(T);

@@ -123,6 +123,12 @@ describe("schedules over HTTP", () => {
     expect(JSON.parse(res.text)).toMatchObject({ error_id: "not_configured", detail: expect.stringMatching(/durable queue/) });
     const listed = await fetchOs(`/schedules?limit=100`, { method: "GET" });
     expect(JSON.parse(listed.text).data.map((s: { name: string }) => s.name)).not.toContain(`no-queue-${tag}`);
+    // Nor does it start an attempt of a stored schedule: trigger answers 503 and records nothing.
+    const { body: stored } = await create("A", {});
+    const triggered = await fetchOs(`/schedules/${stored.id}/trigger`, { method: "POST" });
+    expect(triggered.status).toBe(503);
+    expect(JSON.parse(triggered.text)).toMatchObject({ error_id: "not_configured", detail: expect.stringMatching(/durable queue/) });
+    expect((await as("A", "GET", `/schedules/${stored.id}/runs`)).body.meta.total_count).toBe(0);
   });
 
   it("lists its routes in the OpenAPI document with their scopes", async () => {
