@@ -93,3 +93,5 @@ export function handle<R extends RouteConfig>(app: OpenAPIHono<OSEnv>, route: R,
 /** Common parameter schemas, named once so the OpenAPI document reuses them. */
 export const idSchema = z.string().min(1).max(255);
 export const jsonObject = z.record(z.string(), z.unknown());
+/** A route's required JSON request body, validated against `schema`. */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });

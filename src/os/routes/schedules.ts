@@ -10,7 +10,7 @@ import { runTarget, scheduleCreateSchema } from "../../scheduler/validate.js";
 import type { QueueConfig } from "../background.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
-import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js";
+import { defineRoute, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
 import { dbFor } from "./sessions.js";
 
 const tags: ["Schedules"] = ["Schedules"];
@@ -24,7 +24,6 @@ const pageQuery = userQuery.extend({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(100),
   page: z.coerce.number().int().min(1).default(1),
 });
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
 const action = (verb: string, summary: string, extra = {}) =>
   defineRoute({ method: "post", path: `/schedules/{schedule_id}/${verb}`, tags, summary, scope: write, request: { params: schedulePath, query: userQuery }, ...extra });
 

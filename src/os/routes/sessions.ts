@@ -5,7 +5,7 @@ import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import type { Db } from "../../db/port.js";
 import type { OSEnv } from "../context.js";
 import { effectiveUserId, readScope } from "../auth/scopes.js";
-import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js";
+import { defineRoute, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
 import { sessionDetail, sessionSummary } from "../session-view.js";
 
 const sessionType = z.enum(["agent", "team", "workflow"]);
@@ -18,7 +18,6 @@ const tags: ["Sessions"] = ["Sessions"];
 const scopedQuery = z.object({ user_id: idSchema.optional(), db_id: idSchema.optional(), type: sessionType.optional() });
 const sessionPath = z.object({ session_id: idSchema });
 const runPath = z.object({ session_id: idSchema, run_id: idSchema });
-const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
 
 const listSessions = defineRoute({
   method: "get",
