@@ -10,6 +10,8 @@ export type EnqueueReply =
   | { ok: true; job: JobRecord; created: boolean }
   | { ok: false; error: { name: string; message: string; field?: string; retryAfterSeconds?: number } };
 
+type Refusal = Extract<EnqueueReply, { ok: false }>["error"];
+
 export function replyOf(outcome: { job: JobRecord; created: boolean } | { error: unknown }): EnqueueReply {
   if ("job" in outcome) return { ok: true, job: outcome.job, created: outcome.created };
   const e = outcome.error;
@@ -25,28 +27,18 @@ export function replyOf(outcome: { job: JobRecord; created: boolean } | { error:
   };
 }
 
+/** How each typed error an enqueue may refuse with is rebuilt, by class name (as `replyOf` sends it). */
+const REFUSALS = new Map<string, (e: Refusal) => Error>([
+  [ValidationError.name, (e) => new ValidationError(e.message, e.field)],
+  [QueueFullError.name, (e) => new QueueFullError(e.message, e.retryAfterSeconds ?? 5)],
+  ...[NotFoundError, ConflictError, BadRequestError, MigrationRequiredError, SchemaMismatchError, NotConfiguredError].map(
+    (Kind) => [Kind.name, (e: Refusal) => new Kind(e.message)] as const,
+  ),
+]);
+
 /** The error an enqueue refused with, as the Worker throws it (an unknown kind stays a 500). */
-export function errorOf(error: Extract<EnqueueReply, { ok: false }>["error"]): Error {
-  switch (error.name) {
-    case "ValidationError":
-      return new ValidationError(error.message, error.field);
-    case "QueueFullError":
-      return new QueueFullError(error.message, error.retryAfterSeconds ?? 5);
-    case "NotFoundError":
-      return new NotFoundError(error.message);
-    case "ConflictError":
-      return new ConflictError(error.message);
-    case "BadRequestError":
-      return new BadRequestError(error.message);
-    case "MigrationRequiredError":
-      return new MigrationRequiredError(error.message);
-    case "SchemaMismatchError":
-      return new SchemaMismatchError(error.message);
-    case "NotConfiguredError":
-      return new NotConfiguredError(error.message);
-    default:
-      return new Error(error.message);
-  }
+function errorOf(error: Refusal): Error {
+  return REFUSALS.get(error.name)?.(error) ?? new Error(error.message);
 }
 
 /** The Worker's side: enqueue through the queue object, as `JobStore.enqueueRun` would. */
