@@ -1,7 +1,6 @@
 import { sql } from "drizzle-orm";
-import { QueueFullError, ValidationError } from "../../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
-import { earlierAndDepth, jobInsert, pendingRunOf, type EnqueueDeps } from "./enqueue.js";
+import { earlierAndDepth, earlierJob, jobInsert, pendingRunOf, queueFull, type EnqueueDeps } from "./enqueue.js";
 import { toJob } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
 
@@ -19,7 +18,6 @@ export type NewSessionOutcome = { job: JobRecord; created: boolean } | "session_
 export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, deps: EnqueueDeps): Promise<NewSessionOutcome> {
   const ts = Math.floor(Date.now() / 1000);
   const run = pendingRunOf(input, ts);
-  const key = input.idempotency_key ?? null;
   const [row] = await exec(sql`
     WITH ${earlierAndDepth(input, deps)},
     s AS (
@@ -47,11 +45,8 @@ export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, 
     // insert: this one's session is empty and this request's own; it goes, and the repeat is answered.
     await exec(sql`DELETE FROM ${deps.sessions} WHERE session_id = ${input.session_id} AND NOT EXISTS (SELECT 1 FROM ${deps.runs} WHERE session_id = ${input.session_id})`);
   }
-  const earlier = row?.earlier ? toJob(row.earlier as Record<string, unknown>) : key ? await deps.jobs.byIdempotencyKey(exec, input.user_id, key) : null;
-  if (earlier) {
-    if (earlier.request_hash !== (input.request_hash ?? null)) throw new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
-    return { job: earlier, created: false };
-  }
-  if (Number(row?.depth ?? 0) >= input.max_depth) throw new QueueFullError(`the background queue is full (${Number(row?.depth ?? 0)} jobs waiting or running)`, 5);
+  const earlier = await earlierJob(exec, row, input, deps);
+  if (earlier) return { job: earlier, created: false };
+  if (Number(row?.depth ?? 0) >= input.max_depth) throw queueFull(row?.depth);
   return "session_exists";
 }

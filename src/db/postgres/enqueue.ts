@@ -81,7 +81,6 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
     RETURNING ${deps.legacy ? sql`COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)` : sql`0`} AS legacy_count`);
   if (!session) throw new NotFoundError(`session ${input.session_id} not found`);
   const run = pendingRunOf(input, ts);
-  const key = input.idempotency_key ?? null;
   const [row] = await tx(sql`
     WITH ${earlierAndDepth(input, deps)},
     job AS (
@@ -98,11 +97,27 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
     SELECT (SELECT row_to_json(job) FROM job) AS created, (SELECT row_to_json(earlier) FROM earlier) AS earlier,
       (SELECT n FROM depth) AS depth`);
   if (row?.created) return toJob(row.created as Record<string, unknown>);
-  // Nothing inserted: the key was used before (seen, or committed by a racing request meanwhile), or the queue is full.
-  const earlier = row?.earlier ? toJob(row.earlier as Record<string, unknown>) : key ? await deps.jobs.byIdempotencyKey(tx, input.user_id, key) : null;
-  if (earlier) {
-    if (earlier.request_hash !== (input.request_hash ?? null)) throw new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
-    throw new Repeat(earlier);
+  // Nothing inserted: the key was used before, or the queue is full.
+  const earlier = await earlierJob(tx, row, input, deps);
+  if (earlier) throw new Repeat(earlier);
+  throw queueFull(row?.depth);
+}
+
+/**
+ * For an enqueue statement that inserted no job (`row` holds its `earlier` CTE): the first job of
+ * its Idempotency-Key, seen by the statement or committed by a racing request meanwhile, when
+ * this is the same request (another body is a 422); null when the key names no job.
+ */
+export async function earlierJob(exec: Exec, row: Record<string, unknown> | undefined, input: EnqueueRunInput, deps: EnqueueDeps): Promise<JobRecord | null> {
+  const key = input.idempotency_key ?? null;
+  const earlier = row?.earlier ? toJob(row.earlier as Record<string, unknown>) : key ? await deps.jobs.byIdempotencyKey(exec, input.user_id, key) : null;
+  if (earlier && earlier.request_hash !== (input.request_hash ?? null)) {
+    throw new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
   }
-  throw new QueueFullError(`the background queue is full (${Number(row?.depth ?? 0)} jobs waiting or running)`, 5);
+  return earlier;
+}
+
+/** The 429 of a full queue, with the `depth` the statement counted. */
+export function queueFull(depth: unknown): QueueFullError {
+  return new QueueFullError(`the background queue is full (${Number(depth ?? 0)} jobs waiting or running)`, 5);
 }
