@@ -24,15 +24,20 @@ export interface JobStoreDeps {
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** The ids an enqueue stores, checked before any round trip (a bad one is the caller's 422). */
+function checkEnqueueIds(input: EnqueueRunInput): void {
+  validateId(input.component_id, "component_id");
+  validateId(input.session_id, "session_id");
+  validateId(input.payload.run_id, "run_id");
+  if (input.user_id !== null) validateId(input.user_id, "user_id");
+}
+
 /** The durable queue's storage (`JobStore`) on Postgres: `agno_jobs`, with the runs it runs. */
 export class PostgresJobStore implements JobStore {
   constructor(private readonly d: JobStoreDeps) {}
 
   async enqueueRun(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }> {
-    validateId(input.component_id, "component_id");
-    validateId(input.session_id, "session_id");
-    validateId(input.payload.run_id, "run_id");
-    if (input.user_id !== null) validateId(input.user_id, "user_id");
+    checkEnqueueIds(input);
     await this.d.ready();
     const legacy = await this.d.legacyPending();
     const deps = { jobs: this.d.table, sessions: this.d.sessions, runs: this.d.runs, legacy };
@@ -47,10 +52,7 @@ export class PostgresJobStore implements JobStore {
     const valid: EnqueueRunInput[] = [];
     const checked = inputs.map((input): EnqueueOutcome | number => {
       try {
-        validateId(input.component_id, "component_id");
-        validateId(input.session_id, "session_id");
-        validateId(input.payload.run_id, "run_id");
-        if (input.user_id !== null) validateId(input.user_id, "user_id");
+        checkEnqueueIds(input);
         return valid.push(input) - 1;
       } catch (error) {
         return { error: error instanceof Error ? error : new Error(String(error)) };
