@@ -143,14 +143,17 @@ function positive(value: string | undefined, fallback: number): number {
  */
 function queues(env: Env) {
   const ns = env.JOB_QUEUE;
-  if (!ns) return [];
-  return Array.from({ length: positive(env.AGNO_QUEUE_SHARDS, 1) }, (_, i) => ns.get(ns.idFromName(i === 0 ? "default" : `shard-${i}`)));
+  return ns ? Array.from({ length: positive(env.AGNO_QUEUE_SHARDS, 1) }, (_, i) => queueAt(ns, i)) : [];
 }
 
-/** The object an enqueue goes to: any one, at random, which spreads the work without shared state. */
+function queueAt(ns: DurableObjectNamespace<JobQueue>, shard: number) {
+  return ns.get(ns.idFromName(shard === 0 ? "default" : `shard-${shard}`));
+}
+
+/** The object a request's enqueue goes to: any one, at random, which spreads the work without shared state. */
 function queueOf(env: Env) {
-  const all = queues(env);
-  return all.length === 0 ? undefined : all[Math.floor(Math.random() * all.length)];
+  const ns = env.JOB_QUEUE;
+  return ns && queueAt(ns, Math.floor(Math.random() * positive(env.AGNO_QUEUE_SHARDS, 1)));
 }
 
 function openDb(env: Env & { DATABASE_URL: string }) {
@@ -184,7 +187,6 @@ export default {
    */
   async scheduled(controller, env): Promise<void> {
     if (!env.DATABASE_URL) return;
-    const queue = queueOf(env);
     const wakeAll = async () => void (await Promise.all(queues(env).map((q) => q.wake())));
     const now = Math.floor(controller.scheduledTime / 1000);
     const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
@@ -192,7 +194,7 @@ export default {
     const steps: Array<[string, () => Promise<unknown>]> = [
       ["wake the queue", wakeAll],
       // Claims and dispatches due schedules to the queue; their runs happen there, not here.
-      ["dispatch schedules", async () => queue && runDueSchedules(db, { wake: wakeAll, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) }, controller.scheduledTime)],
+      ["dispatch schedules", async () => env.JOB_QUEUE && runDueSchedules(db, { wake: wakeAll, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) }, controller.scheduledTime)],
       ["prune tool results", async () => env.STORAGE && pruneToolResults(db, new R2Storage(env.STORAGE, bucketOf(env)), now)],
       ["prune run events", () => db.pruneRunEvents(now - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400))],
     ];
