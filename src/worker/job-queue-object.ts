@@ -48,10 +48,9 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
    * Postgres connection per enqueue cost more than the enqueue) and makes one RPC, not two.
    */
   async enqueue(input: EnqueueRunInput): Promise<EnqueueReply> {
-    const services = (this.services ??= this.queueServices(this.env));
     let reply: EnqueueReply;
     try {
-      reply = replyOf(await services.db.jobs.enqueueRun(input));
+      reply = replyOf(await this.built().db.jobs.enqueueRun(input));
     } catch (error) {
       reply = replyOf({ error });
     }
@@ -85,7 +84,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
 
   private ensureDispatcher(): Dispatcher {
     if (!this.dispatcher) {
-      const services = (this.services ??= this.queueServices(this.env));
+      const services = this.built();
       this.dispatcher = new Dispatcher({
         store: services.db.jobs,
         execute: (job, lease) => executeRunJob(job, lease, services.agents, services.db, services.db.jobs),
@@ -95,6 +94,11 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
       });
     }
     return this.dispatcher;
+  }
+
+  /** The deployment's services, built on first use (an enqueue or the first alarm) and kept. */
+  private built(): QueueServices {
+    return (this.services ??= this.queueServices(this.env));
   }
 
   /** When the database says the next job falls due (a retry's delay, a lapsing lease). */
