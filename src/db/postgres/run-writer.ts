@@ -13,6 +13,9 @@ export interface RunTables {
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/** The run's columns as a write aliased `r` returns them (built once: every run write uses it). */
+const RETURNING_RUN = sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "));
+
 /**
  * Updates an existing run of this session, in one of the `expectStatus` states, whose session
  * holds the run's user. The session row is bumped (and so locked) before the run row, the
@@ -51,7 +54,7 @@ function runUpdate(t: RunTables, run: RunRecord, expectStatus: string[]): SQL {
     WHERE r.run_id = ${run.run_id} AND r.session_id = ${run.session_id}
       AND (${run.user_id ?? null}::varchar IS NULL OR s.user_id IS NULL OR s.user_id = ${run.user_id ?? null}::varchar)
       AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})
-    RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))})`;
+    RETURNING ${RETURNING_RUN})`;
 }
 
 /**
@@ -82,7 +85,7 @@ export async function writeRunRow(exec: Exec, t: RunTables, run: RunRecord, lega
       status = EXCLUDED.status, run_data = EXCLUDED.run_data, updated_at = EXCLUDED.updated_at
     WHERE r.session_id = EXCLUDED.session_id
       ${expectStatus ? sql`AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})` : sql``}
-    RETURNING ${sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "))}`);
+    RETURNING ${RETURNING_RUN}`);
   if (row) return toRunRow(row);
   const [existing] = await exec(sql`SELECT session_id, status FROM ${t.runs} WHERE run_id = ${run.run_id}`);
   if (existing && existing.session_id !== run.session_id) throw new ConflictError(`run ${run.run_id} already belongs to another session`);
