@@ -40,8 +40,9 @@ const RATES = () => env("BENCH_QUEUE_RATES", "10,25,50,100,200,400").split(",").
 const SECONDS = () => Number(env("BENCH_QUEUE_SECONDS", "10"));
 const CONCURRENCY = () => Number(env("BENCH_QUEUE_CONCURRENCY", "32"));
 /**
- * Enqueue requests in flight at most. Each holds a Postgres connection of its own (a Worker
- * request opens one); uncapped, a backlog takes every connection of the (shared) server.
+ * Enqueue requests in flight at most, as a client with a connection limit would send them. An
+ * enqueue opens no Postgres connection of its own (the JobQueue object commits it over its pool,
+ * BENCHMARKS.md run B), so the cap bounds only the requests waiting on that object.
  */
 const MAX_IN_FLIGHT = () => Number(env("BENCH_QUEUE_MAX_IN_FLIGHT", "40"));
 /** Longest the bench waits for a round's backlog to drain before it reports what completed. */

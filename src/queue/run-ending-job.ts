@@ -17,7 +17,7 @@ export function runEndingJob(db: Db, jobs: Pick<JobStore, "completeWithRun">, le
     if (run.run_id === runId && opts.expectStatus && COMPLETES_JOB.has(String(run.status))) {
       const written = await jobs.completeWithRun(lease, run, opts.expectStatus);
       if (written) {
-        // A stale lease: the run's write landed (as it would have alone), the job is the new lease's.
+        // jobEnded is false for a stale lease: the run's write landed (as it would have alone), the job is the new lease's.
         ended = written.jobEnded;
         return written.row;
       }
@@ -25,6 +25,8 @@ export function runEndingJob(db: Db, jobs: Pick<JobStore, "completeWithRun">, le
     // Not this run's last write, or it was not in an expected status: the plain path names why.
     return db.upsertRun(run, opts);
   };
+  // A Proxy, not a copy or a prototype child: every other call runs on `db` itself, so whatever
+  // it caches on itself (its schema check, its job store) stays shared with the dispatcher's.
   const wrapped = new Proxy(db, {
     get: (target, prop) => {
       if (prop === "upsertRun") return upsertRun;
