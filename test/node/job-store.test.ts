@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NotFoundError, QueueFullError, StatusConflictError, ValidationError } from "../../src/errors.js";
+import { Agent } from "../../src/agent/agent.js";
 import { Dispatcher } from "../../src/queue/dispatcher.js";
+import { executeRunJob } from "../../src/queue/executor.js";
 import type { EnqueueRunInput, JobRecord } from "../../src/queue/types.js";
+import { scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 
 /** The durable queue's storage contract (SPEC Q1-Q4), on every Postgres the machine offers. */
@@ -171,6 +174,26 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
     expect((await t.db.getRun(runId))!.run_data).toMatchObject({ status: "COMPLETED", content: "answer" });
     expect((await t.db.jobs.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null, error: null });
     expect(await t.db.jobs.finishJob(lease, { status: "FAILED" })).toBe(false);
+  });
+
+  it("a queued run's last write ends its job through the executor, in one statement: nothing is left to record", async () => {
+    const { model } = await scriptedModel([{ text: "done in one" }]);
+    const agent = new Agent({ name: "assistant", model, db: t.db });
+    const { job } = await t.db.jobs.enqueueRun(input({ payload: { run_id: "js-ends-r", message: "hi", stream: false } }));
+    const claimed = (await t.db.jobs.claimJobs({ workerId: "E", limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id)!;
+    const completions: boolean[] = [];
+    const jobs = {
+      completeWithRun: async (...args: Parameters<typeof t.db.jobs.completeWithRun>) => {
+        const written = await t.db.jobs.completeWithRun(...args);
+        completions.push(written?.jobEnded ?? false);
+        return written;
+      },
+    };
+    const outcome = await executeRunJob(claimed, { id: job.id, attempt: claimed.attempt, workerId: "E" }, [agent], t.db, jobs);
+    expect(outcome).toEqual({ status: "COMPLETED", recorded: true });
+    expect(completions).toEqual([true]);
+    expect((await t.db.getRun("js-ends-r"))!).toMatchObject({ status: "COMPLETED", run_data: { content: "done in one" } });
+    expect((await t.db.jobs.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null, error: null });
   });
 
   it("fails a job whose last attempt's worker died, and its run", async () => {

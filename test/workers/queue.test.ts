@@ -107,6 +107,17 @@ describe("durable background runs (background=true)", () => {
     expect(await script.requests()).toHaveLength(2);
   });
 
+  it("answers 404 for a background run into another user's session: the queue object's refusal keeps its type", async () => {
+    await queueModel([{ text: "a's run" }]);
+    const mine = await call("/agents/assistant/runs", background({ message: "mine", session_id: "owned-by-a", user_id: "owner-a" }));
+    expect(mine.status).toBe(202);
+    await until(() => jobOf(mine.body.job_id), (j) => j.status === "COMPLETED", "the owner's job");
+    const before = (await call("/queue/stats")).body;
+    const theirs = await call("/agents/assistant/runs", background({ message: "not yours", session_id: "owned-by-a", user_id: "owner-b" }));
+    expect(theirs).toMatchObject({ status: 404, body: { error_id: "not_found", detail: expect.stringMatching(/owned-by-a/) } });
+    expect((await call("/queue/stats")).body).toMatchObject({ pending: before.pending, running: before.running });
+  });
+
   it("answers 429 with Retry-After when the queue is full, and stores nothing", async () => {
     const script = await queueModel([{ hang: true }]);
     const small = { AGNO_QUEUE_MAX_DEPTH: "1" };
