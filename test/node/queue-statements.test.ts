@@ -1,0 +1,98 @@
+import { Client } from "@neondatabase/serverless";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import type { Model } from "../../src/models/model.js";
+import { emptyUsage } from "../../src/models/model.js";
+import { executeRunJob } from "../../src/queue/executor.js";
+import type { EnqueueRunInput } from "../../src/queue/types.js";
+import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+
+/**
+ * The statements a background job costs Postgres, counted at the driver (every query a pooled
+ * client sends, BEGIN and COMMIT included), so the figures BENCHMARKS.md gives for them hold: a
+ * statement added to the path fails here.
+ */
+const sent: string[] = [];
+let counting = false;
+const query = Client.prototype.query;
+
+/** A model that answers at once, in process: the count is the storage's alone. */
+const instant: Model = {
+  id: "instant",
+  provider: "test",
+  async *stream() {
+    yield { type: "text", delta: "done" };
+    yield { type: "finish", reason: "stop", usage: emptyUsage() };
+  },
+};
+
+async function count(work: () => Promise<unknown>): Promise<string[]> {
+  sent.length = 0;
+  counting = true;
+  try {
+    await work();
+  } finally {
+    counting = false;
+  }
+  return [...sent];
+}
+
+beforeAll(() => {
+  Client.prototype.query = function (this: Client, ...args: unknown[]) {
+    if (counting) {
+      const q = args[0] as string | { text: string };
+      sent.push((typeof q === "string" ? q : q.text).trim().split(/\s+/).slice(0, 3).join(" "));
+    }
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+});
+afterAll(() => {
+  Client.prototype.query = query;
+});
+
+describe.each(dbTargets())("statements per background job on $name", (target) => {
+  let t: TestDb;
+  // No cancel poll within the run: a poll would be a statement that depends on the clock.
+  let agent: Agent;
+  beforeAll(async () => {
+    t = openTestDb(target);
+    await t.db.init();
+    agent = new Agent({ name: "assistant", model: instant, db: t.db, cancelPollMs: 60_000 });
+  });
+  afterAll(() => t.close());
+
+  let n = 0;
+  const input = (extra: Partial<EnqueueRunInput> = {}): EnqueueRunInput => ({
+    component_type: "agent",
+    component_id: agent.id,
+    session_id: `qs-s-${n++}`,
+    user_id: "u1",
+    payload: { run_id: `qs-r-${n++}`, message: "hello", stream: false },
+    max_attempts: 2,
+    max_depth: 1000,
+    session_name: "hello",
+    ...extra,
+  });
+
+  it("an enqueue into a new session is 1 statement, into an existing one a transaction of 4", async () => {
+    await t.db.jobs.enqueueRun(input()); // the schema check and its caches, once per PostgresDb
+    const fresh = input({ new_session: true });
+    expect(await count(() => t.db.jobs.enqueueRun(fresh))).toHaveLength(1);
+    const again = await count(() => t.db.jobs.enqueueRun(input({ session_id: fresh.session_id })));
+    expect(again).toHaveLength(4);
+    expect([again[0], again.at(-1)].map((q) => q?.toUpperCase())).toEqual(["BEGIN", "COMMIT"]);
+  });
+
+  it("a stream=false job is 4 statements from claim to finish: claim, one read, the RUNNING write, the last write that also ends the job", async () => {
+    const { job } = await t.db.jobs.enqueueRun(input({ new_session: true }));
+    let outcome: unknown;
+    const statements = await count(async () => {
+      // The earlier test's jobs are claimed too, in the same one statement.
+      const [claimed] = (await t.db.jobs.claimJobs({ workerId: "W", limit: 1000, leaseSeconds: 30 })).filter((j) => j.id === job.id);
+      outcome = await executeRunJob(claimed!, { id: job.id, attempt: claimed!.attempt, workerId: "W" }, [agent], t.db, t.db.jobs);
+    });
+    expect(outcome).toEqual({ status: "COMPLETED", recorded: true });
+    expect(statements).toHaveLength(4);
+    expect((await t.db.jobs.getJob(job.id))!.status).toBe("COMPLETED");
+  });
+});
