@@ -1,8 +1,9 @@
 import { sql } from "drizzle-orm";
-import { NotFoundError, QueueFullError, ValidationError } from "../../errors.js";
+import { NotFoundError } from "../../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput } from "../../queue/types.js";
-import { pendingRunOf, type EnqueueDeps } from "./enqueue.js";
+import { keyReused, pendingRunOf, queueFull, type EnqueueDeps } from "./enqueue.js";
 import { toJob } from "./jobs.js";
+import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
 
 /**
@@ -39,7 +40,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
     FROM jsonb_to_recordset(${JSON.stringify(sessions)}::jsonb) AS x(session_id varchar, component_id varchar, user_id varchar, session_name varchar)
     ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
     RETURNING s.session_id, s.user_id, (xmax = 0) AS inserted,
-      ${deps.legacy ? sql`COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)` : sql`0`} AS legacy_count`);
+      ${deps.legacy ? LEGACY_RUN_COUNT : sql`0`} AS legacy_count`);
   const owned = new Map(kept.map((r) => [String(r.session_id), { user: (r.user_id as string | null) ?? null, inserted: r.inserted === true, legacy: Number(r.legacy_count) }]));
 
   const rows: Record<string, unknown>[] = [];
@@ -117,8 +118,8 @@ async function settleMissed(tx: Exec, inputs: EnqueueRunInput[], missed: Array<{
   for (const { ord, depth } of missed) {
     const input = inputs[ord]!;
     const job = input.idempotency_key ? byKey.get(`${input.user_id ?? ""}\u0000${input.idempotency_key}`) : undefined;
-    if (!job) out[ord] = { error: new QueueFullError(`the background queue is full (${depth} jobs waiting or running)`, 5) };
-    else if (job.request_hash !== (input.request_hash ?? null)) out[ord] = { error: new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key") };
+    if (!job) out[ord] = { error: queueFull(depth) };
+    else if (job.request_hash !== (input.request_hash ?? null)) out[ord] = { error: keyReused() };
     else out[ord] = { job, created: false };
   }
 }

@@ -4,6 +4,7 @@ import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
 import type { RunRecord } from "../types.js";
 import { validateRun } from "../validate.js";
 import { toJob, type JobTable } from "./jobs.js";
+import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
 
 export interface EnqueueDeps {
@@ -78,7 +79,7 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
     VALUES (${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
       ${JSON.stringify({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts})
     ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
-    RETURNING ${deps.legacy ? sql`COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)` : sql`0`} AS legacy_count`);
+    RETURNING ${deps.legacy ? LEGACY_RUN_COUNT : sql`0`} AS legacy_count`);
   if (!session) throw new NotFoundError(`session ${input.session_id} not found`);
   const run = pendingRunOf(input, ts);
   const [row] = await tx(sql`
@@ -111,10 +112,13 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
 export async function earlierJob(exec: Exec, row: Record<string, unknown> | undefined, input: EnqueueRunInput, deps: EnqueueDeps): Promise<JobRecord | null> {
   const key = input.idempotency_key ?? null;
   const earlier = row?.earlier ? toJob(row.earlier as Record<string, unknown>) : key ? await deps.jobs.byIdempotencyKey(exec, input.user_id, key) : null;
-  if (earlier && earlier.request_hash !== (input.request_hash ?? null)) {
-    throw new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
-  }
+  if (earlier && earlier.request_hash !== (input.request_hash ?? null)) throw keyReused();
   return earlier;
+}
+
+/** The 422 of an Idempotency-Key sent again with another body. */
+export function keyReused(): ValidationError {
+  return new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
 }
 
 /** The 429 of a full queue, with the `depth` the statement counted. */

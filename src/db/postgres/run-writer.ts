@@ -13,6 +13,12 @@ export interface RunTables {
 
 const now = () => Math.floor(Date.now() / 1000);
 
+/**
+ * A session row's agno 2.x runs blob counted (0 when it holds none): before migration a new run's
+ * run_index starts after them. Read from the row an upsert or bump returns.
+ */
+export const LEGACY_RUN_COUNT = sql.raw(`COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)`);
+
 /** The run's columns as a write aliased `r` returns them (built once: every run write uses it). */
 const RETURNING_RUN = sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "));
 
@@ -66,7 +72,7 @@ export async function writeRunRow(exec: Exec, t: RunTables, run: RunRecord, lega
   const ts = now();
   const [session] = await exec(
     sql`UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id = ${run.session_id}
-        RETURNING user_id${legacy ? sql`, COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0) AS legacy_count` : sql``}`,
+        RETURNING user_id${legacy ? sql`, ${LEGACY_RUN_COUNT} AS legacy_count` : sql``}`,
   );
   if (!session) throw new NotFoundError(`session ${run.session_id} not found: upsert the session before its runs`);
   const owner = (session.user_id as string | null) ?? null;
