@@ -115,8 +115,8 @@ export async function ensureSchema(
     const sessionsVersion = stamped.get(names.sessions) ?? null;
     const legacyPending =
       hasLegacyRunsColumn && (sessionsVersion === null || compareVersions(sessionsVersion, CURRENT_SCHEMA_VERSION) < 0);
-    const toStamp = [names.runs, names.jobs, names.toolResults, names.memories, names.runEvents, names.schedules, names.scheduleRuns, names.versions];
-    if (!legacyPending) toStamp.push(names.sessions);
+    // Sessions keep their old stamp while agno 2.x runs still wait in them: that is what says "migrate".
+    const toStamp = stampedTables(names).filter((t) => !legacyPending || t !== names.sessions);
     await stampVersions(tx, schema, names, toStamp, CURRENT_SCHEMA_VERSION);
     return {
       state: legacyPending ? "migration_required" : "current",
@@ -132,10 +132,14 @@ async function isCurrent(exec: Exec, schema: string, names: TableNames): Promise
   if (!columns.has(names.versions) || !columns.has(names.runs) || !columns.has(names.sessions)) return null;
   const stamped = await readVersions(exec, schema, names);
   // A table added since a database was stamped has no stamp yet: that sends it through the DDL.
-  const all = [names.sessions, names.runs, names.jobs, names.toolResults, names.memories, names.runEvents, names.schedules, names.scheduleRuns, names.versions];
-  if (!all.every((t) => stamped.get(t) === CURRENT_SCHEMA_VERSION)) return null;
+  if (!stampedTables(names).every((t) => stamped.get(t) === CURRENT_SCHEMA_VERSION)) return null;
   requireColumns(names.runs, columns.get(names.runs), REQUIRED_COLUMNS.runs);
   return { hasLegacyRunsColumn: columns.get(names.sessions)!.has(LEGACY_RUNS_COLUMN) };
+}
+
+/** The tables that carry a version stamp: each migration's `tables`, by their configured names, and the versions table. */
+function stampedTables(names: TableNames): string[] {
+  return [...MIGRATIONS.flatMap((m) => m.tables.map((t) => names[t])), names.versions];
 }
 
 async function readVersions(exec: Exec, schema: string, names: TableNames): Promise<Map<string, string>> {
