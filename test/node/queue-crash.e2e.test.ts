@@ -11,6 +11,7 @@ import { startWsProxy, type WsProxy } from "../../scripts/local/ws-proxy.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { scriptModel, type RecordedRequest, type Turn } from "../support/model-script.js";
+import { until } from "../support/until.js";
 
 /**
  * The durable queue against a real crash: `wrangler dev` (workerd, with persisted Durable Object
@@ -71,22 +72,6 @@ const groupAlive = (pid: number) => {
     return false;
   }
 };
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string, ms: number, every = 100): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: T | undefined;
-  let failure: unknown;
-  for (;;) {
-    try {
-      last = await probe();
-      if (done(last)) return last;
-    } catch (error) {
-      failure = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}: ${JSON.stringify(last) ?? String(failure)}`);
-    await sleep(every);
-  }
-}
 
 /** Runs `fn` over `items`, `width` at a time. */
 async function pool<T, R>(items: T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -176,7 +161,7 @@ describe("durable background runs survive kill -9 of the runtime", () => {
         if (groupAlive(pid)) process.kill(-pid, "SIGKILL");
         await exited;
         // workerd is wrangler's child, reparented when wrangler dies: wait until it is reaped too.
-        await until(async () => groupAlive(pid), (alive) => !alive, `process group ${pid} to be gone`, 10_000, 20);
+        await until(async () => groupAlive(pid), (alive) => !alive, `process group ${pid} to be gone`, { ms: 10_000, every: 20, retryErrors: true });
         runtimes.delete(runtime);
       },
     };
@@ -227,7 +212,7 @@ describe("durable background runs survive kill -9 of the runtime", () => {
 
       // A random moment while jobs run: once 5-60% of this cycle's jobs finished, plus a little jitter.
       const target = before.completed + Math.floor(JOBS_PER_CYCLE * (0.05 + Math.random() * 0.55));
-      const seen = await until(() => stats(runtime.url), (s) => s.completed >= target || s.pending === 0, "the kill moment", 60_000, 50);
+      const seen = await until(() => stats(runtime.url), (s) => s.completed >= target || s.pending === 0, "the kill moment", { ms: 60_000, every: 50, retryErrors: true });
       await sleep(Math.random() * 100);
       const killedAt = Date.now();
       await runtime.kill();
@@ -264,7 +249,7 @@ describe("durable background runs survive kill -9 of the runtime", () => {
         },
         (s) => s.pending + s.running === 0,
         "every job to end after the restart",
-        120_000,
+        { ms: 120_000, retryErrors: true },
       );
       const recoveryMs = Date.now() - restartedAt;
       inFlightRecoveredMs ??= recoveryMs;

@@ -4,18 +4,9 @@ import { join } from "node:path";
 import { afterAll, expect, inject, it } from "vitest";
 import { startDev } from "../support/dev-server.js";
 import { scriptModel } from "../support/model-script.js";
+import { until } from "../support/until.js";
 
 const JSON_BODY = { "content-type": "application/json" };
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 const dataDir = mkdtempSync(join(tmpdir(), "agno-sched-e2e-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -37,12 +28,12 @@ it("a schedule created over HTTP is run by the cron trigger through the durable 
     // Due a minute ago, as if the trigger had missed it.
     expect((await api("PATCH", `/schedules/${id}`, { next_run_at: Math.floor(Date.now() / 60_000) * 60 - 60 })).status).toBe(200);
     await fire();
-    const [attempt] = (await until(() => api("GET", `/schedules/${id}/runs`), (r) => r.body.data.length > 0, "the dispatch")).body.data;
+    const [attempt] = (await until(() => api("GET", `/schedules/${id}/runs`), (r) => r.body.data.length > 0, "the dispatch", { ms: 60_000, every: 250 })).body.data;
     expect(attempt).toMatchObject({ status: "running", attempt: 1, run_id: expect.any(String), job_id: expect.any(String) });
     await api("POST", `/schedules/${id}/disable`);
-    const run = await until(() => api("GET", `/agents/assistant/runs/${attempt.run_id}`), (r) => r.body?.status === "COMPLETED", "the run");
+    const run = await until(() => api("GET", `/agents/assistant/runs/${attempt.run_id}`), (r) => r.body?.status === "COMPLETED", "the run", { ms: 60_000, every: 250 });
     expect(run.body.content).toBe("Good morning from the scheduler.");
-    const settled = await until(async () => (await fire(), api("GET", `/schedules/${id}/runs/${attempt.id}`)), (r) => r.body.status !== "running", "the attempt to settle");
+    const settled = await until(async () => (await fire(), api("GET", `/schedules/${id}/runs/${attempt.id}`)), (r) => r.body.status !== "running", "the attempt to settle", { ms: 60_000, every: 250 });
     expect(settled.body).toMatchObject({ status: "success", output: { content: "Good morning from the scheduler." } });
     expect((await api("GET", `/schedules/${id}/runs`)).body.meta.total_count).toBe(1);
   } finally {

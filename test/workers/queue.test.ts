@@ -3,6 +3,7 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { scriptModel, type Turn } from "../support/model-script.js";
 import { auth, call, JSON_BODY, parseSse, send } from "./worker-client.js";
+import { until } from "../support/until.js";
 
 /** The queue object runs with the worker's own bindings: its model is the "queue" channel. */
 const queueModel = (turns: Turn[]) => scriptModel(env.MODEL_SERVER_URL, turns, { channel: "queue" });
@@ -13,16 +14,6 @@ const background = (fields: Record<string, unknown>, headers: Record<string, str
   headers: { ...JSON_BODY, ...headers },
   body: JSON.stringify({ background: true, stream: false, ...fields }),
 });
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const runOf = (runId: string) => call(`/agents/assistant/runs/${runId}`).then((r) => r.body);
 const jobOf = (jobId: string) => call(`/queue/jobs/${jobId}`).then((r) => r.body);
@@ -159,11 +150,11 @@ describe("durable background runs (background=true)", () => {
       { text: "fourth time lucky" },
     ]);
     const accepted = await call("/agents/assistant/runs", background({ message: "flaky" }));
-    const failed = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "FAILED", "the job to fail", 30_000);
+    const failed = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "FAILED", "the job to fail", { ms: 30_000 });
     expect(failed).toMatchObject({ attempt: 3, max_attempts: 3, error: expect.stringMatching(/bad request three/) });
     expect((await runOf(accepted.body.run_id)).status).toBe("ERROR");
     expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).body).toMatchObject({ status: "PENDING", max_attempts: 4 });
-    await until(() => jobOf(accepted.body.job_id), (j) => j.status === "COMPLETED", "the requeued job", 30_000);
+    await until(() => jobOf(accepted.body.job_id), (j) => j.status === "COMPLETED", "the requeued job", { ms: 30_000 });
     expect((await runOf(accepted.body.run_id)).content).toBe("fourth time lucky");
     expect(await script.requests()).toHaveLength(4);
     expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).status).toBe(409);
@@ -190,7 +181,7 @@ describe("durable background runs (background=true)", () => {
     await until(() => jobOf(accepted.body.job_id), (j) => j.status === "RUNNING", "the job to start");
     await until(() => script.requests(), (r) => r.length >= 1, "the model to be called");
     await runInDurableObject(queueStub(), (_i, state) => state.abort("simulated crash")).catch(() => undefined);
-    const job = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "COMPLETED", "the job to recover", 40_000);
+    const job = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "COMPLETED", "the job to recover", { ms: 40_000 });
     expect(job.attempt).toBe(2);
     expect((await runOf(accepted.body.run_id)).content).toBe("after the crash");
   }, 60_000);

@@ -14,6 +14,7 @@ import { call, envFor, isolatedJwt, JSON_BODY, sdkFetch } from "./worker-client.
 import { AgentOS } from "../../src/os/agent-os.js";
 import { Agent } from "../../src/agent/agent.js";
 import { createModel } from "../../src/models/providers.js";
+import { until } from "../support/until.js";
 
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `sched-a-${tag}`;
@@ -28,16 +29,6 @@ const as = (w: Who, method: string, path: string, body?: unknown) =>
   call(path, { method, ...(body === undefined ? {} : { headers: JSON_BODY, body: JSON.stringify(body) }) }, E, who[w]);
 const create = (w: Who, fields: Record<string, unknown>) =>
   as(w, "POST", "/schedules", { name: `s-${crypto.randomUUID().slice(0, 8)}`, cron_expr: NOT_SOON, endpoint: "/agents/assistant/runs", payload: { message: "scheduled hello" }, ...fields });
-
-async function until<T>(probe: () => Promise<T>, done: (value: T) => boolean, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /** The cron trigger as the runtime fires it, for the minute `at` (ms). */
 const cron = (at: number) => worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), envFor(E));
@@ -153,11 +144,11 @@ describe("the cron trigger runs schedules through the durable queue", () => {
     expect((await as("A", "GET", `/schedules/${s.id}`)).body.next_run_at).toBe(minute + 60);
     await cron(minute * 1000); // the same minute again: nothing new
     expect((await as("A", "GET", `/schedules/${s.id}/runs`)).body.meta.total_count).toBe(1);
-    const run = await until(() => as("A", "GET", `/agents/assistant/runs/${attempt.run_id}`), (r) => r.body?.status === "COMPLETED", "the scheduled run");
+    const run = await until(() => as("A", "GET", `/agents/assistant/runs/${attempt.run_id}`), (r) => r.body?.status === "COMPLETED", "the scheduled run", { ms: 30_000, every: 200 });
     expect(run.body).toMatchObject({ content: "the scheduled answer", user_id: A, session_id: attempt.session_id });
     // Off by default from here: the schedule would fire again every minute of the suite.
     await as("A", "POST", `/schedules/${s.id}/disable`);
-    await until(async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body), (r) => r.status !== "running", "the attempt to settle");
+    await until(async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body), (r) => r.status !== "running", "the attempt to settle", { ms: 30_000, every: 200 });
     expect((await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body).toMatchObject({ status: "success", output: { content: "the scheduled answer" }, completed_at: expect.any(Number) });
   });
 
@@ -166,8 +157,8 @@ describe("the cron trigger runs schedules through the durable queue", () => {
     const { body: s } = await create("A", {});
     const triggered = await as("A", "POST", `/schedules/${s.id}/trigger`);
     expect(triggered).toMatchObject({ status: 200, body: { status: "running", scheduled_for: null, job_id: expect.any(String) } });
-    const run = await until(() => as("A", "GET", `/agents/assistant/runs/${triggered.body.run_id}`), (r) => r.body?.status === "COMPLETED", "the triggered run");
+    const run = await until(() => as("A", "GET", `/agents/assistant/runs/${triggered.body.run_id}`), (r) => r.body?.status === "COMPLETED", "the triggered run", { ms: 30_000, every: 200 });
     expect(run.body.content).toBe("triggered by hand");
-    await until(async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${triggered.body.id}`)).body), (r) => r.status === "success", "the attempt to settle");
+    await until(async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${triggered.body.id}`)).body), (r) => r.status === "success", "the attempt to settle", { ms: 30_000, every: 200 });
   });
 });
