@@ -21,9 +21,14 @@ function inputSchemaFor(tool: Tool, args: Record<string, unknown>): UserInputFie
   return fields.map((name) => ({ name, field_type: properties[name]?.type ?? "string", description: properties[name]?.description ?? null, value: args[name] ?? null }));
 }
 
+/** What a person must do before a call to `tool` runs, or null when it may run right away. */
+export function requirementKind(tool: Tool): RunRequirement["kind"] | null {
+  return tool.externalExecution ? "external_execution" : tool.requiresUserInput ? "user_input" : tool.requiresConfirmation || tool.requiresApproval ? "confirmation" : null;
+}
+
 /** The requirement a tool call creates, or null when it may run right away. */
 export function requirementFor(tool: Tool, execution: ToolExecution, now: number): RunRequirement | null {
-  const kind = tool.externalExecution ? "external_execution" : tool.requiresUserInput ? "user_input" : tool.requiresConfirmation || tool.requiresApproval ? "confirmation" : null;
+  const kind = requirementKind(tool);
   if (!kind) return null;
   if (kind === "confirmation") execution.requires_confirmation = true;
   if (kind === "user_input") {

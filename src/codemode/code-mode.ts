@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { flattenTools, tool, Toolkit, type Tool, type ToolContext } from "../tools/tool.js";
+import { requirementKind } from "../agent/hitl.js";
 import { ToolPause, type ResumedCall } from "../tools/tool-pause.js";
 import type { CellLimits, CellResult, ToolAnswer } from "./sandbox.js";
 import { DEFAULT_LIMITS } from "./sandbox.js";
@@ -62,7 +63,7 @@ export class CodeMode extends Toolkit {
         // A continued run re-runs the paused cell itself (its code is in the checkpoint), replaying what it already did.
         const checkpoint = ctx.resumed ? readCheckpoint(ctx.resumed.checkpoint) : undefined;
         const source = checkpoint?.code ?? code;
-        const host = new JournaledHost(inner, ctx, checkpoint, ctx.resumed);
+        const host = new JournaledHost(inner, ctx, checkpoint);
         const cell = await opts.runner.run({ sessionId: ctx.sessionId, code: source, toolNames, host, limits: opts.limits });
         const pause = host.pausedOn;
         if (cell.paused && pause) {
@@ -99,9 +100,6 @@ function readCheckpoint(value: unknown): CellCheckpoint {
   return c as CellCheckpoint;
 }
 
-/** A tool that needs a person (or an external executor) before it runs. */
-const needsPerson = (t: Tool) => Boolean(t.requiresConfirmation || t.requiresApproval || t.requiresUserInput || t.externalExecution);
-
 /** JSON with object keys sorted, so the same arguments always give the same text. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
@@ -116,7 +114,7 @@ function canonical(value: unknown): string {
  * same arguments) get their recorded answers without running again, and the call that waited
  * gets the person's decision.
  */
-export class JournaledHost implements ToolHost {
+class JournaledHost implements ToolHost {
   readonly journal: JournalEntry[] = [];
   pausedOn: { tool: Tool; args: Record<string, unknown>; key: string } | undefined;
   private readonly replay: JournalEntry[];
@@ -126,13 +124,13 @@ export class JournaledHost implements ToolHost {
   /** what the cell's tools get: the run's context, without the outer call's resumption */
   private readonly ctx: ToolContext;
 
+  /** `checkpoint` is the one `ctx.resumed` carries, already read; `ctx.resumed` holds the decision. */
   constructor(
     private readonly tools: Map<string, Tool>,
     ctx: ToolContext,
     checkpoint?: CellCheckpoint,
-    resumed?: ResumedCall,
   ) {
-    const { resumed: _outer, ...rest } = ctx;
+    const { resumed, ...rest } = ctx;
     this.ctx = rest;
     this.replay = [...(checkpoint?.journal ?? [])];
     this.pending = checkpoint?.pending;
@@ -170,12 +168,9 @@ export class JournaledHost implements ToolHost {
     const parsed = t.parameters.safeParse(args);
     // A tool that asks a person for some arguments is checked once they have supplied them.
     const waitsForInput = t.requiresUserInput && isObject(args);
-    if (!parsed.success && !waitsForInput) {
-      const issues = parsed.error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`);
-      return { ok: false, error: `${name}: invalid arguments: ${issues.join("; ")}` };
-    }
+    if (!parsed.success && !waitsForInput) return invalid(`${name}: invalid arguments`, parsed.error);
     let answer: ToolAnswer;
-    if (needsPerson(t)) {
+    if (requirementKind(t)) {
       const decided = this.decided(name, key);
       if (!decided) {
         this.pausedOn ??= { tool: t, args: (parsed.success ? parsed.data : args) as Record<string, unknown>, key };
@@ -204,7 +199,7 @@ export class JournaledHost implements ToolHost {
     if (d.kind === "external_execution") return { ok: true, value: parseMaybe(d.external_execution_result ?? "") };
     // A person's input is merged into the arguments: check them again.
     const parsed = t.parameters.safeParse(d.args);
-    if (!parsed.success) return { ok: false, error: `${t.name}: invalid arguments after the user's input: ${parsed.error.issues[0]?.message}` };
+    if (!parsed.success) return invalid(`${t.name}: invalid arguments after the user's input`, parsed.error);
     return this.execute(t, parsed.data);
   }
 
@@ -217,6 +212,12 @@ export class JournaledHost implements ToolHost {
       return { ok: false, error: `${t.name} failed: ${error instanceof Error ? error.message : String(error)}` };
     }
   }
+}
+
+/** A validation failure as the error thrown into the cell: every bad field by its path. */
+function invalid(prefix: string, error: z.ZodError): ToolAnswer {
+  const issues = error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(arguments)"}: ${i.message}`);
+  return { ok: false, error: `${prefix}: ${issues.join("; ")}` };
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,3 +1,5 @@
+import { requirementKind } from "../agent/hitl.js";
+import type { RunRequirement } from "../agent/run-output.js";
 import type { Tool } from "../tools/tool.js";
 
 type Schema = Record<string, unknown>;
@@ -74,12 +76,17 @@ export function toolSignature(tool: Tool): string {
   return `${doc}declare function ${tool.name}(args: ${schemaToType(parameters)}): Promise<unknown>;`;
 }
 
+/** What the model is told of each kind of tool that waits for a person. */
+const PERSON_NOTES: Record<RunRequirement["kind"], string> = {
+  external_execution: "(Runs outside the agent: the cell pauses until its result arrives.)",
+  user_input: "(A person supplies some arguments first: the cell pauses until they do.)",
+  confirmation: "(A person must confirm each call: the cell pauses until they do; a rejection throws.)",
+};
+
 /** Tells the model a tool waits for a person, so it knows the cell will stop there for a while. */
 function personNote(tool: Tool): string {
-  if (tool.externalExecution) return "(Runs outside the agent: the cell pauses until its result arrives.)";
-  if (tool.requiresUserInput) return "(A person supplies some arguments first: the cell pauses until they do.)";
-  if (tool.requiresConfirmation || tool.requiresApproval) return "(A person must confirm each call: the cell pauses until they do; a rejection throws.)";
-  return "";
+  const kind = requirementKind(tool);
+  return kind ? PERSON_NOTES[kind] : "";
 }
 
 /** What the code tool's description says about the sandbox's limits (the numbers it enforces). */
@@ -104,7 +111,7 @@ export function codeToolDescription(tools: Tool[], limits: DescribedLimits): str
     "Values persist as JSON (numbers, strings, booleans, null, plain objects, arrays; a Date becomes its ISO string; a Map, Set or class instance is not kept).",
     "Functions and classes persist as source and are re-created in the next cell: they can use other top-level names, but not private closure state.",
     "There is no network (`fetch` is not available), no timers, no `require`/`import`: reach the outside world only through the tools.",
-    ...(tools.some((t) => t.requiresConfirmation || t.requiresApproval || t.requiresUserInput || t.externalExecution)
+    ...(tools.some((t) => requirementKind(t) !== null)
       ? [
           "A call to a tool that waits for a person pauses the run. When it continues, the cell runs again from its start: tool calls it already made return their recorded results without running again, so keep a cell's tool calls the same on every run (no random or time-dependent arguments).",
         ]
