@@ -5,17 +5,19 @@ import { ToolPause, type ResumedCall } from "../tools/tool-pause.js";
 import type { RunEvent } from "./events.js";
 import type { ToolExecution } from "./run-output.js";
 
+/** A tool call's answer, as the model reads it. */
+type Answer = { text: string; error: boolean };
+
 /** A tool call ready to run, or already answered (rejected, limited, executed externally). */
 export interface PendingCall {
   execution: ToolExecution;
   tool: Tool | undefined;
   /** set when the call must not run: this text is its answer */
-  answer?: { text: string; error: boolean };
+  answer?: Answer;
   /** set when this call paused the run from inside (a ToolPause) and now runs again */
   resumed?: ResumedCall;
 }
 
-type Answer = { text: string; error: boolean };
 /** A call's outcome: its answer, or the pause it asked for. */
 type Outcome = Answer | { pause: ToolPause };
 
@@ -43,7 +45,7 @@ function stringify(value: unknown): string {
  * Rewrites an answer before anything records it: the model, the events and the stored run all
  * see what it returns (tool-result offload swaps an oversized answer for its envelope here).
  */
-export type AnswerFilter = (answer: { text: string; error: boolean }, call: ToolExecution, ctx: ToolContext) => Promise<{ text: string; error: boolean }>;
+export type AnswerFilter = (answer: Answer, call: ToolExecution, ctx: ToolContext) => Promise<Answer>;
 
 /** Runs one call (its answer through the filter, when there is one). */
 async function outcomeOf(call: PendingCall, ctx: ToolContext, filter?: AnswerFilter): Promise<Outcome> {
@@ -85,13 +87,14 @@ export async function* runTools(
   opts: { parallel: boolean; ctx: ToolContext; base: () => Omit<Extract<RunEvent, { event: "ToolCallStarted" }>, "event" | "tool">; filter?: AnswerFilter },
 ): AsyncGenerator<RunEvent, { messages: Message[]; paused: PausedCall[] }> {
   const paused: PausedCall[] = [];
-  const answered = new Set<PendingCall>();
+  /** in call order: both modes finish calls in the order they came */
+  const answered: PendingCall[] = [];
   const finish = (call: PendingCall, outcome: Outcome, started: number): boolean => {
     if ("pause" in outcome) {
       paused.push({ call, pause: outcome.pause });
       return false;
     }
-    answered.add(call);
+    answered.push(call);
     call.execution.result = outcome.text;
     call.execution.tool_call_error = outcome.error || undefined;
     call.execution.metrics = { duration: (performance.now() - started) / 1000 };
@@ -106,8 +109,8 @@ export async function* runTools(
     for (const call of calls) yield { event: "ToolCallStarted", ...opts.base(), tool: call.execution };
     const started = performance.now();
     const outcomes = await Promise.all(calls.map((c) => outcomeOf(c, opts.ctx, opts.filter)));
-    const done = calls.filter((c, i) => finish(c, outcomes[i]!, started));
-    for (const call of done) yield completed(call);
+    calls.forEach((c, i) => finish(c, outcomes[i]!, started));
+    for (const call of answered) yield completed(call);
   } else {
     for (const call of calls) {
       yield { event: "ToolCallStarted", ...opts.base(), tool: call.execution };
@@ -117,7 +120,7 @@ export async function* runTools(
     }
   }
   // Calls after a pause (one after another) stay unanswered too: they run when the run continues.
-  const messages = calls.filter((c) => answered.has(c)).map((c) =>
+  const messages = answered.map((c) =>
     message("tool", c.execution.result ?? "", {
       tool_call_id: c.execution.tool_call_id,
       tool_name: c.execution.tool_name,
