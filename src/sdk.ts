@@ -44,6 +44,7 @@ export type { RequirementResolution } from "./agent/hitl.js";
 export { tool, Toolkit, type Tool, type ToolContext, type ToolOptions } from "./tools/tool.js";
 export { ToolPause, type ResumedCall } from "./tools/tool-pause.js";
 export { CodeMode, type CellRequest, type CodeModeOptions, type CodeRunner, type ToolHost } from "./codemode/code-mode.js";
+export { memoryCodeRunner } from "./codemode/memory-runner.js";
 export { DEFAULT_LIMITS as CODEMODE_DEFAULT_LIMITS, type CellError, type CellLimits, type CellResult, type StateEntry, type ToolAnswer } from "./codemode/sandbox.js";
 export { codeToolDescription, toolSignature } from "./codemode/signatures.js";
 export { ResultStore, pruneToolResults, type ResultStoreOptions } from "./offload/result-store.js";

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { RunOutput } from "../../src/agent/run-output.js";
-import { CodeMode } from "../../src/codemode/code-mode.js";
-import { memoryCodeRunner } from "../../src/codemode/memory-runner.js";
+// From the package's entry, as a Node app imports them (the README's `memoryCodeRunner in Node`).
+import { CodeMode, memoryCodeRunner } from "../../src/sdk.js";
+import { ForbiddenError } from "../../src/errors.js";
 import { tool } from "../../src/tools/tool.js";
 import { collect, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
@@ -52,10 +53,19 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     },
   });
   const shell = tool({ name: "shell", parameters: z.object({ cmd: z.string() }), externalExecution: true });
+  const refund = tool({
+    name: "refund",
+    parameters: z.object({ cents: z.number() }),
+    requiresApproval: true,
+    execute: ({ cents }) => {
+      ran.push(`refund ${cents}`);
+      return "refunded";
+    },
+  });
 
   // Every continue goes through a new Agent: the cell's journal comes from storage, not memory.
   const agentWith = (model: Agent["model"]) =>
-    new Agent({ id: "coder", model, db: t.db, tools: [new CodeMode({ tools: [lookup, deleteItem, notify, shell], runner })] });
+    new Agent({ id: "coder", model, db: t.db, tools: [new CodeMode({ tools: [lookup, deleteItem, notify, shell, refund], runner })] });
   const codeCall = (id: string, code: string) => ({ toolCalls: [{ id, name: "run_code", arguments: { code } }] });
   const lastToolAnswer = async (script: Awaited<ReturnType<typeof scriptedModel>>["script"], request: number) => {
     const messages = (await script.requests())[request]!.body.messages as Array<{ role: string; content: string }>;
@@ -142,6 +152,16 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     expect(await lastToolAnswer(script, 1)).toEqual({ result: "sent" });
   });
 
+  it("checks a person's input against the tool's schema: a bad field throws into the cell, naming it; the tool never runs", async () => {
+    take();
+    const { model, script } = await scriptedModel([codeCall("k9", `return await notify({ to: "", text: "hi" })`), { text: "Could not notify." }]);
+    const paused = await agentWith(model).run("tell someone");
+    const out = await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k9", user_input: { to: "not an address" } }] });
+    expect(out.status).toBe("COMPLETED");
+    expect(take()).toEqual([]);
+    expect((await lastToolAnswer(script, 1)).error).toMatch(/^ToolError: notify: invalid arguments after the user's input: to: .*email/i);
+  });
+
   it("hands an external execution to the caller and returns its result into the cell", async () => {
     take();
     const code = `const up = await shell({ cmd: "uptime" });\nreturn up.days * 24`;
@@ -150,6 +170,20 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     expect(paused.requirements[0]).toMatchObject({ kind: "external_execution", tool_execution: { tool_name: "shell", tool_args: { cmd: "uptime" }, external_execution_required: true } });
     await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k6", external_execution_result: '{"days":3}' }] });
     expect(await lastToolAnswer(script, 1)).toEqual({ result: 72 });
+  });
+
+  it("a call that needs an admin's approval pauses the cell; only an admin can continue it", async () => {
+    take();
+    const code = `const a = await lookup({ id: 8 });\nreturn await refund({ cents: a.id * 100 })`;
+    const { model, script } = await scriptedModel([codeCall("k8", code), { text: "Refunded." }]);
+    const paused = await agentWith(model).run("refund item 8");
+    expect(paused.requirements[0]).toMatchObject({ id: "k8", kind: "confirmation", requires_admin: true, paused_tool_name: "run_code", tool_execution: { tool_name: "refund", tool_args: { cents: 800 }, requires_approval: true } });
+    await expect(agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k8", confirmed: true }] })).rejects.toThrow(ForbiddenError);
+    expect((await t.db.getRun(paused.run_id))!.status).toBe("PAUSED");
+    const out = await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k8", confirmed: true }], approver: { isAdmin: true } });
+    expect(out.status).toBe("COMPLETED");
+    expect(take()).toEqual(["lookup 8", "refund 800"]);
+    expect(await lastToolAnswer(script, 1)).toEqual({ result: "refunded" });
   });
 
   it("a paused run's checkpoint stays on the server: a continue cannot carry one", async () => {
