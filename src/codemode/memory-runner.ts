@@ -1,6 +1,6 @@
 import type { QuickJSWASMModule } from "quickjs-emscripten-core";
 import type { CodeRunner } from "./code-mode.js";
-import { runCell, type CellResult, type StateEntry } from "./sandbox.js";
+import { runCell, sandboxFailure, type CellResult, type StateEntry } from "./sandbox.js";
 
 /**
  * A CodeRunner for one process (Node scripts, tests, benches): the same QuickJS sandbox as the
@@ -19,9 +19,15 @@ export function memoryCodeRunner(loadQuickJS: () => Promise<QuickJSWASMModule>):
     run({ sessionId, code, toolNames, host, limits }) {
       const turn = (tails.get(sessionId) ?? Promise.resolve()).then(async (): Promise<CellResult> => {
         qjs ??= loadQuickJS();
-        const { cell, state } = await runCell(await qjs, { code, state: states.get(sessionId) ?? [], toolNames, callTool: (n, a) => host.call(n, a), limits });
-        states.set(sessionId, state);
-        return cell;
+        try {
+          const { cell, state } = await runCell(await qjs, { code, state: states.get(sessionId) ?? [], toolNames, callTool: (n, a) => host.call(n, a), limits });
+          states.set(sessionId, state);
+          return cell;
+        } catch (error) {
+          // As in the CodeModeSession object: the next cell gets a fresh interpreter.
+          qjs = undefined;
+          return sandboxFailure(error);
+        }
       });
       tails.set(sessionId, turn.catch(() => undefined));
       return turn;

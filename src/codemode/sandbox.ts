@@ -120,6 +120,12 @@ export async function runCell(qjs: QuickJSWASMModule, input: CellInput): Promise
   }
 }
 
+/** What a cell comes back as when the interpreter itself failed (a WebAssembly trap, a loaded Worker gone): the state is untouched. */
+export function sandboxFailure(error: unknown): CellResult {
+  const message = error instanceof Error ? error.message : String(error);
+  return { logs: "", logsTruncated: false, notPersisted: [], error: { name: "SandboxError", message: `the sandbox failed: ${message}; the session's state is kept` } };
+}
+
 function timeoutError(limits: CellLimits): CellError {
   return { name: "TimeoutError", message: `the cell did not finish within ${limits.timeoutMs} ms and was stopped` };
 }

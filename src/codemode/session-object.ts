@@ -2,7 +2,7 @@ import { DurableObject } from "cloudflare:workers";
 import { loadedSandboxIsolation, runInLoadedSandbox } from "./loaded-sandbox.js";
 import type { SandboxIsolation } from "./sandbox-worker.js";
 import { quickJS } from "./quickjs.js";
-import { runCell, type CellLimits, type CellResult, type StateEntry } from "./sandbox.js";
+import { runCell, sandboxFailure, type CellLimits, type CellResult, type StateEntry } from "./sandbox.js";
 import type { ToolHost } from "./code-mode.js";
 
 /** What the object reads from its environment. */
@@ -54,8 +54,7 @@ export class CodeModeSession extends DurableObject<SessionEnv> {
     } catch (error) {
       // The interpreter (a WebAssembly trap) or the loaded Worker failed: the next cell gets a fresh instance.
       if (!loader) quickJS.forget();
-      const message = error instanceof Error ? error.message : String(error);
-      return { logs: "", logsTruncated: false, notPersisted: [], error: { name: "SandboxError", message: `the sandbox failed: ${message}; the session's state is kept` } };
+      return sandboxFailure(error);
     }
     await this.ctx.storage.put("state", outcome.state);
     return outcome.cell;

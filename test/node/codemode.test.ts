@@ -1,6 +1,9 @@
+import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
+import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { topLevelDeclarations } from "../../src/codemode/declarations.js";
+import { memoryCodeRunner } from "../../src/codemode/memory-runner.js";
 import { codeToolDescription, schemaToType, toolSignature } from "../../src/codemode/signatures.js";
 import { tool } from "../../src/tools/tool.js";
 
@@ -97,5 +100,18 @@ describe("CodeMode top-level declarations", () => {
       "let after = 2",
     ].join("\n");
     expect(topLevelDeclarations(code)).toEqual(["s", "t", "r", "after"]);
+  });
+});
+
+describe("CodeMode memory runner", () => {
+  it("turns a failed interpreter into a SandboxError and loads a fresh one for the next cell", async () => {
+    let loads = 0;
+    const runner = memoryCodeRunner(() => (++loads === 1 ? Promise.reject(new Error("wasm trap")) : newQuickJSWASMModuleFromVariant(releaseSync)));
+    const host = { call: async () => ({ ok: true as const, value: null }) };
+    const cell = (code: string) => runner.run({ sessionId: "s", code, toolNames: [], host });
+    expect(await cell(`const lost = 1`)).toMatchObject({ error: { name: "SandboxError", message: "the sandbox failed: wasm trap; the session's state is kept" } });
+    expect((await cell(`const kept = 41`)).error).toBeUndefined();
+    expect((await cell(`return [kept + 1, typeof lost]`)).result).toEqual([42, "undefined"]);
+    expect(loads).toBe(2);
   });
 });
