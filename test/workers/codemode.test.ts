@@ -140,6 +140,18 @@ describe("CodeMode in the Workers runtime", () => {
     expect(out.logs).toMatch(/output truncated: \d+ more characters not shown$/);
   });
 
+  it("refuses a return value and a state over their limits with a clear error; the previous state is kept", async () => {
+    const sid = fresh();
+    const small = codeTool({ maxResultChars: 100, maxStateChars: 200 });
+    await small(sid, `const kept = "before"`);
+    const big = await small(sid, `return "x".repeat(500)`);
+    expect(big.error).toMatch(/^ResultTooLargeError: the cell returned 502 characters of JSON \(limit 100\)/);
+    expect(big.result).toBeUndefined();
+    const heavy = await small(sid, `const blob = "y".repeat(500); const kept2 = 1`);
+    expect(heavy.error).toMatch(/^StateTooLargeError: .*exceed 200 characters/);
+    expect(await small(sid, `return [kept, typeof blob, typeof kept2]`)).toEqual({ result: ["before", "undefined", "undefined"] });
+  });
+
   it("returns a tool's validation error into the code, which can catch it; the tool does not run", async () => {
     const before = calls.length;
     const out = await run(fresh(), `try { await lookup({ id: "seven" }); return "ran" } catch (e) { return e.name + " | " + e.message }`);
