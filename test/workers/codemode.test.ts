@@ -161,12 +161,19 @@ describe("CodeMode in the Workers runtime", () => {
     expect(uncaught.error).toMatch(/^ToolError: lookup: invalid arguments: id:/);
   });
 
-  it("runs two concurrent cells of one session in order", async () => {
+  it("runs a cell sent while another of its session runs only after it: cells never interleave", async () => {
     const sid = fresh();
     await run(sid, `var order = []`);
-    const [a, b] = await Promise.all([run(sid, `await wait({ ms: 300 }); order.push("A"); return order`), run(sid, `order.push("B"); return order`)]);
-    expect(a).toEqual({ result: ["A"] });
-    expect(b).toEqual({ result: ["A", "B"] });
+    // B is sent once A is inside the object (two RPCs sent at the same instant may arrive either way round).
+    let entered!: () => void;
+    const inA = new Promise<void>((resolve) => (entered = resolve));
+    const hold = tool({ name: "hold", parameters: z.object({}), execute: () => (entered(), new Promise((resolve) => setTimeout(() => resolve(null), 300))) });
+    const runHeld = codeTool(undefined, [hold]);
+    const a = runHeld(sid, `await hold({}); order.push("A"); return order`);
+    await inA;
+    const b = runHeld(sid, `order.push("B"); return order`);
+    expect(await a).toEqual({ result: ["A"] });
+    expect(await b).toEqual({ result: ["A", "B"] });
   });
 
   it("reports a syntax error and a throw with their messages; state set before a throw is kept", async () => {
