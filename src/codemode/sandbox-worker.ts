@@ -1,9 +1,8 @@
 import { WorkerEntrypoint } from "cloudflare:workers";
-import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
-import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
 // Not a file next to this one: the Worker Loader supplies it as a module of the loaded Worker.
 import wasmModule from "./quickjs.wasm";
 import type { ToolHost } from "./code-mode.js";
+import { quickJSLoader } from "./quickjs-loader.js";
 import { runCell, type CellLimits, type CellResult, type StateEntry } from "./sandbox.js";
 
 /** One cell as the CodeModeSession object hands it to the loaded sandbox Worker. */
@@ -14,7 +13,7 @@ export interface SandboxCell {
   limits?: Partial<CellLimits>;
 }
 
-let quickJS: Promise<QuickJSWASMModule> | undefined;
+const quickJS = quickJSLoader(wasmModule);
 
 /**
  * The Worker the CodeModeSession object loads with the Worker Loader (`CODEMODE_LOADER`), one
@@ -24,8 +23,13 @@ let quickJS: Promise<QuickJSWASMModule> | undefined;
  */
 export default class CodeSandbox extends WorkerEntrypoint<Record<string, unknown>> {
   async run(cell: SandboxCell, host: ToolHost): Promise<{ cell: CellResult; state: StateEntry[] }> {
-    quickJS ??= newQuickJSWASMModuleFromVariant(newVariant(releaseSync, { wasmModule }));
-    return runCell(await quickJS, { ...cell, callTool: (name, args) => host.call(name, args) });
+    try {
+      return await runCell(await quickJS.get(), { ...cell, callTool: (name, args) => host.call(name, args) });
+    } catch (error) {
+      // The interpreter itself failed: the session object reports it, and the next cell gets a fresh one.
+      quickJS.forget();
+      throw error;
+    }
   }
 
   /** What this isolate can reach, for operators and tests: `probeUrl` must be unreachable. */
