@@ -64,11 +64,12 @@ export class CodeMode extends Toolkit {
         const checkpoint = ctx.resumed ? readCheckpoint(ctx.resumed.checkpoint) : undefined;
         const source = checkpoint?.code ?? code;
         const host = new JournaledHost(inner, ctx, checkpoint);
+        const started = Date.now();
         const cell = await opts.runner.run({ sessionId: ctx.sessionId, code: source, toolNames, host, limits: opts.limits });
         const pause = host.pausedOn;
         if (cell.paused && pause) {
           // Calls still running beside the paused one are journaled when they finish (within the cell's time).
-          await host.settled(limits.timeoutMs);
+          await host.settled(Math.max(0, limits.timeoutMs - (Date.now() - started)));
           const next: CellCheckpoint = { code: source, journal: host.journal, pending: { name: pause.tool.name, args: pause.key } };
           throw new ToolPause(pause.tool, pause.args, next);
         }
