@@ -321,8 +321,8 @@ export class RunEngine {
     this.output.messages.push(...messages);
     this.checkpoint();
     if (paused.length > 0) {
-      const requirements = this.innerRequirements(paused);
-      yield* this.pause(requirements, requirements.map((r) => r.tool_execution));
+      // The event lists the paused calls as the stored run does (flagged); the requirements name the inner calls.
+      yield* this.pause(this.innerRequirements(paused), paused.map((p) => p.call.execution));
       return "paused";
     }
     const stopper = calls.find((c) => c.execution.stop_after_tool_call && !c.execution.tool_call_error);

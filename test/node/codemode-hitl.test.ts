@@ -85,6 +85,10 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     expect(stored!.status).toBe("PAUSED");
     const requirement = (stored!.run_data as unknown as RunOutput).requirements[0]!;
     expect(requirement).toMatchObject({ id: "k1", kind: "confirmation", paused_tool_name: "run_code", resolved: false, tool_execution: { tool_call_id: "k1", tool_name: "delete_item", tool_args: { id: 1 }, requires_confirmation: true } });
+    // The event and the stored run list the same paused call: run_code, flagged, which agno's client answers.
+    const flagged = [{ tool_call_id: "k1", tool_name: "run_code", requires_confirmation: true }];
+    expect((paused as { tools: unknown[] }).tools).toMatchObject(flagged);
+    expect((stored!.run_data as unknown as RunOutput).tools).toMatchObject(flagged);
     expect(take()).toEqual(["lookup 1", "lookup 2"]);
 
     const out = await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k1", confirmed: true }], userId: "u1" });
