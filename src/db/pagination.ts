@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors.js";
-import type { PageOptions } from "./types.js";
+import type { Page, PageOptions } from "./types.js";
 
 /** The largest page any storage read returns; asking for more is an error, not a silent cap. */
 export const MAX_PAGE_LIMIT = 1000;
@@ -30,6 +30,11 @@ export function resolvePage(opts: PageOptions): ResolvedPage {
   const size = limit ?? DEFAULT_PAGE_LIMIT;
   const number = page ?? 1;
   return { limit: size, page: number, offset: (number - 1) * size };
+}
+
+/** A Page of `data` (this page's items) out of `totalCount`, as every list read answers it. */
+export function pageOf<T>(data: T[], totalCount: number, { page, limit }: Pick<ResolvedPage, "page" | "limit">): Page<T> {
+  return { data, page, limit, total_count: totalCount, total_pages: Math.ceil(totalCount / limit) };
 }
 
 export function sortOrderOf(value: unknown): "asc" | "desc" {

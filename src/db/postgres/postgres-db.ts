@@ -3,7 +3,7 @@ import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
 import { ConflictError, MigrationRequiredError, NotFoundError, ValidationError } from "../../errors.js";
-import { resolvePage, sortOrderOf } from "../pagination.js";
+import { pageOf, resolvePage, sortOrderOf } from "../pagination.js";
 import type { Db, MigrateOptions, MigrationResult, StoredRunEvent, ToolResultRecord, UpsertRunOptions } from "../port.js";
 import { NON_HISTORY_STATUSES, Session } from "../session.js";
 import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
@@ -319,8 +319,7 @@ export class PostgresDb implements Db {
       const runs = await this.sessionRuns(records, readBlob ? (rows as Record<string, unknown>[]) : []);
       for (const record of records) record.runs = (runs.get(record.session_id) ?? []).map((r) => r.run_data);
     }
-    const totalCount = Number(total?.n ?? 0);
-    return { data: records.map((r) => new Session(r)), page, limit, total_count: totalCount, total_pages: Math.ceil(totalCount / limit) };
+    return pageOf(records.map((r) => new Session(r)), Number(total?.n ?? 0), { page, limit });
   }
 
   async renameSession(sessionId: string, name: string, opts: { userId?: string } = {}): Promise<Session> {
@@ -443,8 +442,7 @@ export class PostgresDb implements Db {
       this.orm.select().from(r).where(where).orderBy(order === "asc" ? asc(column) : desc(column), asc(r.run_id)).limit(limit).offset(offset),
       this.orm.select({ n: count() }).from(r).where(where),
     ]);
-    const totalCount = Number(total?.n ?? 0);
-    return { data: rows.map((x) => toRunRow(x)), page, limit, total_count: totalCount, total_pages: Math.ceil(totalCount / limit) };
+    return pageOf(rows.map((x) => toRunRow(x)), Number(total?.n ?? 0), { page, limit });
   }
 
   /** One session's runs before migration: merged in memory, then filtered and paged. */
@@ -468,13 +466,7 @@ export class PostgresDb implements Db {
       .filter((x) => (opts.parentRunId === null ? !x.parent_run_id : opts.parentRunId ? x.parent_run_id === opts.parentRunId : true))
       .filter((x) => (statuses.length ? statuses.includes(String(x.status)) : true))
       .sort((a, b) => ((a[key] ?? 0) - (b[key] ?? 0)) * (order === "asc" ? 1 : -1));
-    return {
-      data: matching.slice(p.offset, p.offset + p.limit),
-      page: p.page,
-      limit: p.limit,
-      total_count: matching.length,
-      total_pages: Math.ceil(matching.length / p.limit),
-    };
+    return pageOf(matching.slice(p.offset, p.offset + p.limit), matching.length, p);
   }
 
   async deleteRun(runId: string, opts: { userId?: string } = {}): Promise<void> {

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
 import { prepareCreate, prepareUpdate } from "../../scheduler/validate.js";
 import type { Schedule, ScheduleInput, ScheduleRun, ScheduleScope, ScheduleStore, ScheduleUpdate } from "../../scheduler/types.js";
-import { resolvePage, type ResolvedPage } from "../pagination.js";
+import { pageOf, resolvePage } from "../pagination.js";
 import type { Page } from "../types.js";
 import { validateId } from "../validate.js";
 import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, scopeFilter, toSchedule, toScheduleRun } from "./schedule-rows.js";
@@ -14,12 +14,6 @@ const now = () => Math.floor(Date.now() / 1000);
 function isUniqueViolation(error: unknown): boolean {
   for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.code === "23505") return true;
   return false;
-}
-
-/** A Page from one page of rows and the row counting all of them. */
-function pageOf<T>(rows: Record<string, unknown>[], total: Record<string, unknown> | undefined, { page, limit }: ResolvedPage, toItem: (row: Record<string, unknown>) => T): Page<T> {
-  const count = Number(total?.n ?? 0);
-  return { data: rows.map(toItem), page, limit, total_count: count, total_pages: Math.ceil(count / limit) };
 }
 
 /**
@@ -69,7 +63,7 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
       this.d.exec(sql`SELECT ${columns(SCHEDULE_COLUMNS, "s")} FROM ${this.d.schedules} s WHERE ${where} ORDER BY s.created_at DESC, s.id LIMIT ${p.limit} OFFSET ${p.offset}`),
       this.d.exec(sql`SELECT COUNT(*) AS n FROM ${this.d.schedules} s WHERE ${where}`),
     ]);
-    return pageOf(rows, total, p, toSchedule);
+    return pageOf(rows.map(toSchedule), Number(total?.n ?? 0), p);
   }
 
   async updateSchedule(id: string, changes: Record<string, unknown>, scope: ScheduleScope = {}): Promise<Schedule> {
@@ -106,7 +100,7 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
         ORDER BY r.created_at DESC, r.attempt DESC, r.id LIMIT ${p.limit} OFFSET ${p.offset}`),
       this.d.exec(sql`SELECT COUNT(*) AS n FROM ${this.d.scheduleRuns} WHERE schedule_id = ${scheduleId}`),
     ]);
-    return pageOf(rows, total, p, toScheduleRun);
+    return pageOf(rows.map(toScheduleRun), Number(total?.n ?? 0), p);
   }
 
   async getScheduleRun(scheduleId: string, runId: string, scope: ScheduleScope = {}): Promise<ScheduleRun | null> {
