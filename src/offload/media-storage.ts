@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from "../errors.js";
 import type { MediaKind } from "../models/message.js";
 import { checkKey } from "./object-input.js";
 import { MAX_PRESIGN_SECONDS, type ObjectStorage, type StoredObject } from "./object-storage.js";
-import { sha256Hex } from "./sha256.js";
+import { sha256Hex } from "../sha256.js";
 
 /**
  * What a stored run keeps of a medium instead of its bytes (agno 3.0's MediaReference, under a

@@ -3,7 +3,7 @@ import { NotConfiguredError, NotFoundError, ValidationError } from "../errors.js
 import { countCodePoints, countLines, sliceCodePoints } from "./code-points.js";
 import type { ObjectStorage } from "./object-storage.js";
 import { searchText, type SearchOptions, type SearchOutcome } from "./result-search.js";
-import { hex, sha256Hex } from "./sha256.js";
+import { hex, sha256Hex } from "../sha256.js";
 
 export interface ResultStoreOptions {
   /** results longer than this many characters (Unicode code points) are offloaded; default 16,000 */

@@ -5,6 +5,7 @@ import { BadRequestError, NotConfiguredError, ValidationError } from "../errors.
 import type { EnqueueRunInput, JobRecord, RunJobPayload } from "../queue/types.js";
 import { effectiveUserId } from "./auth/scopes.js";
 import type { OSEnv } from "./context.js";
+import { sha256Hex } from "../sha256.js";
 
 /** `new AgentOS({queue: {durable: true}})`: background runs survive crashes and deploys. */
 export interface QueueConfig {
@@ -27,12 +28,6 @@ export interface BackgroundRequest {
   media?: MediaInput[];
 }
 
-const encoder = new TextEncoder();
-
-async function sha256(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", encoder.encode(text));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
 
 /** agno's run statuses for a job's state. */
 export function runStatusOf(job: JobRecord): string {
@@ -62,7 +57,7 @@ export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfi
     ...(media ? { media } : {}),
   };
   // What the request asked for, without the ids this call made up.
-  const requestHash = key ? await sha256(JSON.stringify([agent.id, req.session_id ?? null, { ...payload, run_id: null }])) : undefined;
+  const requestHash = key ? await sha256Hex(JSON.stringify([agent.id, req.session_id ?? null, { ...payload, run_id: null }])) : undefined;
   const input: EnqueueRunInput = {
     component_type: "agent",
     component_id: agent.id,
