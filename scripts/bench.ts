@@ -35,7 +35,7 @@ import { benchMedia } from "./bench/media.js";
 import { benchOffload } from "./bench/offload.js";
 import { benchQueue } from "./bench/queue.js";
 import { benchScheduler } from "./bench/scheduler.js";
-import { emit, log, median, round, secondsSince } from "./bench/util.js";
+import { emit, inFreshSchema, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "./local/pglite-server.js";
 import { startWsProxy } from "./local/ws-proxy.js";
 
@@ -44,20 +44,6 @@ interface Target {
   url: string;
   /** `server_version` as the server reports it (PGlite 0.5.14 embeds PostgreSQL 18) */
   version: string;
-}
-
-let schemaCounter = 0;
-
-/** Runs `fn` in a fresh schema on `target` and drops the schema afterwards, whatever happens. */
-async function inFreshSchema<T>(target: Target, fn: (pool: Pool, schema: string) => Promise<T>): Promise<T> {
-  const schema = `bench_${process.pid}_${Date.now().toString(36)}_${schemaCounter++}`;
-  const pool = new Pool({ connectionString: target.url, max: 4 });
-  try {
-    return await fn(pool, schema);
-  } finally {
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  }
 }
 
 // -- figure 1: WAL bytes per run -----------------------------------------------------------
@@ -295,7 +281,7 @@ async function benchWal(target: Target): Promise<void> {
   for (const [layout, makeWriter] of layouts) {
     log(`${target.name}: WAL per run, ${layout} (${SESSION_RUNS} runs of one session)`);
     const started = performance.now();
-    const { metric, windows } = await inFreshSchema(target, async (pool, schema) => {
+    const { metric, windows } = await inFreshSchema(target.url, async (pool, schema) => {
       const meter = await walMeter(pool, schema, target);
       return { metric: meter.metric, windows: await walPerRun(pool, meter, await makeWriter(pool, schema, session)) };
     });
@@ -369,7 +355,7 @@ async function seedLegacy(pool: Pool, schema: string, rows: LegacySessionRow[]):
 
 /** One timed `MigrationManager.up()` on a fresh fixture; fails unless every run landed in agno_runs. */
 async function migrateOnce(target: Target, rows: LegacySessionRow[], expected: number): Promise<{ seconds: number; inTable: number }> {
-  return inFreshSchema(target, async (pool, schema) => {
+  return inFreshSchema(target.url, async (pool, schema) => {
     await seedLegacy(pool, schema, rows);
     const db = new PostgresDb({ pool, schema, id: "bench" });
     // An app checks the schema (creating agno_runs) at startup, before anyone calls up().

@@ -3,13 +3,13 @@
  * agno's tables, the scripted model server, and a temp folder for object storage. Both measure
  * sizes, not times, so the setup does not count.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Pool } from "@neondatabase/serverless";
 import { startModelServer } from "../../test/support/model-server.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
+import { inFreshSchema } from "./util.js";
 
 export interface StorageBenchTarget {
   target: { name: string; url: string };
@@ -31,16 +31,15 @@ export async function eachStorageBenchTarget(
   const storageDir = mkdtempSync(join(tmpdir(), `agno-bench-${name}-`));
   try {
     for (const target of dbTargets) {
-      const schema = `bench_${name}_${process.pid}_${randomUUID().slice(0, 8)}`;
-      const pool = new Pool({ connectionString: target.url, max: 4 });
-      try {
-        const db = new PostgresDb({ pool, schema, id: "bench" });
-        await db.init();
-        await measure({ target, db, pool, schema, modelServerUrl: models.url, storageDir });
-      } finally {
-        await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-        await pool.end();
-      }
+      await inFreshSchema(
+        target.url,
+        async (pool, schema) => {
+          const db = new PostgresDb({ pool, schema, id: "bench" });
+          await db.init();
+          await measure({ target, db, pool, schema, modelServerUrl: models.url, storageDir });
+        },
+        `bench_${name}`,
+      );
     }
   } finally {
     rmSync(storageDir, { recursive: true, force: true });

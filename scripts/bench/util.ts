@@ -1,4 +1,5 @@
 /** Helpers shared by the bench's figures: stdout carries one JSON line per figure, stderr the rest. */
+import { Pool } from "@neondatabase/serverless";
 
 export const emit = (figure: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(figure)}\n`);
 export const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -18,3 +19,20 @@ export function percentile(xs: number[], p: number): number {
 }
 
 export const mean = (xs: number[]) => xs.reduce((sum, x) => sum + x, 0) / xs.length;
+
+let schemaCounter = 0;
+
+/**
+ * Runs `fn` in a fresh schema (`<prefix>_<pid>_<time>_<n>`) of the Postgres at `url`, with a pool of
+ * its own, and drops the schema afterwards, whatever happens.
+ */
+export async function inFreshSchema<T>(url: string, fn: (pool: Pool, schema: string) => Promise<T>, prefix = "bench"): Promise<T> {
+  const schema = `${prefix}_${process.pid}_${Date.now().toString(36)}_${schemaCounter++}`;
+  const pool = new Pool({ connectionString: url, max: 4 });
+  try {
+    return await fn(pool, schema);
+  } finally {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await pool.end();
+  }
+}
