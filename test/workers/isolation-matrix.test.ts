@@ -14,7 +14,7 @@ import { env as workerEnv } from "cloudflare:workers";
 import type { Env } from "../../src/index.js";
 import worker from "../../src/index.js";
 import { scriptModel, type Turn } from "../support/model-script.js";
-import { envFor, isolatedJwt, send } from "./worker-client.js";
+import { envFor, isolatedJwt, modelEnv, send } from "./worker-client.js";
 
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `iso-a-${tag}`;
@@ -148,13 +148,7 @@ beforeAll(async () => {
   const jwt = await isolatedJwt("iso");
   // Plenty of plain answers: every run the seed makes, plus any a broken route might let through.
   const turns: Turn[] = Array.from({ length: 200 }, (_, i) => ({ text: `answer ${i}` }));
-  const script = await scriptModel(workerEnv.MODEL_SERVER_URL, turns);
-  E = {
-    ...jwt.env,
-    MODEL: "openai:gpt-test",
-    OPENAI_BASE_URL: script.baseURL,
-    OPENAI_API_KEY: "sk-test",
-  };
+  E = { ...jwt.env, ...(await modelEnv(turns)).env };
   who.A = await jwt.bearer(A, USER_SCOPES);
   who.B = await jwt.bearer(B, USER_SCOPES);
   who.admin = await jwt.bearer(ADMIN, ["agent_os:admin"]);

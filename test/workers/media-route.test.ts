@@ -20,7 +20,7 @@ import type { MediaReference } from "../../src/offload/media-storage.js";
 import { AgentOS } from "../../src/os/agent-os.js";
 import { syntheticJpeg } from "../support/media-jpeg.js";
 import { scriptModel, type ModelScript } from "../support/model-script.js";
-import { envFor, isolatedJwt } from "./worker-client.js";
+import { envFor, isolatedJwt, modelEnv } from "./worker-client.js";
 
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `media-a-${tag}`;
@@ -88,13 +88,9 @@ let keyB: string;
 
 beforeAll(async () => {
   const jwt = await isolatedJwt("media");
-  script = await scriptModel(env.MODEL_SERVER_URL, [{ text: "A grey square." }, { text: "A tiny picture." }]);
-  E = {
-    ...jwt.env,
-    MODEL: "openai:gpt-test",
-    OPENAI_BASE_URL: script.baseURL,
-    OPENAI_API_KEY: "sk-test",
-  };
+  const model = await modelEnv([{ text: "A grey square." }, { text: "A tiny picture." }]);
+  script = model.script;
+  E = { ...jwt.env, ...model.env };
   bearer.A = await jwt.bearer(A, SCOPES);
   bearer.B = await jwt.bearer(B, SCOPES);
   bearer.admin = await jwt.bearer(`media-admin-${tag}`, ["agent_os:admin"]);
