@@ -241,10 +241,12 @@ describe.each(dbTargets())("Agent with mediaStorage on $name", (target) => {
   });
 
   it("ends the run as a stored ERROR naming the key when referenced bytes were altered, and sends the model nothing", async () => {
-    const storage = new LocalMediaStorage({ directory: join(directory, "altered") });
+    // A folder per database target: the altered object must not be there already when the first run stores the picture.
+    const storage = new LocalMediaStorage({ directory: join(directory, `altered-${target.name}`) });
     const { model, script } = await scriptedModel([{ text: "Grey." }, { text: "never" }]);
     const agent = new Agent({ model, db: t.db, mediaStorage: storage, addHistoryToContext: true });
     const first = await agent.run("Look", { media: [{ data: JPEG, mimeType: "image/jpeg" }] });
+    expect(first.status).toBe("COMPLETED");
     await storage.objects.put(`media/${JPEG_SHA}`, "not the picture", { contentType: "image/jpeg" });
     const second = await agent.run("Again?", { sessionId: first.session_id });
     expect(second.status).toBe("ERROR");
