@@ -8,10 +8,12 @@
  * files of src/, and the runtime's own entries ((idle), (garbage collector), …).
  *
  * Shares, not times: the inspector slows the isolate, so the figures say where the time goes, not
- * how fast the queue is (that is `npm run bench -- queue`).
+ * how fast the queue is (that is `npm run bench -- queue`). PROFILE_BY=function lists the 40 functions
+ * with the largest self time instead; PROFILE_OUT=file.cpuprofile also keeps the raw profile.
  */
 import { Pool } from "@neondatabase/serverless";
 import { execSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { useLocalWsProxy } from "../src/db/postgres/local-proxy.js";
 import { startWsProxy } from "./local/ws-proxy.js";
@@ -25,6 +27,8 @@ const IN_FLIGHT = 40;
 const DATABASE_URL = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** Samples longer than this are gaps in sampling (a paused isolate), not time spent anywhere. */
 const MAX_SAMPLE_US = 100_000;
+/** `file` (default): shares by package and source file; `function`: by function within them, to find what to cut. */
+const BY = process.env.PROFILE_BY === "function" ? "function" : "file";
 
 interface ProfileNode {
   id: number;
@@ -142,12 +146,19 @@ async function main() {
     const bundleId = [...session.scripts].find(([, url]) => url.endsWith("index.js"))?.[0];
     const bundle = bundleId ? (await session.send<{ scriptSource: string }>("Debugger.getScriptSource", { scriptId: bundleId })).scriptSource : "";
     session.close();
+    // PROFILE_OUT keeps the raw profile (with the bundle beside it) for DevTools or a closer look.
+    if (process.env.PROFILE_OUT) {
+      writeFileSync(process.env.PROFILE_OUT, JSON.stringify(profile));
+      writeFileSync(`${process.env.PROFILE_OUT}.bundle.js`, bundle);
+    }
     const lines = sourceOfLines(bundle);
-    const placeOf = (frame: ProfileNode["callFrame"]) =>
+    const fileOf = (frame: ProfileNode["callFrame"]) =>
       frame.scriptId === bundleId ? lines[frame.lineNumber] ?? "(bundle)" : frame.url || frame.functionName || "(native)";
+    const placeOf = BY === "file" ? fileOf : (frame: ProfileNode["callFrame"]) => `${frame.functionName || "(anonymous)"} in ${fileOf(frame)}`;
     const { self, inclusive, total } = shares(profile, placeOf);
     process.stdout.write(`${JSON.stringify({ profile: "queue", jobs: JOBS, seconds: Number(seconds.toFixed(2)), sampled_seconds: Number((total / 1e6).toFixed(2)) })}\n`);
-    const top = [...inclusive.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+    // By file the inclusive shares tell most; by function, what a function itself costs does.
+    const top = [...(BY === "file" ? inclusive : self).entries()].sort((a, b) => b[1] - a[1]).slice(0, BY === "file" ? 25 : 40);
     for (const [where, time] of top) {
       const share = (t: number) => Number(((t / total) * 100).toFixed(1));
       process.stdout.write(`${JSON.stringify({ profile: "queue", where, self_share: share(self.get(where) ?? 0), inclusive_share: share(time) })}\n`);
