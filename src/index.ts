@@ -156,20 +156,25 @@ function queueOf(env: Env) {
   return ns && queueAt(ns, Math.floor(Math.random() * positive(env.AGNO_QUEUE_SHARDS, 1)));
 }
 
+/** The database adapter over a Pool made on its first query: a request that never queries (an enqueue, a 401) opens none. */
 function openDb(env: Env & { DATABASE_URL: string }) {
-  if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
-  const pool = new Pool({ connectionString: env.DATABASE_URL });
-  // An idle connection that drops (a restarted database, an aborted object) is not a crash.
-  pool.on("error", (error: Error) => console.error(`database connection lost: ${error.message}`));
-  return { pool, db: new PostgresDb({ pool, schema: env.AGNO_DB_SCHEMA, cacheKey: env.DATABASE_URL }) };
+  let pool: Pool | undefined;
+  const connect = () => {
+    if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
+    pool = new Pool({ connectionString: env.DATABASE_URL });
+    // An idle connection that drops (a restarted database, an aborted object) is not a crash.
+    pool.on("error", (error: Error) => console.error(`database connection lost: ${error.message}`));
+    return pool;
+  };
+  return { db: new PostgresDb({ pool: connect, schema: env.AGNO_DB_SCHEMA, cacheKey: env.DATABASE_URL }), end: async () => pool?.end() };
 }
 
 export default {
   async fetch(request, env, ctx): Promise<Response> {
     const os = agentOS(env);
     if (!env.DATABASE_URL) return os.fetch(request, { dbs: [] }, ctx);
-    const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
-    const lifetime = requestLifetime(ctx, () => pool.end());
+    const { db, end } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
+    const lifetime = requestLifetime(ctx, end);
     try {
       const queue = queueOf(env);
       const dispatcher = queue && { wake: () => queue.wake(), enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input) };
@@ -189,7 +194,7 @@ export default {
     if (!env.DATABASE_URL) return;
     const wakeAll = async () => void (await Promise.all(queues(env).map((q) => q.wake())));
     const now = Math.floor(controller.scheduledTime / 1000);
-    const { pool, db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
+    const { db, end } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL });
     const ttl = Number(env.AGNO_RUN_EVENTS_TTL_SECONDS ?? 86_400);
     const steps: Array<[string, () => Promise<unknown>]> = [
       ["wake the queue", wakeAll],
@@ -207,7 +212,7 @@ export default {
         });
       }
     } finally {
-      await pool.end();
+      await end();
     }
     if (failures.length > 0) throw failures[0];
   },

@@ -26,7 +26,9 @@ export function requestLifetime(ctx: ExecutionContext, release: () => Promise<vo
     finish(response: Response): Response {
       let bodyDone: Promise<unknown> = Promise.resolve();
       let out = response;
-      if (response.body) {
+      // Only an event stream reads the database after fetch returns (a run's events); any other
+      // body (JSON, an R2 object) was complete, or needs no database, by then: no stream to pipe.
+      if (response.body && response.headers.get("content-type")?.startsWith("text/event-stream")) {
         const { readable, writable } = new TransformStream();
         bodyDone = response.body.pipeTo(writable).catch(() => undefined);
         out = new Response(readable, response);

@@ -24,8 +24,11 @@ import { ensureSchema, type Exec, type Inspection } from "./schema-state.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
 
 export interface PostgresDbOptions {
-  /** a `@neondatabase/serverless` Pool (on Workers: one per request, ended with `waitUntil`) */
-  pool: Pool;
+  /**
+   * a `@neondatabase/serverless` Pool (on Workers: one per request, ended with `waitUntil`), or a
+   * function that makes one on the first query: a request that never queries then opens none
+   */
+  pool: Pool | (() => Pool);
   /** listed by `/config` and addressed by `/databases/{db_id}/migrate`; default "default" */
   id?: string;
   /** Postgres schema; default `ai`, as agno */
@@ -57,7 +60,8 @@ export class PostgresDb implements Db {
   readonly id: string;
   readonly schema: string;
   readonly names: TableNames;
-  private readonly orm: NeonDatabase;
+  private readonly pool: Pool | (() => Pool);
+  private client: NeonDatabase | undefined;
   private readonly t: AgnoTables;
   private readonly cacheKey: string | undefined;
   private inspection: Promise<Inspection> | undefined;
@@ -72,13 +76,17 @@ export class PostgresDb implements Db {
     this.schema = opts.schema ?? "ai";
     this.names = { ...DEFAULT_TABLE_NAMES, ...opts.tables };
     this.t = agnoTables(this.schema, this.names);
-    this.orm = drizzle({ client: opts.pool });
-    this.exec = execOn(this.orm);
+    this.pool = opts.pool;
+    this.exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
     this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
     this.runEvents = new RunEventTable(this.exec, sql.raw(qualified(this.schema, this.names.runEvents)));
     this.toolResults = new ToolResultTable(this.exec, sql.raw(qualified(this.schema, this.names.toolResults)));
     this.jobTable = new JobTable(this.exec, sql.raw(qualified(this.schema, this.names.jobs)));
     this.cacheKey = opts.cacheKey && `${opts.cacheKey}|${this.schema}|${Object.values(this.names).join(",")}`;
+  }
+
+  private get orm(): NeonDatabase {
+    return (this.client ??= drizzle({ client: typeof this.pool === "function" ? this.pool() : this.pool }));
   }
 
   // -- schema ------------------------------------------------------------------------------
