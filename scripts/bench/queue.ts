@@ -50,9 +50,9 @@ const DRAIN_TIMEOUT_MS = 240_000;
 const POLL_MS = 50;
 const WARMUP_JOBS = 40;
 const BACKLOG_JOBS = 600;
-/** A job is slow-ish when each SSE event of its model answer comes 1 s after the previous one. */
+/** A job is slow-ish when its model answers after 2 s (the runs are not streamed, so the answer is one reply). */
 const RECOVERY_JOBS = 200;
-const RECOVERY_MODEL_DELAY_MS = 1000;
+const RECOVERY_MODEL_DELAY_MS = 2000;
 /** Leases of the recovery runs: the default, then a short one, to show what the lease costs. */
 const RECOVERY_LEASES = () => env("BENCH_QUEUE_RECOVERY_LEASES", "30,5").split(",").map(Number).filter((n) => n > 0);
 const ANSWER = "bench-answer-ok";
@@ -464,9 +464,9 @@ async function benchPgBoss(ctx: Ctx, rates: number[], seconds: number, workers: 
 /** Slow-ish jobs, kill -9 of the runtime's process group mid-way, restart: time until every job is terminal. */
 async function benchRecovery(ctx: Ctx, leaseSeconds: number): Promise<void> {
   const schema = newSchema(ctx, "bench_queue_recovery");
-  log(`recovery: ${RECOVERY_JOBS} jobs (model answers ${RECOVERY_MODEL_DELAY_MS} ms per SSE event), lease ${leaseSeconds} s, kill -9 once all are queued and a third are done`);
+  log(`recovery: ${RECOVERY_JOBS} jobs (the model answers after ${RECOVERY_MODEL_DELAY_MS} ms), lease ${leaseSeconds} s, kill -9 once all are queued and a third are done`);
   // Twice the turns: the jobs the kill interrupted run again.
-  const turns = Array.from({ length: RECOVERY_JOBS * 2 }, () => ({ text: ANSWER, delayMs: RECOVERY_MODEL_DELAY_MS, chunkSize: 64 }));
+  const turns = Array.from({ length: RECOVERY_JOBS * 2 }, () => ({ text: ANSWER, delayMs: RECOVERY_MODEL_DELAY_MS }));
   const first = await agnoRuntime(ctx, schema, join(ctx.dataRoot, `recovery-${leaseSeconds}`), turns, leaseSeconds);
   const counts = agnoCounts(ctx.pool, schema);
   const enqueued = await enqueueLoad(first.rt.url, first.auth)(50, RECOVERY_JOBS / 50);
@@ -493,7 +493,7 @@ async function benchRecovery(ctx: Ctx, leaseSeconds: number): Promise<void> {
     bench: "queue_recovery_after_kill9",
     jobs: done.c.total,
     enqueue_errors: Object.values(enqueued.targets[0]!.errors).reduce((a, b) => a + b, 0),
-    model_delay_ms_per_event: RECOVERY_MODEL_DELAY_MS,
+    model_delay_ms: RECOVERY_MODEL_DELAY_MS,
     concurrency: CONCURRENCY(),
     lease_seconds: leaseSeconds,
     at_kill: { completed: atKill.completed, running: atKill.running, pending: atKill.open - atKill.running },

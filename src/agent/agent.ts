@@ -221,10 +221,12 @@ export class Agent {
     return new Map([...this.tools, ...resultTools(offload.store, offload.db).map((t) => [t.name, t] as const)]);
   }
 
-  private engineConfig(): EngineConfig {
+  /** `streamed`: whether the caller takes the run's events as they come (its model calls stream only then). */
+  private engineConfig(streamed: boolean): EngineConfig {
     const offload = this.offloadTarget();
     return {
       id: this.id,
+      streamModel: streamed,
       name: this.name,
       model: this.withStoredMedia(this.model),
       reasoningModel: this.withStoredMedia(this.reasoningModel),
@@ -327,7 +329,7 @@ export class Agent {
       if (this.mediaStorage) await offloadMessages(history, this.mediaStorage);
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
-    return yield* new RunEngine(this.engineConfig(), output, sessionState, dependencies).start(prepare);
+    return yield* new RunEngine(this.engineConfig(opts.stream === true), output, sessionState, dependencies).start(prepare);
   }
 
   private async systemMessage(ctx: RunContext): Promise<string> {
@@ -424,7 +426,7 @@ export class Agent {
     output.requirements = [];
     const session = await this.db.getSession(output.session_id, { includeRuns: false });
     const state = { ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ?? output.session_state ?? {}) };
-    return yield* new RunEngine(this.engineConfig(), output, state).resume(calls);
+    return yield* new RunEngine(this.engineConfig(opts.stream === true), output, state).resume(calls);
   }
 
   /** The tool calls the pause held back, each with what its resolution decided. */

@@ -19,6 +19,8 @@ export interface EngineConfig {
   name?: string;
   model: Model;
   reasoningModel?: Model;
+  /** false when nobody takes the run's events as they come: the model may answer in one piece */
+  streamModel: boolean;
   tools: Map<string, Tool>;
   toolCallLimit?: number;
   parallelToolCalls: boolean;
@@ -189,7 +191,7 @@ export class RunEngine {
     let usage: TokenUsage | undefined;
     let cost: number | undefined;
     const toolCalls: Array<{ id: string; name: string; arguments: string }> = [];
-    for await (const chunk of model.stream(request)) {
+    for await (const chunk of model.stream({ ...request, stream: this.cfg.streamModel })) {
       if (chunk.type === "text" || chunk.type === "reasoning") firstToken ??= (performance.now() - started) / 1000;
       if (chunk.type === "text") {
         text += chunk.delta;

@@ -2,6 +2,7 @@ import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3FilePart,
+  LanguageModelV3GenerateResult,
   LanguageModelV3Prompt,
   LanguageModelV3StreamPart,
   LanguageModelV3TextPart,
@@ -157,8 +158,9 @@ export class AiSdkModel implements Model {
     for (let attempt = 0; ; attempt++) {
       let emitted = false;
       try {
-        const { stream } = await this.model.doStream(options);
-        for await (const chunk of readParts(stream)) {
+        // Nobody watches a non-streamed answer arrive: one plain call costs less than an SSE stream.
+        const parts = request.stream === false ? partsOf(await this.model.doGenerate(options)) : readParts((await this.model.doStream(options)).stream);
+        for await (const chunk of parts) {
           emitted = true;
           yield chunk.type === "finish" ? { ...chunk, cost: this.cost(chunk.usage) } : chunk;
         }
@@ -180,6 +182,18 @@ export class AiSdkModel implements Model {
     const input = (usage.input_tokens - cached) * p.inputPerMTok + cached * (p.cachedInputPerMTok ?? p.inputPerMTok);
     return (input + usage.output_tokens * p.outputPerMTok) / 1_000_000;
   }
+}
+
+/** A whole answer's content as the chunks a stream of it would have given. */
+function partsOf(result: LanguageModelV3GenerateResult): ModelChunk[] {
+  const chunks: ModelChunk[] = [];
+  for (const part of result.content) {
+    if (part.type === "text" && part.text) chunks.push({ type: "text", delta: part.text });
+    else if (part.type === "reasoning" && part.text) chunks.push({ type: "reasoning", delta: part.text });
+    else if (part.type === "tool-call") chunks.push({ type: "tool_call", id: part.toolCallId, name: part.toolName, arguments: part.input });
+  }
+  chunks.push({ type: "finish", reason: FINISH[result.finishReason.unified] ?? "other", usage: toUsage(result.usage) });
+  return chunks;
 }
 
 /** Maps the provider's stream parts to ours; errors inside the stream are thrown. */

@@ -25,6 +25,11 @@ export interface ModelRequest {
   /** structured output: the reply must be JSON matching `schema` */
   responseFormat?: { type: "json"; schema: Record<string, unknown>; name?: string };
   signal?: AbortSignal;
+  /**
+   * false: nobody watches this answer arrive (a run that is not streamed), so the model may
+   * make one plain call and yield its chunks at once; default true, streamed as it comes
+   */
+  stream?: boolean;
 }
 
 export type ModelChunk =

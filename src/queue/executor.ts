@@ -14,6 +14,9 @@ export interface Outcome {
   recorded?: boolean;
 }
 
+/** The run status a streamed run's last event stands for. */
+const STATUS_OF_LAST_EVENT: Record<string, string> = { RunCompleted: "COMPLETED", RunPaused: "PAUSED", RunCancelled: "CANCELLED" };
+
 /** A previous attempt's run that died or failed: it starts over, in the same row. */
 const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
 
@@ -41,9 +44,7 @@ export async function executeRunJob(job: JobRecord, lease: Lease, agents: Agent[
       return { status: "FAILED", error: `run ${runId} is ${status}` };
     }
   }
-  const recorded = job.payload.stream !== false;
-  const firstIndex = recorded && job.attempt > 1 ? (await db.lastRunEventIndex(runId)) + 1 : 0;
-  const events = agent.run(job.payload.message, {
+  const options = {
     runId,
     sessionId: job.session_id ?? undefined,
     userId: job.user_id ?? undefined,
@@ -51,21 +52,26 @@ export async function executeRunJob(job: JobRecord, lease: Lease, agents: Agent[
     dependencies: job.payload.dependencies,
     metadata: job.payload.metadata,
     media: job.payload.media,
-    stream: true,
-  });
-  let last: { event: string; content?: unknown } | undefined;
-  if (recorded) {
-    for await (const { event } of recordRunEvents(db, events, { runId, firstIndex })) last = event as typeof last;
+  };
+  let ended: { status: string; error?: string };
+  if (job.payload.stream === false) {
+    // Nobody follows it: no events to store, and its model calls need not stream either.
+    const output = await agent.run(job.payload.message, { ...options, stream: false });
+    ended = { status: output.status, error: typeof output.content === "string" ? output.content : undefined };
   } else {
-    for await (const event of events) last = event as typeof last;
+    const firstIndex = job.attempt > 1 ? (await db.lastRunEventIndex(runId)) + 1 : 0;
+    let last: { event: string; content?: unknown } | undefined;
+    const events = agent.run(job.payload.message, { ...options, stream: true });
+    for await (const { event } of recordRunEvents(db, events, { runId, firstIndex })) last = event as typeof last;
+    ended = { status: STATUS_OF_LAST_EVENT[last?.event ?? ""] ?? "ERROR", error: typeof last?.content === "string" ? last.content : undefined };
   }
-  switch (last?.event) {
-    case "RunCompleted":
-    case "RunPaused":
+  switch (ended.status) {
+    case "COMPLETED":
+    case "PAUSED":
       return { status: "COMPLETED", recorded: bound.jobEnded() };
-    case "RunCancelled":
+    case "CANCELLED":
       return { status: "CANCELLED" };
     default:
-      return { status: "FAILED", error: typeof last?.content === "string" ? last.content : "the run ended without a result", retryable: true };
+      return { status: "FAILED", error: ended.error ?? "the run ended without a result", retryable: true };
   }
 }

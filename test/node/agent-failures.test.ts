@@ -46,9 +46,10 @@ describe("Agent failures and cancellation", () => {
 
   it("does not retry a stream that broke after output: that would repeat it", async () => {
     const { model, script } = await scriptedModel([{ dropAfterChunks: 3, text: "partial answer that never ends" }, { text: "must not be used" }]);
-    const out = await new Agent({ model, db: t.db }).run("hi");
-    expect(out.status).toBe("ERROR");
-    expect(out.error?.kind).toBe("network");
+    // Streamed, so the model call streams and its answer breaks off after it began.
+    const events = await collect(new Agent({ model, db: t.db }).run("hi", { stream: true, runId: `dropped-${crypto.randomUUID()}` }));
+    expect(events.at(-1)).toMatchObject({ event: "RunError", error_kind: "network" });
+    expect((await t.db.getRun(String(events[0]!.run_id)))?.status).toBe("ERROR");
     expect(await script.requests()).toHaveLength(1);
   });
 

@@ -61,6 +61,22 @@ describe("Agent runs", () => {
     expect(new Set(events.map((e) => e.run_id)).size).toBe(1);
   });
 
+  it("streams its model calls only when the run is streamed: a run nobody watches makes plain calls with the same result", async () => {
+    const turns = [{ toolCalls: [{ id: "call_p", name: "get_weather", arguments: { city: "Paris" } }] }, { text: "It is 21°C in Paris.", chunkSize: 4 }];
+    const plain = await scriptedModel(turns);
+    const out = await new Agent({ model: plain.model, tools: [weather], db: t.db }).run("Paris?");
+    const streamed = await scriptedModel(turns);
+    const events = await collect(new Agent({ model: streamed.model, tools: [weather], db: t.db }).run("Paris?", { stream: true }));
+    expect((await plain.script.requests()).map((r) => r.body.stream ?? false)).toEqual([false, false]);
+    expect((await streamed.script.requests()).map((r) => r.body.stream)).toEqual([true, true]);
+    const streamedRun = (await t.db.getRun(events[0]!.run_id))!.run_data;
+    for (const run of [out, streamedRun]) {
+      expect(run).toMatchObject({ status: "COMPLETED", content: "It is 21°C in Paris.", tools: [{ tool_name: "get_weather", result: '{"city":"Paris","celsius":21}' }] });
+    }
+    expect(out.metrics.input_tokens).toBeGreaterThan(0);
+    expect(out.metrics.input_tokens).toBe((streamedRun.metrics as typeof out.metrics).input_tokens);
+  });
+
   it("calls a typed tool, feeds the result back, and records ToolExecutions", async () => {
     const { model, script } = await scriptedModel([
       { toolCalls: [{ id: "call_w", name: "get_weather", arguments: { city: "Paris" } }] },
@@ -219,7 +235,8 @@ describe("Agent runs", () => {
     expect(out.tools).toMatchObject([{ tool_name: "get_weather", tool_args: { city: "Rome" }, result: '{"city":"Rome","celsius":12}' }]);
     const requests = await script.requests();
     expect(requests).toHaveLength(2);
-    expect(requests[0]!.path).toMatch(/\/models\/gemini-test:streamGenerateContent$/);
+    // Not streamed: one generateContent call per model request, not its SSE variant.
+    expect(requests[0]!.path).toMatch(/\/models\/gemini-test:generateContent$/);
     expect(requests[0]!.headers["x-goog-api-key"]).toBe("test-key");
     const contents = requests[1]!.body.contents as Array<{ role: string; parts: object[] }>;
     expect(contents.at(-1)!.parts).toContainEqual({ functionResponse: expect.objectContaining({ name: "get_weather" }) });

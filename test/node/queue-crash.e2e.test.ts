@@ -192,9 +192,9 @@ describe("durable background runs survive kill -9 of the runtime", () => {
     let runtime = await startRuntime(modelUrl);
 
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
-      // A slow model: about 9 SSE events 25-60 ms apart per answer, ~0.2-0.5 s a run. Twice the turns
-      // needed, so re-executions never exhaust the script (and if they did, the counts below say so).
-      const turns: Turn[] = Array.from({ length: JOBS_PER_CYCLE * 2 }, () => ({ text: ANSWER, delayMs: 25 + Math.floor(Math.random() * 35) }));
+      // A slow model: runs are not streamed, so each answer is one reply after 0.2-0.5 s. Twice the
+      // turns needed, so re-executions never exhaust the script (and if they did, the counts below say so).
+      const turns: Turn[] = Array.from({ length: JOBS_PER_CYCLE * 2 }, () => ({ text: ANSWER, delayMs: 200 + Math.floor(Math.random() * 300) }));
       const script = await scriptModel(modelUrl, turns, { channel: "crash" });
       const before = await stats(runtime.url);
       const cycleStart = Date.now();
