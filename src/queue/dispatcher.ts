@@ -16,6 +16,13 @@ export interface DispatcherOptions {
   leaseSeconds?: number;
   /** seconds before retry N (default 2^N, at most 5 minutes) */
   backoff?: (attempt: number) => number;
+  /**
+   * While jobs run, free slots are claimed this many at a time (default concurrency / 8), or
+   * whatever is free once `claimWaitMs` (default 20) has passed since the last claim: a queue
+   * of short jobs then claims in batches, not once per job that ends
+   */
+  claimBatch?: number;
+  claimWaitMs?: number;
 }
 
 /**
@@ -29,12 +36,19 @@ export class Dispatcher {
   private readonly concurrency: number;
   private readonly leaseSeconds: number;
   private readonly backoff: (attempt: number) => number;
+  private readonly claimBatch: number;
+  private readonly claimWaitMs: number;
   private lastSweep = 0;
+  private lastClaim = 0;
+  /** the last fill() held free slots back for a batch: they may be claimed once the wait is over */
+  private deferred = false;
 
   constructor(private readonly opts: DispatcherOptions) {
     this.concurrency = opts.concurrency ?? 32;
     this.leaseSeconds = opts.leaseSeconds ?? 30;
     this.backoff = opts.backoff ?? ((attempt) => Math.min(300, 2 ** attempt));
+    this.claimBatch = Math.max(1, opts.claimBatch ?? Math.floor(this.concurrency / 8));
+    this.claimWaitMs = opts.claimWaitMs ?? 20;
   }
 
   get active(): number {
@@ -42,7 +56,10 @@ export class Dispatcher {
   }
 
 
-  /** Fails jobs whose last attempt's worker died, then claims and starts what fits; returns how many started. */
+  /**
+   * Fails jobs whose last attempt's worker died, then claims and starts what fits; returns how
+   * many started (0 also when the free slots wait for more to claim together: call again soon).
+   */
   async fill(): Promise<number> {
     // fill() runs after every job that ends; dead workers' jobs need looking for only now and then.
     if (Date.now() - this.lastSweep >= SWEEP_INTERVAL_MS) {
@@ -51,6 +68,11 @@ export class Dispatcher {
     }
     const free = this.concurrency - this.running.size;
     if (free <= 0) return 0;
+    // A claim is a statement whatever it returns: with jobs running, wait for a few free slots
+    // (briefly: a slow job must not keep a slot idle) instead of claiming one per job that ends.
+    this.deferred = this.running.size > 0 && free < this.claimBatch && Date.now() - this.lastClaim < this.claimWaitMs;
+    if (this.deferred) return 0;
+    this.lastClaim = Date.now();
     const jobs = await this.opts.store.claimJobs({ workerId: this.opts.workerId, limit: free, leaseSeconds: this.leaseSeconds });
     for (const job of jobs) {
       const work = this.work(job).finally(() => this.running.delete(job.id));
@@ -59,10 +81,13 @@ export class Dispatcher {
     return jobs.length;
   }
 
-  /** Settles when any running job ends (at once when none runs). */
+  /** Settles when any running job ends (at once when none runs), or when slots fill() held back may be claimed. */
   async next(): Promise<void> {
     if (this.running.size === 0) return;
-    await Promise.race(this.running.values());
+    if (!this.deferred) return void (await Promise.race(this.running.values()));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, this.lastClaim + this.claimWaitMs - Date.now()))));
+    await Promise.race([...this.running.values(), waited]).finally(() => timer && clearTimeout(timer));
   }
 
   /** Settles when every running job has ended. */
