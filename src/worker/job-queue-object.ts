@@ -3,6 +3,7 @@ import type { Agent } from "../agent/agent.js";
 import type { PostgresDb } from "../db/postgres/postgres-db.js";
 import { Dispatcher } from "../queue/dispatcher.js";
 import { executeRunJob } from "../queue/executor.js";
+import { GroupEnqueue } from "../queue/group-enqueue.js";
 import type { EnqueueRunInput } from "../queue/types.js";
 import { replyOf, type EnqueueReply } from "./queue-rpc.js";
 
@@ -33,6 +34,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   private dispatcher: Dispatcher | undefined;
   private services: QueueServices | undefined;
+  private readonly enqueues = new GroupEnqueue(() => this.built().db.jobs);
 
   /** The deployment's agents and database, built from `env` (once per object instance). */
   protected abstract queueServices(env: Env): QueueServices;
@@ -48,12 +50,8 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
    * Postgres connection per enqueue cost more than the enqueue) and makes one RPC, not two.
    */
   async enqueue(input: EnqueueRunInput): Promise<EnqueueReply> {
-    let reply: EnqueueReply;
-    try {
-      reply = replyOf(await this.built().db.jobs.enqueueRun(input));
-    } catch (error) {
-      reply = replyOf({ error });
-    }
+    // Enqueues that arrive while others are being written are committed together.
+    const reply = replyOf(await this.enqueues.enqueue(input));
     if (reply.ok && reply.created) await this.arm(Date.now());
     return reply;
   }

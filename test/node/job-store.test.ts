@@ -6,6 +6,7 @@ import { executeRunJob } from "../../src/queue/executor.js";
 import type { EnqueueRunInput, JobRecord } from "../../src/queue/types.js";
 import { scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+import { enqueueInputs } from "../support/enqueue-input.js";
 
 /** The durable queue's storage contract (SPEC Q1-Q4), on every Postgres the machine offers. */
 describe.each(dbTargets())("JobStore contract on $name", (target) => {
@@ -16,18 +17,7 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
   });
   afterAll(() => t.close());
 
-  let n = 0;
-  const input = (extra: Partial<EnqueueRunInput> = {}): EnqueueRunInput => ({
-    component_type: "agent",
-    component_id: "assistant",
-    session_id: `js-s-${n++}`,
-    user_id: "u1",
-    payload: { run_id: `js-r-${n++}`, message: "hello" },
-    max_attempts: 2,
-    max_depth: 1000,
-    session_name: "hello",
-    ...extra,
-  });
+  const input = enqueueInputs("js");
   const expireLease = (id: string) => t.query(`UPDATE "${t.schema}".agno_jobs SET lease_expires_at = lease_expires_at - 1000 WHERE id = $1`, [id]);
 
   it("commits job, PENDING run and session together; an owner mismatch or a full queue writes nothing", async () => {
@@ -45,7 +35,7 @@ describe.each(dbTargets())("JobStore contract on $name", (target) => {
   });
 
   it("deduplicates by (user, Idempotency-Key), also under concurrent submits; another body is a 422", async () => {
-    const same = () => input({ idempotency_key: "key-1", request_hash: "h1", session_id: "js-idem", payload: { run_id: `js-idem-${n++}`, message: "m" } });
+    const same = () => input({ idempotency_key: "key-1", request_hash: "h1", session_id: "js-idem", payload: { run_id: `js-idem-${crypto.randomUUID()}`, message: "m" } });
     const results = await Promise.all(Array.from({ length: 8 }, () => t.db.jobs.enqueueRun(same())));
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(new Set(results.map((r) => r.job.id)).size).toBe(1);

@@ -4,8 +4,8 @@ import { Agent } from "../../src/agent/agent.js";
 import type { Model } from "../../src/models/model.js";
 import { emptyUsage } from "../../src/models/model.js";
 import { executeRunJob } from "../../src/queue/executor.js";
-import type { EnqueueRunInput } from "../../src/queue/types.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+import { enqueueInputs } from "../support/enqueue-input.js";
 
 /**
  * The statements a background job costs Postgres, counted at the driver (every query a pooled
@@ -61,18 +61,7 @@ describe.each(dbTargets())("statements per background job on $name", (target) =>
   });
   afterAll(() => t.close());
 
-  let n = 0;
-  const input = (extra: Partial<EnqueueRunInput> = {}): EnqueueRunInput => ({
-    component_type: "agent",
-    component_id: agent.id,
-    session_id: `qs-s-${n++}`,
-    user_id: "u1",
-    payload: { run_id: `qs-r-${n++}`, message: "hello", stream: false },
-    max_attempts: 2,
-    max_depth: 1000,
-    session_name: "hello",
-    ...extra,
-  });
+  const input = enqueueInputs("qs", { payload: { stream: false } });
 
   it("an enqueue into a new session is 1 statement, into an existing one a transaction of 4", async () => {
     await t.db.jobs.enqueueRun(input()); // the schema check and its caches, once per PostgresDb
