@@ -146,8 +146,13 @@ function queues(env: Env) {
   return ns ? Array.from({ length: positive(env.AGNO_QUEUE_SHARDS, 1) }, (_, i) => queueAt(ns, i)) : [];
 }
 
+/** Object ids by namespace and shard: an id is a hash of its name, the same for every request (a stub is per request). */
+const queueIds = new WeakMap<DurableObjectNamespace<JobQueue>, DurableObjectId[]>();
+
 function queueAt(ns: DurableObjectNamespace<JobQueue>, shard: number) {
-  return ns.get(ns.idFromName(shard === 0 ? "default" : `shard-${shard}`));
+  let ids = queueIds.get(ns);
+  if (!ids) queueIds.set(ns, (ids = []));
+  return ns.get((ids[shard] ??= ns.idFromName(shard === 0 ? "default" : `shard-${shard}`)));
 }
 
 /** The object a request's enqueue goes to: any one, at random, which spreads the work without shared state. */

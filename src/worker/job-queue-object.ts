@@ -22,7 +22,6 @@ const BUSY_POLL_MS = 1_000;
 /** How long one alarm keeps claiming before it hands over to the next. */
 const ALARM_SLICE_MS = 20_000;
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The JobQueue Durable Object: it coordinates, Postgres is the truth. `wake()` (after an
@@ -35,13 +34,26 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   private dispatcher: Dispatcher | undefined;
   private services: QueueServices | undefined;
   private readonly enqueues = new GroupEnqueue(() => this.built().db.jobs);
+  /** the alarm is claiming and running jobs: a new job needs a nudge, not an alarm */
+  private pumping = false;
+  private nudge: (() => void) | undefined;
 
   /** The deployment's agents and database, built from `env` (once per object instance). */
   protected abstract queueServices(env: Env): QueueServices;
 
   /** Called after an enqueue: make sure the alarm fires now. */
   async wake(): Promise<void> {
-    await this.arm(Date.now());
+    await this.wakeFor();
+  }
+
+  /**
+   * A running pump is nudged to claim at once (no storage call). Safe against a pump that is just
+   * ending: `pumping` turns false before the alarm reads when the next job is due, so a job
+   * committed before this check is seen by that read and the alarm is set for it.
+   */
+  private async wakeFor(): Promise<void> {
+    if (this.pumping) this.nudge?.();
+    else await this.arm(Date.now());
   }
 
   /**
@@ -52,7 +64,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   async enqueue(input: EnqueueRunInput): Promise<EnqueueReply> {
     // Enqueues that arrive while others are being written are committed together.
     const reply = replyOf(await this.enqueues.enqueue(input));
-    if (reply.ok && reply.created) await this.arm(Date.now());
+    if (reply.ok && reply.created) await this.wakeFor();
     return reply;
   }
 
@@ -63,8 +75,10 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
 
   override async alarm(): Promise<void> {
     try {
+      this.pumping = true;
       await this.pump();
     } finally {
+      this.pumping = false;
       const busy = this.dispatcher !== undefined && this.dispatcher.active > 0;
       await this.arm(Math.min(Date.now() + (busy ? BUSY_POLL_MS : IDLE_POLL_MS), await this.nextDue()));
     }
@@ -76,8 +90,18 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
     while (Date.now() < until) {
       const started = await dispatcher.fill();
       if (started === 0 && dispatcher.active === 0) return;
-      await Promise.race([dispatcher.next(), sleep(250)]);
+      await this.settled(dispatcher);
     }
+  }
+
+  /** Until a job ends (or held slots may be claimed), a new job is nudged in, or 250 ms pass. */
+  private settled(dispatcher: Dispatcher): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    return new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, 250);
+      this.nudge = resolve;
+      void dispatcher.next().then(resolve);
+    }).finally(() => timer && clearTimeout(timer));
   }
 
   private ensureDispatcher(): Dispatcher {
