@@ -36,7 +36,7 @@ import { emit, log, median, percentile, round } from "./util.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
-const RATES = () => env("BENCH_QUEUE_RATES", "10,25,50,100,200,400").split(",").map(Number).filter((n) => n > 0);
+const RATES = () => env("BENCH_QUEUE_RATES", "10,25,50,100,200,300,400,500").split(",").map(Number).filter((n) => n > 0);
 const SECONDS = () => Number(env("BENCH_QUEUE_SECONDS", "10"));
 const CONCURRENCY = () => Number(env("BENCH_QUEUE_CONCURRENCY", "32"));
 /**
