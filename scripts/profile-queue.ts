@@ -69,10 +69,11 @@ async function devtools(url: string) {
 function sourceOfLines(bundle: string): string[] {
   let current = "(bundle)";
   return bundle.split("\n").map((line) => {
-    const marker = /^\s*\/\/ ((?:\.\.\/)*(?:src|node_modules|scripts)\/\S+)/.exec(line);
+    // `// ../node_modules/…`, or with the real path when node_modules is a symlink (a git worktree)
+    const marker = /^\s*\/\/ ((?:\.\.\/)*(?:[\w.-]+\/)*?(?:src|node_modules|scripts)\/\S+)/.exec(line);
     if (marker) {
       const path = marker[1]!.replace(/^(\.\.\/)+/, "");
-      current = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path;
+      current = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1] ?? path.replace(/^.*?(?=(?:src|scripts)\/)/, "");
     }
     return current;
   });
