@@ -328,6 +328,8 @@ async function agnoRuntime(ctx: Ctx, schema: string, dataDir: string, turns: { t
     AGNO_BACKGROUND_MAX_CONCURRENCY: String(CONCURRENCY()),
     AGNO_QUEUE_MAX_DEPTH: "1000000",
     AGNO_QUEUE_LEASE_SECONDS: String(leaseSeconds),
+    // the queue object's connection cap, when set for a comparison run (the default follows concurrency)
+    ...(process.env.AGNO_QUEUE_DB_CONNECTIONS ? { AGNO_QUEUE_DB_CONNECTIONS: process.env.AGNO_QUEUE_DB_CONNECTIONS } : {}),
   };
   const rt = await startRuntime(vars, dataDir);
   ctx.runtimes.push(rt);
