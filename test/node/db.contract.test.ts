@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, SchemaMismatchError, ValidationError } from "../../src/errors.js";
 import { MAX_PAGE_LIMIT } from "../../src/db/pagination.js";
-import type { RunRecord } from "../../src/db/types.js";
+import type { GetSessionOptions, RunRecord } from "../../src/db/types.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 
 /** The Db port's contract, run against every Postgres the machine offers (SPEC R1-R4). */
@@ -123,6 +123,43 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     expect(await t.db.getSessionWithRun("s-absent", "w-absent")).toEqual({ session: null, run: null });
     await expect(t.db.getSessionWithRun("s-with", "w-0", { runsLimit: -1 })).rejects.toThrow(ValidationError);
     await expect(t.db.getSessionWithRun("s-with", "")).rejects.toThrow(ValidationError);
+  });
+
+  it("getSessionWithRun calls made together (one batch per shape) answer each as it would alone", async () => {
+    // A schema of its own: the listing tests count what the others wrote.
+    const own = openTestDb(target);
+    const db = own.db;
+    await db.init();
+    await db.upsertSession({ session_id: "s-bat-a", session_type: "agent", agent_id: "assistant", user_id: "carol" });
+    await db.upsertSession({ session_id: "s-bat-b", session_type: "agent", agent_id: "assistant", user_id: "dave" });
+    for (const [i, id] of ["b-0", "b-1", "b-2"].entries()) await db.upsertRun(run(id, "s-bat-a", { status: i === 1 ? "ERROR" : "COMPLETED" }));
+    await db.upsertRun(run("b-3", "s-bat-b"));
+    const calls: Array<[string, string, GetSessionOptions]> = [
+      ["s-bat-a", "b-2", { runsLimit: 2 }],
+      ["s-bat-b", "b-3", { runsLimit: 2 }],
+      ["s-bat-a", "b-0", { runsLimit: 2 }], // the same session twice in one batch
+      ["s-bat-a", "b-absent", { runsLimit: 2 }],
+      ["s-absent", "b-3", { runsLimit: 2 }],
+      ["s-bat-a", "b-1", {}],
+      ["s-bat-b", "b-3", {}],
+      ["s-bat-a", "b-0", { includeRuns: false }],
+      ["s-bat-a", "b-0", { runsLimit: 0 }],
+      ["s-bat-a", "b-0", { userId: "carol" }],
+      ["s-bat-b", "b-3", { userId: "carol" }], // another user's session: none
+      ["s-bat-a", "b-0", { userId: "dave", includeShared: true }],
+    ];
+    const together = await Promise.all(calls.map(([sid, rid, opts]) => db.getSessionWithRun(sid, rid, opts)));
+    for (const [i, [sid, rid, opts]] of calls.entries()) {
+      expect(together[i], JSON.stringify(calls[i])).toEqual(await db.getSessionWithRun(sid, rid, opts));
+      expect(together[i]!.session?.record ?? null).toEqual((await db.getSession(sid, opts))?.record ?? null);
+      expect(together[i]!.run).toEqual(await db.getRun(rid));
+    }
+    expect(together[0]!.session!.runs.map((r) => r.run_id)).toEqual(["b-0", "b-2"]);
+    expect(together[10]!.session).toBeNull();
+    // A bad call in the same turn fails alone.
+    const mixed = await Promise.allSettled([db.getSessionWithRun("s-bat-a", "b-0", { runsLimit: 2 }), db.getSessionWithRun("s-bat-a", "", { runsLimit: 2 })]);
+    expect(mixed.map((m) => m.status)).toEqual(["fulfilled", "rejected"]);
+    await own.close();
   });
 
   it("lists runs with filters, sorting and strict pagination", async () => {

@@ -84,4 +84,18 @@ describe.each(dbTargets())("statements per background job on $name", (target) =>
     expect(statements).toHaveLength(4);
     expect((await t.db.jobs.getJob(job.id))!.status).toBe("COMPLETED");
   });
+
+  it("jobs claimed together read their sessions in one statement: 4 jobs are 1 claim, 1 read, 4 RUNNING writes, 4 last writes", async () => {
+    const jobs = await Promise.all(Array.from({ length: 4 }, async () => (await t.db.jobs.enqueueRun(input({ new_session: true }))).job));
+    const outcomes: unknown[] = [];
+    const statements = await count(async () => {
+      const claimed = (await t.db.jobs.claimJobs({ workerId: "W", limit: 1000, leaseSeconds: 30 })).filter((j) => jobs.some((x) => x.id === j.id));
+      expect(claimed).toHaveLength(4);
+      // As the dispatcher starts them: all in one turn.
+      outcomes.push(...(await Promise.all(claimed.map((j) => executeRunJob(j, { id: j.id, attempt: j.attempt, workerId: "W" }, [agent], t.db, t.db.jobs)))));
+    });
+    expect(outcomes).toEqual(Array.from({ length: 4 }, () => ({ status: "COMPLETED", recorded: true })));
+    expect(statements).toHaveLength(10);
+    for (const job of jobs) expect((await t.db.getRun(job.payload.run_id))!.status).toBe("COMPLETED");
+  });
 });

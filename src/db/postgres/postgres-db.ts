@@ -21,6 +21,7 @@ import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
 import { RUN_COLUMNS, SESSION_COLUMNS, toRunRow, toSessionRecord } from "./rows.js";
 import { ensureSchema, type Exec, type Inspection } from "./schema-state.js";
+import { Coalescer } from "./coalescer.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
 
 export interface PostgresDbOptions {
@@ -39,6 +40,13 @@ export interface PostgresDbOptions {
    * check runs once per isolate instead of once per request. Use the connection string.
    */
   cacheKey?: string;
+}
+
+/** One `getSessionWithRun` call, as the batch that answers it sees it. */
+interface SessionRead {
+  sessionId: string;
+  runId: string;
+  opts: GetSessionOptions;
 }
 
 /** Databases already seen at the current schema, per isolate: the check never goes backwards. */
@@ -70,6 +78,7 @@ export class PostgresDb implements Db {
   private readonly toolResults: ToolResultTable;
   private readonly jobTable: JobTable;
   private jobStore: PostgresJobStore | undefined;
+  private readonly sessionReads = new Coalescer<SessionRead, { session: Session | null; run: RunRow | null }>((_, reads) => this.readSessionsWithRuns(reads));
 
   constructor(opts: PostgresDbOptions) {
     this.id = opts.id ?? "default";
@@ -272,28 +281,39 @@ export class PostgresDb implements Db {
   }
 
   async getSessionWithRun(sessionId: string, runId: string, opts: GetSessionOptions = {}): Promise<{ session: Session | null; run: RunRow | null }> {
-    const where = this.sessionFilter(sessionId, opts);
+    this.sessionFilter(sessionId, opts); // validates the ids and the limit, for this call alone
     validateId(runId, "run_id");
     // Before migration runs may still live in the session's blob: the two reads that know it.
     if (await this.legacyPending()) {
       const [session, run] = await Promise.all([this.getSession(sessionId, opts), this.getRun(runId)]);
       return { session, run };
     }
+    // Runs a queue starts together read together: one statement for all reads of one shape.
+    const shape = JSON.stringify([opts.includeRuns === false, opts.runsLimit ?? null, opts.userId === undefined ? null : opts.includeShared === true]);
+    return this.sessionReads.run(shape, { sessionId, runId, opts });
+  }
+
+  /** The session, its runs and the run: one round trip instead of three at every queued run's start. */
+  private async readSessionsWithRuns(reads: SessionRead[]): Promise<Array<{ session: Session | null; run: RunRow | null }>> {
+    const { opts } = reads[0]!; // one shape: the same limit and kind of user filter
     const limit = opts.runsLimit;
-    // The session, its runs and the run: one round trip instead of three at every queued run's start.
-    const runs =
-      opts.includeRuns === false || limit === 0
-        ? sql`NULL`
-        : sql`(SELECT json_agg(h ORDER BY h.run_index, h.created_at, h.run_id) FROM (${this.sessionRunsQuery(sql`${sessionId}`, limit)}) h)`;
-    const [row] = await this.exec(sql`
-      SELECT (SELECT row_to_json(s) FROM (SELECT ${sql.raw(SESSION_COLUMNS)} FROM ${this.sessionsTable} WHERE ${where}) s) AS session,
-        ${runs} AS runs,
-        (SELECT row_to_json(r) FROM (SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE run_id = ${runId}) r) AS run`);
-    const run = row?.run ? toRunRow(row.run as Record<string, unknown>) : null;
-    if (!row?.session) return { session: null, run };
-    const record = toSessionRecord(row.session as Record<string, unknown>);
-    if (opts.includeRuns !== false) record.runs = ((row.runs as Record<string, unknown>[] | null) ?? []).map((r) => toRunRow(r).run_data);
-    return { session: new Session(record), run };
+    const withRuns = opts.includeRuns !== false && limit !== 0;
+    const user = opts.userId === undefined ? sql`` : opts.includeShared ? sql` AND (user_id = x.uid OR user_id IS NULL)` : sql` AND user_id = x.uid`;
+    const x = JSON.stringify(reads.map((r, ord) => ({ ord, sid: r.sessionId, rid: r.runId, uid: r.opts.userId ?? null })));
+    const rows = await this.exec(sql`
+      WITH x AS (SELECT * FROM jsonb_to_recordset(${x}::jsonb) AS x(ord int, sid varchar, rid varchar, uid varchar))
+      ${withRuns ? sql`, h AS (${this.sessionRunsQuery(sql`SELECT sid FROM x`, limit)})` : sql``}
+      SELECT x.ord, (SELECT row_to_json(s) FROM (SELECT ${sql.raw(SESSION_COLUMNS)} FROM ${this.sessionsTable} WHERE session_id = x.sid${user}) s) AS session,
+        ${withRuns ? sql`(SELECT json_agg(h ORDER BY h.run_index, h.created_at, h.run_id) FROM h WHERE h.session_id = x.sid)` : sql`NULL`} AS runs,
+        (SELECT row_to_json(r) FROM (SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE run_id = x.rid) r) AS run
+      FROM x ORDER BY x.ord`);
+    return rows.map((row) => {
+      const run = row.run ? toRunRow(row.run as Record<string, unknown>) : null;
+      if (!row.session) return { session: null, run };
+      const record = toSessionRecord(row.session as Record<string, unknown>);
+      if (opts.includeRuns !== false) record.runs = ((row.runs as Record<string, unknown>[] | null) ?? []).map((r) => toRunRow(r).run_data);
+      return { session: new Session(record), run };
+    });
   }
 
   async getSessions(opts: GetSessionsOptions = {}): Promise<Page<Session>> {
