@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, SchemaMismatchError, ValidationError } from "../../src/errors.js";
+import { ConflictError, NotFoundError, SchemaMismatchError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import { MAX_PAGE_LIMIT } from "../../src/db/pagination.js";
-import type { GetSessionOptions, RunRecord } from "../../src/db/types.js";
+import type { GetSessionOptions, RunRecord, RunRow } from "../../src/db/types.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 
 /** The Db port's contract, run against every Postgres the machine offers (SPEC R1-R4). */
@@ -160,6 +160,45 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     const mixed = await Promise.allSettled([db.getSessionWithRun("s-bat-a", "b-0", { runsLimit: 2 }), db.getSessionWithRun("s-bat-a", "", { runsLimit: 2 })]);
     expect(mixed.map((m) => m.status)).toEqual(["fulfilled", "rejected"]);
     await own.close();
+  });
+
+  it("upsertRun calls with expectStatus made together (one statement) answer each as it would alone", async () => {
+    const own = openTestDb(target);
+    const db = own.db;
+    try {
+      await db.init();
+      await db.upsertSession({ session_id: "s-up-a", session_type: "agent", agent_id: "assistant", user_id: "erin" });
+      await db.upsertSession({ session_id: "s-up-b", session_type: "agent", agent_id: "assistant", user_id: "finn" });
+      for (const id of ["u-0", "u-1", "u-2"]) await db.upsertRun(run(id, "s-up-a", { status: "PENDING" }));
+      await db.upsertRun(run("u-3", "s-up-b", { status: "COMPLETED" }));
+      await db.upsertRun(run("u-4", "s-up-b", { status: "PENDING" }));
+      const outcomes = await Promise.allSettled([
+        db.upsertRun(run("u-0", "s-up-a", { status: "RUNNING", content: "zero" }), { expectStatus: ["PENDING"] }),
+        db.upsertRun(run("u-1", "s-up-a", { status: "RUNNING", content: "one" }), { expectStatus: ["PENDING", "RUNNING"] }), // same session, one batch
+        db.upsertRun(run("u-3", "s-up-b", { status: "RUNNING" }), { expectStatus: ["PENDING"] }), // COMPLETED: 409, nothing written
+        db.upsertRun(run("u-new", "s-up-b", { status: "RUNNING" }), { expectStatus: ["PENDING"] }), // not there yet: inserted, as alone
+        db.upsertRun(run("u-4", "s-up-b", { status: "RUNNING", user_id: "erin" }), { expectStatus: ["PENDING"] }), // another user's session: 409
+        db.upsertRun(run("u-2", "s-up-a", { status: "RUNNING", content: "first" }), { expectStatus: ["PENDING"] }),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "rejected", "fulfilled"]);
+      // The same run written twice in one turn: one after the other, in call order.
+      await Promise.all([
+        db.upsertRun(run("u-2", "s-up-a", { status: "COMPLETED", content: "second" }), { expectStatus: ["RUNNING"] }),
+        db.upsertRun(run("u-2", "s-up-a", { status: "ERROR", content: "third" }), { expectStatus: ["COMPLETED"] }),
+      ]);
+      expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(StatusConflictError);
+      expect((outcomes[4] as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+      const written = (outcomes[0] as PromiseFulfilledResult<RunRow>).value;
+      expect(written).toEqual(await db.getRun("u-0"));
+      expect(written).toMatchObject({ status: "RUNNING", user_id: "erin", run_data: { content: "zero" } });
+      expect(await db.getRun("u-1")).toMatchObject({ status: "RUNNING", run_data: { content: "one" } });
+      expect(await db.getRun("u-3")).toMatchObject({ status: "COMPLETED" });
+      expect(await db.getRun("u-new")).toMatchObject({ status: "RUNNING", user_id: "finn" });
+      expect(await db.getRun("u-4")).toMatchObject({ status: "PENDING" });
+      expect(await db.getRun("u-2")).toMatchObject({ status: "ERROR", run_data: { content: "third" } });
+    } finally {
+      await own.close();
+    }
   });
 
   it("lists runs with filters, sorting and strict pagination", async () => {

@@ -11,7 +11,7 @@ import { validateId, validateIds, validateRun, validateSession } from "../valida
 import { legacyRunRow, mergeRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
 import { RunEventTable } from "./run-events.js";
-import { updateRunRow, writeRunRow } from "./run-writer.js";
+import { updateRunRow, updateRunRows, writeRunRow } from "./run-writer.js";
 import { ToolResultTable } from "./tool-results.js";
 import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
@@ -78,6 +78,7 @@ export class PostgresDb implements Db {
   private readonly toolResults: ToolResultTable;
   private readonly jobTable: JobTable;
   private jobStore: PostgresJobStore | undefined;
+  private readonly runUpdates = new Coalescer<{ run: RunRecord; expectStatus: string[] }, RunRow | null>((_, writes) => this.updateRuns(writes));
   private readonly sessionReads = new Coalescer<SessionRead, { session: Session | null; run: RunRow | null }>((_, reads) => this.readSessionsWithRuns(reads));
 
   constructor(opts: PostgresDbOptions) {
@@ -398,10 +399,20 @@ export class PostgresDb implements Db {
     // saving its progress, a cancel): one statement, no transaction. Anything else, and any miss,
     // takes the full path, which also names what was wrong.
     if (opts.expectStatus && !(await this.legacyPending())) {
-      const row = await updateRunRow(this.exec, { sessions: this.sessionsTable, runs: this.runsTable }, run, opts.expectStatus);
+      // Writes made in one turn (the runs a queue started together) go as one statement.
+      const row = await this.runUpdates.run("", { run, expectStatus: opts.expectStatus });
       if (row) return row;
     }
     return this.transaction((tx) => this.writeRun(tx, run, opts.expectStatus));
+  }
+
+  /** Updates of runs in expected states: one statement for them all, or one each when a run is written twice. */
+  private async updateRuns(writes: Array<{ run: RunRecord; expectStatus: string[] }>): Promise<Array<RunRow | null>> {
+    const t = { sessions: this.sessionsTable, runs: this.runsTable };
+    if (writes.length > 1 && new Set(writes.map((w) => w.run.run_id)).size === writes.length) return updateRunRows(this.exec, t, writes);
+    const out: Array<RunRow | null> = [];
+    for (const w of writes) out.push(await updateRunRow(this.exec, t, w.run, w.expectStatus)); // in order: a later write wins
+    return out;
   }
 
   /** One run, one row (see run-writer.ts); a 2.x database's blob runs count in run_index. */

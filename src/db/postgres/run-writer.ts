@@ -33,6 +33,38 @@ export async function updateRunRow(exec: Exec, t: RunTables, run: RunRecord, exp
 }
 
 /**
+ * `updateRunRow` for many runs in one statement, each answered as it would be alone (null: not
+ * updated). The sessions are locked in id order before their runs, so two batches, or a batch and
+ * a single writer, never wait on each other in a cycle. The runs must be distinct: a row is
+ * updated once per statement.
+ */
+export async function updateRunRows(exec: Exec, t: RunTables, writes: Array<{ run: RunRecord; expectStatus: string[] }>): Promise<Array<RunRow | null>> {
+  const ts = now();
+  const x = JSON.stringify(
+    writes.map(({ run, expectStatus }, ord) => ({
+      ord, run_id: run.run_id, session_id: run.session_id, run_type: runTypeOf(run), agent_id: run.agent_id ?? null, team_id: run.team_id ?? null,
+      workflow_id: run.workflow_id ?? null, user_id: run.user_id ?? null, parent_run_id: run.parent_run_id ?? null, status: run.status ?? null,
+      run_data: run, expect: expectStatus,
+    })),
+  );
+  const rows = await exec(sql`
+    WITH x AS (SELECT * FROM jsonb_to_recordset(${x}::jsonb) AS x(ord int, run_id varchar, session_id varchar, run_type varchar, agent_id varchar,
+        team_id varchar, workflow_id varchar, user_id varchar, parent_run_id varchar, status varchar, run_data jsonb, expect jsonb)),
+    l AS (SELECT session_id FROM ${t.sessions} WHERE session_id IN (SELECT session_id FROM x) ORDER BY session_id FOR UPDATE),
+    s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id IN (SELECT session_id FROM l) RETURNING session_id, user_id),
+    w AS (UPDATE ${t.runs} AS r SET run_type = x.run_type, agent_id = x.agent_id, team_id = x.team_id, workflow_id = x.workflow_id,
+        user_id = COALESCE(x.user_id, s.user_id), parent_run_id = x.parent_run_id, status = x.status, run_data = x.run_data, updated_at = ${ts}
+      FROM x JOIN s ON s.session_id = x.session_id
+      WHERE r.run_id = x.run_id AND r.session_id = x.session_id AND (x.user_id IS NULL OR s.user_id IS NULL OR s.user_id = x.user_id)
+        AND r.status IN (SELECT jsonb_array_elements_text(x.expect))
+      RETURNING x.ord, ${RETURNING_RUN})
+    SELECT * FROM w`);
+  const out: Array<RunRow | null> = writes.map(() => null);
+  for (const row of rows) out[Number(row.ord)] = toRunRow(row);
+  return out;
+}
+
+/**
  * `updateRunRow` and, in the same statement, `alongside(ifRunWritten)`: another write (a job's
  * end) that takes effect only with the run's. Null when the run was not updated (nothing written).
  */
