@@ -19,7 +19,7 @@ import { Pool as NeonPool } from "@neondatabase/serverless";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import ws from "ws";
@@ -162,6 +162,47 @@ function cpu(id: { pgid: number } | { pid: number }): Record<string, number> {
   return out;
 }
 
+/**
+ * CPU seconds used so far by the machine's PostgreSQL server (the postmaster with the backends it
+ * has reaped, and the live ones), and by the whole machine, busy and total (Linux /proc): the
+ * server and the bench's own processes share the cores with the system measured.
+ */
+function serverAndMachineCpu(): { db_server: number; machine_busy: number; machine_total: number } | null {
+  let pids: string[];
+  let line: string;
+  try {
+    pids = readdirSync("/proc");
+    line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
+  } catch {
+    return null;
+  }
+  let db = 0;
+  for (const d of pids) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
+      const postmaster = /\/bin\/postgres\0/.test(cmd);
+      if (!postmaster && !cmd.startsWith("postgres:")) continue;
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // utime f[11], stime f[12], cutime f[13], cstime f[14]
+      db += Number(f[11]) + Number(f[12]) + (postmaster ? Number(f[13]) + Number(f[14]) : 0);
+    } catch {
+      continue; // gone
+    }
+  }
+  const [, ...ticks] = line.trim().split(/\s+/).map(Number); // user nice system idle iowait irq softirq steal …
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  const idle = ticks[3]! + ticks[4]!;
+  return { db_server: db / 100, machine_busy: (total - idle) / 100, machine_total: total / 100 };
+}
+
+/** The database server's CPU per job and the machine's busy cores between two readings. */
+function serverAndMachine(before: ReturnType<typeof serverAndMachineCpu>, after: ReturnType<typeof serverAndMachineCpu>, jobs: number) {
+  if (!before || !after) return {};
+  const cores = (after.machine_busy - before.machine_busy) / ((after.machine_total - before.machine_total) / cpus().length);
+  return { db_server_cpu_ms_per_job: round(((after.db_server - before.db_server) * 1000) / jobs, 1), machine_cores_busy: round(cores, 2) };
+}
+
 /** CPU milliseconds per job by kind of process between two readings, and the cores they kept busy. */
 function cpuPerJob(before: Record<string, number>, after: Record<string, number>, jobs: number, seconds: number) {
   const used = Object.fromEntries(Object.keys(after).map((k) => [k, after[k]! - (before[k] ?? 0)]));
@@ -209,6 +250,7 @@ async function measure(r: Round): Promise<RoundResult> {
   const load0 = loadavg()[0]!;
   const reloads0 = r.runtime?.reloads() ?? 0;
   const cpu0 = cpu(r.cpuOf);
+  const machine0 = serverAndMachineCpu();
   let loading = true;
   const watching = (async () => {
     while (loading) {
@@ -220,6 +262,7 @@ async function measure(r: Round): Promise<RoundResult> {
   await watching;
   const done = await drain(r.counts, peaks);
   const cpu1 = cpu(r.cpuOf);
+  const machine1 = serverAndMachineCpu();
   const t = res.targets[0]!;
   const ended = done.c.completed + done.c.failed - before.completed - before.failed;
   const end = done.at ?? Date.now();
@@ -255,6 +298,7 @@ async function measure(r: Round): Promise<RoundResult> {
     pg_backends_peak: peaks.backends,
     advisory_lock_waiters_peak: peaks.lock_waiters,
     ...cpuPerJob(cpu0, cpu1, Math.max(1, ended), (end - res.t0_epoch_ms) / 1000),
+    ...serverAndMachine(machine0, machine1, Math.max(1, ended)),
     loadavg_1m: [round(load0), round(loadavg()[0]!)],
     ...(reloads && { worker_reloads: reloads }),
   });
@@ -266,7 +310,8 @@ async function sweep(rates: number[], round: (rate: number) => Promise<RoundResu
   const out: RoundResult[] = [];
   for (const rate of rates) {
     out.push(await round(rate));
-    if (!out[out.length - 1]!.sustained) break;
+    // BENCH_QUEUE_ALL_RATES=1 keeps going, to see what happens well past capacity.
+    if (!out[out.length - 1]!.sustained && !process.env.BENCH_QUEUE_ALL_RATES) break;
   }
   return out;
 }
@@ -538,6 +583,8 @@ export async function benchQueue(): Promise<void> {
   const seconds = SECONDS();
   try {
     const agno = await benchAgno(ctx, rates, seconds);
+    // BENCH_QUEUE_ONLY_AGNO=1: agno-edge's rates alone, for a quick look at a change (no comparison, no summary).
+    if (process.env.BENCH_QUEUE_ONLY_AGNO) return;
     await benchBacklog(ctx);
     const same = await benchPgBoss(ctx, rates, seconds, CONCURRENCY(), 1, "same_concurrency");
     const batched = await benchPgBoss(ctx, rates, seconds, 4, 100, "batched");

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import { idList } from "./id-list.js";
 import { NotFoundError } from "../../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput } from "../../queue/types.js";
 import { keyReused, pendingRunOf, queueFull, type EnqueueDeps } from "./enqueue.js";
@@ -104,7 +105,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
   // Sessions this batch made for inputs that got no job go again: a repeat or a refusal writes nothing.
   const used = new Set(inputs.filter((_, ord) => (out[ord] as { created?: boolean } | undefined)?.created).map((input) => input.session_id));
   const orphans = [...owned].filter(([id, s]) => s.inserted && !used.has(id)).map(([id]) => id);
-  if (orphans.length > 0) await tx(sql`DELETE FROM ${deps.sessions} WHERE session_id IN (${sql.join(orphans.map((id) => sql`${id}`), sql`, `)})`);
+  if (orphans.length > 0) await tx(sql`DELETE FROM ${deps.sessions} WHERE session_id IN (${idList(orphans)})`);
   return out.map((o) => o ?? { error: new Error("not enqueued") });
 }
 

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { idList } from "./id-list.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
 import type { RunRecord, RunRow } from "../types.js";
 import { validateId, validateRun } from "../validate.js";
@@ -151,7 +152,7 @@ export class PostgresJobStore implements JobStore {
   /** Moves runs to `status` (column and stored RunOutput alike), only from `from` when given. */
   private async setRunStatus(exec: Exec, runIds: string[], status: string, from?: string[]): Promise<void> {
     if (runIds.length === 0) return;
-    const ids = sql.join(runIds.map((id) => sql`${id}`), sql`, `);
+    const ids = idList(runIds);
     const guard = from ? sql`AND status IN (${sql.join(from.map((f) => sql`${f}`), sql`, `)})` : sql``;
     await exec(sql`UPDATE ${this.d.runs} SET status = ${status}, run_data = jsonb_set(run_data, '{status}', to_jsonb(${status}::text)), updated_at = ${now()}
       WHERE run_id IN (${ids}) ${guard}`);

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { idList } from "./id-list.js";
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { ConfirmationRequiredError, MigrationRequiredError } from "../../errors.js";
 import type { MigrateOptions, MigrationResult } from "../port.js";
@@ -58,7 +59,7 @@ export async function copyLegacyRuns(ctx: MigrationContext, before: Inspection, 
 }
 
 function copyStatement(sessions: SQL, runs: SQL, ids: string[]): SQL {
-  const idList = sql.join(ids.map((id) => sql`${id}`), sql`, `);
+  const list = idList(ids);
   return sql`
     WITH copied AS (
       INSERT INTO ${runs} (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
@@ -67,7 +68,7 @@ function copyStatement(sessions: SQL, runs: SQL, ids: string[]): SQL {
         CASE WHEN jsonb_typeof(v->'created_at') = 'number' THEN trunc((v->>'created_at')::numeric)::bigint ELSE s.created_at END,
         CASE WHEN jsonb_typeof(v->'updated_at') = 'number' THEN trunc((v->>'updated_at')::numeric)::bigint END
       FROM ${sessions} s CROSS JOIN LATERAL jsonb_array_elements(s.runs::jsonb) WITH ORDINALITY AS e(v, ord)
-      WHERE s.session_id IN (${idList}) AND jsonb_typeof(s.runs::jsonb) = 'array'
+      WHERE s.session_id IN (${list}) AND jsonb_typeof(s.runs::jsonb) = 'array'
         AND jsonb_typeof(v) = 'object' AND COALESCE(v->>'run_id', '') <> ''
       ON CONFLICT (run_id) DO NOTHING
       RETURNING 1

@@ -22,6 +22,7 @@ import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
 import { RUN_COLUMNS, SESSION_COLUMNS, toRunRow, toSessionRecord } from "./rows.js";
 import { ensureSchema, type Exec, type Inspection } from "./schema-state.js";
 import { Coalescer } from "./coalescer.js";
+import { idList } from "./id-list.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
 
 export interface PostgresDbOptions {
@@ -255,8 +256,7 @@ export class PostgresDb implements Db {
     const ids = sessions.map((s) => s.session_id);
     const out = new Map<string, RunRow[]>(ids.map((id) => [id, []]));
     if (ids.length === 0 || limit === 0) return out;
-    const idList = sql.join(ids.map((id) => sql`${id}`), sql`, `);
-    for (const row of await this.exec(sql`${this.sessionRunsQuery(idList, limit)} ORDER BY session_id, run_index, created_at, run_id`)) {
+    for (const row of await this.exec(sql`${this.sessionRunsQuery(idList(ids), limit)} ORDER BY session_id, run_index, created_at, run_id`)) {
       out.get(String(row.session_id))!.push(toRunRow(row));
     }
     for (const row of legacyRows) {
@@ -303,7 +303,7 @@ export class PostgresDb implements Db {
     const x = JSON.stringify(reads.map((r, ord) => ({ ord, sid: r.sessionId, rid: r.runId, uid: r.opts.userId ?? null })));
     const rows = await this.exec(sql`
       WITH x AS (SELECT * FROM jsonb_to_recordset(${x}::jsonb) AS x(ord int, sid varchar, rid varchar, uid varchar))
-      ${withRuns ? sql`, h AS (${this.sessionRunsQuery(sql`SELECT sid FROM x`, limit)})` : sql``}
+      ${withRuns ? sql`, h AS (${this.sessionRunsQuery(idList([...new Set(reads.map((r) => r.sessionId))]), limit)})` : sql``}
       SELECT x.ord, (SELECT row_to_json(s) FROM (SELECT ${sql.raw(SESSION_COLUMNS)} FROM ${this.sessionsTable} WHERE session_id = x.sid${user}) s) AS session,
         ${withRuns ? sql`(SELECT json_agg(h ORDER BY h.run_index, h.created_at, h.run_id) FROM h WHERE h.session_id = x.sid)` : sql`NULL`} AS runs,
         (SELECT row_to_json(r) FROM (SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE run_id = x.rid) r) AS run
@@ -546,7 +546,7 @@ export class PostgresDb implements Db {
    * it: it would come back through a re-copy and hold up the cleanup. So deletes scrub it too.
    */
   private async scrubLegacyRuns(exec: Exec, runIds: string[]): Promise<void> {
-    const ids = sql.join(runIds.map((id) => sql`${id}`), sql`, `);
+    const ids = idList(runIds);
     await exec(sql`
       UPDATE ${this.sessionsTable} s SET runs = (
         SELECT COALESCE(jsonb_agg(e.v ORDER BY e.ord), '[]'::jsonb)

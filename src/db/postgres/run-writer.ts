@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { ConflictError, NotFoundError, StatusConflictError } from "../../errors.js";
 import { runTypeOf } from "../session.js";
 import type { RunRecord, RunRow } from "../types.js";
+import { idList } from "./id-list.js";
 import { RUN_COLUMNS, toRunRow } from "./rows.js";
 import type { Exec } from "./schema-state.js";
 
@@ -47,11 +48,15 @@ export async function updateRunRows(exec: Exec, t: RunTables, writes: Array<{ ru
       run_data: run, expect: expectStatus,
     })),
   );
+  // The sessions by a literal list: joined with the recordset (estimated at 100 rows), the planner
+  // scanned the whole sessions table, twice per batch. Joined with those few sessions, each run is
+  // then read by its key.
+  const sessionIds = idList([...new Set(writes.map((w) => w.run.session_id))]);
   const rows = await exec(sql`
     WITH x AS (SELECT * FROM jsonb_to_recordset(${x}::jsonb) AS x(ord int, run_id varchar, session_id varchar, run_type varchar, agent_id varchar,
         team_id varchar, workflow_id varchar, user_id varchar, parent_run_id varchar, status varchar, run_data jsonb, expect jsonb)),
-    l AS (SELECT session_id FROM ${t.sessions} WHERE session_id IN (SELECT session_id FROM x) ORDER BY session_id FOR UPDATE),
-    s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id IN (SELECT session_id FROM l) RETURNING session_id, user_id),
+    l AS (SELECT session_id FROM ${t.sessions} WHERE session_id IN (${sessionIds}) ORDER BY session_id FOR UPDATE),
+    s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id IN (${sessionIds}) AND session_id IN (SELECT session_id FROM l) RETURNING session_id, user_id),
     w AS (UPDATE ${t.runs} AS r SET run_type = x.run_type, agent_id = x.agent_id, team_id = x.team_id, workflow_id = x.workflow_id,
         user_id = COALESCE(x.user_id, s.user_id), parent_run_id = x.parent_run_id, status = x.status, run_data = x.run_data, updated_at = ${ts}
       FROM x JOIN s ON s.session_id = x.session_id

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { idList } from "./id-list.js";
 import { ConflictError, ValidationError } from "../../errors.js";
 import type { ToolResultRecord } from "../port.js";
 import { validateId, validateIds } from "../validate.js";
@@ -69,7 +70,7 @@ export class ToolResultTable {
   async delete(resultIds: string[]): Promise<number> {
     if (resultIds.length === 0) return 0;
     const ids = [...new Set(validateIds(resultIds, "result_ids"))];
-    const rows = await this.exec(sql`DELETE FROM ${this.table} WHERE result_id IN (${sql.join(ids.map((id) => sql`${id}`), sql`, `)}) RETURNING 1 AS gone`);
+    const rows = await this.exec(sql`DELETE FROM ${this.table} WHERE result_id IN (${idList(ids)}) RETURNING 1 AS gone`);
     return rows.length;
   }
 }
