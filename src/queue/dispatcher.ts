@@ -42,6 +42,8 @@ export class Dispatcher {
   private lastClaim = 0;
   /** the last fill() held free slots back for a batch: they may be claimed once the wait is over */
   private deferred = false;
+  /** settles when the next job ends: one promise for every waiter, not a race over every running job */
+  private ended = signal();
 
   constructor(private readonly opts: DispatcherOptions) {
     this.concurrency = opts.concurrency ?? 32;
@@ -75,7 +77,12 @@ export class Dispatcher {
     this.lastClaim = Date.now();
     const jobs = await this.opts.store.claimJobs({ workerId: this.opts.workerId, limit: free, leaseSeconds: this.leaseSeconds });
     for (const job of jobs) {
-      const work = this.work(job).finally(() => this.running.delete(job.id));
+      const work = this.work(job).finally(() => {
+        this.running.delete(job.id);
+        const ended = this.ended;
+        this.ended = signal();
+        ended.resolve();
+      });
       this.running.set(job.id, work);
     }
     return jobs.length;
@@ -84,10 +91,10 @@ export class Dispatcher {
   /** Settles when any running job ends (at once when none runs), or when slots fill() held back may be claimed. */
   async next(): Promise<void> {
     if (this.running.size === 0) return;
-    if (!this.deferred) return void (await Promise.race(this.running.values()));
+    if (!this.deferred) return this.ended.promise;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, this.lastClaim + this.claimWaitMs - Date.now()))));
-    await Promise.race([...this.running.values(), waited]).finally(() => timer && clearTimeout(timer));
+    await Promise.race([this.ended.promise, waited]).finally(() => timer && clearTimeout(timer));
   }
 
   /** Settles when every running job has ended. */
@@ -119,4 +126,11 @@ export class Dispatcher {
       console.error(`job ${job.id}: outcome not recorded: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+/** A promise and the function that settles it. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
 }
