@@ -93,3 +93,8 @@ export class QueueFullError extends AgnoError {
     super(message);
   }
 }
+
+/** What was thrown, as an Error (a thrown string or object becomes one with its text). */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,3 +1,4 @@
+import { asError } from "../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "./types.js";
 
 export interface GroupEnqueueOptions {
@@ -74,5 +75,3 @@ export class GroupEnqueue {
     }
   }
 }
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

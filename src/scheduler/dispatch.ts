@@ -1,4 +1,4 @@
-import { AgnoError } from "../errors.js";
+import { AgnoError, asError } from "../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
 import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
 import { runPayloadOf, runTarget } from "./validate.js";
@@ -41,7 +41,7 @@ export async function dispatchAttempts(deps: DispatchDeps, items: Array<{ schedu
     try {
       return { input: inputOf(deps, schedule, a) };
     } catch (error) {
-      return { error: error instanceof Error ? error : new Error(String(error)) };
+      return { error: asError(error) };
     }
   });
   const inputs = planned.flatMap((p) => ("input" in p ? [p.input] : []));
@@ -50,7 +50,7 @@ export async function dispatchAttempts(deps: DispatchDeps, items: Array<{ schedu
     outcomes = await deps.jobs.enqueueRuns(inputs);
   } catch (error) {
     // The batch's transaction failed as a whole (the database went away): every attempt failed.
-    outcomes = inputs.map(() => ({ error: error instanceof Error ? error : new Error(String(error)) }));
+    outcomes = inputs.map(() => ({ error: asError(error) }));
   }
   let next = 0;
   return items.map(({ schedule, a }, i) => {

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import { idList } from "./id-list.js";
-import { NotFoundError } from "../../errors.js";
+import { asError, NotFoundError } from "../../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput } from "../../queue/types.js";
+import { idList } from "./id-list.js";
 import { keyReused, pendingRunOf, queueFull, type EnqueueDeps } from "./enqueue.js";
 import { toJob } from "./jobs.js";
 import { LEGACY_RUN_COUNT } from "./run-writer.js";
@@ -55,7 +55,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
     try {
       run = pendingRunOf(input, ts);
     } catch (error) {
-      out[ord] = { error: error instanceof Error ? error : new Error(String(error)) };
+      out[ord] = { error: asError(error) };
       return;
     }
     rows.push({

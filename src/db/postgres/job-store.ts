@@ -1,8 +1,9 @@
 import { sql, type SQL } from "drizzle-orm";
-import { idList } from "./id-list.js";
+import { asError } from "../../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
 import type { RunRecord, RunRow } from "../types.js";
 import { validateId, validateRun } from "../validate.js";
+import { idList } from "./id-list.js";
 import { enqueueRun } from "./enqueue.js";
 import { enqueueRuns } from "./enqueue-batch.js";
 import { enqueueIntoNewSession } from "./enqueue-new-session.js";
@@ -56,7 +57,7 @@ export class PostgresJobStore implements JobStore {
         checkEnqueueIds(input);
         return valid.push(input) - 1;
       } catch (error) {
-        return { error: error instanceof Error ? error : new Error(String(error)) };
+        return { error: asError(error) };
       }
     });
     await this.d.ready();

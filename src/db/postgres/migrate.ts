@@ -1,8 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
-import { idList } from "./id-list.js";
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { ConfirmationRequiredError, MigrationRequiredError } from "../../errors.js";
 import type { MigrateOptions, MigrationResult } from "../port.js";
+import { idList } from "./id-list.js";
 import { LEGACY_RUN_TYPE_SQL } from "./legacy.js";
 import { qualified, type TableNames } from "./names.js";
 import { stampVersions, type Exec, type Inspection } from "./schema-state.js";

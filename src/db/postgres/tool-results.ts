@@ -1,8 +1,8 @@
 import { sql, type SQL } from "drizzle-orm";
-import { idList } from "./id-list.js";
 import { ConflictError, ValidationError } from "../../errors.js";
 import type { ToolResultRecord } from "../port.js";
 import { validateId, validateIds } from "../validate.js";
+import { idList } from "./id-list.js";
 import type { Exec } from "./schema-state.js";
 
 const COLUMNS =
