@@ -53,11 +53,8 @@ export class GroupEnqueue {
   private async many(batch: Array<{ input: EnqueueRunInput; settle: (outcome: EnqueueOutcome) => void }>): Promise<void> {
     this.writing++;
     try {
-      const outcomes = await this.store().enqueueRuns(batch.map((w) => w.input));
-      batch.forEach((w, i) => w.settle(outcomes[i] ?? { error: new Error("not enqueued") }));
-    } catch (error) {
-      // The transaction failed as a whole: nothing of the batch was written.
-      for (const w of batch) w.settle({ error: asError(error) });
+      const outcomes = await enqueueEach(() => this.store(), batch.map((w) => w.input));
+      batch.forEach((w, i) => w.settle(outcomes[i]!));
     } finally {
       this.writing--;
       this.flush();
@@ -73,5 +70,17 @@ export class GroupEnqueue {
         void this.one(input).then(settle);
       }
     }
+  }
+}
+
+/**
+ * `enqueueRuns` that never throws: each input's outcome, and when the transaction fails as a
+ * whole (the database went away), nothing of the batch was written and that is every input's error.
+ */
+export async function enqueueEach(jobs: () => Pick<JobStore, "enqueueRuns">, inputs: EnqueueRunInput[]): Promise<EnqueueOutcome[]> {
+  try {
+    return await jobs().enqueueRuns(inputs);
+  } catch (error) {
+    return inputs.map(() => ({ error: asError(error) }));
   }
 }

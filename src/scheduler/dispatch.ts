@@ -1,4 +1,5 @@
 import { AgnoError, asError } from "../errors.js";
+import { enqueueEach } from "../queue/group-enqueue.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
 import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
 import { runPayloadOf, runTarget } from "./validate.js";
@@ -45,13 +46,8 @@ export async function dispatchAttempts(deps: DispatchDeps, items: Array<{ schedu
     }
   });
   const inputs = planned.flatMap((p) => ("input" in p ? [p.input] : []));
-  let outcomes: EnqueueOutcome[];
-  try {
-    outcomes = await deps.jobs.enqueueRuns(inputs);
-  } catch (error) {
-    // The batch's transaction failed as a whole (the database went away): every attempt failed.
-    outcomes = inputs.map(() => ({ error: asError(error) }));
-  }
+  // A batch whose transaction failed as a whole: every attempt failed.
+  const outcomes = await enqueueEach(() => deps.jobs, inputs);
   let next = 0;
   return items.map(({ schedule, a }, i) => {
     const p = planned[i]!;
