@@ -223,11 +223,16 @@ export class PostgresDb implements Db {
   }
 
   /** The one session `opts` may read (checked first: a bad id or limit is the caller's 4xx). */
-  private sessionFilter(sessionId: string, opts: GetSessionOptions): SQL {
+  /** A session read's id and runs limit, checked before anything is read. */
+  private checkSessionRead(sessionId: string, opts: GetSessionOptions): void {
     validateId(sessionId, "session_id");
     if (opts.runsLimit !== undefined && (!Number.isInteger(opts.runsLimit) || opts.runsLimit < 0)) {
       throw new ValidationError("runsLimit must be a whole number of at least 0", "runs_limit");
     }
+  }
+
+  private sessionFilter(sessionId: string, opts: GetSessionOptions): SQL {
+    this.checkSessionRead(sessionId, opts);
     const user =
       opts.userId === undefined ? sql`` : opts.includeShared ? sql` AND (user_id = ${opts.userId} OR user_id IS NULL)` : sql` AND user_id = ${opts.userId}`;
     return sql`session_id = ${sessionId}${user}`;
@@ -282,7 +287,7 @@ export class PostgresDb implements Db {
   }
 
   async getSessionWithRun(sessionId: string, runId: string, opts: GetSessionOptions = {}): Promise<{ session: Session | null; run: RunRow | null }> {
-    this.sessionFilter(sessionId, opts); // validates the ids and the limit, for this call alone
+    this.checkSessionRead(sessionId, opts); // here, so a bad call fails alone, not its batch
     validateId(runId, "run_id");
     // Before migration runs may still live in the session's blob: the two reads that know it.
     if (await this.legacyPending()) {
