@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, SchemaMismatchError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import { MAX_PAGE_LIMIT } from "../../src/db/pagination.js";
 import type { GetSessionOptions, RunRecord, RunRow } from "../../src/db/types.js";
+import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 
 /** The Db port's contract, run against every Postgres the machine offers (SPEC R1-R4). */
@@ -123,6 +124,18 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     expect(await t.db.getSessionWithRun("s-absent", "w-absent")).toEqual({ session: null, run: null });
     await expect(t.db.getSessionWithRun("s-with", "w-0", { runsLimit: -1 })).rejects.toThrow(ValidationError);
     await expect(t.db.getSessionWithRun("s-with", "")).rejects.toThrow(ValidationError);
+  });
+
+  it("a pool given as a function is made on the first query, once: an adapter that never queries opens none", async () => {
+    let made = 0;
+    const db = new PostgresDb({ pool: () => (made++, t.pool), schema: t.schema });
+    expect(made).toBe(0);
+    expect(db.jobs).toBeDefined();
+    expect(made).toBe(0);
+    await session("s-lazy");
+    expect((await db.getSession("s-lazy"))!.record.session_id).toBe("s-lazy");
+    await db.getRuns({ limit: 1 });
+    expect(made).toBe(1);
   });
 
   it("getSessionWithRun calls made together (one batch per shape) answer each as it would alone", async () => {
