@@ -130,70 +130,61 @@ function track(peaks: Peaks, c: Counts): void {
   peaks.lock_waiters = Math.max(peaks.lock_waiters, c.lock_waiters);
 }
 
+/** Each process on the machine: its group, command line and CPU seconds (its own, and its reaped children's); null when not Linux. */
+function processes(): Array<{ pid: number; pgrp: number; cmd: string; own: number; children: number }> | null {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((d) => /^\d+$/.test(d));
+  } catch {
+    return null;
+  }
+  return pids.flatMap((d) => {
+    try {
+      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
+      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
+      // from field 3 (state): pgrp f[2], utime f[11], stime f[12], cutime f[13], cstime f[14], in USER_HZ
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+      return [{ pid: Number(d), pgrp: f[2]!, cmd, own: (f[11]! + f[12]!) / 100, children: (f[13]! + f[14]!) / 100 }];
+    } catch {
+      return []; // gone
+    }
+  });
+}
+
 /**
  * CPU seconds used so far by the processes of a group (the runtime's: dev.ts with the WebSocket
- * proxy, wrangler, workerd) or by one process (the pg-boss worker), by what they run (Linux /proc).
+ * proxy, wrangler, workerd) or by one process (the pg-boss worker), by what they run.
  */
 function cpu(id: { pgid: number } | { pid: number }): Record<string, number> {
   const out: Record<string, number> = {};
-  let pids: string[];
-  try {
-    pids = readdirSync("/proc");
-  } catch {
-    return out; // not Linux: no CPU figures
-  }
-  for (const d of pids) {
-    if (!/^\d+$/.test(d) || ("pid" in id && Number(d) !== id.pid)) continue;
-    let stat: string, cmd: string;
-    try {
-      stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
-    } catch {
-      continue; // gone
-    }
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // from field 3 (state): pgrp is f[2], utime f[11], stime f[12]
-    if ("pgid" in id && Number(f[2]) !== id.pgid) continue;
+  for (const p of processes() ?? []) {
+    if ("pid" in id ? p.pid !== id.pid : p.pgrp !== id.pgid) continue;
     // wrangler dev runs two workerd: the Worker (with the inspector) and its dev proxy in front
-    const kind = cmd.includes("workerd")
-      ? cmd.includes("--inspector-addr") ? "workerd_worker" : "workerd_dev_proxy"
-      : cmd.includes("wrangler") ? "wrangler_node" : cmd.includes("dev.ts") ? "dev_ts_ws_proxy" : cmd.includes("pgboss") ? "pgboss_worker" : "other";
-    out[kind] = (out[kind] ?? 0) + (Number(f[11]) + Number(f[12])) / 100; // USER_HZ
+    const kind = p.cmd.includes("workerd")
+      ? p.cmd.includes("--inspector-addr") ? "workerd_worker" : "workerd_dev_proxy"
+      : p.cmd.includes("wrangler") ? "wrangler_node" : p.cmd.includes("dev.ts") ? "dev_ts_ws_proxy" : p.cmd.includes("pgboss") ? "pgboss_worker" : "other";
+    out[kind] = (out[kind] ?? 0) + p.own;
   }
   return out;
 }
 
 /**
  * CPU seconds used so far by the machine's PostgreSQL server (the postmaster with the backends it
- * has reaped, and the live ones), and by the whole machine, busy and total (Linux /proc): the
- * server and the bench's own processes share the cores with the system measured.
+ * has reaped, and the live ones), and by the whole machine, busy and total: the server and the
+ * bench's own processes share the cores with the system measured.
  */
 function serverAndMachineCpu(): { db_server: number; machine_busy: number; machine_total: number } | null {
-  let pids: string[];
-  let line: string;
-  try {
-    pids = readdirSync("/proc");
-    line = readFileSync("/proc/stat", "utf8").split("\n")[0]!;
-  } catch {
-    return null;
-  }
+  const all = processes();
+  if (!all) return null;
   let db = 0;
-  for (const d of pids) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
-      const postmaster = /\/bin\/postgres\0/.test(cmd);
-      if (!postmaster && !cmd.startsWith("postgres:")) continue;
-      const stat = readFileSync(`/proc/${d}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // utime f[11], stime f[12], cutime f[13], cstime f[14]
-      db += Number(f[11]) + Number(f[12]) + (postmaster ? Number(f[13]) + Number(f[14]) : 0);
-    } catch {
-      continue; // gone
-    }
+  for (const p of all) {
+    if (/\/bin\/postgres\0/.test(p.cmd)) db += p.own + p.children;
+    else if (p.cmd.startsWith("postgres:")) db += p.own;
   }
-  const [, ...ticks] = line.trim().split(/\s+/).map(Number); // user nice system idle iowait irq softirq steal …
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number); // user nice system idle iowait irq softirq steal …
   const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
   const idle = ticks[3]! + ticks[4]!;
-  return { db_server: db / 100, machine_busy: (total - idle) / 100, machine_total: total / 100 };
+  return { db_server: db, machine_busy: (total - idle) / 100, machine_total: total / 100 };
 }
 
 /** The database server's CPU per job and the machine's busy cores between two readings. */
