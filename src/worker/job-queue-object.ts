@@ -41,17 +41,13 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   /** The deployment's agents and database, built from `env` (once per object instance). */
   protected abstract queueServices(env: Env): QueueServices;
 
-  /** Called after an enqueue: make sure the alarm fires now. */
-  async wake(): Promise<void> {
-    await this.wakeFor();
-  }
-
   /**
-   * A running pump is nudged to claim at once (no storage call). Safe against a pump that is just
-   * ending: `pumping` turns false before the alarm reads when the next job is due, so a job
-   * committed before this check is seen by that read and the alarm is set for it.
+   * Called after an enqueue: a running pump is nudged to claim at once (no storage call), else the
+   * alarm is set to fire now. Safe against a pump that is just ending: `pumping` turns false before
+   * the alarm reads when the next job is due, so a job committed before this check is seen by that
+   * read and the alarm is set for it.
    */
-  private async wakeFor(): Promise<void> {
+  async wake(): Promise<void> {
     if (this.pumping) this.nudge?.();
     else await this.arm(Date.now());
   }
@@ -64,7 +60,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   async enqueue(input: EnqueueRunInput): Promise<EnqueueReply> {
     // Enqueues that arrive while others are being written are committed together.
     const reply = replyOf(await this.enqueues.enqueue(input));
-    if (reply.ok && reply.created) await this.wakeFor();
+    if (reply.ok && reply.created) await this.wake();
     return reply;
   }
 
