@@ -53,7 +53,7 @@ export interface AgentOptions {
   /** structured output: the answer is JSON checked against this schema */
   outputSchema?: z.ZodType;
   outputSchemaName?: string;
-  /** run before the model; throw to refuse the input */
+  /** run before the model; throw to refuse the input (an InputCheckError's message reaches the client) */
   preHooks?: Array<(ctx: RunContext) => void | Promise<void>>;
   /** run on the finished output before it is stored */
   postHooks?: Array<(output: RunOutput) => void | Promise<void>>;

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { RunEvent } from "../../src/agent/events.js";
-import { NotFoundError, ValidationError } from "../../src/errors.js";
+import { InputCheckError, NotFoundError, ValidationError } from "../../src/errors.js";
 import { ModelProviderError } from "../../src/models/provider-error.js";
 import { publicError } from "../../src/public-error.js";
 import { collect, scriptedModel } from "../support/agent-kit.js";
@@ -44,6 +44,21 @@ describe("publicError: what a client may see of a failure", () => {
       expect(publicError(error)).toEqual(shown);
       expect(log).toHaveBeenCalledTimes(1);
     }
+  });
+});
+
+describe("a run's own failures, as the client sees them", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("shows a guardrail's refusal as written, and a hook's bug only as a reference", async () => {
+    const log = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    const { model } = await scriptedModel([]);
+    const refusing = new Agent({ model, preHooks: [() => { throw new InputCheckError("secrets are not allowed", "pii_detected"); }] });
+    expect((await collect(refusing.run("hi", { stream: true }))).at(-1)).toMatchObject({ event: "RunError", content: "secrets are not allowed", error_id: "pii_detected", error_type: "InputCheckError" });
+    const buggy = new Agent({ model, preHooks: [(ctx) => { (ctx as unknown as { missing: { SECRET: string } }).missing.SECRET.trim(); }] });
+    const out = await buggy.run("hi");
+    expect(out).toMatchObject({ status: "ERROR", content: expect.stringMatching(REF), error: { type: "InternalError" } });
+    expect(log.mock.calls.some((c) => String(c[0]).includes(/ref ([0-9a-f]+)/.exec(String(out.content))![1]!) && c[1] instanceof TypeError)).toBe(true);
   });
 });
 
