@@ -3,6 +3,8 @@ import { Agent } from "../../src/agent/agent.js";
 import type { RunEvent } from "../../src/agent/events.js";
 import { InputCheckError, NotFoundError, ValidationError } from "../../src/errors.js";
 import { ModelProviderError } from "../../src/models/provider-error.js";
+import { errorEvent, followIds, positioned } from "../../src/os/agent-runs.js";
+import { sseResponse } from "../../src/os/sse.js";
 import { publicError } from "../../src/public-error.js";
 import { collect, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
@@ -59,6 +61,23 @@ describe("a run's own failures, as the client sees them", () => {
     const out = await buggy.run("hi");
     expect(out).toMatchObject({ status: "ERROR", content: expect.stringMatching(REF), error: { type: "InternalError" } });
     expect(log.mock.calls.some((c) => String(c[0]).includes(/ref ([0-9a-f]+)/.exec(String(out.content))![1]!) && c[1] instanceof TypeError)).toBe(true);
+  });
+});
+
+describe("a stream whose source throws after the run started", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("ends with a RunError under the ids its events carried, the error hidden behind a ref", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => undefined);
+    async function* run(): AsyncGenerator<RunEvent> {
+      yield { event: "RunStarted", run_id: "r-started", session_id: "s-started", agent_id: "a", created_at: 1, model: "m", model_provider: "p" };
+      throw new Error('Failed query: update "ai"."agno_runs" set "run_data" = $1\nparams: {"messages":[{"content":"SECRET"}]}');
+    }
+    const ids = { agent_id: "a" } as { run_id?: string; session_id?: string; agent_id: string };
+    const text = await sseResponse(positioned(followIds(run(), ids)), errorEvent(ids)).text();
+    const last = JSON.parse(text.trim().split("\n").at(-1)!.slice(6)) as Record<string, unknown>;
+    expect(last).toMatchObject({ event: "RunError", run_id: "r-started", session_id: "s-started", error_id: "internal_error", content: expect.stringMatching(REF) });
+    expect(text).not.toMatch(/SECRET|Failed query|agno_runs/);
   });
 });
 
