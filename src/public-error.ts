@@ -34,12 +34,12 @@ const mapped = new WeakMap<object, PublicError>();
 export function publicError(error: unknown, where?: string): PublicError {
   const known = typeof error === "object" && error !== null ? mapped.get(error) : undefined;
   if (known) return known;
-  const shown = describe(error, where);
+  const shown = toPublic(error, where);
   if (typeof error === "object" && error !== null) mapped.set(error, shown);
   return shown;
 }
 
-function describe(error: unknown, where: string | undefined): PublicError {
+function toPublic(error: unknown, where: string | undefined): PublicError {
   if (error instanceof ModelProviderError) {
     const message = error.message.length > MAX_PROVIDER_MESSAGE ? `${error.message.slice(0, MAX_PROVIDER_MESSAGE)}…` : error.message;
     return { message, errorId: error.errorId, status: error.status, type: error.name, kind: error.kind };
