@@ -94,6 +94,26 @@ export class QueueFullError extends AgnoError {
   }
 }
 
+/**
+ * A pre-hook (a guardrail) refuses the run's input. Its message is shown to the client, as every
+ * AgnoError's is; any other error a hook throws is reported as an internal error with a ref.
+ * `checkTrigger` is agno's CheckTrigger value and becomes the `error_id`.
+ *
+ * @example
+ * preHooks: [({ input }) => { if (/password/i.test(input)) throw new InputCheckError("secrets are not allowed", "pii_detected") }]
+ */
+export class InputCheckError extends AgnoError {
+  override readonly status = 400;
+  override readonly errorId: string;
+  constructor(
+    message: string,
+    readonly checkTrigger: string = "input_not_allowed",
+  ) {
+    super(message);
+    this.errorId = checkTrigger;
+  }
+}
+
 /** What was thrown, as an Error (a thrown string or object becomes one with its text). */
 export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));

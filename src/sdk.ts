@@ -8,6 +8,7 @@ export {
   ConfirmationRequiredError,
   ConflictError,
   ForbiddenError,
+  InputCheckError,
   MigrationRequiredError,
   NotConfiguredError,
   NotFoundError,

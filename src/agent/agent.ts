@@ -10,6 +10,7 @@ import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import { ResultStore } from "../offload/result-store.js";
 import { offloadAnswers, RESULT_TOOL_NAMES, resultTools } from "../offload/result-tools.js";
+import { publicError } from "../public-error.js";
 import { flattenTools, type Tool, type Toolkit } from "../tools/tool.js";
 import { ACTIVE_STATUSES, abortLocal } from "./cancellation.js";
 import type { RunEvent } from "./events.js";
@@ -53,7 +54,7 @@ export interface AgentOptions {
   /** structured output: the answer is JSON checked against this schema */
   outputSchema?: z.ZodType;
   outputSchemaName?: string;
-  /** run before the model; throw to refuse the input */
+  /** run before the model; throw to refuse the input (an InputCheckError's message reaches the client) */
   preHooks?: Array<(ctx: RunContext) => void | Promise<void>>;
   /** run on the finished output before it is stored */
   postHooks?: Array<(output: RunOutput) => void | Promise<void>>;
@@ -345,7 +346,7 @@ export class Agent {
     try {
       await updateMemories(this.memoryModel!, this.db!, output, this.id);
     } catch (error) {
-      output.memory_update_error = error instanceof Error ? error.message : String(error);
+      output.memory_update_error = publicError(error, `run ${output.run_id}: memory update`).message;
     }
   }
 

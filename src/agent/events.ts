@@ -35,7 +35,7 @@ export type RunEvent =
   | (Base<"RunPaused"> & { tools: ToolExecution[]; requirements: RunRequirement[] })
   | (Base<"RunContinued">)
   | (Base<"RunCompleted"> & Pick<RunOutput, "content" | "content_type" | "metrics"> & { reasoning_content?: string })
-  | (Base<"RunError"> & { content: string; error_type: string; error_kind?: string })
+  | (Base<"RunError"> & { content: string; error_type: string; error_id?: string; error_kind?: string })
   | (Base<"RunCancelled"> & { reason: string });
 
 export type EventOf<E extends RunEventName> = Extract<RunEvent, { event: E }>;

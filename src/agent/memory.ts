@@ -1,5 +1,6 @@
 import type { Db } from "../db/port.js";
 import type { MemoryRecord } from "../db/types.js";
+import { ValidationError } from "../errors.js";
 import { message } from "../models/message.js";
 import type { Model } from "../models/model.js";
 import { addModelCall } from "./metrics.js";
@@ -37,7 +38,13 @@ export async function updateMemories(model: Model, db: Db, output: RunOutput, ag
     if (chunk.type === "text") text += chunk.delta;
     if (chunk.type === "finish") addModelCall(output.metrics, { id: model.id, provider: model.provider, usage: chunk.usage, duration: (performance.now() - started) / 1000, cost: chunk.cost });
   }
-  const parsed = JSON.parse(text) as { memories?: unknown };
+  let parsed: { memories?: unknown };
+  try {
+    parsed = JSON.parse(text) as { memories?: unknown };
+  } catch {
+    // Typed and in our words: the parser's own message quotes the model's answer.
+    throw new ValidationError("the memory model's answer is not JSON", "memories");
+  }
   const known = new Set(existing.map((m) => m.memory.trim().toLowerCase()));
   const fresh = (Array.isArray(parsed.memories) ? parsed.memories : []).filter(
     (m): m is string => typeof m === "string" && m.trim() !== "" && !known.has(m.trim().toLowerCase()),

@@ -4,7 +4,7 @@ import type { RunRecord } from "../db/types.js";
 import { StatusConflictError, ValidationError } from "../errors.js";
 import { message, nowSeconds } from "../models/message.js";
 import type { Model, ModelRequest, TokenUsage } from "../models/model.js";
-import { ModelProviderError } from "../models/provider-error.js";
+import { publicError } from "../public-error.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import { RunCancelledSignal, registerRun, watchForCancel } from "./cancellation.js";
 import type { RunEvent } from "./events.js";
@@ -152,22 +152,68 @@ export class RunEngine {
     return this.output;
   }
 
+  /**
+   * Ends the run as an ERROR carrying the public form of `error` (publicError: no SQL, parameters
+   * or stack). When the full record cannot be stored (the write that failed was often this run's
+   * own content), a minimal one holds the end, so the run never stays RUNNING.
+   */
   private async *failed(error: unknown): AsyncGenerator<RunEvent, RunOutput> {
     this.closePhase();
-    const kind = error instanceof ModelProviderError ? error.kind : undefined;
-    const type = error instanceof Error ? error.name : "Error";
-    const text = error instanceof Error ? error.message : String(error);
+    const shown = publicError(error, `run ${this.output.run_id}`);
     this.output.status = "ERROR";
-    this.output.content = text;
-    this.output.error = { message: text, type, ...(kind ? { kind } : {}) };
+    this.output.content = shown.message;
+    this.output.content_type = "str";
+    this.output.error = { message: shown.message, type: shown.type, ...(shown.kind ? { kind: shown.kind } : {}) };
     try {
       await this.save(["RUNNING"]);
     } catch (saveError) {
       if (this.isCancel(saveError)) return yield* this.cancelled();
-      throw saveError;
+      if ((await this.saveEndOnly(saveError)) === "CANCELLED") {
+        this.output.status = "CANCELLED";
+        yield { event: "RunCancelled", ...this.base(), reason: "cancelled" };
+        return this.output;
+      }
     }
-    yield { event: "RunError", ...this.base(), content: text, error_type: type, ...(kind ? { error_kind: kind } : {}) };
+    yield { event: "RunError", ...this.base(), content: shown.message, error_type: shown.type, error_id: shown.errorId, ...(shown.kind ? { error_kind: shown.kind } : {}) };
     return this.output;
+  }
+
+  /**
+   * The last-resort write of a failed run: its ids, status ERROR and the public error, none of the
+   * messages, input or state that may be what the database refused. If even this fails the row is
+   * left RUNNING for the liveness sweep to end; the caller still gets the RunError.
+   */
+  private async saveEndOnly(saveError: unknown): Promise<"ERROR" | "CANCELLED" | "unsaved"> {
+    publicError(saveError, `run ${this.output.run_id}: storing its end`);
+    if (!this.cfg.db) return "unsaved";
+    const o = this.output;
+    const end = {
+      run_id: o.run_id,
+      session_id: o.session_id,
+      agent_id: o.agent_id,
+      agent_name: o.agent_name,
+      user_id: o.user_id,
+      status: "ERROR",
+      content: o.content,
+      content_type: "str",
+      error: o.error,
+      model: o.model,
+      model_provider: o.model_provider,
+      messages: [],
+      tools: [],
+      requirements: [],
+      metrics: o.metrics,
+      created_at: o.created_at,
+      updated_at: nowSeconds(),
+    };
+    try {
+      await this.cfg.db.upsertRun(end as unknown as RunRecord, { expectStatus: ["PENDING", "RUNNING"] });
+      return "ERROR";
+    } catch (endError) {
+      if (this.isCancel(endError)) return "CANCELLED";
+      publicError(endError, `run ${this.output.run_id}: storing its end without content`);
+      return "unsaved";
+    }
   }
 
   /** Native reasoning with a separate model: its thinking is kept and handed to the main model. */

@@ -8,6 +8,7 @@ import type { RequirementResolution } from "../agent/hitl.js";
 import type { ToolExecution } from "../agent/run-output.js";
 import { ConflictError, NotConfiguredError, NotFoundError } from "../errors.js";
 import { nowSeconds } from "../models/message.js";
+import { publicError } from "../public-error.js";
 import type { OSEnv } from "./context.js";
 
 /*
@@ -51,16 +52,35 @@ export function resolutionsFromTools(tools: Array<Partial<ToolExecution>>): Requ
   });
 }
 
-export function errorEvent(output: { run_id?: string; session_id?: string; agent_id: string }) {
-  return (error: unknown): RunEvent => ({
-    event: "RunError",
-    run_id: output.run_id ?? "",
-    session_id: output.session_id ?? "",
-    agent_id: output.agent_id,
-    created_at: nowSeconds(),
-    content: error instanceof Error ? error.message : String(error),
-    error_type: error instanceof Error ? error.name : "Error",
-  });
+/**
+ * The RunError a stream ends with when its source throws: the public form of the error
+ * (publicError: no SQL, parameters or run content), under the run's ids. `ids` may be filled in
+ * as the run's events pass (see `followIds`), so a run that failed after it started names itself.
+ */
+export function errorEvent(ids: { run_id?: string; session_id?: string; agent_id: string }) {
+  return (error: unknown): RunEvent => {
+    const shown = publicError(error, ids.run_id ? `run ${ids.run_id}` : `agent ${ids.agent_id}`);
+    return {
+      event: "RunError",
+      run_id: ids.run_id ?? "",
+      session_id: ids.session_id ?? "",
+      agent_id: ids.agent_id,
+      created_at: nowSeconds(),
+      content: shown.message,
+      error_type: shown.type,
+      error_id: shown.errorId,
+      ...(shown.kind ? { error_kind: shown.kind } : {}),
+    };
+  };
+}
+
+/** Passes a run's events through, noting its run and session ids in `ids` as they appear. */
+export async function* followIds<E extends { run_id?: string; session_id?: string }>(events: AsyncIterable<E>, ids: { run_id?: string; session_id?: string }): AsyncGenerator<E> {
+  for await (const event of events) {
+    if (event.run_id) ids.run_id = event.run_id;
+    if (event.session_id) ids.session_id = event.session_id;
+    yield event;
+  }
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { AgnoError, QueueFullError } from "../errors.js";
+import { publicError } from "../public-error.js";
 
 export interface ErrorBody {
   detail: string;
@@ -17,11 +18,10 @@ export function errorResponse(c: Context, status: number, detail: string, errorI
 
 /**
  * Maps anything thrown by a route to a JSON answer. Typed errors carry their own status; an
- * unknown error is a 500 whose detail hides internals (the message goes to the log only).
+ * unknown error is a 500 whose detail is a reference to the log entry holding it (publicError).
  */
 export function onError(err: Error, c: Context): Response {
   if (err instanceof QueueFullError) c.header("retry-after", String(err.retryAfterSeconds));
-  if (err instanceof AgnoError) return errorResponse(c, err.status, err.message, err.errorId, err.errorId);
   if (err instanceof HTTPException) {
     const status = err.status;
     // Hono's body validators: a body that does not parse is bad input like any other.
@@ -33,8 +33,8 @@ export function onError(err: Error, c: Context): Response {
     const errorId = status === 413 ? "payload_too_large" : status === 401 ? "unauthorized" : status === 403 ? "forbidden" : "http_error";
     return errorResponse(c, status, err.message || "request failed", errorId);
   }
-  console.error("unhandled error", err);
-  return errorResponse(c, 500, "internal server error", "internal_error");
+  const shown = publicError(err, `${c.req.method} ${new URL(c.req.url).pathname}`);
+  return errorResponse(c, shown.status, shown.message, shown.errorId, err instanceof AgnoError ? shown.errorId : undefined);
 }
 
 export function notFound(c: Context): Response {

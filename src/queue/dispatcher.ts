@@ -1,4 +1,5 @@
 import type { JobRecord, JobStore, Lease } from "./types.js";
+import { publicError } from "../public-error.js";
 import type { Outcome } from "./executor.js";
 
 /** How often a busy dispatcher looks for jobs whose last attempt's worker died. */
@@ -110,7 +111,8 @@ export class Dispatcher {
     try {
       outcome = await this.opts.execute(job, lease);
     } catch (error) {
-      outcome = { status: "FAILED", error: error instanceof Error ? error.message : String(error), retryable: true };
+      // Stored on the job and shown by /queue/jobs: the public form only (the details are logged under its ref).
+      outcome = { status: "FAILED", error: publicError(error, `job ${job.id}`).message, retryable: true };
     } finally {
       clearInterval(renew);
     }

@@ -1,4 +1,5 @@
-import { AgnoError, asError } from "../errors.js";
+import { asError } from "../errors.js";
+import { publicError } from "../public-error.js";
 import { enqueueEach } from "../queue/group-enqueue.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
 import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
@@ -100,16 +101,17 @@ function recordOf(schedule: Schedule, a: Attempt, outcome: EnqueueOutcome): NewS
     const { job } = outcome;
     return { ...base, status: "running", status_code: 202, completed_at: null, run_id: job.payload.run_id, session_id: job.session_id, job_id: job.id, error: null, next_attempt_at: null };
   }
-  const { error } = outcome;
+  // Shown by the schedule's run history: the public form only (publicError logs the rest under its ref).
+  const shown = publicError(outcome.error, `schedule ${schedule.id}`);
   return {
     ...base,
     status: "failed",
-    status_code: error instanceof AgnoError ? error.status : 500,
+    status_code: shown.status,
     completed_at: a.now,
     run_id: null,
     session_id: a.sessionId ?? null,
     job_id: null,
-    error: error.message,
+    error: shown.message,
     next_attempt_at: retryAt(schedule, a.attempt, a.now),
   };
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { RunEvent } from "../../src/agent/events.js";
+import { InputCheckError } from "../../src/errors.js";
 import { tool, Toolkit } from "../../src/tools/tool.js";
 import { collect, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
@@ -253,7 +254,7 @@ describe("Agent hooks", () => {
       const agent = new Agent({
         model,
         db: t.db,
-        preHooks: [({ input }) => { if (input.includes("password")) throw new Error("input refused: secrets are not allowed"); }],
+        preHooks: [({ input }) => { if (input.includes("password")) throw new InputCheckError("input refused: secrets are not allowed"); }],
         postHooks: [(out) => { seen.push(String(out.content)); }],
       });
       const events = await collect(agent.run("my password is hunter2", { stream: true }));

@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { Pool } from "@neondatabase/serverless";
 import { describe, expect, it } from "vitest";
+import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { scriptModel, type Turn } from "../support/model-script.js";
 import { auth, call, JSON_BODY, parseSse, send } from "./worker-client.js";
 import { until } from "../support/until.js";
@@ -158,6 +160,33 @@ describe("durable background runs (background=true)", () => {
     expect((await runOf(accepted.body.run_id)).content).toBe("fourth time lucky");
     expect(await script.requests()).toHaveLength(4);
     expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).status).toBe(409);
+  }, 60_000);
+
+  it("stores and shows only the public form of a run's internal error: a job whose run's last write the database refuses", async () => {
+    // The queue object writes to the default schema: its runs table refuses rows holding the marker (only the model's answers carry it).
+    const marker = "UNSTORABLE-QUEUED-ANSWER";
+    useLocalWsProxy(env.DB_WS_PROXY);
+    const pool = new Pool({ connectionString: env.DATABASE_URL });
+    expect((await call("/sessions")).status).toBe(200); // the schema exists
+    await pool.query(`CREATE OR REPLACE FUNCTION ai.refuse_queued_marker() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.run_data::text LIKE '%${marker}%' THEN RAISE EXCEPTION 'row refused by the test'; END IF; RETURN NEW; END $$`);
+    await pool.query(`CREATE TRIGGER refuse_queued_marker BEFORE INSERT OR UPDATE ON ai.agno_runs FOR EACH ROW EXECUTE FUNCTION ai.refuse_queued_marker()`);
+    try {
+      await queueModel(Array.from({ length: 3 }, () => ({ text: `queued answer ${marker}` })));
+      const accepted = await call("/agents/assistant/runs", background({ message: "private queued question" }));
+      const failed = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "FAILED", "the job to fail", { ms: 40_000 });
+      expect(failed.error).toMatch(/^internal error \(ref [0-9a-f]{16}\)$/);
+      const run = await runOf(accepted.body.run_id);
+      expect(run).toMatchObject({ status: "ERROR", content: expect.stringMatching(/^internal error \(ref /) });
+      // The job's payload is the request itself; what must be clean is every error the job and its run show.
+      const listed = (await call(`/queue/jobs?status=FAILED`)).body.data as Array<{ id: string; error: string }>;
+      const shown = JSON.stringify([failed.error, run.content, run.error, listed.find((j) => j.id === failed.id)?.error]);
+      for (const secret of ["insert into", "failed query", "params:", "refused by the test", "private queued question", marker]) expect(shown.toLowerCase()).not.toContain(secret.toLowerCase());
+    } finally {
+      await pool.query("DROP TRIGGER refuse_queued_marker ON ai.agno_runs");
+      await pool.query("DROP FUNCTION ai.refuse_queued_marker()");
+      await pool.end();
+    }
   }, 60_000);
 
   it("keeps the queue alive: its alarm re-arms itself, also after a wake-up that throws", async () => {

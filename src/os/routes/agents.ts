@@ -5,7 +5,7 @@ import type { RunEvent } from "../../agent/events.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
-import { agentFor, agentSummary, continueIndex, errorEvent, firstEventFirst, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
+import { agentFor, agentSummary, continueIndex, errorEvent, firstEventFirst, followIds, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
 import type { OSEnv } from "../context.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
@@ -66,8 +66,9 @@ const resumeRun = defineRoute({
 
 /** Streams a run as SSE; with a database its events are stored as they pass, for `/resume`. */
 async function streamRun(c: Context<OSEnv>, agent: Agent, events: AsyncIterable<RunEvent>, ids: { runId?: string; sessionId?: string; firstIndex?: number }) {
-  const indexed = numberedEvents(agent, events, ids);
-  const onError = errorEvent({ run_id: ids.runId, session_id: ids.sessionId, agent_id: agent.id });
+  const known = { run_id: ids.runId, session_id: ids.sessionId, agent_id: agent.id };
+  const indexed = numberedEvents(agent, followIds(events, known), ids);
+  const onError = errorEvent(known);
   return sseResponse(await firstEventFirst(indexed), onError, { finishInBackground: keepAlive(c) ?? (() => undefined) });
 }
 

@@ -6,12 +6,13 @@ import type { RunEvent } from "../../agent/events.js";
 import type { IndexedEvent } from "../../agent/event-log.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { ToolExecution } from "../../agent/run-output.js";
-import { AgnoError, BadRequestError, ForbiddenError, NotConfiguredError, ValidationError } from "../../errors.js";
+import { BadRequestError, ForbiddenError, NotConfiguredError, ValidationError } from "../../errors.js";
 import { agentFor, continueIndex, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
 import { defineRoute, handle, idSchema, jsonObject, routeApp, validationError } from "../route.js";
 import { compact } from "../sse.js";
+import { publicError } from "../../public-error.js";
 import { mediaList, mediaOf } from "../run-input.js";
 
 /** Largest client message (UTF-16 characters, as the socket hands it over), and most runs one socket may stream at once. */
@@ -57,10 +58,10 @@ function sender(ws: WSContext) {
   };
 }
 
-function errorFrame(error: unknown, requestId: string | undefined) {
-  if (error instanceof AgnoError) return { event: "error", request_id: requestId, detail: error.message, error_id: error.errorId };
-  console.error("websocket action failed", error);
-  return { event: "error", request_id: requestId, detail: "internal server error", error_id: "internal_error" };
+/** A failed action's frame: the public form of the error (publicError), with the run's ids when it had started. */
+function errorFrame(error: unknown, requestId: string | undefined, ids: { run_id?: string; session_id?: string } = {}) {
+  const shown = publicError(error, ids.run_id ? `websocket run ${ids.run_id}` : "websocket action");
+  return { event: "error", request_id: requestId, ...ids, detail: shown.message, error_id: shown.errorId };
 }
 
 function parse(data: unknown): ClientMessage {
@@ -105,11 +106,16 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
   const pump = (ws: WSContext, requestId: string | undefined, events: AsyncIterable<IndexedEvent<RunEvent>>) => {
     if (runs.size >= MAX_ACTIVE_RUNS) throw new BadRequestError(`at most ${MAX_ACTIVE_RUNS} runs stream over one connection at a time`);
     const send = sender(ws);
+    const ids: { run_id?: string; session_id?: string } = {};
     const done = (async () => {
       try {
-        for await (const { index, event } of events) send({ ...event, event_index: index, request_id: requestId });
+        for await (const { index, event } of events) {
+          ids.run_id = event.run_id || ids.run_id;
+          ids.session_id = event.session_id || ids.session_id;
+          send({ ...event, event_index: index, request_id: requestId });
+        }
       } catch (error) {
-        send(errorFrame(error, requestId));
+        send(errorFrame(error, requestId, ids));
       }
     })();
     runs.add(done);
