@@ -62,15 +62,16 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
 
       // A plain run, whose model never answers: its id is read from the database.
       const plain = fetch(`${dev.url}/agents/assistant/runs`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "answer in one piece", stream: false }) }).catch(() => null);
-      const [{ run_id: plainId }] = await until(
+      const [plainRow] = await until(
         () => t.query<{ run_id: string }>(`SELECT run_id FROM "${t.schema}".agno_runs WHERE run_data->'input'->>'input_content' = 'answer in one piece' AND status = 'RUNNING'`),
         (rows) => rows.length === 1,
         "the plain run to be RUNNING",
         { ms: 30_000 },
       );
+      const plainId = plainRow!.run_id;
 
       // Both beat while they wait on the model.
-      for (const runId of [streamedId, plainId!]) {
+      for (const runId of [streamedId, plainId]) {
         await until(() => row(runId), (r) => r?.status === "RUNNING" && Number(r.updated_at) > Number(r.created_at) + 1, `${runId} to beat`, { ms: 30_000, every: 200 });
       }
 
@@ -79,21 +80,21 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
       await reader.cancel().catch(() => undefined);
       await plain;
       // What the dead runtime left: both RUNNING, nobody executing them.
-      for (const runId of [streamedId, plainId!]) expect((await row(runId))?.status, runId).toBe("RUNNING");
+      for (const runId of [streamedId, plainId]) expect((await row(runId))?.status, runId).toBe("RUNNING");
 
       dev = await startDev(env, ["--test-scheduled"]);
       const url = dev.url;
       await until(
         async () => {
           expect((await fetch(`${url}/__scheduled?cron=*+*+*+*+*`)).status).toBe(200);
-          return Promise.all([row(streamedId), row(plainId!)]);
+          return Promise.all([row(streamedId), row(plainId)]);
         },
         (rows) => rows.every((r) => r?.status === "ERROR"),
         "the cron tick to end both runs",
         { ms: 60_000, every: 500 },
       );
 
-      for (const runId of [streamedId, plainId!]) {
+      for (const runId of [streamedId, plainId]) {
         const run = (await (await fetch(`${url}/agents/assistant/runs/${runId}`)).json()) as { status: string; error?: Record<string, unknown> };
         expect(run, runId).toMatchObject({ status: "ERROR", error: { kind: "interrupted", type: "RunInterrupted" } });
       }
@@ -112,7 +113,7 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
       expect(ANSWER.startsWith(said)).toBe(true);
       expect(tail.at(-1)).toMatchObject({ event: "RunError", data: { run_id: streamedId, error_type: "RunInterrupted", error_kind: "interrupted" } });
       // The plain run had no events: its log is the RunError alone.
-      expect(await resume(plainId!)).toEqual([{ id: 0, event: "RunError", data: expect.objectContaining({ run_id: plainId, error_kind: "interrupted" }) }]);
+      expect(await resume(plainId)).toEqual([{ id: 0, event: "RunError", data: expect.objectContaining({ run_id: plainId, error_kind: "interrupted" }) }]);
     } finally {
       await dev?.stop();
       await t.close();

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { Pool } from "@neondatabase/serverless";
 import { afterAll, describe, expect, it } from "vitest";
-import worker from "../../src/index.js";
+import worker, { type Env } from "../../src/index.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { auth, call, envFor, form, modelEnv, parseSse, send } from "./worker-client.js";
 
@@ -22,7 +22,7 @@ const now = () => Math.floor(Date.now() / 1000);
 const tick = () => worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env);
 
 /** A streamed run cut after its first RunContent: its row RUNNING, its heartbeat `age` seconds old. */
-async function deadStreamedRun(e: Record<string, string | undefined>, message: string, age: number): Promise<{ runId: string; kept: ReturnType<typeof parseSse> }> {
+async function deadStreamedRun(e: Partial<Env>, message: string, age: number): Promise<{ runId: string; kept: ReturnType<typeof parseSse> }> {
   const frames = parseSse(await (await send("/agents/assistant/runs", form({ message }), e)).text());
   const runId = frames[0]!.data.run_id as string;
   const cut = frames.findIndex((f) => f.event === "RunContent");
@@ -32,7 +32,7 @@ async function deadStreamedRun(e: Record<string, string | undefined>, message: s
 }
 
 /** A plain (stream=false) run: no event log; its row RUNNING, its heartbeat `age` seconds old. */
-async function deadPlainRun(e: Record<string, string | undefined>, message: string, age: number): Promise<string> {
+async function deadPlainRun(e: Partial<Env>, message: string, age: number): Promise<string> {
   const res = await call("/agents/assistant/runs", form({ message, stream: "false" }), e);
   expect(res.status).toBe(200);
   await stale(res.body.run_id, age);
@@ -57,10 +57,10 @@ async function jobFor(runId: string, status: "PENDING" | "RUNNING") {
   );
 }
 
-const statusOf = async (runId: string, e: Record<string, string | undefined>) => (await call(`/agents/assistant/runs/${runId}`, {}, e)).body as { status: string; error?: { kind?: string; type?: string; message?: string }; content?: string };
+const statusOf = async (runId: string, e: Partial<Env>) => (await call(`/agents/assistant/runs/${runId}`, {}, e)).body as { status: string; error?: { kind?: string; type?: string; message?: string }; content?: string };
 
 /** `/resume` with a bound: a tail that never ends fails the test instead of hanging it. */
-async function resume(runId: string, e: Record<string, string | undefined>): Promise<ReturnType<typeof parseSse>> {
+async function resume(runId: string, e: Partial<Env>): Promise<ReturnType<typeof parseSse>> {
   const res = await Promise.race([
     send(`/agents/assistant/runs/${runId}/resume`, { method: "POST" }, e),
     new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`resume of ${runId} did not end`)), 20_000)),
