@@ -117,6 +117,31 @@ describe("interrupted interactive runs", () => {
     expect(await resume(plain, e)).toEqual([{ id: 0, event: "RunError", data: expect.objectContaining({ error_kind: "interrupted" }) }]);
   });
 
+  it("a WebSocket resume of a run whose runtime died ends with the interrupted RunError", async () => {
+    const { env: e } = await modelEnv([{ text: "over the socket" }]);
+    const dead = await deadStreamedRun(e, "a run re-attached over a socket", 3600);
+    const ctx = createExecutionContext();
+    const res = await worker.fetch(new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
+    expect(res.status).toBe(101);
+    const ws = res.webSocket!;
+    ws.accept();
+    const frames: Array<Record<string, unknown>> = [];
+    const ended = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error("the resumed tail did not end")), 20_000);
+      ws.addEventListener("message", (evt) => {
+        const frame = JSON.parse(evt.data as string) as Record<string, unknown>;
+        frames.push(frame);
+        if (frame.event === "RunError") resolve(clearTimeout(timer));
+      });
+    });
+    ws.send(JSON.stringify({ action: "resume", id: "again", agent_id: "assistant", run_id: dead.runId }));
+    await ended;
+    ws.close(1000, "done");
+    await waitOnExecutionContext(ctx);
+    expect(frames.map((f) => f.event)).toEqual([...dead.kept.map((f) => f.event), "RunError"]);
+    expect(frames.at(-1)).toMatchObject({ request_id: "again", run_id: dead.runId, error_kind: "interrupted", event_index: dead.kept.length });
+  });
+
   it("an executing run beats: a slow run outlives three heartbeat periods and the cron trigger leaves it to complete", async () => {
     const answer = "a slow and steady answer, two letters at a time";
     const { env: e } = await modelEnv([{ text: answer, chunkSize: 2, delayMs: 350 }]);
