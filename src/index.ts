@@ -18,6 +18,8 @@ import { R2MediaStorage } from "./offload/media-r2-storage.js";
 import { R2Storage } from "./offload/r2-storage.js";
 import { pruneToolResults } from "./offload/result-store.js";
 import { runDueSchedules } from "./scheduler/run-due.js";
+import { DEFAULT_HEARTBEAT_SECONDS, INTERRUPTED, staleAfterSeconds } from "./agent/liveness.js";
+import { DEFAULT_SSE_PING_MS } from "./os/sse.js";
 import type { CodeModeSession } from "./codemode/session-object.js";
 
 /** CodeMode's session object (one per session; it keeps the sandbox's state between cells). */
@@ -47,6 +49,10 @@ export interface Env {
   AGNO_USER_ISOLATION?: string;
   /** how long a streamed run's events stay re-attachable after its last event (default 86400 s) */
   AGNO_RUN_EVENTS_TTL_SECONDS?: string;
+  /** how often an executing run marks its row alive (default 10 s); silent for three beats, the cron tick marks it interrupted */
+  AGNO_RUN_HEARTBEAT_SECONDS?: string;
+  /** seconds of silence after which an SSE stream sends a `: ping` comment (default 15) */
+  AGNO_SSE_PING_SECONDS?: string;
   AGNO_OS_ID?: string;
   AGNO_OS_NAME?: string;
   /** the example agent's model, `provider:model-id`; keys and base URLs in the provider's usual variables */
@@ -116,7 +122,7 @@ function agentOS(env: Env): AgentOS {
       name: env.AGNO_OS_NAME,
       auth: authFrom(env),
       // With a bucket, the example agent offloads large tool results to it (SPEC O1).
-      agents: [exampleAssistant(model, { offloadToolResults: env.STORAGE !== undefined })],
+      agents: [exampleAssistant(model, { offloadToolResults: env.STORAGE !== undefined, heartbeatSeconds: heartbeatSeconds(env) })],
       availableModels: env.MODEL ? [env.MODEL] : [],
       websocket: upgradeWebSocket,
       // Run media go to the R2 bucket when one is bound; rows keep references (SPEC MD1).
@@ -136,6 +142,11 @@ function bucketOf(env: Env): { bucketName?: string } {
 function positive(value: string | undefined, fallback: number): number {
   const n = Number(value);
   return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** How often executing runs mark their rows alive (`AGNO_RUN_HEARTBEAT_SECONDS`); the cron tick's sweep goes by the same. */
+function heartbeatSeconds(env: Env): number {
+  return positive(env.AGNO_RUN_HEARTBEAT_SECONDS, DEFAULT_HEARTBEAT_SECONDS);
 }
 
 /**
@@ -185,7 +196,8 @@ export default {
     try {
       const queue = queueOf(env);
       const dispatcher = queue && { wake: () => queue.wake(), enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input) };
-      return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db.jobs, ...(dispatcher ? { queue: dispatcher } : {}) }, lifetime.ctx));
+      const ssePingMs = positive(env.AGNO_SSE_PING_SECONDS, DEFAULT_SSE_PING_MS / 1000) * 1000;
+      return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db.jobs, ssePingMs, ...(dispatcher ? { queue: dispatcher } : {}) }, lifetime.ctx));
     } catch (error) {
       lifetime.abandon();
       throw error;
@@ -209,6 +221,8 @@ export default {
       ["dispatch schedules", async () => env.JOB_QUEUE && runDueSchedules(db, { wake: wakeAll, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) }, controller.scheduledTime)],
       ["prune tool results", async () => env.STORAGE && pruneToolResults(db, new R2Storage(env.STORAGE, bucketOf(env)), now)],
       ["prune run events", () => db.pruneRunEvents(now - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400))],
+      // Interactive runs whose runtime died (no heartbeat, no job holding them) end as interrupted.
+      ["end interrupted runs", () => db.interruptStaleRuns({ ...INTERRUPTED, staleBefore: now - staleAfterSeconds(heartbeatSeconds(env)), limit: 500 })],
     ];
     const failures: unknown[] = [];
     try {

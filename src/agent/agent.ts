@@ -13,6 +13,7 @@ import { offloadAnswers, RESULT_TOOL_NAMES, resultTools } from "../offload/resul
 import { publicError } from "../public-error.js";
 import { flattenTools, type Tool, type Toolkit } from "../tools/tool.js";
 import { ACTIVE_STATUSES, abortLocal } from "./cancellation.js";
+import { DEFAULT_HEARTBEAT_SECONDS } from "./liveness.js";
 import type { RunEvent } from "./events.js";
 import { applyResolutions, requirementResolution, type RequirementResolution } from "./hitl.js";
 import { checkMedia, storedMedia, type CheckedMedia, type MediaInput, type MediaLimits, type RunMedia } from "./media.js";
@@ -77,6 +78,12 @@ export interface AgentOptions {
   db?: Db;
   /** how often a running run checks storage for a cancel from elsewhere (ms, default 500) */
   cancelPollMs?: number;
+  /**
+   * how often an executing run marks its stored row alive (seconds, default 10); a RUNNING run
+   * silent for three beats counts as interrupted (its runtime died): keep it at most the
+   * deployment's AGNO_RUN_HEARTBEAT_SECONDS, which the cron tick's sweep goes by
+   */
+  heartbeatSeconds?: number;
   /** bounds on a run's media (default 20 MiB an item, 50 MiB in all, 32 items) */
   mediaLimits?: MediaLimits;
   /**
@@ -143,6 +150,8 @@ export class Agent {
   private readonly memoryModel?: Model;
   private readonly resultStore?: ResultStore;
   readonly resultStorage?: ObjectStorage;
+  /** how often its executing runs mark their rows alive (seconds) */
+  readonly heartbeatSeconds: number;
 
   constructor(opts: AgentOptions) {
     this.opts = opts;
@@ -151,6 +160,8 @@ export class Agent {
     this.id = opts.id ?? (opts.name ? opts.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") : "agent");
     this.model = typeof opts.model === "string" ? createModel(opts.model, opts.modelOptions) : opts.model;
     if (opts.reasoningModel) this.reasoningModel = typeof opts.reasoningModel === "string" ? createModel(opts.reasoningModel, opts.modelOptions) : opts.reasoningModel;
+    this.heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
+    if (!(this.heartbeatSeconds > 0)) throw new TypeError("heartbeatSeconds must be > 0");
     if (opts.toolCallLimit !== undefined && (!Number.isInteger(opts.toolCallLimit) || opts.toolCallLimit < 0)) throw new TypeError("toolCallLimit must be a whole number >= 0");
     const tools = [...(opts.tools ?? [])];
     if (opts.searchPastSessions) {
@@ -239,6 +250,7 @@ export class Agent {
       outputSchemaName: this.opts.outputSchemaName,
       db: this.db,
       cancelPollMs: this.opts.cancelPollMs ?? 500,
+      heartbeatMs: this.heartbeatSeconds * 1000,
       postHooks: [
         ...(this.opts.postHooks ?? []),
         ...(this.memoryModel ? [(out: RunOutput) => this.rememberFrom(out)] : []),

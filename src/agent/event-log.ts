@@ -1,4 +1,5 @@
 import type { Db, StoredRunEvent } from "../db/port.js";
+import { DEFAULT_HEARTBEAT_SECONDS, INTERRUPTED, STALE_AFTER_BEATS, staleAfterSeconds } from "./liveness.js";
 
 /** Events after which a run's stream has nothing more to say (a paused run goes on only after `continue`). */
 const STREAM_ENDS = new Set(["RunCompleted", "RunError", "RunCancelled", "RunPaused"]);
@@ -86,6 +87,11 @@ export interface TailOptions {
   idleTimeoutMs?: number;
   /** how long to wait for the closing event of a run already marked over (default 5 s) */
   closingGraceMs?: number;
+  /**
+   * a RUNNING run whose heartbeat is older than this (seconds) is interrupted, as the cron tick
+   * would, and the tail ends with its RunError (default three beats of the default heartbeat)
+   */
+  staleAfterSeconds?: number;
   signal?: AbortSignal;
 }
 
@@ -98,7 +104,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
 /**
  * A run's stored events after `afterIndex`, then the new ones as they are stored, until the run
  * is over and its closing event (completed, failed, cancelled, paused) has been read; a paused
- * run that is continued later goes on in the same log. Also ends when the run stays silent for
+ * run that is continued later goes on in the same log. A run whose runtime died (RUNNING, its
+ * heartbeat stale, no job of the queue holding it) is marked interrupted then and there, so the
+ * tail ends with that RunError instead of waiting; a run that ended without its closing event
+ * stored ends with one made from the stored run. Also ends when the run stays silent for
  * `idleTimeoutMs` or `signal` aborts. Reads only the database, so it works wherever the run is
  * executing.
  */
@@ -107,6 +116,9 @@ export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, 
   const maxPoll = opts.maxPollMs ?? 500;
   const idleTimeout = opts.idleTimeoutMs ?? 5 * 60_000;
   const grace = opts.closingGraceMs ?? 5_000;
+  const staleAfter = opts.staleAfterSeconds ?? staleAfterSeconds(DEFAULT_HEARTBEAT_SECONDS);
+  // A run the queue still holds stays stale until its job is claimed again: asked once a beat, not every poll.
+  let nextStaleCheck = 0;
   let last = afterIndex;
   // The run's state is settled by the event the client last saw, if it was a closing one.
   let lastName = afterIndex >= 0 ? (await db.getRunEvents(runId, { afterIndex: afterIndex - 1, limit: 1 }))[0]?.event.event : undefined;
@@ -131,12 +143,41 @@ export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, 
       // The status is stored just before the closing event is; give that event a moment to land.
       if (lastName !== undefined && STREAM_ENDS.has(lastName)) return;
       overSince ??= Date.now();
-      if (Date.now() - overSince > grace) return;
+      if (Date.now() - overSince > grace) {
+        // Its closing event was never stored (its write failed): a failed run still ends with its error.
+        const error = run.status === "ERROR" ? (run.run_data as { error?: { message?: string; type?: string; kind?: string } }).error : undefined;
+        if (error?.message) yield { index: last + 1, event: closingError(run, error) };
+        return;
+      }
     } else {
       overSince = undefined;
+      const heartbeat = run.updated_at ?? run.created_at;
+      if (run.status === "RUNNING" && heartbeat < Date.now() / 1000 - staleAfter && Date.now() >= nextStaleCheck) {
+        nextStaleCheck = Date.now() + (staleAfter / STALE_AFTER_BEATS) * 1000;
+        const staleBefore = Math.floor(Date.now() / 1000) - staleAfter;
+        // The same statement the cron tick runs, for this run only: its RunError lands in the log, read next.
+        if ((await db.interruptStaleRuns({ ...INTERRUPTED, staleBefore, runId, limit: 1 })).length > 0) {
+          wait = firstPoll;
+          continue;
+        }
+      }
       if (Date.now() - lastNews > idleTimeout) return;
     }
     await sleep(wait, opts.signal);
     wait = Math.min(wait * 2, maxPoll);
   }
+}
+
+/** The RunError a failed run's stored error stands for, when its own was never stored. */
+function closingError(run: { run_id: string; session_id: string; agent_id: string | null; updated_at: number | null; created_at: number }, error: { message?: string; type?: string; kind?: string }) {
+  return {
+    event: "RunError",
+    run_id: run.run_id,
+    session_id: run.session_id,
+    ...(run.agent_id ? { agent_id: run.agent_id } : {}),
+    created_at: run.updated_at ?? run.created_at,
+    content: error.message,
+    error_type: error.type ?? "Error",
+    ...(error.kind ? { error_kind: error.kind } : {}),
+  };
 }

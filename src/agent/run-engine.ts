@@ -9,6 +9,7 @@ import type { Tool, ToolContext } from "../tools/tool.js";
 import { RunCancelledSignal, registerRun, watchForCancel } from "./cancellation.js";
 import type { RunEvent } from "./events.js";
 import { requirementFor } from "./hitl.js";
+import { keepRunAlive } from "./liveness.js";
 import { addModelCall } from "./metrics.js";
 import type { RunOutput, RunRequirement, ToolExecution } from "./run-output.js";
 import { parseToolArgs, runTools, type AnswerFilter, type PausedCall, type PendingCall } from "./tool-runner.js";
@@ -28,6 +29,8 @@ export interface EngineConfig {
   outputSchemaName?: string;
   db?: Db;
   cancelPollMs: number;
+  /** how often an executing run marks its row alive (ms), so a run whose runtime dies is found stale */
+  heartbeatMs: number;
   postHooks: Array<(output: RunOutput) => void | Promise<void>>;
   /** stores the session's state; called only when the run changed it */
   saveSession: (output: RunOutput) => Promise<void>;
@@ -115,6 +118,7 @@ export class RunEngine {
   private async *guard(phase: (this: RunEngine) => AsyncGenerator<RunEvent, RunOutput>): AsyncGenerator<RunEvent, RunOutput> {
     const unregister = registerRun(this.output.run_id, this.controller);
     const unwatch = this.cfg.db ? watchForCancel(this.cfg.db, this.output.run_id, this.controller, this.cfg.cancelPollMs) : () => undefined;
+    const stopHeartbeat = this.cfg.db ? keepRunAlive(this.cfg.db, this.output.run_id, this.cfg.heartbeatMs) : () => undefined;
     this.phaseStarted = performance.now();
     try {
       return yield* phase.call(this);
@@ -122,6 +126,7 @@ export class RunEngine {
       if (this.isCancel(error)) return yield* this.cancelled();
       return yield* this.failed(error);
     } finally {
+      stopHeartbeat();
       unwatch();
       unregister();
     }

@@ -93,6 +93,15 @@ export interface Db {
   /** deletes event logs stored before `createdBefore` (epoch seconds); returns how many events */
   pruneRunEvents(createdBefore: number): Promise<number>;
 
+  /** a RUNNING run's heartbeat (its row's `updated_at` becomes now); false once it is no longer RUNNING */
+  heartbeatRun(runId: string): Promise<boolean>;
+  /**
+   * RUNNING runs whose heartbeat stopped before `staleBefore` and whose job (if queued) is no
+   * longer PENDING or RUNNING become ERROR (`interrupted`), each with a RunError closing its event
+   * log; one statement, at most `limit` runs (default 100). Returns the runs it ended.
+   */
+  interruptStaleRuns(opts: InterruptOptions): Promise<InterruptedRun[]>;
+
   /** indexes an offloaded tool result (its object is already written); ConflictError when the id is taken */
   insertToolResult(row: ToolResultRecord): Promise<void>;
   /**
@@ -109,6 +118,22 @@ export interface Db {
   migrate(opts?: MigrateOptions): Promise<MigrationResult>;
   /** drops the legacy runs column; refuses without `force: true` or before migration */
   cleanupLegacyRunsColumn(opts: { force: boolean }): Promise<void>;
+}
+
+export interface InterruptOptions {
+  /** epoch seconds: a heartbeat older than this is stale */
+  staleBefore: number;
+  /** the error's text and type, as the run's `error` and its RunError event carry them */
+  message: string;
+  errorType: string;
+  limit?: number;
+  /** only this run (a re-attaching client that found it stale) */
+  runId?: string;
+}
+
+export interface InterruptedRun {
+  run_id: string;
+  session_id: string;
 }
 
 /** One event of a run's stored stream: its position and the event as it was sent. */

@@ -40,7 +40,7 @@ const saveNote = tool({
  * The example agent `npm run dev` serves: a model from the environment and three small tools;
  * with `offloadToolResults`, tool results over 16,000 characters go to the runtime's bucket.
  */
-export function exampleAssistant(model: Model, opts: { offloadToolResults?: boolean } = {}): Agent {
+export function exampleAssistant(model: Model, opts: { offloadToolResults?: boolean; heartbeatSeconds?: number } = {}): Agent {
   return new Agent({
     id: "assistant",
     name: "Assistant",
@@ -50,5 +50,6 @@ export function exampleAssistant(model: Model, opts: { offloadToolResults?: bool
     tools: [currentTime, rollDice, saveNote],
     addHistoryToContext: true,
     offloadToolResults: opts.offloadToolResults ?? false,
+    heartbeatSeconds: opts.heartbeatSeconds,
   });
 }

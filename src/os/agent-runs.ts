@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import type { Agent } from "../agent/agent.js";
 import type { RunEvent } from "../agent/events.js";
 import { recordRunEvents, tailRunEvents, type IndexedEvent } from "../agent/event-log.js";
+import { staleAfterSeconds } from "../agent/liveness.js";
 import type { Db } from "../db/port.js";
 import type { JobStore } from "../queue/types.js";
 import type { RequirementResolution } from "../agent/hitl.js";
@@ -124,22 +125,24 @@ export async function continueIndex(agent: Agent, runId: string): Promise<number
 
 /**
  * Checks a run can be re-attached to (the caller sees it, it belongs to this agent, it was
- * streamed) and returns the tail of its stored events after `after`.
+ * streamed) and returns the tail of its stored events after `after`. A run whose heartbeat
+ * stopped (three of the agent's beats) ends its tail with an `interrupted` RunError.
  */
 export async function openResume(
   db: Db,
-  agentId: string,
+  agent: Pick<Agent, "id" | "heartbeatSeconds">,
   runId: string,
   scope: { userId?: string; includeShared?: boolean },
   after: number,
   signal?: AbortSignal,
   jobs?: Pick<JobStore, "jobForRun">,
 ) {
+  const agentId = agent.id;
   const run = await db.getRun(runId, scope);
   if (!run || run.agent_id !== agentId) throw new NotFoundError(`run ${runId} not found`);
   const unstreamed = async () => run.status !== "RUNNING" && run.status !== "PENDING" ? true : (await jobs?.jobForRun(runId))?.payload.stream === false;
   if ((await db.lastRunEventIndex(runId)) < 0 && (await unstreamed())) {
     throw new ConflictError(`run ${runId} was not streamed, so it has no events to resume: GET /agents/${agentId}/runs/${runId} reads it`);
   }
-  return { run, tail: tailRunEvents(db, runId, after, { signal }) as AsyncIterable<IndexedEvent<RunEvent>> };
+  return { run, tail: tailRunEvents(db, runId, after, { signal, staleAfterSeconds: staleAfterSeconds(agent.heartbeatSeconds) }) as AsyncIterable<IndexedEvent<RunEvent>> };
 }

@@ -17,6 +17,8 @@ export interface RequestServices {
    * long-lived connections) and wakes it, instead of `jobs.enqueueRun` plus `wake` here
    */
   queue?: { wake(): Promise<void>; enqueue?(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }> };
+  /** silence (ms) after which an SSE stream sends a `: ping` comment (default 15 s) */
+  ssePingMs?: number;
 }
 
 export interface OSEnv {

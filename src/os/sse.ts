@@ -19,9 +19,20 @@ export function sseFrame(event: { event: string }, index?: number): string {
   return `${index === undefined ? "" : `id: ${index}\n`}event: ${event.event}\ndata: ${JSON.stringify(compact(event))}\n\n`;
 }
 
+/** An SSE comment: clients ignore it, proxies see bytes flow. */
+export const SSE_PING = ": ping\n\n";
+
+/** How long an SSE stream stays silent before a comment goes out, by default. */
+export const DEFAULT_SSE_PING_MS = 15_000;
+
+const PING = Symbol("ping");
+
 /**
  * Streams events as SSE. The status (200) is committed before the first event, so a failure
- * mid-stream arrives as a RunError event built by `onError`, never as a broken response.
+ * mid-stream arrives as a RunError event built by `onError`, never as a broken response. While
+ * no event flows (a long model call, a tail waiting on a run elsewhere), a `: ping` comment goes
+ * out every `pingMs`, so a proxy's idle timeout (Cloudflare's is 100 s) never cuts the stream;
+ * comments are not events, so agno's framing of the events is unchanged.
  */
 export function sseResponse<E extends { event: string }>(
   events: AsyncIterable<{ index?: number; event: E }>,
@@ -32,28 +43,50 @@ export function sseResponse<E extends { event: string }>(
      * (a run finishes and is stored); without it, the source is stopped (a resumed tail).
      */
     finishInBackground?: (work: Promise<unknown>) => void;
+    /** silence (ms) after which a `: ping` comment is sent (default 15 s) */
+    pingMs?: number;
   } = {},
 ): Response {
   const encoder = new TextEncoder();
   const iterator = events[Symbol.asyncIterator]();
+  const pingMs = opts.pingMs ?? DEFAULT_SSE_PING_MS;
+  // The event being waited for survives a ping: the next pull goes on waiting for the same one.
+  let pending: Promise<IteratorResult<{ index?: number; event: E }>> | undefined;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
-        const next = await iterator.next();
+        pending ??= iterator.next();
+        const silence = new Promise<typeof PING>((resolve) => (timer = setTimeout(() => resolve(PING), pingMs)));
+        const next = await Promise.race([pending, silence]);
+        if (next === PING) {
+          controller.enqueue(encoder.encode(SSE_PING));
+          return;
+        }
+        pending = undefined;
         if (next.done) controller.close();
         else controller.enqueue(encoder.encode(sseFrame(next.value.event, next.value.index)));
       } catch (error) {
+        pending = undefined;
         controller.enqueue(encoder.encode(sseFrame(onError(error))));
         controller.close();
+      } finally {
+        if (timer) clearTimeout(timer);
       }
     },
     async cancel() {
       if (!opts.finishInBackground) {
+        // A next() still in flight (a ping went out meanwhile) settles first: a generator queues the return.
+        pending = undefined;
         await iterator.return?.();
         return;
       }
-      // The client went away, the run did not: it finishes (and is stored) in the background.
+      // The client went away, the run did not: it finishes (and is stored) in the background,
+      // starting with the event a ping left waiting, if any.
+      const waiting = pending;
+      pending = undefined;
       const finish = (async () => {
+        if (waiting && (await waiting).done) return;
         for (let n = await iterator.next(); !n.done; n = await iterator.next());
       })().catch(() => undefined);
       opts.finishInBackground(finish);

@@ -23,6 +23,8 @@ export interface DevServer {
   url: string;
   output(): string;
   stop(): Promise<number | null>;
+  /** kill -9 of the whole process group (dev.ts, wrangler, workerd): a runtime dying, not stopping; resolves once all are gone */
+  kill(): Promise<void>;
 }
 
 /** Runs `npm run dev`'s script as a user does (`args` go to wrangler dev), in a process group of its own, and waits for /info. */
@@ -69,6 +71,23 @@ export async function startDev(env: Record<string, string>, args: string[] = [])
         // the group is gone
       }
       return code;
+    },
+    kill: async () => {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // already gone
+      }
+      await exited;
+      // workerd is reparented when wrangler dies: wait until the group has no member left.
+      for (let alive = true; alive; ) {
+        try {
+          process.kill(-child.pid!, 0);
+          await new Promise((r) => setTimeout(r, 20));
+        } catch {
+          alive = false;
+        }
+      }
     },
   };
 }

@@ -4,13 +4,14 @@ import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
 import { ConflictError, MigrationRequiredError, NotFoundError, ValidationError } from "../../errors.js";
 import { pageOf, resolvePage, sortOrderOf } from "../pagination.js";
-import type { Db, MigrateOptions, MigrationResult, StoredRunEvent, ToolResultRecord, UpsertRunOptions } from "../port.js";
+import type { Db, InterruptedRun, InterruptOptions, MigrateOptions, MigrationResult, StoredRunEvent, ToolResultRecord, UpsertRunOptions } from "../port.js";
 import { NON_HISTORY_STATUSES, Session } from "../session.js";
 import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
 import { legacyRunRow, mergeRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
 import { RunEventTable } from "./run-events.js";
+import { RunLivenessTable } from "./run-liveness.js";
 import { updateRunRow, updateRunRows, writeRunRow } from "./run-writer.js";
 import { ToolResultTable } from "./tool-results.js";
 import { JobTable } from "./jobs.js";
@@ -612,6 +613,28 @@ export class PostgresDb implements Db {
   async pruneRunEvents(createdBefore: number): Promise<number> {
     await this.inspect();
     return this.runEvents.prune(createdBefore);
+  }
+
+  // -- liveness of interactive runs --------------------------------------------------------
+
+  private livenessTable: RunLivenessTable | undefined;
+
+  private get liveness(): RunLivenessTable {
+    return (this.livenessTable ??= new RunLivenessTable(this.exec, {
+      runs: this.runsTable,
+      jobs: sql.raw(qualified(this.schema, this.names.jobs)),
+      runEvents: sql.raw(qualified(this.schema, this.names.runEvents)),
+    }));
+  }
+
+  async heartbeatRun(runId: string): Promise<boolean> {
+    await this.inspect();
+    return this.liveness.heartbeat(runId);
+  }
+
+  async interruptStaleRuns(opts: InterruptOptions): Promise<InterruptedRun[]> {
+    await this.inspect();
+    return this.liveness.interrupt(opts);
   }
 
   // -- offloaded tool results -------------------------------------------------------------

@@ -69,7 +69,7 @@ async function streamRun(c: Context<OSEnv>, agent: Agent, events: AsyncIterable<
   const known = { run_id: ids.runId, session_id: ids.sessionId, agent_id: agent.id };
   const indexed = numberedEvents(agent, followIds(events, known), ids);
   const onError = errorEvent(known);
-  return sseResponse(await firstEventFirst(indexed), onError, { finishInBackground: keepAlive(c) ?? (() => undefined) });
+  return sseResponse(await firstEventFirst(indexed), onError, { finishInBackground: keepAlive(c) ?? (() => undefined), pingMs: c.env.ssePingMs });
 }
 
 /** `/agents` and agent runs: list, run (SSE, JSON), get, list runs, cancel, continue, resume. */
@@ -97,8 +97,8 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
       const accepted = { run_id: job.payload.run_id, session_id: job.session_id, status: runStatusOf(job), job_id: job.id };
       if (body.stream === false) return c.json(accepted, 202);
       // Streamed as it runs, wherever the queue runs it: the same tail `/resume` serves.
-      const { tail } = await openResume(agent.db!, agent.id, accepted.run_id, readScope(c, body.user_id), -1, c.req.raw.signal);
-      return sseResponse(tail, errorEvent({ run_id: accepted.run_id, session_id: job.session_id ?? undefined, agent_id: agent.id }));
+      const { tail } = await openResume(agent.db!, agent, accepted.run_id, readScope(c, body.user_id), -1, c.req.raw.signal);
+      return sseResponse(tail, errorEvent({ run_id: accepted.run_id, session_id: job.session_id ?? undefined, agent_id: agent.id }), { pingMs: c.env.ssePingMs });
     }
     if (body.stream === false) return c.json(await agent.run(body.message, opts));
     return streamRun(c, agent, agent.run(body.message, { ...opts, stream: true }), { sessionId: body.session_id });
@@ -146,8 +146,8 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
     const { agent, db } = storedAgent(c, agents, agent_id);
     const body = c.req.header("content-type") ? bodyOf(c, resumeRequest) : {};
     const after = body.last_event_index ?? lastEventId(c.req.header("last-event-id")) ?? -1;
-    const { run, tail } = await openResume(db, agent.id, run_id, readScope(c, body.user_id), after, c.req.raw.signal, c.env.jobs);
-    return sseResponse(tail, errorEvent({ run_id, session_id: run.session_id, agent_id: agent.id }));
+    const { run, tail } = await openResume(db, agent, run_id, readScope(c, body.user_id), after, c.req.raw.signal, c.env.jobs);
+    return sseResponse(tail, errorEvent({ run_id, session_id: run.session_id, agent_id: agent.id }), { pingMs: c.env.ssePingMs });
   });
 
   return app;

@@ -143,7 +143,7 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
     }
     if (m.action === "resume") {
       const { agent, db } = storedAgent(c, agents, m.agent_id);
-      const { tail } = await openResume(db, agent.id, m.run_id, readScope(c, m.user_id), m.last_event_index ?? -1, undefined, c.env.jobs);
+      const { tail } = await openResume(db, agent, m.run_id, readScope(c, m.user_id), m.last_event_index ?? -1, undefined, c.env.jobs);
       return pump(ws, m.id, tail);
     }
     const agent = agentFor(c, agents, m.agent_id);
