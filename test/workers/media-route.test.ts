@@ -173,7 +173,7 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
   it("documents the route and its key encoding in /openapi.json", async () => {
     const doc = (await fetchWorker("/openapi.json", { headers: bearer.admin })).json();
     const op = doc.paths["/sessions/{session_id}/media/{storage_key}"].get;
-    expect(op["x-required-scope"]).toBe("sessions:{session_id}:read");
+    expect(op["x-required-scope"]).toBe("sessions:read");
     expect(op.description).toMatch(/URL-encoded as one path segment/);
   });
 
