@@ -151,10 +151,10 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
   // with 4001 (the application range's "unauthorized", as HTTP's 401), so a client knows to get
   // a fresh token and reconnect. Runs it started go on and stay resumable.
   const expiresAt = principalOf(c).expiresAt;
-  let expiry: ReturnType<typeof setTimeout> | null = null;
+  let expiry: ReturnType<typeof setTimeout> | undefined;
   const expired = () => expiresAt !== undefined && Date.now() >= expiresAt;
   const expire = (ws: WSContext) => {
-    clearTimeout(expiry);
+    if (expiry) clearTimeout(expiry);
     if (ws.readyState === 0 || ws.readyState === 1) ws.close(TOKEN_EXPIRED, "token expired");
     closed();
   };
@@ -183,11 +183,11 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
       })();
     },
     onClose() {
-      clearTimeout(expiry);
+      if (expiry) clearTimeout(expiry);
       closed();
     },
     onError() {
-      clearTimeout(expiry);
+      if (expiry) clearTimeout(expiry);
       closed();
     },
   };
