@@ -302,12 +302,17 @@ describe("creating over another user's id", () => {
   it("POST /sessions naming B's session_id is refused and B's session is untouched", async () => {
     await repair("A", "B");
     const before = await bSnapshot();
-    const res = await req("A", "POST", "/sessions", { session_id: seed.sB1, agent_id: "assistant", session_name: "pwned", session_state: { pwned: true } });
-    // Ids are global, so this cannot be a plain 404 today: 409 says the id is taken (an
-    // existence oracle for guessed ids, which are random UUIDs in practice). Never a 2xx.
-    expect([404, 409]).toContain(res.status);
-    expect(res.body).toMatchObject({ detail: expect.any(String), error_id: expect.any(String) });
-    expect(res.text).not.toContain(B);
+    // Ids are global, so the id is taken; but a 409 would say a session A cannot read exists: A
+    // gets the 404 a read gives, whatever user_id A names.
+    for (const [path, extra] of [["/sessions", {}], [`/sessions?user_id=${B}`, { user_id: B }]] as const) {
+      const res = await req("A", "POST", path, { session_id: seed.sB1, agent_id: "assistant", session_name: "pwned", session_state: { pwned: true }, ...extra });
+      expectNotFound(res, `POST ${path} with B's session_id`);
+      expect(res.body.error_id).toBe("not_found");
+    }
+    expect(await bSnapshot()).toEqual(before);
+    // Those who can read the session learn that its id is taken: its owner, and the admin.
+    expect((await req("B", "POST", "/sessions", { session_id: seed.sB1, agent_id: "assistant" })).status).toBe(409);
+    expect((await req("admin", "POST", "/sessions", { session_id: seed.sB1, agent_id: "assistant" })).status).toBe(409);
     expect(await bSnapshot()).toEqual(before);
   });
 });
