@@ -26,6 +26,15 @@ export function requirementKind(tool: Tool): RunRequirement["kind"] | null {
   return tool.externalExecution ? "external_execution" : tool.requiresUserInput ? "user_input" : tool.requiresConfirmation || tool.requiresApproval ? "confirmation" : null;
 }
 
+/**
+ * The error the model reads when a call's arguments fail its tool's schema, or null when they
+ * pass. Checked before a person is asked to confirm a call, which could only fail afterwards.
+ */
+export function invalidArguments(tool: Tool, args: Record<string, unknown>): string | null {
+  const parsed = tool.parameters.safeParse(args);
+  return parsed.success ? null : `Error: invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`;
+}
+
 /** The requirement a tool call creates, or null when it may run right away. */
 export function requirementFor(tool: Tool, execution: ToolExecution, now: number): RunRequirement | null {
   const kind = requirementKind(tool);

@@ -8,7 +8,7 @@ import { publicError } from "../public-error.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import { RunCancelledSignal, registerRun, watchForCancel } from "./cancellation.js";
 import type { RunEvent } from "./events.js";
-import { requirementFor } from "./hitl.js";
+import { invalidArguments, requirementFor, requirementKind } from "./hitl.js";
 import { keepRunAlive } from "./liveness.js";
 import { addModelCall } from "./metrics.js";
 import type { RunOutput, RunRequirement, ToolExecution } from "./run-output.js";
@@ -353,6 +353,9 @@ export class RunEngine {
       return { execution, tool, answer: { text: `Error: tool call limit of ${this.cfg.toolCallLimit} reached; answer without tools`, error: true } };
     }
     if (parsed.error) return { execution, tool, answer: { text: `Error: ${parsed.error}`, error: true } };
+    // Nobody is asked to confirm a call whose arguments cannot run: the model reads why instead.
+    const invalid = tool && requirementKind(tool) === "confirmation" ? invalidArguments(tool, parsed.args) : null;
+    if (invalid) return { execution, tool, answer: { text: invalid, error: true } };
     return { execution, tool };
   }
 

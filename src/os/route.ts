@@ -2,7 +2,7 @@ import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
 import type { OSEnv } from "./context.js";
-import { requireScope } from "./auth/scopes.js";
+import { requireScope, scopeText } from "./auth/scopes.js";
 
 /** The scope a route needs: `resource:action`, checked for the path's `idParam` instance when set. */
 export interface ScopeNeed {
@@ -57,7 +57,7 @@ export function defineRoute<R extends OSRoute>(def: R): DefinedRoute<R> {
           security: [{ bearer: [] }],
           "x-required-scope": scope.perItem
             ? `${scope.resource}:{id}:${scope.action} (${scope.perItem})`
-            : `${scope.resource}${scope.idParam ? `:{${scope.idParam}}` : ""}:${scope.action}`,
+            : scopeText(scope.resource, scope.action, scope.idParam && `{${scope.idParam}}`),
         }
       : { security: [] }),
     responses: { ...(scope ? commonErrors : {}), ...(responses ?? { 200: { description: "OK" } }) },

@@ -52,6 +52,28 @@ describe("agent routes of the Worker", () => {
     expect(sent.map((m) => m.content)).toContain("Hi Bo.");
   });
 
+  it("validates a call's arguments before asking for a confirmation: invalid ones are a tool error the model reads, and the run never pauses", async () => {
+    const { env: e, script } = await modelEnv([
+      // save_note needs confirmation and a non-empty note of at most 2,000 characters.
+      { toolCalls: [{ id: "call_bad", name: "save_note", arguments: { note: "" } }, { id: "call_worse", name: "save_note", arguments: { text: "wrong field" } }] },
+      { text: "I could not save that note." },
+      { toolCalls: [{ id: "call_ok", name: "save_note", arguments: { note: "buy milk" } }] },
+    ]);
+    const first = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "Remember nothing", stream: false }) }, e);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: "COMPLETED", content: "I could not save that note." });
+    expect(first.body.requirements ?? []).toEqual([]);
+    const tools = first.body.tools as Array<{ tool_call_id: string; tool_call_error?: boolean; result?: string; requires_confirmation?: boolean }>;
+    expect(tools.map((t) => [t.tool_call_id, t.tool_call_error, t.requires_confirmation ?? false])).toEqual([["call_bad", true, false], ["call_worse", true, false]]);
+    expect(tools[0]!.result).toMatch(/^Error: invalid arguments for save_note: .*note/s);
+    // The model read both errors in its next request.
+    const sent = (await script.requests())[1]!.body.messages as Array<{ role: string; content: string; tool_call_id?: string }>;
+    expect(sent.filter((m) => m.role === "tool").map((m) => [m.tool_call_id, m.content.startsWith("Error: invalid arguments for save_note")])).toEqual([["call_bad", true], ["call_worse", true]]);
+    // Control: valid arguments still pause for the confirmation, over SSE.
+    const second = parseSse(await (await send("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "Remember milk", session_id: first.body.session_id }) }, e)).text());
+    expect(second.at(-1)).toMatchObject({ event: "RunPaused", data: { tools: [{ tool_call_id: "call_ok", requires_confirmation: true }] } });
+  });
+
   it("answers an error that says how to configure a model when none is", async () => {
     const noModel = { MODEL: undefined, OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined };
     const json = await call("/agents/assistant/runs", form({ message: "hi", stream: "false" }), noModel);

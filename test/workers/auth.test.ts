@@ -144,6 +144,36 @@ describe("RBAC with agno's scope grammar", () => {
     expect((await call("/config", {}, k.env, await asUser(["agent_os:admin"]))).status).toBe(200);
   });
 
+  it("only the exact agent_os:admin is admin: agent_os:*:admin and other shapes pass no admin route", async () => {
+    for (const scopes of [["agent_os:*:admin"], ["agent_os:admin:x"], ["agent_os:x:admin"], ["Agent_OS:admin"], ["agent_os:admin "], ["agent_os:*"], ["*:*:*"], ["*:admin"]]) {
+      for (const path of ["/queue/jobs", "/queue/stats"]) {
+        const res = await call(path, {}, k.env, await asUser(scopes));
+        expect({ scopes, path, status: res.status }).toEqual({ scopes, path, status: 403 });
+      }
+      expect({ scopes, status: (await call("/config", {}, k.env, await asUser(scopes))).status }).toEqual({ scopes, status: 403 });
+    }
+    expect((await call("/queue/stats", {}, k.env, await asUser(["agent_os:admin"]))).status).toBe(200);
+  });
+
+  it("follows agno's grammar: wildcards and the system alias in three-part scopes, instance scopes only for agents", async () => {
+    // resource:*:action is the whole family, as resource:action; system: is config: in every shape.
+    expect((await call("/config", {}, k.env, await asUser(["config:*:read"]))).status).toBe(200);
+    expect((await call("/config", {}, k.env, await asUser(["system:*:read"]))).status).toBe(200);
+    expect((await call("/sessions", {}, k.env, await asUser(["sessions:*:read"]))).status).toBe(200);
+    // A named instance of a family agno grants only as a whole grants nothing (agno: sessions:<id>:read matches no route).
+    expect((await call("/sessions/s1", {}, k.env, await asUser(["sessions:s1:read"]))).status).toBe(403);
+    expect((await call("/sessions", {}, k.env, await asUser(["sessions:s1:read"]))).status).toBe(403);
+    expect((await call("/config", {}, k.env, await asUser(["config:x:read"]))).status).toBe(403);
+    // Four parts, or the action in the wrong place, are not scopes.
+    expect((await call("/agents/assistant", {}, k.env, await asUser(["agents:assistant:read:x"]))).status).toBe(403);
+    expect((await call("/agents/assistant", {}, k.env, await asUser(["read:agents"]))).status).toBe(403);
+    expect((await call("/agents/assistant", {}, k.env, await asUser(["agents:assistant:read"]))).status).toBe(200);
+    // The documentation names the scope the check applies.
+    const doc = (await call("/openapi.json", {}, k.env, await asUser(["config:read"]))).body;
+    expect(doc.paths["/sessions/{session_id}"].get["x-required-scope"]).toBe("sessions:read");
+    expect(doc.paths["/agents/{agent_id}"].get["x-required-scope"]).toBe("agents:{agent_id}:read");
+  });
+
   it("per-resource scopes filter lists instead of refusing them", async () => {
     expect((await call("/agents", {}, k.env, await asUser([]))).body).toEqual([]);
     expect((await call("/agents", {}, k.env, await asUser(["agents:assistant:read"]))).body.map((a: { id: string }) => a.id)).toEqual(["assistant"]);

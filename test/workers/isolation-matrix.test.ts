@@ -13,6 +13,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env as workerEnv } from "cloudflare:workers";
 import type { Env } from "../../src/index.js";
 import worker from "../../src/index.js";
+import { syntheticJpeg } from "../support/media-jpeg.js";
 import { scriptModel, type Turn } from "../support/model-script.js";
 import { envFor, isolatedJwt, modelEnv, send } from "./worker-client.js";
 
@@ -302,13 +303,80 @@ describe("creating over another user's id", () => {
   it("POST /sessions naming B's session_id is refused and B's session is untouched", async () => {
     await repair("A", "B");
     const before = await bSnapshot();
-    const res = await req("A", "POST", "/sessions", { session_id: seed.sB1, agent_id: "assistant", session_name: "pwned", session_state: { pwned: true } });
-    // Ids are global, so this cannot be a plain 404 today: 409 says the id is taken (an
-    // existence oracle for guessed ids, which are random UUIDs in practice). Never a 2xx.
-    expect([404, 409]).toContain(res.status);
-    expect(res.body).toMatchObject({ detail: expect.any(String), error_id: expect.any(String) });
-    expect(res.text).not.toContain(B);
+    // Ids are global, so the id is taken; but a 409 would say a session A cannot read exists: A
+    // gets the 404 a read gives, whatever user_id A names.
+    for (const [path, extra] of [["/sessions", {}], [`/sessions?user_id=${B}`, { user_id: B }]] as const) {
+      const res = await req("A", "POST", path, { session_id: seed.sB1, agent_id: "assistant", session_name: "pwned", session_state: { pwned: true }, ...extra });
+      expectNotFound(res, `POST ${path} with B's session_id`);
+      expect(res.body.error_id).toBe("not_found");
+    }
     expect(await bSnapshot()).toEqual(before);
+    // Those who can read the session learn that its id is taken: its owner, and the admin.
+    expect((await req("B", "POST", "/sessions", { session_id: seed.sB1, agent_id: "assistant" })).status).toBe(409);
+    expect((await req("admin", "POST", "/sessions", { session_id: seed.sB1, agent_id: "assistant" })).status).toBe(409);
+    expect(await bSnapshot()).toEqual(before);
+  });
+});
+
+describe("planted media references: B's media route serves only what B's own runs recorded", () => {
+  it("B plants references to A's image and to A's offloaded tool result in B's session and runs; B's media route answers 404 for both", async () => {
+    await repair("A", "B");
+    const huge = "Z".repeat(20_000);
+    const script = await scriptModel(workerEnv.MODEL_SERVER_URL, [
+      { text: "A grey picture." },
+      // An unknown zone this long makes an error text over the offload threshold: it goes to the bucket as A's tool result.
+      { toolCalls: [{ name: "get_current_time", arguments: { timezone: huge } }] },
+      { text: "That zone does not exist." },
+      ...Array.from({ length: 4 }, (_, i) => ({ text: `B answer ${i}` })),
+    ]);
+    const e = { ...E, OPENAI_BASE_URL: script.baseURL };
+    const sessionA = fresh("media-a");
+    await createSession("A", sessionA, "A media");
+
+    const upload = new FormData();
+    upload.set("message", "What is this?");
+    upload.set("stream", "false");
+    upload.set("session_id", sessionA);
+    upload.append("files", new File([syntheticJpeg(3_000, 41)], "secret.jpg", { type: "image/jpeg" }));
+    const withImage = await send("/agents/assistant/runs", { method: "POST", body: upload }, e, who.A);
+    expect(withImage.status).toBe(200);
+    const imageRef = (await withImage.json() as { input: { images: Array<{ media_reference: Record<string, unknown> }> } }).input.images[0]!.media_reference;
+    const imageKey = imageRef.storage_key as string;
+    expect(imageKey).toMatch(/^media\/[0-9a-f]{64}$/);
+    const withTool = await req("A", "POST", "/agents/assistant/runs", { message: "time in Zland?", stream: false, session_id: sessionA }, e);
+    expect(withTool.status, withTool.text).toBe(200);
+    const offloaded = await workerEnv.STORAGE.list({ prefix: `tool-results/${sessionA}/` });
+    expect(offloaded.objects).toHaveLength(1);
+    const toolKey = offloaded.objects[0]!.key;
+    // A reads A's own image; the offloaded tool result is never served by this route, not even to A.
+    expect((await send(`/sessions/${sessionA}/media/${encodeURIComponent(imageKey)}`, {}, e, who.A)).status).toBe(200);
+    expect((await send(`/sessions/${sessionA}/media/${encodeURIComponent(toolKey)}`, {}, e, who.A)).status).toBe(404);
+
+    // B's plants: records shaped exactly as the server writes them, under every field B controls.
+    const toolRef = { ...imageRef, storage_key: toolKey, mime_type: "text/plain", media_type: "file", content_hash: "" };
+    const records = [{ id: "p1", mime_type: "image/jpeg", media_reference: imageRef }, { id: "p2", mime_type: "text/plain", media_reference: toolRef }];
+    const planted = { images: records, files: records, media_reference: imageRef, nested: { images: records } };
+    const sessionB = fresh("media-b");
+    const created = await req("B", "POST", "/sessions", { session_id: sessionB, agent_id: "assistant", session_state: planted, metadata: planted, user_id: B });
+    expect(created.status, created.text).toBe(201);
+    expect((await req("B", "PATCH", `/sessions/${sessionB}`, { session_state: planted, metadata: planted })).status).toBe(200);
+    for (const body of [{ metadata: planted }, { session_state: planted }, { dependencies: planted }]) {
+      const run = await req("B", "POST", "/agents/assistant/runs", { message: "hello", stream: false, session_id: sessionB, ...body }, e);
+      expect(run.status, run.text).toBe(200);
+    }
+    // The plants are stored in B's runs (so the route had them to find).
+    const runs = await req("B", "GET", `/sessions/${sessionB}/runs`);
+    expect(runs.text).toContain(imageKey);
+    expect(runs.text).toContain(toolKey);
+
+    for (const key of [imageKey, toolKey]) {
+      for (const suffix of ["", `?user_id=${A}`]) {
+        const res = await send(`/sessions/${sessionB}/media/${encodeURIComponent(key)}${suffix}`, {}, e, who.B);
+        const answer = { key, suffix, status: res.status, text: await res.text() };
+        expect({ key, suffix, status: answer.status }).toEqual({ key, suffix, status: 404 });
+        expect(answer.text).not.toContain(A);
+      }
+    }
   });
 });
 

@@ -20,7 +20,7 @@ import type { MediaReference } from "../../src/offload/media-storage.js";
 import { AgentOS } from "../../src/os/agent-os.js";
 import { syntheticJpeg } from "../support/media-jpeg.js";
 import { scriptModel, type ModelScript } from "../support/model-script.js";
-import { envFor, isolatedJwt, modelEnv } from "./worker-client.js";
+import { envFor, isolatedJwt, modelEnv, sdkFetch } from "./worker-client.js";
 
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `media-a-${tag}`;
@@ -47,9 +47,9 @@ function base64(bytes: Uint8Array): string {
 }
 
 /** A request through the Worker's fetch handler, the body kept as bytes (media are binary). */
-async function fetchWorker(path: string, init: RequestInit & { headers?: Record<string, string> } = {}) {
+async function fetchWorker(path: string, init: RequestInit & { headers?: Record<string, string> } = {}, e: Partial<Env> = E) {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://agno.test${path}`, { redirect: "manual", ...init }) as Request<unknown, IncomingRequestCfProperties>, envFor(E), ctx);
+  const res = await worker.fetch(new Request(`http://agno.test${path}`, { redirect: "manual", ...init }) as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
   const bytes = new Uint8Array(await res.arrayBuffer());
   await waitOnExecutionContext(ctx);
   const text = new TextDecoder().decode(bytes);
@@ -170,10 +170,30 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
     expect((await fetchWorker(`/sessions/${runA.session_id}/media/media/${JPEG_SHA}`, { headers: bearer.A })).status).toBe(404);
   });
 
+  it("serves only references the server recorded: one planted in the session's metadata, state or a run's fields is 404", async () => {
+    // A's own session, planting B's image (a key in the same bucket that A never uploaded).
+    const { env: models } = await modelEnv([{ text: "one" }, { text: "two" }, { text: "three" }]);
+    const e = { ...E, ...models };
+    const refB = runB.input.images![0]!.media_reference as MediaReference;
+    const planted = { images: [{ id: "planted", mime_type: "image/jpeg", media_reference: refB }], media_reference: refB };
+    const json = (body: unknown) => ({ method: "POST", body: JSON.stringify(body), headers: { ...bearer.A, "content-type": "application/json" } });
+    const patch = await fetchWorker(`/sessions/${runA.session_id}`, { method: "PATCH", body: JSON.stringify({ session_state: planted, metadata: planted }), headers: { ...bearer.A, "content-type": "application/json" } }, e);
+    expect(patch.status).toBe(200);
+    for (const body of [{ metadata: planted }, { session_state: planted }, { dependencies: planted }]) {
+      expect((await fetchWorker("/agents/assistant/runs", json({ message: "plant", stream: false, session_id: runA.session_id, ...body }), e)).status).toBe(200);
+    }
+    const runs = await fetchWorker(`/sessions/${runA.session_id}/runs`, { headers: bearer.A }, e);
+    expect(new TextDecoder().decode(runs.bytes)).toContain(keyB);
+    const res = await fetchWorker(mediaPath(runA.session_id, keyB), { headers: bearer.A }, e);
+    expect(res.status).toBe(404);
+    // A's own recorded image is still served.
+    expect((await fetchWorker(mediaPath(runA.session_id, `media/${JPEG_SHA}`), { headers: bearer.A }, e)).status).toBe(200);
+  });
+
   it("documents the route and its key encoding in /openapi.json", async () => {
     const doc = (await fetchWorker("/openapi.json", { headers: bearer.admin })).json();
     const op = doc.paths["/sessions/{session_id}/media/{storage_key}"].get;
-    expect(op["x-required-scope"]).toBe("sessions:{session_id}:read");
+    expect(op["x-required-scope"]).toBe("sessions:read");
     expect(op.description).toMatch(/URL-encoded as one path segment/);
   });
 
@@ -185,6 +205,29 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
 });
 
 describe("an AgentOS built with the SDK inside workerd", () => {
+  it("serves nothing outside the media prefix, even a reference a run recorded (offloaded tool results share the bucket)", async () => {
+    const secretKey = `tool-results/sdk-${tag}/result-1`;
+    await env.STORAGE.put(secretKey, "another user's tool output", { httpMetadata: { contentType: "text/plain" } });
+    const outputKey = `media/${"a".repeat(64)}`;
+    await env.STORAGE.put(outputKey, "bytes under the prefix", { httpMetadata: { contentType: "text/plain" } });
+    const ref = (key: string) => ({ media_id: key, storage_key: key, storage_backend: "r2", bucket: "agno-edge-storage", mime_type: "text/plain", size: 10, content_hash: "", media_type: "file" });
+    // A post hook stands for anything that records a reference (an agno-written row, a tool): the route still checks where it points.
+    const attach = (out: RunOutput) => {
+      (out as unknown as { files: MediaRecord[] }).files = [{ id: "outside", mime_type: "text/plain", media_reference: ref(secretKey) }, { id: "inside", mime_type: "text/plain", media_reference: ref(outputKey) }];
+    };
+    const sdkScript = await scriptModel(env.MODEL_SERVER_URL, [{ text: "Done." }]);
+    const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: sdkScript.baseURL } } });
+    const os = new AgentOS({ agents: [new Agent({ id: "filer", model, postHooks: [attach] })], auth: { mode: "none" }, mediaStorage: new R2MediaStorage(env.STORAGE, { bucketName: "agno-edge-storage" }) });
+    const call = sdkFetch(os, "media_prefix_in_workerd");
+    const run = await call("/agents/filer/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "File it", stream: false }) });
+    expect(run.status, run.text).toBe(200);
+    const sessionId = (JSON.parse(run.text) as { session_id: string }).session_id;
+    expect((await call(mediaPath(sessionId, outputKey), {})).status).toBe(200);
+    const outside = await call(mediaPath(sessionId, secretKey), {});
+    expect(outside.status).toBe(404);
+    expect(outside.text).not.toContain("another user's tool output");
+  });
+
   it("uploads an image output (attached by a post hook) to R2 and serves it from the media route", async () => {
     // The model path answers text only; a post hook is where a run can carry output media today.
     const outputJpeg = syntheticJpeg(50_000, 3);

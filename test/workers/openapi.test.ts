@@ -21,6 +21,10 @@ it("serves /openapi.json and /docs from the route definitions, behind auth", asy
   }
   const html = await (await send("/docs")).text();
   expect((await send("/docs")).headers.get("content-security-policy")).toMatch(/default-src 'none'/);
+  // Never framed by another site (clickjacking), never sniffed into another type.
+  const headers = (await send("/docs")).headers;
+  expect(headers.get("content-security-policy")!.split(";").map((d) => d.trim())).toContain("frame-ancestors 'none'");
+  expect(headers.get("x-content-type-options")).toBe("nosniff");
   for (const { path, method, op } of ops) {
     expect(op.summary, `${method} ${path} has a summary`).toBeTruthy();
     expect(html).toContain(path.replace(/&/g, "&#38;"));

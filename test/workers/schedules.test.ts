@@ -124,7 +124,7 @@ describe("schedules over HTTP", () => {
 
   it("lists its routes in the OpenAPI document with their scopes", async () => {
     const { body: doc } = await call("/openapi.json");
-    expect(doc.paths["/schedules/{schedule_id}/trigger"].post["x-required-scope"]).toBe("schedules:{schedule_id}:write");
+    expect(doc.paths["/schedules/{schedule_id}/trigger"].post["x-required-scope"]).toBe("schedules:write");
     expect(Object.keys(doc.paths).filter((p) => p.startsWith("/schedules")).sort()).toEqual([
       "/schedules", "/schedules/{schedule_id}", "/schedules/{schedule_id}/disable", "/schedules/{schedule_id}/enable",
       "/schedules/{schedule_id}/runs", "/schedules/{schedule_id}/runs/{run_id}", "/schedules/{schedule_id}/trigger",

@@ -1,4 +1,5 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import worker, { type Env } from "../../src/index.js";
 import { auth, call, envFor, parseSse, send, modelEnv } from "./worker-client.js";
@@ -26,10 +27,21 @@ async function connect(overrides: Partial<Env>, headers: Record<string, string> 
       await new Promise<void>((resolve) => waiters.push(resolve));
     }
   };
+  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener("close", (evt) => resolve({ code: evt.code, reason: evt.reason })));
+  /** The close the client saw, or "open" if none came within `ms` (a bound for a failing case, not a time limit on a passing one). */
+  const closeWithin = (ms: number) => Promise.race([closed, new Promise<"open">((resolve) => setTimeout(() => resolve("open"), ms))]);
   return {
     send: (message: unknown) => ws.send(typeof message === "string" ? message : JSON.stringify(message)),
     frames,
     until,
+    closeWithin,
+    /** Closes from the client side and returns the close the server answered with. */
+    async closeAndWait(ms = 10_000) {
+      ws.close(1000, "done");
+      const answer = await closeWithin(ms);
+      await waitOnExecutionContext(ctx);
+      return answer;
+    },
     async close() {
       ws.close(1000, "done");
       await waitOnExecutionContext(ctx);
@@ -111,5 +123,63 @@ describe("WebSocket streaming (GET /ws)", () => {
     expect(noAuth.status).toBe(401);
     const plain = await call("/ws");
     expect(plain).toMatchObject({ status: 426, body: { error_id: "upgrade_required" } });
+  });
+});
+
+/** A JWT deployment whose tokens the test signs with any claims (expiry included). */
+async function jwtDeployment() {
+  const rsa = await generateKeyPair("RS256", { extractable: true });
+  const env: Partial<Env> = { OS_SECURITY_KEY: undefined, JWT_VERIFICATION_KEYS: JSON.stringify([{ pem: await exportSPKI(rsa.publicKey), kid: "ws" }]), JWT_AUDIENCE: "agno-ws", JWT_ISSUER: "https://issuer.ws.test" };
+  const bearer = async (scopes: string[], exp = Math.floor(Date.now() / 1000) + 3600) => {
+    const jwt = await new SignJWT({ sub: "ws-user", aud: "agno-ws", iss: "https://issuer.ws.test", iat: Math.floor(Date.now() / 1000) - 60, exp, scopes }).setProtectedHeader({ alg: "RS256", kid: "ws" }).sign(rsa.privateKey);
+    return { authorization: `Bearer ${jwt}` };
+  };
+  return { env, bearer };
+}
+
+describe("WebSocket and its token", () => {
+  it("answers the client's close with the same code (a socket left half-open never ends its request)", async () => {
+    const socket = await connect({});
+    socket.send({ action: "ping", id: "p" });
+    await socket.until((f) => f.event === "pong");
+    expect(await socket.closeAndWait()).toEqual({ code: 1000, reason: "done" });
+  });
+
+  it("closes a socket with 4001 when its JWT expires; a socket with a live token keeps working", async () => {
+    const jwt = await jwtDeployment();
+    const { env: models } = await modelEnv([]);
+    const e = { ...jwt.env, ...models };
+    // Expired 27 s ago: still accepted within the 30 s of clock skew, so it expires 3 s from now.
+    const expiring = await connect(e, await jwt.bearer(["agents:run"], Math.floor(Date.now() / 1000) - 27));
+    const live = await connect(e, await jwt.bearer(["agents:run"]));
+    expiring.send({ action: "ping", id: "before" });
+    await expiring.until((f) => f.event === "pong");
+    expect(await expiring.closeWithin(20_000)).toEqual({ code: 4001, reason: "token expired" });
+    live.send({ action: "ping", id: "after" });
+    expect(await live.until((f) => f.event === "pong")).toMatchObject({ request_id: "after" });
+    await live.close();
+  });
+
+  it("resume needs agents:run, over the socket as over HTTP (agents:read alone is refused by both)", async () => {
+    const jwt = await jwtDeployment();
+    const { env: models } = await modelEnv([{ text: "resumable", chunkSize: 3 }]);
+    const e = { ...jwt.env, ...models };
+    const runner = await jwt.bearer(["agents:run"]);
+    const reader = await jwt.bearer(["agents:read"]);
+    const socket = await connect(e, runner);
+    socket.send({ action: "run", id: "r", agent_id: "assistant", message: "hi" });
+    const done = await socket.until((f) => f.request_id === "r" && f.event === "RunCompleted");
+    socket.send({ action: "resume", id: "again", agent_id: "assistant", run_id: done.run_id });
+    expect(await socket.until((f) => f.request_id === "again" && (f.event === "RunCompleted" || f.event === "error"))).toMatchObject({ event: "RunCompleted" });
+    await socket.close();
+
+    const readOnly = await connect(e, reader);
+    readOnly.send({ action: "resume", id: "peek", agent_id: "assistant", run_id: done.run_id });
+    expect(await readOnly.until((f) => f.request_id === "peek")).toMatchObject({ event: "error", error_id: "forbidden", detail: expect.stringContaining("agents:assistant:run") });
+    await readOnly.close();
+
+    const path = `/agents/assistant/runs/${done.run_id}/resume`;
+    expect((await send(path, { method: "POST" }, e, reader)).status).toBe(403);
+    expect(parseSse(await (await send(path, { method: "POST" }, e, runner)).text()).at(-1)!.event).toBe("RunCompleted");
   });
 });

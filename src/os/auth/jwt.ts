@@ -7,6 +7,8 @@ export interface Principal {
   scopes: string[];
   /** `agent_os:admin`, or a security-key / auth-off caller */
   admin: boolean;
+  /** a token's: when (epoch ms) it stops being accepted, its `exp` plus the clock skew allowed; a socket it opened is closed then */
+  expiresAt?: number;
 }
 
 /** A verification key with its algorithm pinned: a token signed any other way never verifies with it. */
@@ -145,7 +147,8 @@ export class JwtVerifier {
           clockTolerance: this.opts.clockToleranceSeconds ?? 30,
           requiredClaims: this.opts.requireExp === false ? [] : ["exp"],
         });
-        return principalFrom(payload);
+        const principal = principalFrom(payload);
+        return payload.exp === undefined ? principal : { ...principal, expiresAt: (payload.exp + (this.opts.clockToleranceSeconds ?? 30)) * 1000 };
       } catch (error) {
         // A bad signature may be another key's token: try the next. Anything else (expired,
         // wrong audience, malformed claims) was signed by this key and is final.

@@ -3,18 +3,61 @@ import { ForbiddenError } from "../../errors.js";
 import type { OSEnv } from "../context.js";
 import type { Principal } from "./jwt.js";
 
-/** agno's aliases: `system:*` scopes grant the same as `config:*`. */
-const ALIASES: Record<string, string> = { "system:read": "config:read", "system:write": "config:write" };
+/** The one scope that grants everything (agno's default `admin_scope`); nothing else is admin, `agent_os:*:admin` included. */
+export const ADMIN_SCOPE = "agent_os:admin";
+/** agno's legacy resource names: `system:*` scopes grant the same as `config:*`. */
+const LEGACY_RESOURCES: Record<string, string> = { system: "config" };
+/**
+ * The resource families whose routes name an instance a scope can grant on its own (agno's
+ * get_resource_context_from_path): `agents:web:run` runs agent `web`. Every other family is
+ * granted as a whole, so `sessions:s1:read` grants nothing, as in agno.
+ */
+export const PER_INSTANCE_RESOURCES: ReadonlySet<string> = new Set(["agents", "teams", "workflows"]);
+
+/** One scope as agno's parse_scope reads it. */
+interface ParsedScope {
+  kind: "admin" | "global" | "per_resource" | "unknown";
+  resource?: string;
+  /** the instance of a per-resource scope: an id, or `*` for all */
+  id?: string;
+  action?: string;
+}
+
+function parseScope(scope: string): ParsedScope {
+  if (scope === ADMIN_SCOPE) return { kind: "admin" };
+  const parts = scope.split(":");
+  const resource = LEGACY_RESOURCES[parts[0]!] ?? parts[0]!;
+  if (parts.length === 2) return { kind: "global", resource, action: parts[1] };
+  if (parts.length === 3) return { kind: "per_resource", resource, id: parts[1], action: parts[2] };
+  return { kind: "unknown" };
+}
+
+/** agno's matches_scope: whether one granted scope covers `resource:action` (on instance `id`, when the route has one). */
+function covers(granted: ParsedScope, resource: string, action: string, id: string | undefined): boolean {
+  if (granted.kind === "admin") return true;
+  if (granted.kind === "unknown" || granted.resource !== resource || granted.action !== action) return false;
+  // agno tests the id for truthiness: `agents::run` reads as the global `agents:run`.
+  const whole = !granted.id || granted.id === "*";
+  return whole || (id !== undefined && granted.id === id);
+}
 
 /**
- * agno's scope grammar: `resource:action`, `resource:<id>:action`, `resource:*:action`, and
- * `agent_os:admin` for everything. `id` is the resource instance a route touches, when it has one.
+ * agno's scope grammar (agno/os/scopes.py): `resource:action` grants every instance,
+ * `resource:<id>:action` one instance of an agent, team or workflow, `resource:*:action` every
+ * instance, `system:` is read as `config:`, and only the exact `agent_os:admin` grants
+ * everything (a route that needs it needs exactly it). Strings of any other shape grant nothing.
+ * `id` is the instance a route touches; it counts only for PER_INSTANCE_RESOURCES.
  */
 export function hasScope(principal: Principal, resource: string, action: string, id?: string): boolean {
   if (principal.admin) return true;
-  const granted = new Set(principal.scopes.map((s) => ALIASES[s] ?? s));
-  if (granted.has(`${resource}:${action}`) || granted.has(`${resource}:*:${action}`)) return true;
-  return id !== undefined && granted.has(`${resource}:${id}:${action}`);
+  if (parseScope(`${resource}:${action}`).kind === "admin") return false;
+  const instance = PER_INSTANCE_RESOURCES.has(resource) ? id : undefined;
+  return principal.scopes.some((scope) => covers(parseScope(scope), resource, action, instance));
+}
+
+/** The scope a route needs, as its documentation and its 403 name it (`{param}` for a per-instance family's path parameter). */
+export function scopeText(resource: string, action: string, instance?: string): string {
+  return instance !== undefined && PER_INSTANCE_RESOURCES.has(resource) ? `${resource}:${instance}:${action}` : `${resource}:${action}`;
 }
 
 export function principalOf(c: Context<OSEnv>): Principal {
@@ -26,7 +69,7 @@ export function requireScope(resource: string, action: string, idParam?: string)
   return async (c, next) => {
     const id = idParam ? c.req.param(idParam) : undefined;
     if (!hasScope(principalOf(c), resource, action, id)) {
-      throw new ForbiddenError(`this needs the scope ${resource}${id ? `:${id}` : ""}:${action}`);
+      throw new ForbiddenError(`this needs the scope ${scopeText(resource, action, id)}`);
     }
     await next();
   };

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { BadRequestError, NotConfiguredError, NotFoundError } from "../../errors.js";
+import { RUN_INPUT_FIELDS } from "../../agent/media.js";
 import type { RunRecord } from "../../db/types.js";
+import { MESSAGE_MEDIA_FIELDS, type MediaRecord } from "../../models/message.js";
 import { referenceOf } from "../../offload/media-offload.js";
 import type { MediaReference, MediaStorage } from "../../offload/media-storage.js";
 import { readScope } from "../auth/scopes.js";
@@ -15,8 +17,8 @@ const getMedia = defineRoute({
   summary: "A medium of a session's runs: its bytes, or with redirect=true (S3) a redirect to a short-lived presigned URL",
   description:
     "`storage_key` is a run's `media_reference.storage_key`, URL-encoded as one path segment (its `/` as `%2F`: " +
-    "`/sessions/s1/media/media%2F<sha256>`). Only media that the session's runs reference are served, to whoever may " +
-    "read the session. `redirect=true` answers 302 to a presigned URL where the storage can sign one (S3), else 400.",
+    "`/sessions/s1/media/media%2F<sha256>`). Only media the session's own runs recorded (their input, message and output media; " +
+    "never references in metadata, session state or tool results, never offloaded tool results) are served, to whoever may read the session. `redirect=true` answers 302 to a presigned URL where the storage can sign one (S3), else 400.",
   scope: { resource: "sessions", action: "read", idParam: "session_id" },
   request: {
     params: z.object({ session_id: idSchema, storage_key: z.string().min(1).max(1024) }),
@@ -43,10 +45,13 @@ export function mediaRoutes(storages: MediaStorage[]) {
     const { session_id, storage_key } = c.req.valid("param");
     // The session's runs decide what may be read: isolation applies through the session read.
     const session = await dbFor(c, q.db_id).getSession(session_id, readScope(c, q.user_id));
-    const ref = session && findReference(session.runs, storage_key);
+    const ref = session && recordedReference(session.runs, session.record.user_id ?? null, storage_key);
     if (!ref) throw new NotFoundError(`media ${storage_key} not found in session ${session_id}`);
-    const storage = storages.find((s) => s.holds(ref));
-    if (!storage) throw new NotConfiguredError(`media ${storage_key} is in ${ref.storage_backend} bucket ${ref.bucket}, which this AgentOS has no media storage for`);
+    const holding = storages.filter((s) => s.holds(ref));
+    if (holding.length === 0) throw new NotConfiguredError(`media ${storage_key} is in ${ref.storage_backend} bucket ${ref.bucket}, which this AgentOS has no media storage for`);
+    // Only objects under a media prefix: the bucket holds other things too (offloaded tool results share it on Workers).
+    const storage = holding.find((s) => ref.storage_key.startsWith(s.prefix));
+    if (!storage) throw new NotFoundError(`media ${storage_key} not found in session ${session_id}`);
 
     if (q.redirect) {
       if (!storage.canPresign) throw new BadRequestError(`redirect: ${storage.backend} media storage cannot presign URLs; leave redirect out to get the bytes`);
@@ -64,21 +69,36 @@ export function mediaRoutes(storages: MediaStorage[]) {
   return app;
 }
 
-/** The first reference to `storageKey` anywhere in the runs (input, messages, output lists). */
-function findReference(runs: RunRecord[], storageKey: string): MediaReference | undefined {
-  const pending: unknown[] = [...runs];
-  while (pending.length > 0) {
-    const value = pending.pop();
-    if (typeof value !== "object" || value === null) continue;
-    if (Array.isArray(value)) {
-      for (const item of value) pending.push(item);
-      continue;
+/**
+ * The reference to `storageKey` that the server itself recorded in one of the runs: in a run's
+ * input media, its messages' media or its output media, the lists media offload writes
+ * (media-offload.ts). Nothing else counts: `metadata`, `session_state`, `dependencies` and tool
+ * results are the user's or the model's words, and a reference planted there would name
+ * another user's object. The run must also be the session owner's: media recorded in it were
+ * uploaded by that user (keys are content hashes, so they had the bytes).
+ */
+function recordedReference(runs: RunRecord[], owner: string | null, storageKey: string): MediaReference | undefined {
+  for (const run of runs) {
+    if ((run.user_id ?? null) !== owner) continue;
+    const input = isObject(run.input) ? run.input : {};
+    const lists = [
+      ...Object.values(RUN_INPUT_FIELDS).map((field) => input[field]),
+      ...Object.values(MESSAGE_MEDIA_FIELDS).map((field) => run[field]),
+      ...(Array.isArray(run.messages) ? run.messages : []).flatMap((m) => (isObject(m) ? Object.values(MESSAGE_MEDIA_FIELDS).map((field) => m[field]) : [])),
+    ];
+    for (const list of lists) {
+      if (!Array.isArray(list)) continue;
+      for (const record of list) {
+        const ref = isObject(record) ? referenceOf(record as unknown as MediaRecord) : undefined;
+        if (ref?.storage_key === storageKey) return ref;
+      }
     }
-    const ref = referenceOf(value as Record<string, unknown> & { id: string });
-    if (ref?.storage_key === storageKey) return ref;
-    for (const item of Object.values(value)) pending.push(item);
   }
   return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { NotConfiguredError, NotFoundError } from "../../errors.js";
+import { ConflictError, NotConfiguredError, NotFoundError } from "../../errors.js";
 import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import type { Db } from "../../db/port.js";
 import type { OSEnv } from "../context.js";
@@ -170,8 +170,10 @@ export function sessionRoutes() {
   handle(app, createSession, async (c) => {
     const q = c.req.valid("query");
     const b = c.req.valid("json");
-    const session = await dbFor(c, q.db_id).createSession({
-      session_id: b.session_id ?? crypto.randomUUID(),
+    const db = dbFor(c, q.db_id);
+    const sessionId = b.session_id ?? crypto.randomUUID();
+    const session = await db.createSession({
+      session_id: sessionId,
       session_type: b.session_type,
       agent_id: b.session_type === "agent" ? b.agent_id : null,
       team_id: b.session_type === "team" ? b.team_id : null,
@@ -179,6 +181,10 @@ export function sessionRoutes() {
       user_id: effectiveUserId(c, b.user_id) ?? null,
       session_data: { session_name: b.session_name ?? "", session_state: b.session_state ?? {} },
       metadata: b.metadata ?? null,
+    }).catch(async (error: unknown) => {
+      // The id is taken. With isolation, a 409 would tell a user that a session they cannot read exists: they get the 404 a read of it gives.
+      if (error instanceof ConflictError && !(await db.getSession(sessionId, { ...readScope(c, undefined), includeRuns: false }))) throw new NotFoundError(`session ${sessionId} not found`);
+      throw error;
     });
     return c.json(sessionDetail(session), 201);
   });

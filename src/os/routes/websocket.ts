@@ -18,6 +18,8 @@ import { mediaList, mediaOf } from "../run-input.js";
 /** Largest client message (UTF-16 characters, as the socket hands it over), and most runs one socket may stream at once. */
 const MAX_MESSAGE_CHARS = 1024 * 1024;
 const MAX_ACTIVE_RUNS = 8;
+/** The close code of a socket whose token expired. */
+export const TOKEN_EXPIRED = 4001;
 
 const common = { id: z.string().max(100).optional(), agent_id: idSchema };
 const clientMessage = z.discriminatedUnion("action", [
@@ -126,9 +128,8 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
     const send = sender(ws);
     if (m.action === "ping") return send({ event: "pong", request_id: m.id });
     const principal = principalOf(c);
-    if (!hasScope(principal, "agents", m.action === "resume" ? "read" : "run", m.agent_id)) {
-      throw new ForbiddenError(`this needs the scope agents:${m.agent_id}:${m.action === "resume" ? "read" : "run"}`);
-    }
+    // Every action needs what its HTTP route needs: agents:run, resume included (as agno's /resume).
+    if (!hasScope(principal, "agents", "run", m.agent_id)) throw new ForbiddenError(`this needs the scope agents:${m.agent_id}:run`);
     if (m.action === "run") {
       const agent = agentFor(c, agents, m.agent_id);
       const opts = { sessionId: m.session_id, userId: effectiveUserId(c, m.user_id), sessionState: m.session_state, dependencies: m.dependencies, metadata: m.metadata, media: await mediaOf(m), stream: true as const };
@@ -152,8 +153,30 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
     return send({ event: "CancelResult", request_id: m.id, run_id: m.run_id, cancelled });
   };
 
+  // A token's socket lives as long as the token would be accepted over HTTP: then it is closed
+  // with 4001 (the application range's "unauthorized", as HTTP's 401), so a client knows to get
+  // a fresh token and reconnect. Runs it started go on and stay resumable.
+  const expiresAt = principalOf(c).expiresAt;
+  let expiry: ReturnType<typeof setTimeout> | undefined;
+  const expired = () => expiresAt !== undefined && Date.now() >= expiresAt;
+  const expire = (ws: WSContext) => {
+    if (expiry) clearTimeout(expiry);
+    if (ws.readyState === 0 || ws.readyState === 1) ws.close(TOKEN_EXPIRED, "token expired");
+    closed();
+  };
+  const arm = (ws: WSContext) => {
+    if (expiresAt === undefined) return;
+    if (expired()) return expire(ws);
+    // setTimeout takes at most 2^31-1 ms; a longer-lived token re-arms.
+    expiry = setTimeout(() => arm(ws), Math.min(expiresAt - Date.now(), 2 ** 31 - 1));
+  };
+
   return {
+    onOpen(_evt: Event, ws: WSContext) {
+      arm(ws);
+    },
     onMessage(evt: MessageEvent, ws: WSContext) {
+      if (expired()) return expire(ws);
       let requestId: string | undefined;
       void (async () => {
         try {
@@ -166,9 +189,11 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
       })();
     },
     onClose() {
+      if (expiry) clearTimeout(expiry);
       closed();
     },
     onError() {
+      if (expiry) clearTimeout(expiry);
       closed();
     },
   };
