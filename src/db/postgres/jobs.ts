@@ -53,16 +53,29 @@ export class JobTable {
   /**
    * Leases due jobs: new or retrying ones whose time has come, and running ones whose worker
    * stopped renewing. SKIP LOCKED lets several dispatchers claim at once without overlap.
+   * Fair share: each due job is ranked within its owner's (no owner: one shared principal), and
+   * the claim takes every owner's first job before anyone's second, each rank by due time, so one
+   * user's backlog delays others by at most one job per rank. A job ranked past `limit` cannot be
+   * among the first `limit`, so only the rest are sorted (the partial index by owner and due time
+   * hands the window its rows in order).
    */
   async claim(workerId: string, limit: number, leaseSeconds: number): Promise<JobRecord[]> {
     const t = now();
+    const dueIn = (alias: string) => {
+      const a = sql.raw(alias);
+      return sql`((${a}.status = 'PENDING' AND ${a}.available_at <= ${t}) OR (${a}.status = 'RUNNING' AND ${a}.lease_expires_at < ${t} AND ${a}.attempt < ${a}.max_attempts))`;
+    };
     const rows = await this.exec(sql`
       UPDATE ${this.table} AS j SET status = 'RUNNING', attempt = j.attempt + 1, locked_by = ${workerId}, locked_at = ${t},
         lease_expires_at = ${t + leaseSeconds}, updated_at = ${t}
       WHERE j.id IN (
-        SELECT id FROM ${this.table}
-        WHERE (status = 'PENDING' AND available_at <= ${t}) OR (status = 'RUNNING' AND lease_expires_at < ${t} AND attempt < max_attempts)
-        ORDER BY available_at, created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        SELECT c.id FROM ${this.table} c JOIN (
+          SELECT r.id, r.share FROM (
+            SELECT d.id, ROW_NUMBER() OVER (PARTITION BY COALESCE(d.user_id, '') ORDER BY d.available_at, d.created_at) AS share
+            FROM ${this.table} d WHERE d.status IN ('PENDING', 'RUNNING') AND ${dueIn("d")}) r
+          WHERE r.share <= ${limit}) ranked ON ranked.id = c.id
+        WHERE ${dueIn("c")}
+        ORDER BY ranked.share, c.available_at, c.created_at LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED)
       RETURNING ${sql.raw(COLUMNS.split(", ").map((c) => `j.${c}`).join(", "))}`);
     return rows.map(toJob);
   }

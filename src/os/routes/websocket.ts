@@ -13,6 +13,7 @@ import type { OSEnv } from "../context.js";
 import { defineRoute, handle, idSchema, jsonObject, routeApp, validationError } from "../route.js";
 import { compact } from "../sse.js";
 import { mediaList, mediaOf } from "../run-input.js";
+import { releasedOnClose, type SocketQuota } from "../socket-quota.js";
 
 /** Largest client message (UTF-16 characters, as the socket hands it over), and most runs one socket may stream at once. */
 const MAX_MESSAGE_CHARS = 1024 * 1024;
@@ -82,14 +83,20 @@ function parse(data: unknown): ClientMessage {
  * come from the upgrade request; each action checks its own scope. Events are numbered and
  * stored exactly as for SSE, so a run started here can be resumed over HTTP and vice versa.
  */
-export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | undefined) {
+export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | undefined, quota?: SocketQuota) {
   const app = routeApp();
   handle(app, wsRoute, async (c) => {
     if (!upgrade) throw new NotConfiguredError("this host cannot upgrade to WebSocket: pass `websocket` to AgentOS (the Worker entry does)");
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       return c.json({ detail: "send a WebSocket upgrade (Upgrade: websocket)", error_id: "upgrade_required" }, 426);
     }
-    const response = await upgrade(() => socketEvents(c as unknown as Context<OSEnv>, agents))(c, async () => undefined);
+    // One user's sockets are capped (429 before the upgrade); the place is freed when the socket closes.
+    const release = quota?.acquire(principalOf(c).userId) ?? (() => undefined);
+    const response = await upgrade(() => releasedOnClose(socketEvents(c as unknown as Context<OSEnv>, agents), release))(c, async () => undefined).catch((error: unknown) => {
+      release();
+      throw error;
+    });
+    if (!response) release();
     return response ?? c.json({ detail: "the WebSocket upgrade failed", error_id: "upgrade_required" }, 426);
   });
   return app;
