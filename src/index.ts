@@ -63,9 +63,9 @@ export interface Env {
   AGNO_QUEUE_MAX_DEPTH?: string;
   /** seconds a job's lease lasts unrenewed before another worker may take the job (default 30) */
   AGNO_QUEUE_LEASE_SECONDS?: string;
-  /** background jobs one user (no user: one shared principal) may have waiting or running (default 100) */
+  /** background jobs one user (no user: one shared principal) may have waiting or running (default 1000) */
   AGNO_USER_MAX_JOBS?: string;
-  /** schedules one user may own (default 50) */
+  /** schedules one user may own (default 100) */
   AGNO_USER_MAX_SCHEDULES?: string;
   /** WebSockets one user may hold open, per isolate (default 20) */
   AGNO_USER_MAX_WEBSOCKETS?: string;
@@ -142,7 +142,7 @@ function bucketOf(env: Env): { bucketName?: string } {
 
 /** The per-user caps on the queue and schedules (AGNO_USER_MAX_JOBS, AGNO_USER_MAX_SCHEDULES). */
 function userQuotas(env: Env) {
-  return { maxJobsPerUser: positive(env.AGNO_USER_MAX_JOBS, 100), maxSchedulesPerUser: positive(env.AGNO_USER_MAX_SCHEDULES, 50) };
+  return { maxJobsPerUser: positive(env.AGNO_USER_MAX_JOBS, 1000), maxSchedulesPerUser: positive(env.AGNO_USER_MAX_SCHEDULES, 100) };
 }
 
 function positive(value: string | undefined, fallback: number): number {

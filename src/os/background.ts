@@ -15,18 +15,19 @@ export interface QueueConfig {
   /** attempts per job, the first included (default 3) */
   maxAttempts?: number;
   /**
-   * Jobs one user may have waiting or running (default 100; callers without a user, such as
-   * security-key holders, are one shared principal): the next is a 429 for that user only.
-   * Scheduled runs count too: an occurrence past the cap is a failed attempt, not a job.
+   * Jobs one user may have waiting or running (default 1,000: a tenth of the default depth, so no
+   * one user fills the queue, while a single-tenant deployment, whose callers are often all the
+   * shared principal of those without a user, keeps room for bursts): the next is a 429 for that
+   * user only. Scheduled runs count too: an occurrence past the cap is a failed attempt, not a job.
    */
   maxJobsPerUser?: number;
-  /** schedules one user may own (default 50; no owner is one shared principal) */
+  /** schedules one user may own (default 100; no owner is one shared principal) */
   maxSchedulesPerUser?: number;
 }
 
 /** The per-user caps a QueueConfig sets, with their defaults. */
 export function userCaps(config: QueueConfig | undefined): { maxJobsPerUser: number; maxSchedulesPerUser: number } {
-  return { maxJobsPerUser: config?.maxJobsPerUser ?? 100, maxSchedulesPerUser: config?.maxSchedulesPerUser ?? 50 };
+  return { maxJobsPerUser: config?.maxJobsPerUser ?? 1000, maxSchedulesPerUser: config?.maxSchedulesPerUser ?? 100 };
 }
 
 export interface BackgroundRequest {
