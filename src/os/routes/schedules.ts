@@ -42,7 +42,7 @@ const createSchedule = defineRoute({
   summary: "Create a schedule: a cron expression (5 fields, IANA timezone) that starts runs of an agent",
   scope: { resource: "schedules", action: "write" },
   request: { query: userQuery, body: jsonBody(scheduleCreateSchema) },
-  responses: { 201: { description: "Created" }, 409: { description: "The owner already has a schedule of this name" } },
+  responses: { 201: { description: "Created" }, 409: { description: "The owner already has a schedule of this name" }, 429: { description: "The owner holds as many schedules as one user may" } },
 });
 const getSchedule = defineRoute({ method: "get", path: "/schedules/{schedule_id}", tags, summary: "One schedule", scope: read, request: { params: schedulePath, query: userQuery } });
 const updateSchedule = defineRoute({

@@ -48,7 +48,7 @@ const wsRoute = defineRoute({
     "Send JSON messages `{action: run|continue|resume|cancel|ping, id?, agent_id, …}` (the run fields as for POST /agents/{agent_id}/runs). " +
     "Every answer is JSON: run events carry `event_index` (their position, for `resume`) and `request_id` (the message's `id`); failures are `{event: \"error\", detail, error_id}`.",
   scope: { resource: "agents", action: "run", perItem: "checked per message" },
-  responses: { 101: { description: "Switching protocols" }, 426: { description: "Not a WebSocket upgrade" } },
+  responses: { 101: { description: "Switching protocols" }, 426: { description: "Not a WebSocket upgrade" }, 429: { description: "The caller holds as many open WebSockets as one user may" } },
 });
 
 /** Sends one JSON frame, unless the client has gone (the run goes on and is stored). */
