@@ -1,8 +1,8 @@
 /**
- * Per-user quotas and fair share on the durable queue (issue 15): one index on the jobs that are
- * waiting or running, by owner (no owner counts as one shared principal) and due time. An
- * enqueue counts its user's jobs with it, and the claim ranks each due job within its owner's
- * queue with it, so one user's backlog neither fills the queue nor starves everyone else.
+ * Per-user quotas on the durable queue (issue 15): one index on the jobs that are waiting or
+ * running, by owner (no owner counts as one shared principal) and due time. Every enqueue counts
+ * its user's jobs (the per-user cap) through it instead of reading every active job's row, and
+ * the claim's ranking of due jobs by owner and due time can read it in that order.
  */
 export const version = "3.0.2";
 

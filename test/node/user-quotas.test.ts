@@ -42,7 +42,7 @@ describe.each(dbTargets())("per-user quotas on $name", (target) => {
     expect((await t.db.jobs.enqueueRun(a())).created).toBe(true);
   });
 
-  it("claims fairly: a user's one job enqueued after another user's backlog is in the first claim", async () => {
+  it("claims fairly: a user's job enqueued after another user's backlog is in the first claim, and a user with less running goes first", async () => {
     const fair = openTestDb(target);
     await fair.db.init();
     try {
@@ -56,11 +56,19 @@ describe.each(dbTargets())("per-user quotas on $name", (target) => {
       const first = await fair.db.jobs.claimJobs({ workerId: "w1", limit: 4, leaseSeconds: 30 });
       expect(first).toHaveLength(4);
       expect(first.map((j) => j.id)).toEqual(expect.arrayContaining([light.job.id, shared.job.id]));
-      // The rest of that claim is the backlog, and the next claim takes the remainder of it, each job once.
       expect(first.filter((j) => j.user_id === "heavy")).toHaveLength(2);
-      const rest = await fair.db.jobs.claimJobs({ workerId: "w2", limit: 100, leaseSeconds: 30 });
-      expect(new Set([...first, ...rest].filter((j) => j.user_id === "heavy").map((j) => j.id))).toEqual(new Set(backlog.map((o) => ("job" in o ? o.job.id : ""))));
-      expect(rest).toHaveLength(48);
+      // Claims of one slot at a time, as a busy queue makes them: a user with jobs running goes after one with none.
+      await fair.query(`UPDATE "${fair.schema}".agno_jobs SET status = 'COMPLETED' WHERE id IN (${first.map((j) => `'${j.id}'`).join(", ")})`);
+      await fair.query(`UPDATE "${fair.schema}".agno_jobs SET available_at = available_at - 60, created_at = created_at - 60 WHERE user_id = 'heavy'`);
+      const late = await fair.db.jobs.enqueueRun(input({ user_id: "light" }));
+      const [one] = await fair.db.jobs.claimJobs({ workerId: "w2", limit: 1, leaseSeconds: 30 });
+      expect(one!.user_id).toBe("heavy");
+      const [two] = await fair.db.jobs.claimJobs({ workerId: "w2", limit: 1, leaseSeconds: 30 });
+      expect(two!.id).toBe(late.job.id);
+      // The rest is the backlog, each job claimed once.
+      const rest = await fair.db.jobs.claimJobs({ workerId: "w3", limit: 100, leaseSeconds: 30 });
+      expect(new Set([...first, one!, ...rest].filter((j) => j.user_id === "heavy").map((j) => j.id))).toEqual(new Set(backlog.map((o) => ("job" in o ? o.job.id : ""))));
+      expect(rest).toHaveLength(47);
     } finally {
       await fair.close();
     }

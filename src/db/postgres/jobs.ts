@@ -53,11 +53,12 @@ export class JobTable {
   /**
    * Leases due jobs: new or retrying ones whose time has come, and running ones whose worker
    * stopped renewing. SKIP LOCKED lets several dispatchers claim at once without overlap.
-   * Fair share: each due job is ranked within its owner's (no owner: one shared principal), and
-   * the claim takes every owner's first job before anyone's second, each rank by due time, so one
-   * user's backlog delays others by at most one job per rank. A job ranked past `limit` cannot be
-   * among the first `limit`, so only the rest are sorted (the partial index by owner and due time
-   * hands the window its rows in order).
+   * Fair share: a due job's share is its rank among its owner's due jobs (no owner: one shared
+   * principal) plus the jobs the owner already has running, and the claim takes the lowest
+   * shares first, each by due time. So a user with less in flight goes first, and one user's
+   * backlog delays another user's job by at most one claim, however the claims are sized. A job
+   * ranked past `limit` among its owner's cannot be among the first `limit`, so only the others
+   * are joined and sorted.
    */
   async claim(workerId: string, limit: number, leaseSeconds: number): Promise<JobRecord[]> {
     const t = now();
@@ -70,10 +71,13 @@ export class JobTable {
         lease_expires_at = ${t + leaseSeconds}, updated_at = ${t}
       WHERE j.id IN (
         SELECT c.id FROM ${this.table} c JOIN (
-          SELECT r.id, r.share FROM (
-            SELECT d.id, ROW_NUMBER() OVER (PARTITION BY COALESCE(d.user_id, '') ORDER BY d.available_at, d.created_at) AS share
+          SELECT r.id, r.due_rank + COALESCE(held.n, 0) AS share FROM (
+            SELECT d.id, COALESCE(d.user_id, '') AS owner, ROW_NUMBER() OVER (PARTITION BY COALESCE(d.user_id, '') ORDER BY d.available_at, d.created_at) AS due_rank
             FROM ${this.table} d WHERE d.status IN ('PENDING', 'RUNNING') AND ${dueIn("d")}) r
-          WHERE r.share <= ${limit}) ranked ON ranked.id = c.id
+          LEFT JOIN (
+            SELECT COALESCE(user_id, '') AS owner, COUNT(*) AS n FROM ${this.table} WHERE status = 'RUNNING' AND lease_expires_at >= ${t} GROUP BY 1
+          ) held ON held.owner = r.owner
+          WHERE r.due_rank <= ${limit}) ranked ON ranked.id = c.id
         WHERE ${dueIn("c")}
         ORDER BY ranked.share, c.available_at, c.created_at LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED)
       RETURNING ${sql.raw(COLUMNS.split(", ").map((c) => `j.${c}`).join(", "))}`);
