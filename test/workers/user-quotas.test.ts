@@ -14,9 +14,16 @@ import { call, envFor, isolatedJwt, JSON_BODY } from "./worker-client.js";
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `quota-a-${tag}`;
 const B = `quota-b-${tag}`;
+const HEAVY = `quota-heavy-${tag}`;
+const LIGHT = `quota-light-${tag}`;
+const FILLER = `quota-filler-${tag}`;
+/** Jobs the queue object runs at once (AGNO_BACKGROUND_MAX_CONCURRENCY's default: the object sees the suite's bindings only). */
+const SLOTS = 32;
 const SCOPES = ["schedules:read", "schedules:write", "schedules:delete", "agents:read", "agents:run"];
 const CAPS = { AGNO_USER_MAX_SCHEDULES: "2", AGNO_USER_MAX_JOBS: "2", AGNO_USER_MAX_WEBSOCKETS: "2" };
 let E: Partial<Env>;
+/** The same JWT deployment with the default caps. */
+let uncapped: Partial<Env>;
 const who: Record<string, Record<string, string>> = {};
 
 const as = (user: string, method: string, path: string, body?: unknown) =>
@@ -32,8 +39,8 @@ describe("per-user quotas over HTTP", () => {
   beforeAll(async () => {
     const jwt = await isolatedJwt(`quotas-${tag}`);
     E = { ...jwt.env, ...CAPS };
-    who[A] = await jwt.bearer(A, SCOPES);
-    who[B] = await jwt.bearer(B, SCOPES);
+    uncapped = jwt.env;
+    for (const user of [A, B, HEAVY, LIGHT, FILLER]) who[user] = await jwt.bearer(user, SCOPES);
   });
 
   it("answers 429 to a user at the schedule cap, and still creates another user's", async () => {
@@ -88,5 +95,35 @@ describe("per-user quotas over HTTP", () => {
     const again = await open(A);
     expect(again.res.status).toBe(101);
     await Promise.all([second.close(), theirs.close(), again.close()]);
+  });
+
+  it("shares a busy queue fairly: a user's job submitted after another user's backlog takes the next free slot but one", async () => {
+    await scriptModel(env.MODEL_SERVER_URL, Array.from({ length: SLOTS + 8 }, () => ({ hang: true })), { channel: "queue" });
+    const submit = (user: string, message: string) =>
+      call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message, background: true, stream: false }) }, uncapped, who[user]);
+    const jobOf = (id: string) => call(`/queue/jobs/${id}`).then((r) => r.body as { status: string });
+    const statusOf = async (accepted: Array<{ body: { job_id: string } }>) => Promise.all(accepted.map((a) => jobOf(a.body.job_id).then((j) => j.status)));
+    await until(() => call("/queue/stats"), (r) => r.body.running === 0, "the queue to be idle");
+    // Every slot busy with a run that does not end by itself.
+    const fillers = await Promise.all(Array.from({ length: SLOTS }, (_, i) => submit(FILLER, `filler ${i}`)));
+    await until(() => statusOf(fillers), (s) => s.every((x) => x === "RUNNING"), "every slot to be taken");
+    const heavy: Array<Awaited<ReturnType<typeof submit>>> = [];
+    for (let i = 0; i < 4; i++) heavy.push(await submit(HEAVY, `backlog ${i}`));
+    // Later by a second: the queue's clock is in seconds, and the backlog must be the older.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const light = await submit(LIGHT, "one job");
+    expect([...(await statusOf(heavy)), ...(await statusOf([light]))]).toEqual(Array(5).fill("PENDING"));
+    const running = async () => (await statusOf([...heavy, light])).filter((x) => x === "RUNNING").length;
+    // One slot frees: the oldest job goes (every owner has nothing running yet). Another frees: the
+    // light user, with nothing running, goes before the heavy user's second.
+    await call(`/queue/jobs/${fillers[0]!.body.job_id}/cancel`, { method: "POST" });
+    await until(running, (n) => n === 1, "a slot to be taken again");
+    await call(`/queue/jobs/${fillers[1]!.body.job_id}/cancel`, { method: "POST" });
+    await until(running, (n) => n === 2, "the next slot to be taken");
+    expect(await statusOf([light])).toEqual(["RUNNING"]);
+    expect((await statusOf(heavy)).filter((x) => x === "RUNNING")).toHaveLength(1);
+    // Waiting jobs first, so none takes a slot the cancelled running ones free.
+    for (const a of [...heavy, light, ...fillers]) await call(`/queue/jobs/${a.body.job_id}/cancel`, { method: "POST" });
+    await until(() => call("/queue/stats"), (r) => r.body.running === 0, "the queue to be idle again");
   });
 });
