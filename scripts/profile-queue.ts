@@ -115,6 +115,7 @@ async function main() {
     OPENAI_BASE_URL: script.baseURL,
     OPENAI_API_KEY: "sk-profile",
     AGNO_QUEUE_MAX_DEPTH: "1000000",
+    AGNO_USER_MAX_JOBS: "1000000",
   });
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const enqueue = async (i: number) => {

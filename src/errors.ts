@@ -85,7 +85,7 @@ export class StatusConflictError extends ConflictError {
 /** The background queue holds as many jobs as it may: try again after `retryAfterSeconds`. */
 export class QueueFullError extends AgnoError {
   override readonly status = 429;
-  override readonly errorId = "queue_full";
+  override readonly errorId: string = "queue_full";
   constructor(
     message: string,
     readonly retryAfterSeconds: number,
@@ -111,6 +111,21 @@ export class InputCheckError extends AgnoError {
   ) {
     super(message);
     this.errorId = checkTrigger;
+  }
+}
+
+/**
+ * One user (or the shared principal of callers without one) holds as many schedules, waiting or
+ * running jobs, or open WebSockets as one may: 429 with Retry-After; `quota` names the cap. Others are not refused.
+ */
+export class QuotaExceededError extends QueueFullError {
+  override readonly errorId: string = "quota_exceeded";
+  constructor(
+    message: string,
+    readonly quota: "jobs" | "schedules" | "websockets",
+    retryAfterSeconds: number,
+  ) {
+    super(message, retryAfterSeconds);
   }
 }
 

@@ -69,6 +69,12 @@ export interface Env {
   AGNO_QUEUE_MAX_DEPTH?: string;
   /** seconds a job's lease lasts unrenewed before another worker may take the job (default 30) */
   AGNO_QUEUE_LEASE_SECONDS?: string;
+  /** background jobs one user (no user: one shared principal) may have waiting or running (default 1000) */
+  AGNO_USER_MAX_JOBS?: string;
+  /** schedules one user may own (default 100) */
+  AGNO_USER_MAX_SCHEDULES?: string;
+  /** WebSockets one user may hold open, per isolate (default 20) */
+  AGNO_USER_MAX_WEBSOCKETS?: string;
   /** Postgres connections each JobQueue object keeps at most (default AGNO_BACKGROUND_MAX_CONCURRENCY + 4) */
   AGNO_QUEUE_DB_CONNECTIONS?: string;
   /** JobQueue objects that share the jobs (default 1; each runs up to AGNO_BACKGROUND_MAX_CONCURRENCY) */
@@ -125,9 +131,10 @@ function agentOS(env: Env): AgentOS {
       agents: [exampleAssistant(model, { offloadToolResults: env.STORAGE !== undefined, heartbeatSeconds: heartbeatSeconds(env) })],
       availableModels: env.MODEL ? [env.MODEL] : [],
       websocket: upgradeWebSocket,
+      maxWebSocketsPerUser: positive(env.AGNO_USER_MAX_WEBSOCKETS, 20),
       // Run media go to the R2 bucket when one is bound; rows keep references (SPEC MD1).
       ...(env.STORAGE ? { mediaStorage: new R2MediaStorage(env.STORAGE, bucketOf(env)), resultStorage: new R2Storage(env.STORAGE, bucketOf(env)) } : {}),
-      ...(env.JOB_QUEUE ? { queue: { durable: true as const, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) } } : {}),
+      ...(env.JOB_QUEUE ? { queue: { durable: true as const, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000), ...userQuotas(env) } } : {}),
     });
     runtimes.set(env, os);
   }
@@ -137,6 +144,11 @@ function agentOS(env: Env): AgentOS {
 /** The STORAGE bucket's name for references (`AGNO_STORAGE_BUCKET`; a binding cannot report it). */
 function bucketOf(env: Env): { bucketName?: string } {
   return env.AGNO_STORAGE_BUCKET ? { bucketName: env.AGNO_STORAGE_BUCKET } : {};
+}
+
+/** The per-user caps on the queue and schedules (AGNO_USER_MAX_JOBS, AGNO_USER_MAX_SCHEDULES). */
+function userQuotas(env: Env) {
+  return { maxJobsPerUser: positive(env.AGNO_USER_MAX_JOBS, 1000), maxSchedulesPerUser: positive(env.AGNO_USER_MAX_SCHEDULES, 100) };
 }
 
 function positive(value: string | undefined, fallback: number): number {
@@ -218,7 +230,7 @@ export default {
     const steps: Array<[string, () => Promise<unknown>]> = [
       ["wake the queue", wakeAll],
       // Claims and dispatches due schedules to the queue; their runs happen there, not here.
-      ["dispatch schedules", async () => env.JOB_QUEUE && runDueSchedules(db, { wake: wakeAll, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000) }, controller.scheduledTime)],
+      ["dispatch schedules", async () => env.JOB_QUEUE && runDueSchedules(db, { wake: wakeAll, maxDepth: positive(env.AGNO_QUEUE_MAX_DEPTH, 10_000), maxUserJobs: userQuotas(env).maxJobsPerUser }, controller.scheduledTime)],
       ["prune tool results", async () => env.STORAGE && pruneToolResults(db, new R2Storage(env.STORAGE, bucketOf(env)), now)],
       ["prune run events", () => db.pruneRunEvents(now - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400))],
       // Interactive runs whose runtime died (no heartbeat, no job holding them) end as interrupted.

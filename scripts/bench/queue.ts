@@ -363,6 +363,7 @@ async function agnoRuntime(ctx: Ctx, schema: string, dataDir: string, turns: { t
     OPENAI_API_KEY: "sk-bench",
     AGNO_BACKGROUND_MAX_CONCURRENCY: String(CONCURRENCY()),
     AGNO_QUEUE_MAX_DEPTH: "1000000",
+    AGNO_USER_MAX_JOBS: "1000000",
     AGNO_QUEUE_LEASE_SECONDS: String(leaseSeconds),
     // the queue object's connection cap, when set for a comparison run (the default follows concurrency)
     ...(process.env.AGNO_QUEUE_DB_CONNECTIONS ? { AGNO_QUEUE_DB_CONNECTIONS: process.env.AGNO_QUEUE_DB_CONNECTIONS } : {}),

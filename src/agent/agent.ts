@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Db } from "../db/port.js";
 import type { RunRecord, RunRow } from "../db/types.js";
+import { mergeState, stateChanges } from "../db/state-changes.js";
 import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
 import { MESSAGE_MEDIA_FIELDS, message, nowSeconds, type Message } from "../models/message.js";
 import type { Model } from "../models/model.js";
@@ -234,7 +235,7 @@ export class Agent {
   }
 
   /** `streamed`: whether the caller takes the run's events as they come (its model calls stream only then). */
-  private engineConfig(streamed: boolean): EngineConfig {
+  private engineConfig(streamed: boolean, saveState: (state: Record<string, unknown>) => Promise<void>): EngineConfig {
     const offload = this.offloadTarget();
     return {
       id: this.id,
@@ -257,7 +258,7 @@ export class Agent {
         // Last, so media a post hook attached are uploaded too, before the final save.
         ...(this.mediaStorage ? [(out: RunOutput) => offloadOutputMedia(out, this.mediaStorage!)] : []),
       ],
-      saveSession: (output) => this.saveSession(output),
+      saveSession: (output) => saveState(output.session_state ?? {}),
     };
   }
 
@@ -304,7 +305,9 @@ export class Agent {
     const runMedia = this.mediaStorage ? await offloadRunMedia(storedMedia(media), this.mediaStorage) : storedMedia(media);
     // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
     const stored = await this.loadSession(sessionId, userId, input, opts.runId);
-    const sessionState = { ...this.opts.sessionState, ...stored.state, ...opts.sessionState };
+    // As agno: the run's own session_state merged over the stored one, which goes over the agent's defaults.
+    const sessionState = mergeState({ ...this.opts.sessionState, ...stored.state }, opts.sessionState ?? {});
+    const saveState = this.sessionSaver(sessionId, stored.state);
     const dependencies = { ...opts.dependencies };
     const ctx: RunContext = { runId, sessionId, userId, sessionState, input, dependencies };
     const output: RunOutput = {
@@ -335,6 +338,8 @@ export class Agent {
     if (existing && existing.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
     output.messages.push(message("user", input, messageMedia(runMedia)));
     const prepare = async () => {
+      // A run's session_state is the session's from now on, as in agno, whether or not a tool changes it.
+      if (opts.sessionState) await saveState(sessionState);
       for (const hook of this.opts.preHooks ?? []) await hook(ctx);
       const system = await this.systemMessage(ctx);
       const history = stored.history.map((m) => ({ ...m, from_history: true }));
@@ -342,7 +347,7 @@ export class Agent {
       if (this.mediaStorage) await offloadMessages(history, this.mediaStorage);
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
-    return yield* new RunEngine(this.engineConfig(opts.stream === true), output, sessionState, dependencies).start(prepare);
+    return yield* new RunEngine(this.engineConfig(opts.stream === true, saveState), output, sessionState, dependencies).start(prepare);
   }
 
   private async systemMessage(ctx: RunContext): Promise<string> {
@@ -391,17 +396,24 @@ export class Agent {
       session_data: { session_name: input.slice(0, 100), session_state: { ...this.opts.sessionState } },
       agent_data: { agent_id: this.id, name: this.name ?? null, model: { id: this.model.id, provider: this.model.provider } },
     });
-    return { state: {}, history: [], run };
+    return { state: { ...this.opts.sessionState }, history: [], run };
   }
 
-  private async saveSession(output: RunOutput): Promise<void> {
-    if (!this.db) return;
-    const session = await this.db.getSession(output.session_id, { includeRuns: false });
-    if (!session) return;
-    await this.db.upsertSession({
-      ...session.record,
-      session_data: { ...session.record.session_data, session_state: output.session_state ?? {} },
-    });
+  /**
+   * Saves a run's session state as the changes it made since it loaded it (or last saved it),
+   * applied to the stored state under the session's lock: runs of one session that overlap keep
+   * each other's writes (a note each of them appended) instead of the last one overwriting all.
+   */
+  private sessionSaver(sessionId: string, loaded: Record<string, unknown>): (state: Record<string, unknown>) => Promise<void> {
+    const copy = (state: Record<string, unknown>) => JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
+    let base = copy(loaded);
+    return async (state) => {
+      if (!this.db) return;
+      const changes = stateChanges(base, copy(state));
+      if (changes.length === 0) return;
+      await this.db.updateSessionState(sessionId, changes);
+      base = copy(state);
+    };
   }
 
   /**
@@ -439,7 +451,7 @@ export class Agent {
     output.requirements = [];
     const session = await this.db.getSession(output.session_id, { includeRuns: false });
     const state = { ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ?? output.session_state ?? {}) };
-    return yield* new RunEngine(this.engineConfig(opts.stream === true), output, state).resume(calls);
+    return yield* new RunEngine(this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state)), output, state).resume(calls);
   }
 
   /** The tool calls the pause held back, each with what its resolution decided. */

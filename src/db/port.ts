@@ -1,5 +1,6 @@
 import type { ScheduleStore, ScheduleTicks } from "../scheduler/types.js";
 import type { Session } from "./session.js";
+import type { StateChange } from "./state-changes.js";
 import type {
   GetRunsOptions,
   GetSessionOptions,
@@ -58,6 +59,8 @@ export interface Db {
   /** inserts a new session; ConflictError when the id is taken; returns the row without runs */
   createSession(session: SessionRecord): Promise<Session>;
   getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null>;
+  /** applies a run's changes (`stateChanges`) to the stored session state, atomically with other writers; null when the session is gone */
+  updateSessionState(sessionId: string, changes: StateChange[]): Promise<Record<string, unknown> | null>;
   /** `getSession` and `getRun(runId)` in one read: what a run with a chosen id needs before it starts */
   getSessionWithRun(sessionId: string, runId: string, opts?: GetSessionOptions): Promise<{ session: Session | null; run: RunRow | null }>;
   getSessions(opts?: GetSessionsOptions): Promise<Page<Session>>;

@@ -11,6 +11,7 @@ import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { docsRoutes } from "./routes/docs.js";
 import { websocketRoutes } from "./routes/websocket.js";
+import { SocketQuota } from "./socket-quota.js";
 import { queueRoutes } from "./routes/queue.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { mediaRoutes } from "./routes/media.js";
@@ -39,6 +40,8 @@ export interface AgentOSOptions {
   queue?: QueueConfig;
   /** the host's WebSocket upgrade (Hono's helper); `GET /ws` answers 503 without one */
   websocket?: UpgradeWebSocket;
+  /** WebSockets one user (no user: one shared principal) may hold open at once, per isolate (default 20); one more is a 429 */
+  maxWebSocketsPerUser?: number;
   /**
    * where run media go (R2, S3, a directory): given to every agent without its own, and read
    * by `GET /sessions/{session_id}/media/{storage_key}`
@@ -96,7 +99,7 @@ export class AgentOS {
     );
     app.route("/", agentRoutes(agents, opts.queue));
     app.route("/", queueRoutes(opts.queue));
-    app.route("/", websocketRoutes(agents, opts.websocket));
+    app.route("/", websocketRoutes(agents, opts.websocket, new SocketQuota(opts.maxWebSocketsPerUser ?? 20)));
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
     app.route("/", scheduleRoutes(agents, opts.queue));

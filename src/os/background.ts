@@ -14,6 +14,20 @@ export interface QueueConfig {
   maxDepth?: number;
   /** attempts per job, the first included (default 3) */
   maxAttempts?: number;
+  /**
+   * Jobs one user may have waiting or running (default 1,000: a tenth of the default depth, so no
+   * one user fills the queue, while a single-tenant deployment, whose callers are often all the
+   * shared principal of those without a user, keeps room for bursts): the next is a 429 for that
+   * user only. Scheduled runs count too: an occurrence past the cap is a failed attempt, not a job.
+   */
+  maxJobsPerUser?: number;
+  /** schedules one user may own (default 100; no owner is one shared principal) */
+  maxSchedulesPerUser?: number;
+}
+
+/** The per-user caps a QueueConfig sets, with their defaults. */
+export function userCaps(config: QueueConfig | undefined): { maxJobsPerUser: number; maxSchedulesPerUser: number } {
+  return { maxJobsPerUser: config?.maxJobsPerUser ?? 1000, maxSchedulesPerUser: config?.maxSchedulesPerUser ?? 100 };
 }
 
 export interface BackgroundRequest {
@@ -66,6 +80,7 @@ export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfi
     payload,
     max_attempts: config.maxAttempts ?? 3,
     max_depth: config.maxDepth ?? 10_000,
+    max_user_depth: userCaps(config).maxJobsPerUser,
     session_name: req.message.slice(0, 100),
     ...(req.session_id ? {} : { new_session: true }),
     ...(key ? { idempotency_key: key, request_hash: requestHash } : {}),

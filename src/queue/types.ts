@@ -54,6 +54,8 @@ export interface EnqueueRunInput {
   request_hash?: string;
   /** refuse (QueueFullError) when this many jobs are PENDING or RUNNING */
   max_depth: number;
+  /** refuse (QuotaExceededError) when the job's user (no user: the one shared principal) has this many PENDING or RUNNING; unset: no per-user cap */
+  max_user_depth?: number;
   /** the session's name if the job creates it */
   session_name: string;
   /**

@@ -10,6 +10,11 @@ export interface DispatchDeps {
   jobs: Pick<JobStore, "enqueueRuns">;
   /** refuse (the attempt fails, and may retry) when this many jobs wait or run; default 10,000 */
   maxDepth?: number;
+  /**
+   * refuse when the schedule's owner (no owner: one shared principal) has this many jobs waiting
+   * or running: the attempt fails with the cap as its error instead of queueing; unset: no cap
+   */
+  maxUserJobs?: number;
 }
 
 export interface Attempt {
@@ -82,6 +87,7 @@ function inputOf(deps: DispatchDeps, schedule: Schedule, a: Attempt): EnqueueRun
     max_attempts: 1,
     idempotency_key: jobKeyOf(a.occurrenceKey, a.attempt),
     max_depth: deps.maxDepth ?? 10_000,
+    ...(deps.maxUserJobs === undefined ? {} : { max_user_depth: deps.maxUserJobs }),
     session_name: fields.message.slice(0, 100),
   };
 }

@@ -9,6 +9,8 @@ export interface SchedulerOptions {
   wake?: () => Promise<void>;
   /** queue depth at which dispatches fail (and retry); default 10,000 */
   maxDepth?: number;
+  /** jobs a schedule's owner may have waiting or running; an occurrence past it is a failed attempt, not a job (unset: no cap) */
+  maxUserJobs?: number;
   /** schedules claimed per statement (default 1,000) */
   batchSize?: number;
   /** how long a claim holds its schedules before a later tick may take them over (default 300 s) */
@@ -65,7 +67,7 @@ function advanceOf(s: Schedule, dueBy: number): { advance: ScheduleAdvance; disp
 export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, scheduledTime: number): Promise<TickReport> {
   const clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
   const batchSize = opts.batchSize ?? 1000;
-  const deps: DispatchDeps = { jobs: db.jobs, maxDepth: opts.maxDepth };
+  const deps: DispatchDeps = { jobs: db.jobs, maxDepth: opts.maxDepth, maxUserJobs: opts.maxUserJobs };
   const workerId = `cron:${crypto.randomUUID().slice(0, 8)}`;
   const dueBy = Math.floor(scheduledTime / 1000);
   const report: TickReport = { claimed: 0, dispatched: 0, failed: 0, advanced: 0, disabled: 0, reconciled: 0, timedOut: 0, retried: 0 };

@@ -145,7 +145,8 @@ export interface ScheduleTicks {
 
 /** The schedules' storage port, scoped per call (SPEC U1). Validation happens here too, so SDK callers cannot skip it. */
 export interface ScheduleStore {
-  createSchedule(input: ScheduleInput, owner: { userId: string | null }): Promise<Schedule>;
+  /** `maxPerUser`: the owner (no owner: one shared principal) may hold this many schedules; one more is a QuotaExceededError */
+  createSchedule(input: ScheduleInput, owner: { userId: string | null }, limits?: { maxPerUser?: number }): Promise<Schedule>;
   getSchedule(id: string, scope?: ScheduleScope): Promise<Schedule | null>;
   listSchedules(opts?: { enabled?: boolean; limit?: number; page?: number }, scope?: ScheduleScope): Promise<Page<Schedule>>;
   /** only SCHEDULE_MUTABLE_FIELDS; anything else is a ValidationError naming it. NotFoundError outside the scope. */

@@ -1,4 +1,4 @@
-import { AgnoError, BadRequestError, ConflictError, MigrationRequiredError, NotConfiguredError, NotFoundError, QueueFullError, SchemaMismatchError, ValidationError } from "../errors.js";
+import { AgnoError, BadRequestError, ConflictError, MigrationRequiredError, NotConfiguredError, NotFoundError, QueueFullError, QuotaExceededError, SchemaMismatchError, ValidationError } from "../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../queue/types.js";
 
 /**
@@ -8,7 +8,7 @@ import type { EnqueueRunInput, JobRecord } from "../queue/types.js";
  */
 export type EnqueueReply =
   | { ok: true; job: JobRecord; created: boolean }
-  | { ok: false; error: { name: string; message: string; field?: string; retryAfterSeconds?: number } };
+  | { ok: false; error: { name: string; message: string; field?: string; retryAfterSeconds?: number; quota?: QuotaExceededError["quota"] } };
 
 type Refusal = Extract<EnqueueReply, { ok: false }>["error"];
 
@@ -23,6 +23,7 @@ export function replyOf(outcome: { job: JobRecord; created: boolean } | { error:
       message: e.message,
       ...(e instanceof ValidationError && e.field ? { field: e.field } : {}),
       ...(e instanceof QueueFullError ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+      ...(e instanceof QuotaExceededError ? { quota: e.quota } : {}),
     },
   };
 }
@@ -31,6 +32,7 @@ export function replyOf(outcome: { job: JobRecord; created: boolean } | { error:
 const REFUSALS = new Map<string, (e: Refusal) => Error>([
   [ValidationError.name, (e) => new ValidationError(e.message, e.field)],
   [QueueFullError.name, (e) => new QueueFullError(e.message, e.retryAfterSeconds ?? 5)],
+  [QuotaExceededError.name, (e) => new QuotaExceededError(e.message, e.quota ?? "jobs", e.retryAfterSeconds ?? 5)],
   ...[NotFoundError, ConflictError, BadRequestError, MigrationRequiredError, SchemaMismatchError, NotConfiguredError].map(
     (Kind) => [Kind.name, (e: Refusal) => new Kind(e.message)] as const,
   ),

@@ -43,10 +43,10 @@ describe.each(dbTargets())("Db contract on $name", (target) => {
     expect(of("agno_tool_results")).toContain("expires_at");
     const versions = await t.query<{ table_name: string; version: string }>(`SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`);
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_jobs=3.0.1", "agno_memories=3.0.1", "agno_run_events=3.0.1", "agno_runs=3.0.1", "agno_schedule_runs=3.0.1", "agno_schedules=3.0.1",
-      "agno_schema_versions=3.0.1", "agno_sessions=3.0.1", "agno_tool_results=3.0.1",
+      "agno_jobs=3.0.2", "agno_memories=3.0.2", "agno_run_events=3.0.2", "agno_runs=3.0.2", "agno_schedule_runs=3.0.2", "agno_schedules=3.0.2",
+      "agno_schema_versions=3.0.2", "agno_sessions=3.0.2", "agno_tool_results=3.0.2",
     ]);
-    expect(await t.db.schemaVersion()).toBe("3.0.1");
+    expect(await t.db.schemaVersion()).toBe("3.0.2");
   });
 
   it("stores each run as one row and joins them back into the session in order", async () => {

@@ -59,7 +59,7 @@ describe.each(dbTargets())("migration from agno 2.x on $name", (target) => {
     const progress: number[] = [];
     const result = await new MigrationManager(t.db).up({ batchSize: 2, onProgress: (p) => progress.push(p.sessionsDone) });
     const expected = expectedRuns(rows);
-    expect(result.default).toMatchObject({ fromVersion: layout === "2.0" ? null : expect.stringMatching(/^2\./), toVersion: "3.0.1", runsCopied: expected.length });
+    expect(result.default).toMatchObject({ fromVersion: layout === "2.0" ? null : expect.stringMatching(/^2\./), toVersion: "3.0.2", runsCopied: expected.length });
     expect(progress).toEqual([2, 3]); // three sessions hold runs, two per batch
     expect(await t.db.init()).toBe("current");
 

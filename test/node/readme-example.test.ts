@@ -18,7 +18,7 @@ it("runs the README's storage example through the SDK exports", async () => {
   expect((await db.getRuns({ userId: "ann", status: "COMPLETED", limit: 20, page: 1 })).data.map((r) => r.run_id)).toEqual(["r1"]);
   expect((await db.getSessions({ includeRuns: false, limit: 50 })).total_count).toBe(1);
   await expect(db.getRuns({ page: 1 })).rejects.toThrow(ValidationError);
-  expect(await new MigrationManager(db).up()).toEqual({ default: { fromVersion: "3.0.1", toVersion: "3.0.1", sessionsScanned: 0, runsCopied: 0 } });
+  expect(await new MigrationManager(db).up()).toEqual({ default: { fromVersion: "3.0.2", toVersion: "3.0.2", sessionsScanned: 0, runsCopied: 0 } });
 });
 
 it("runs the README's agent example through the SDK exports", async () => {

@@ -137,7 +137,7 @@ describe("AgentOS over HTTP", () => {
       const after = await call("/sessions/old-chat/runs", {}, legacyEnv);
       expect(after.body.map((r: { run_id: string }) => r.run_id)).toEqual(row.runs!.map((r) => r.run_id).filter((id) => id !== "old-chat-run-0"));
       const again = await call("/databases/default/migrate", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ target_version: "3.0.0" }) }, legacyEnv);
-      expect(again).toMatchObject({ status: 200, body: { message: "Database migrated successfully to version 3.0.1", result: { runsCopied: 0 } } });
+      expect(again).toMatchObject({ status: 200, body: { message: "Database migrated successfully to version 3.0.2", result: { runsCopied: 0 } } });
     });
   });
 

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { asError, NotFoundError } from "../../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput } from "../../queue/types.js";
 import { idList } from "./id-list.js";
-import { keyReused, pendingRunOf, queueFull, type EnqueueDeps } from "./enqueue.js";
+import { keyReused, pendingRunOf, queueFull, userQueueFull, type EnqueueDeps } from "./enqueue.js";
 import { toJob } from "./jobs.js";
 import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
@@ -13,7 +13,9 @@ import type { Exec } from "./schema-state.js";
  * and runs, and, only when some were not inserted, one read of the keys they repeat and one
  * delete of the sessions made for nothing. Each input succeeds or fails on its own, with the same
  * outcomes `enqueueRun` gives one (a repeat returns the first job; another owner's session, a
- * reused key with another body or a full queue is an error that writes nothing for it).
+ * reused key with another body, a full queue or a user at their cap is an error that writes
+ * nothing for it). A user's inputs are taken in order up to their cap, so one user's many inputs
+ * (a tick of their schedules) fill their share only, and the rest of the batch is not refused for them.
  */
 export async function enqueueRuns(
   transaction: <T>(fn: (tx: Exec) => Promise<T>) => Promise<T>,
@@ -61,7 +63,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
     rows.push({
       ord, id: crypto.randomUUID(), component_type: input.component_type, component_id: input.component_id, session_id: input.session_id,
       user_id: input.user_id, payload: input.payload, max_attempts: input.max_attempts, idempotency_key: input.idempotency_key ?? null,
-      request_hash: input.request_hash ?? null, max_depth: input.max_depth, run_id: run.run_id, run_data: run, legacy: session.legacy,
+      request_hash: input.request_hash ?? null, max_depth: input.max_depth, max_user_depth: input.max_user_depth ?? null, run_id: run.run_id, run_data: run, legacy: session.legacy,
     });
   });
 
@@ -69,12 +71,20 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
     WITH x AS (
       SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(ord int, id varchar, component_type varchar, component_id varchar,
         session_id varchar, user_id varchar, payload jsonb, max_attempts int, idempotency_key varchar, request_hash varchar, max_depth int,
-        run_id varchar, run_data jsonb, legacy bigint)),
+        max_user_depth int, run_id varchar, run_data jsonb, legacy bigint)),
     depth AS (SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING')),
-    fresh AS (
-      SELECT x.*, ROW_NUMBER() OVER (ORDER BY x.ord) AS pos FROM x
+    user_depth AS (
+      SELECT COALESCE(user_id, '') AS u, COUNT(*) AS n FROM ${deps.jobs.table}
+      WHERE status IN ('PENDING', 'RUNNING') AND COALESCE(user_id, '') IN (SELECT COALESCE(x.user_id, '') FROM x WHERE x.max_user_depth IS NOT NULL)
+      GROUP BY 1),
+    unkeyed AS (
+      SELECT x.*, ROW_NUMBER() OVER (PARTITION BY COALESCE(x.user_id, '') ORDER BY x.ord) AS upos FROM x
       WHERE x.idempotency_key IS NULL OR NOT EXISTS (
         SELECT 1 FROM ${deps.jobs.table} j WHERE COALESCE(j.user_id, '') = COALESCE(x.user_id, '') AND j.idempotency_key = x.idempotency_key)),
+    -- Within their user's cap; only these take places in the queue.
+    fresh AS (
+      SELECT k.*, ROW_NUMBER() OVER (ORDER BY k.ord) AS pos FROM unkeyed k
+      WHERE k.max_user_depth IS NULL OR COALESCE((SELECT n FROM user_depth WHERE u = COALESCE(k.user_id, '')), 0) + k.upos <= k.max_user_depth),
     job AS (
       INSERT INTO ${deps.jobs.table} (id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts,
         idempotency_key, request_hash, available_at, created_at, updated_at)
@@ -92,14 +102,15 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
         f.run_data, ${ts}, ${ts}
       FROM fresh f JOIN job ON job.id = f.id
       RETURNING run_id)
-    SELECT x.ord, CASE WHEN job.id IS NULL THEN NULL ELSE row_to_json(job) END AS job, (SELECT n FROM depth) AS depth
+    SELECT x.ord, CASE WHEN job.id IS NULL THEN NULL ELSE row_to_json(job) END AS job, (SELECT n FROM depth) AS depth,
+      (x.id IN (SELECT u.id FROM unkeyed u) AND x.id NOT IN (SELECT f.id FROM fresh f)) AS over_user_cap
     FROM x LEFT JOIN job ON job.id = x.id`);
 
-  const missed: Array<{ ord: number; depth: number }> = [];
+  const missed: Array<{ ord: number; depth: number; overUserCap: boolean }> = [];
   for (const row of created) {
     const ord = Number(row.ord);
     if (row.job) out[ord] = { job: toJob(row.job as Record<string, unknown>), created: true };
-    else missed.push({ ord, depth: Number(row.depth) });
+    else missed.push({ ord, depth: Number(row.depth), overUserCap: row.over_user_cap === true });
   }
   if (missed.length > 0) await settleMissed(tx, inputs, missed, out, deps);
   // Sessions this batch made for inputs that got no job go again: a repeat or a refusal writes nothing.
@@ -109,17 +120,17 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
   return out.map((o) => o ?? { error: new Error("not enqueued") });
 }
 
-/** Inputs that inserted nothing: repeats of a key (same body: the first job; another: 422), else a full queue. */
-async function settleMissed(tx: Exec, inputs: EnqueueRunInput[], missed: Array<{ ord: number; depth: number }>, out: Array<EnqueueOutcome | undefined>, deps: EnqueueDeps) {
+/** Inputs that inserted nothing: repeats of a key (same body: the first job; another: 422), else a user at their cap or a full queue. */
+async function settleMissed(tx: Exec, inputs: EnqueueRunInput[], missed: Array<{ ord: number; depth: number; overUserCap: boolean }>, out: Array<EnqueueOutcome | undefined>, deps: EnqueueDeps) {
   const keyed = missed.filter((m) => inputs[m.ord]!.idempotency_key);
   const earlier = keyed.length === 0 ? [] : await tx(sql`
     SELECT ${deps.jobs.cols()} FROM ${deps.jobs.table}
     WHERE (COALESCE(user_id, ''), idempotency_key) IN (${sql.join(keyed.map((m) => sql`(${inputs[m.ord]!.user_id ?? ""}, ${inputs[m.ord]!.idempotency_key!})`), sql`, `)})`);
   const byKey = new Map(earlier.map((row) => { const job = toJob(row); return [`${job.user_id ?? ""}\u0000${job.idempotency_key}`, job]; }));
-  for (const { ord, depth } of missed) {
+  for (const { ord, depth, overUserCap } of missed) {
     const input = inputs[ord]!;
     const job = input.idempotency_key ? byKey.get(`${input.user_id ?? ""}\u0000${input.idempotency_key}`) : undefined;
-    if (!job) out[ord] = { error: queueFull(depth) };
+    if (!job) out[ord] = { error: overUserCap && input.max_user_depth !== undefined ? userQueueFull(input.user_id, input.max_user_depth) : queueFull(depth) };
     else if (job.request_hash !== (input.request_hash ?? null)) out[ord] = { error: keyReused() };
     else out[ord] = { job, created: false };
   }

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
-import { earlierAndDepth, earlierJob, jobInsert, pendingRunOf, queueFull, type EnqueueDeps } from "./enqueue.js";
+import { earlierAndDepth, earlierJob, jobInsert, pendingRunOf, refusal, roomFor, type EnqueueDeps } from "./enqueue.js";
 import { toJob } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
 
@@ -24,7 +24,7 @@ export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, 
       INSERT INTO ${deps.sessions} (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
       SELECT ${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
         ${JSON.stringify({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts}
-      WHERE NOT EXISTS (SELECT 1 FROM earlier) AND (SELECT n FROM depth) < ${input.max_depth}
+      WHERE ${roomFor(input)}
       ON CONFLICT (session_id) DO NOTHING
       RETURNING session_id),
     job AS (
@@ -38,7 +38,7 @@ export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, 
         ${JSON.stringify(run)}::jsonb, ${ts}, ${ts}
       FROM job RETURNING run_id)
     SELECT (SELECT row_to_json(job) FROM job) AS created, (SELECT row_to_json(earlier) FROM earlier) AS earlier,
-      (SELECT n FROM depth) AS depth, EXISTS (SELECT 1 FROM s) AS session_written`);
+      (SELECT n FROM depth) AS depth, (SELECT n FROM user_depth) AS user_depth, EXISTS (SELECT 1 FROM s) AS session_written`);
   if (row?.created) return { job: toJob(row.created as Record<string, unknown>), created: true };
   if (row?.session_written) {
     // A request with the same key committed its job between this statement's snapshot and its
@@ -47,6 +47,6 @@ export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, 
   }
   const earlier = await earlierJob(exec, row, input, deps);
   if (earlier) return { job: earlier, created: false };
-  if (Number(row?.depth ?? 0) >= input.max_depth) throw queueFull(row?.depth);
+  if (Number(row?.depth ?? 0) >= input.max_depth || (input.max_user_depth !== undefined && Number(row?.user_depth ?? 0) >= input.max_user_depth)) throw refusal(input, row);
   return "session_exists";
 }

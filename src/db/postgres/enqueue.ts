@@ -1,5 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
-import { NotFoundError, QueueFullError, ValidationError } from "../../errors.js";
+import { NotFoundError, QueueFullError, QuotaExceededError, ValidationError } from "../../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
 import type { RunRecord } from "../types.js";
 import { validateRun } from "../validate.js";
@@ -39,13 +39,29 @@ export async function enqueueRun(transaction: <T>(fn: (tx: Exec) => Promise<T>) 
   }
 }
 
-/** `earlier` (the job an Idempotency-Key already names) and `depth` (jobs waiting or running), as CTEs. */
+/**
+ * `earlier` (the job an Idempotency-Key already names), `depth` (jobs waiting or running) and
+ * `user_depth` (those of the input's user, counted only when it has a cap), as CTEs.
+ */
 export function earlierAndDepth(input: EnqueueRunInput, deps: EnqueueDeps): SQL {
   const key = input.idempotency_key ?? null;
   return sql`earlier AS (
       SELECT ${deps.jobs.cols()} FROM ${deps.jobs.table}
       WHERE ${key === null ? sql`false` : sql`COALESCE(user_id, '') = ${input.user_id ?? ""} AND idempotency_key = ${key}`}),
-    depth AS (SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING'))`;
+    depth AS (SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING')),
+    user_depth AS (${input.max_user_depth === undefined ? sql`SELECT 0 AS n` : sql`SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING') AND COALESCE(user_id, '') = ${input.user_id ?? ""}`})`;
+}
+
+/** The checks `earlierAndDepth` makes room for: no earlier job of the key, room in the queue and in the user's share. */
+export function roomFor(input: EnqueueRunInput): SQL {
+  const user = input.max_user_depth === undefined ? sql`` : sql` AND (SELECT n FROM user_depth) < ${input.max_user_depth}`;
+  return sql`NOT EXISTS (SELECT 1 FROM earlier) AND (SELECT n FROM depth) < ${input.max_depth}${user}`;
+}
+
+/** Why an enqueue that inserted nothing and repeats no key was refused: the queue is full, or its user's share is. */
+export function refusal(input: EnqueueRunInput, row: Record<string, unknown> | undefined): QueueFullError {
+  if (Number(row?.depth ?? 0) >= input.max_depth || input.max_user_depth === undefined) return queueFull(row?.depth);
+  return userQueueFull(input.user_id, input.max_user_depth);
 }
 
 /** The job's INSERT … SELECT with `sessionId` as its session; the caller adds FROM or WHERE. */
@@ -86,7 +102,7 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
     WITH ${earlierAndDepth(input, deps)},
     job AS (
       ${jobInsert(input, deps, ts, sql`${input.session_id}`)}
-      WHERE NOT EXISTS (SELECT 1 FROM earlier) AND (SELECT n FROM depth) < ${input.max_depth}
+      WHERE ${roomFor(input)}
       ON CONFLICT DO NOTHING
       RETURNING ${deps.jobs.cols()}),
     run AS (
@@ -98,10 +114,10 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
     SELECT (SELECT row_to_json(job) FROM job) AS created, (SELECT row_to_json(earlier) FROM earlier) AS earlier,
       (SELECT n FROM depth) AS depth`);
   if (row?.created) return toJob(row.created as Record<string, unknown>);
-  // Nothing inserted: the key was used before, or the queue is full.
+  // Nothing inserted: the key was used before, or the queue (or the user's share of it) is full.
   const earlier = await earlierJob(tx, row, input, deps);
   if (earlier) throw new Repeat(earlier);
-  throw queueFull(row?.depth);
+  throw refusal(input, row);
 }
 
 /**
@@ -119,6 +135,12 @@ export async function earlierJob(exec: Exec, row: Record<string, unknown> | unde
 /** The 422 of an Idempotency-Key sent again with another body. */
 export function keyReused(): ValidationError {
   return new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
+}
+
+/** The 429 of a user who has as many jobs waiting or running as one may; other users are not refused. */
+export function userQueueFull(userId: string | null, cap: number): QuotaExceededError {
+  const who = userId === null ? "callers without a user (one shared principal)" : `user ${userId}`;
+  return new QuotaExceededError(`the per-user job cap (${cap} background jobs waiting or running) is reached for ${who}: try again when some have finished`, "jobs", 5);
 }
 
 /** The 429 of a full queue, with the `depth` the statement counted. */

@@ -53,16 +53,33 @@ export class JobTable {
   /**
    * Leases due jobs: new or retrying ones whose time has come, and running ones whose worker
    * stopped renewing. SKIP LOCKED lets several dispatchers claim at once without overlap.
+   * Fair share: a due job's share is its rank among its owner's due jobs (no owner: one shared
+   * principal) plus the jobs the owner already has running, and the claim takes the lowest
+   * shares first, each by due time. So a user with less in flight goes first, and one user's
+   * backlog delays another user's job by at most one claim, however the claims are sized. A job
+   * ranked past `limit` among its owner's cannot be among the first `limit`, so only the others
+   * are joined and sorted.
    */
   async claim(workerId: string, limit: number, leaseSeconds: number): Promise<JobRecord[]> {
     const t = now();
+    const dueIn = (alias: string) => {
+      const a = sql.raw(alias);
+      return sql`((${a}.status = 'PENDING' AND ${a}.available_at <= ${t}) OR (${a}.status = 'RUNNING' AND ${a}.lease_expires_at < ${t} AND ${a}.attempt < ${a}.max_attempts))`;
+    };
     const rows = await this.exec(sql`
       UPDATE ${this.table} AS j SET status = 'RUNNING', attempt = j.attempt + 1, locked_by = ${workerId}, locked_at = ${t},
         lease_expires_at = ${t + leaseSeconds}, updated_at = ${t}
       WHERE j.id IN (
-        SELECT id FROM ${this.table}
-        WHERE (status = 'PENDING' AND available_at <= ${t}) OR (status = 'RUNNING' AND lease_expires_at < ${t} AND attempt < max_attempts)
-        ORDER BY available_at, created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        SELECT c.id FROM ${this.table} c JOIN (
+          SELECT r.id, r.due_rank + COALESCE(held.n, 0) AS share FROM (
+            SELECT d.id, COALESCE(d.user_id, '') AS owner, ROW_NUMBER() OVER (PARTITION BY COALESCE(d.user_id, '') ORDER BY d.available_at, d.created_at) AS due_rank
+            FROM ${this.table} d WHERE d.status IN ('PENDING', 'RUNNING') AND ${dueIn("d")}) r
+          LEFT JOIN (
+            SELECT COALESCE(user_id, '') AS owner, COUNT(*) AS n FROM ${this.table} WHERE status = 'RUNNING' AND lease_expires_at >= ${t} GROUP BY 1
+          ) held ON held.owner = r.owner
+          WHERE r.due_rank <= ${limit}) ranked ON ranked.id = c.id
+        WHERE ${dueIn("c")}
+        ORDER BY ranked.share, c.available_at, c.created_at LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED)
       RETURNING ${sql.raw(COLUMNS.split(", ").map((c) => `j.${c}`).join(", "))}`);
     return rows.map(toJob);
   }

@@ -22,6 +22,7 @@ import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
 import { RUN_COLUMNS, SESSION_COLUMNS, toRunRow, toSessionRecord } from "./rows.js";
 import { ensureSchema, type Exec, type Inspection } from "./schema-state.js";
+import { applyStateChanges, type StateChange } from "../state-changes.js";
 import { Coalescer } from "./coalescer.js";
 import { idList } from "./id-list.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
@@ -221,6 +222,26 @@ export class PostgresDb implements Db {
     });
     // The stored row, without reading its runs back: a session write stays O(1) in its run count.
     return new Session(toSessionRecord(row));
+  }
+
+  /**
+   * Applies a run's changes to the session's stored state under the row's lock (SELECT … FOR
+   * UPDATE, then the write, in one transaction): concurrent runs of one session each land their
+   * changes on top of the others' instead of overwriting the whole state. Null when the session is gone.
+   */
+  async updateSessionState(sessionId: string, changes: StateChange[]): Promise<Record<string, unknown> | null> {
+    validateId(sessionId, "session_id");
+    await this.inspect();
+    return this.transaction(async (tx) => {
+      const [row] = await tx(sql`SELECT session_data FROM ${this.sessionsTable} WHERE session_id = ${sessionId} FOR UPDATE`);
+      if (!row) return null;
+      const data = (typeof row.session_data === "string" ? JSON.parse(row.session_data) : row.session_data) as Record<string, unknown> | null;
+      const stored = data?.session_state;
+      const state = applyStateChanges(typeof stored === "object" && stored !== null && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {}, changes);
+      await tx(sql`UPDATE ${this.sessionsTable} SET session_data = jsonb_set(COALESCE(session_data, '{}'::jsonb), '{session_state}', ${JSON.stringify(state)}::jsonb),
+        updated_at = ${now()} WHERE session_id = ${sessionId}`);
+      return state;
+    });
   }
 
   /** The one session `opts` may read (checked first: a bad id or limit is the caller's 4xx). */

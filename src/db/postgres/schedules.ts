@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
+import { ConflictError, NotFoundError, QuotaExceededError, ValidationError } from "../../errors.js";
 import { prepareCreate, prepareUpdate } from "../../scheduler/validate.js";
 import type { Schedule, ScheduleInput, ScheduleRun, ScheduleScope, ScheduleStore, ScheduleUpdate } from "../../scheduler/types.js";
 import { pageOf, resolvePage } from "../pagination.js";
@@ -28,20 +28,31 @@ function isUniqueViolation(error: unknown): boolean {
  * await db.schedules.updateSchedule(s.id, { cron_expr: "0 9 * * 1-5" }, { userId: "u1" });
  */
 export class PostgresScheduleStore extends PostgresScheduleTicks implements ScheduleStore {
-  async createSchedule(input: ScheduleInput, owner: { userId: string | null }): Promise<Schedule> {
+  /**
+   * The cap is checked in the insert's own statement, so concurrent creates of one owner may
+   * overshoot it by at most their number (as the queue's depth limit).
+   */
+  async createSchedule(input: ScheduleInput, owner: { userId: string | null }, limits: { maxPerUser?: number } = {}): Promise<Schedule> {
     if (owner.userId !== null) validateId(owner.userId, "user_id");
     const ts = now();
     const s = prepareCreate(input, ts);
     await this.d.ready();
+    const mine = owner.userId === null ? sql`user_id IS NULL` : sql`user_id = ${owner.userId}`;
+    const room = limits.maxPerUser === undefined ? sql`true` : sql`(SELECT COUNT(*) FROM ${this.d.schedules} WHERE ${mine}) < ${limits.maxPerUser}`;
     try {
       const [row] = await this.d.exec(sql`
         INSERT INTO ${this.d.schedules} AS s (id, name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries,
           retry_delay_seconds, enabled, next_run_at, user_id, created_at, updated_at)
-        VALUES (${crypto.randomUUID()}, ${s.name}, ${s.description}, ${s.method}, ${s.endpoint}, ${s.payload === null ? null : JSON.stringify(s.payload)}::jsonb,
+        SELECT ${crypto.randomUUID()}, ${s.name}, ${s.description}, ${s.method}, ${s.endpoint}, ${s.payload === null ? null : JSON.stringify(s.payload)}::jsonb,
           ${s.cron_expr}, ${s.timezone}, ${s.timeout_seconds}, ${s.max_retries}, ${s.retry_delay_seconds}, ${s.enabled}, ${s.next_run_at},
-          ${owner.userId}, ${ts}, ${ts})
+          ${owner.userId}, ${ts}, ${ts}
+        WHERE ${room}
         RETURNING ${columns(SCHEDULE_COLUMNS, "s")}`);
-      return toSchedule(row!);
+      if (!row) {
+        const who = owner.userId === null ? "callers without a user (one shared principal)" : `user ${owner.userId}`;
+        throw new QuotaExceededError(`the per-user schedule cap (${limits.maxPerUser} schedules) is reached for ${who}: delete one first`, "schedules", 60);
+      }
+      return toSchedule(row);
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError(`a schedule named ${s.name} already exists`);
       throw error;

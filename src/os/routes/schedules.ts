@@ -7,7 +7,7 @@ import { triggerSchedule } from "../../scheduler/dispatch.js";
 import type { Page } from "../../db/types.js";
 import type { Schedule, ScheduleScope } from "../../scheduler/types.js";
 import { runTarget, scheduleCreateSchema } from "../../scheduler/validate.js";
-import type { QueueConfig } from "../background.js";
+import { userCaps, type QueueConfig } from "../background.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
 import { defineRoute, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
@@ -42,7 +42,7 @@ const createSchedule = defineRoute({
   summary: "Create a schedule: a cron expression (5 fields, IANA timezone) that starts runs of an agent",
   scope: { resource: "schedules", action: "write" },
   request: { query: userQuery, body: jsonBody(scheduleCreateSchema) },
-  responses: { 201: { description: "Created" }, 409: { description: "The owner already has a schedule of this name" } },
+  responses: { 201: { description: "Created" }, 409: { description: "The owner already has a schedule of this name" }, 429: { description: "The owner holds as many schedules as one user may" } },
 });
 const getSchedule = defineRoute({ method: "get", path: "/schedules/{schedule_id}", tags, summary: "One schedule", scope: read, request: { params: schedulePath, query: userQuery } });
 const updateSchedule = defineRoute({
@@ -88,7 +88,7 @@ function checkTarget(c: Context<OSEnv>, agents: Agent[], endpoint: string): void
 function durableQueue(c: Context<OSEnv>, queue: QueueConfig | undefined) {
   const { jobs, queue: wake } = c.env;
   if (!queue?.durable || !jobs) throw new NotConfiguredError("schedules run on the durable queue: new AgentOS({ queue: { durable: true } }) with a database");
-  return { jobs, maxDepth: queue.maxDepth, wake: wake && (() => wake.wake()) };
+  return { jobs, maxDepth: queue.maxDepth, maxUserJobs: userCaps(queue).maxJobsPerUser, wake: wake && (() => wake.wake()) };
 }
 
 /** `/schedules/*` in agno's paths (SPEC SC1-SC2, U1): every call is scoped to the caller's user. */
@@ -113,7 +113,7 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
     const body = c.req.valid("json");
     checkTarget(c, agents, body.endpoint);
     const owner = effectiveUserId(c, c.req.valid("query").user_id) ?? principalOf(c).userId ?? null;
-    return c.json(view(await store(c).createSchedule(body, { userId: owner })), 201);
+    return c.json(view(await store(c).createSchedule(body, { userId: owner }, { maxPerUser: userCaps(queue).maxSchedulesPerUser })), 201);
   });
   handle(app, getSchedule, async (c) => c.json(view(await found(c, c.req.valid("param").schedule_id, readScope(c, c.req.valid("query").user_id)))));
   handle(app, updateSchedule, async (c) => {

@@ -14,6 +14,7 @@ import { defineRoute, handle, idSchema, jsonObject, routeApp, validationError } 
 import { compact } from "../sse.js";
 import { publicError } from "../../public-error.js";
 import { mediaList, mediaOf } from "../run-input.js";
+import { releasedOnClose, type SocketQuota } from "../socket-quota.js";
 
 /** Largest client message (UTF-16 characters, as the socket hands it over), and most runs one socket may stream at once. */
 const MAX_MESSAGE_CHARS = 1024 * 1024;
@@ -50,7 +51,7 @@ const wsRoute = defineRoute({
     "Send JSON messages `{action: run|continue|resume|cancel|ping, id?, agent_id, …}` (the run fields as for POST /agents/{agent_id}/runs). " +
     "Every answer is JSON: run events carry `event_index` (their position, for `resume`) and `request_id` (the message's `id`); failures are `{event: \"error\", detail, error_id}`.",
   scope: { resource: "agents", action: "run", perItem: "checked per message" },
-  responses: { 101: { description: "Switching protocols" }, 426: { description: "Not a WebSocket upgrade" } },
+  responses: { 101: { description: "Switching protocols" }, 426: { description: "Not a WebSocket upgrade" }, 429: { description: "The caller holds as many open WebSockets as one user may" } },
 });
 
 /** Sends one JSON frame, unless the client has gone (the run goes on and is stored). */
@@ -85,14 +86,20 @@ function parse(data: unknown): ClientMessage {
  * come from the upgrade request; each action checks its own scope. Events are numbered and
  * stored exactly as for SSE, so a run started here can be resumed over HTTP and vice versa.
  */
-export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | undefined) {
+export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | undefined, quota?: SocketQuota) {
   const app = routeApp();
   handle(app, wsRoute, async (c) => {
     if (!upgrade) throw new NotConfiguredError("this host cannot upgrade to WebSocket: pass `websocket` to AgentOS (the Worker entry does)");
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       return c.json({ detail: "send a WebSocket upgrade (Upgrade: websocket)", error_id: "upgrade_required" }, 426);
     }
-    const response = await upgrade(() => socketEvents(c as unknown as Context<OSEnv>, agents))(c, async () => undefined);
+    // One user's sockets are capped (429 before the upgrade); the place is freed when the socket closes.
+    const release = quota?.acquire(principalOf(c).userId) ?? (() => undefined);
+    const response = await upgrade(() => releasedOnClose(socketEvents(c as unknown as Context<OSEnv>, agents), release))(c, async () => undefined).catch((error: unknown) => {
+      release();
+      throw error;
+    });
+    if (!response) release();
     return response ?? c.json({ detail: "the WebSocket upgrade failed", error_id: "upgrade_required" }, 426);
   });
   return app;

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exampleAssistant } from "../../src/example/assistant.js";
+import { applyStateChanges, stateChanges } from "../../src/db/state-changes.js";
+import { scriptedModel } from "../support/agent-kit.js";
+import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+
+/** Session state written by overlapping runs of one session, through the SDK (issue 15: lost updates). */
+describe.each(dbTargets())("session state on $name", (target) => {
+  let t: TestDb;
+  beforeAll(async () => {
+    t = openTestDb(target);
+    await t.db.init();
+  });
+  afterAll(() => t.close());
+
+  it("keeps every note of four save_note runs continued at once", async () => {
+    const notes = ["buy milk", "call Ann", "water plants", "pay rent"];
+    const { model } = await scriptedModel([
+      ...notes.map((note, i) => ({ toolCalls: [{ id: `note-${i}`, name: "save_note", arguments: { note } }] })),
+      ...notes.map(() => ({ text: "Saved." })),
+    ]);
+    const agent = exampleAssistant(model).withDb(t.db);
+    const sessionId = `notes-${crypto.randomUUID()}`;
+    const paused = [];
+    for (const note of notes) paused.push(await agent.run(`remember: ${note}`, { sessionId, userId: "ann" }));
+    expect(paused.map((p) => p.status)).toEqual(["PAUSED", "PAUSED", "PAUSED", "PAUSED"]);
+    const done = await Promise.all(paused.map((p) => agent.continueRun(p.run_id, { requirements: [{ id: p.requirements[0]!.id, confirmed: true }], userId: "ann" })));
+    expect(done.map((d) => d.status)).toEqual(["COMPLETED", "COMPLETED", "COMPLETED", "COMPLETED"]);
+    const stored = (await t.db.getSession(sessionId))!.record.session_data!.session_state as { notes: string[] };
+    expect([...stored.notes].sort()).toEqual([...notes].sort());
+  });
+
+  it("stores a run's session_state in its session, merged over the stored one (agno's precedence)", async () => {
+    const { model } = await scriptedModel([{ text: "Hi." }, { text: "Hi again." }]);
+    const agent = exampleAssistant(model).withDb(t.db);
+    const first = await agent.run("hi", { sessionState: { topic: "travel", prefs: { lang: "fr" } } });
+    expect((await t.db.getSession(first.session_id))!.record.session_data!.session_state).toEqual({ topic: "travel", prefs: { lang: "fr" } });
+    await agent.run("again", { sessionId: first.session_id, sessionState: { prefs: { units: "metric" } } });
+    expect((await t.db.getSession(first.session_id))!.record.session_data!.session_state).toEqual({ topic: "travel", prefs: { lang: "fr", units: "metric" } });
+  });
+
+  it("merges changes into the stored state under the session's lock: keys at any depth, appended lists, deletes", async () => {
+    const sessionId = `merge-${crypto.randomUUID()}`;
+    await t.db.createSession({ session_id: sessionId, session_type: "agent", session_data: { session_name: "m", session_state: { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true } } });
+    const loaded = { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true };
+    const runs = [
+      { n: 1, list: ["a", "b"], nested: { x: 10, y: 2 }, gone: true },
+      { n: 2, list: ["a", "c"], nested: { x: 1, y: 2, z: 3 } },
+      { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true, fresh: ["d"] },
+    ];
+    await Promise.all(runs.map((next) => t.db.updateSessionState(sessionId, stateChanges(loaded, next))));
+    const stored = (await t.db.getSession(sessionId))!.record.session_data!.session_state as Record<string, unknown>;
+    expect({ ...stored, list: [...(stored.list as string[])].sort() }).toEqual({ n: 2, list: ["a", "b", "c"], nested: { x: 10, y: 2, z: 3 }, fresh: ["d"] });
+    expect(await t.db.updateSessionState("no-such-session", [{ op: "set", path: ["k"], value: 1 }])).toBeNull();
+  });
+});
+
+describe("stateChanges / applyStateChanges", () => {
+  it("replays a run's changes over a state others changed meanwhile", () => {
+    const base = { a: 1, list: [1], obj: { k: "v" } };
+    const changes = stateChanges(base, { a: 2, list: [1, 2], obj: { k: "v", j: "w" } });
+    expect(applyStateChanges({ a: 1, list: [1, 9], obj: { k: "other" }, more: true }, changes)).toEqual({ a: 2, list: [1, 9, 2], obj: { k: "other", j: "w" }, more: true });
+    // A list changed otherwise than by appending is set: the run's value wins that key.
+    expect(applyStateChanges({ list: [1, 9] }, stateChanges({ list: [1, 2] }, { list: [2] }))).toEqual({ list: [2] });
+    expect(stateChanges(base, base)).toEqual([]);
+  });
+});
