@@ -59,7 +59,9 @@ interface Frame {
 const pathOf = (frame: Frame, key?: string | number): string => {
   const parts: Array<string | number> = key === undefined ? [] : [key];
   for (let f: Frame | null = frame; f && f.key !== null; f = f.parent) parts.unshift(f.key);
-  return parts.join(".");
+  const path = parts.join(".");
+  // Named in an error message: a hostile path (long keys, 64 levels) is cut.
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
 };
 
 /**
