@@ -161,7 +161,7 @@ describe.each(targets)("hostile input on $name", ({ name, db }) => {
 
 describe("resume positions the event log cannot hold", () => {
   it("answers 422 for last_event_index >= 2^31 and a negative Last-Event-ID, over HTTP and WebSocket", async () => {
-    const { env: e } = await modelEnv([{ text: "some events", chunkSize: 3 }]);
+    const { env: e, script } = await modelEnv([{ text: "some events", chunkSize: 3 }]);
     const frames = parseSse(await (await send("/agents/assistant/runs", form({ message: "go" }), e)).text());
     const runId = frames[0]!.data.run_id as string;
     for (const init of [
@@ -185,10 +185,25 @@ describe("resume positions the event log cannot hold", () => {
     const upgrade = await worker.fetch(new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
     const ws = upgrade.webSocket!;
     ws.accept();
-    const answer = new Promise<Record<string, unknown>>((resolve) => ws.addEventListener("message", (evt) => resolve(JSON.parse(evt.data as string))));
+    const answers: Array<Record<string, unknown>> = [];
+    let wake = () => {};
+    ws.addEventListener("message", (evt) => {
+      answers.push(JSON.parse(evt.data as string));
+      wake();
+    });
+    const next = async () => {
+      while (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      return answers.shift()!;
+    };
     ws.send(JSON.stringify({ action: "resume", id: "big", agent_id: "assistant", run_id: runId, last_event_index: 2 ** 31 }));
-    expect(await answer).toMatchObject({ event: "error", error_id: "validation_error", detail: expect.stringMatching(/last_event_index/) });
+    expect(await next()).toMatchObject({ event: "error", error_id: "validation_error", detail: expect.stringMatching(/last_event_index/) });
+    // The socket's runs take the same bounds as the HTTP routes.
+    ws.send(withDeep({ action: "run", id: "deep", agent_id: "assistant", message: "hi" }, "session_state", 7000));
+    expect(await next()).toMatchObject({ event: "error", error_id: "validation_error", detail: expect.stringMatching(/session_state.*deeper than 64/) });
+    ws.send(JSON.stringify({ action: "run", id: "nul", agent_id: "assistant", message: "hi\u0000" }));
+    expect(await next()).toMatchObject({ event: "error", error_id: "validation_error", detail: expect.stringMatching(/message.*NUL/) });
     ws.close(1000, "done");
     await waitOnExecutionContext(ctx);
+    expect(await script.requests()).toHaveLength(1); // the first run's only
   });
 });
