@@ -110,8 +110,10 @@ export function handle<R extends RouteConfig>(app: OpenAPIHono<OSEnv>, route: R,
   app.openapi(route, handler as never);
 }
 
-/** Common parameter schemas, named once so the OpenAPI document reuses them. */
-/** Ids are printable: a control character (NUL, `%00` in a path) is refused here, never sent to the database. */
+/**
+ * Common parameter schemas, named once so the OpenAPI document reuses them. Ids are printable: a
+ * control character (NUL, `%00` in a path) is a 422 here, never sent to the database.
+ */
 export const idSchema = z.string().min(1).max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
 export const jsonObject = z.record(z.string(), z.unknown());
 /** A route's required JSON request body, validated against `schema`. */
