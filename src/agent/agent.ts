@@ -3,6 +3,7 @@ import type { Db } from "../db/port.js";
 import type { RunRecord, RunRow } from "../db/types.js";
 import { mergeState, stateChanges } from "../db/state-changes.js";
 import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
+import { checkJson } from "../json-limits.js";
 import { MESSAGE_MEDIA_FIELDS, message, nowSeconds, type Message } from "../models/message.js";
 import type { Model } from "../models/model.js";
 import { createModel, type ModelOptions } from "../models/providers.js";
@@ -278,6 +279,8 @@ export class Agent {
     let media: CheckedMedia[];
     try {
       media = this.checkInput(input, opts.media);
+      // A value too deep for a stack or for jsonb, refused before the session is written.
+      for (const field of ["sessionState", "dependencies", "metadata"] as const) checkJson(opts[field], field);
       this.offloadTarget();
     } catch (error) {
       if (opts.stream) throw error;

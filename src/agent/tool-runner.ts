@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonProblem, sanitizeText } from "../json-limits.js";
 import { message, nowSeconds, type Message } from "../models/message.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import { ToolPause, type ResumedCall } from "../tools/tool-pause.js";
@@ -21,14 +22,22 @@ export interface PendingCall {
 /** A call's outcome: its answer, or the pause it asked for. */
 type Outcome = Answer | { pause: ToolPause };
 
+/**
+ * A model's tool arguments, or the error the model reads instead. Arguments are bounded as
+ * client JSON is (too deep, too large, NUL or a lone surrogate: one prompt injection must not
+ * crash the run or its final write), and never executed when refused.
+ */
 export function parseToolArgs(raw: string): { args: Record<string, unknown>; error?: string } {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(raw.trim() === "" ? "{}" : raw);
-    if (value && typeof value === "object" && !Array.isArray(value)) return { args: value as Record<string, unknown> };
-    return { args: {}, error: "tool arguments must be a JSON object" };
+    value = JSON.parse(raw.trim() === "" ? "{}" : raw);
   } catch {
-    return { args: {}, error: `tool arguments are not valid JSON: ${raw.slice(0, 200)}` };
+    return { args: {}, error: `tool arguments are not valid JSON: ${sanitizeText(raw.slice(0, 200))}` };
   }
+  if (!value || typeof value !== "object" || Array.isArray(value)) return { args: {}, error: "tool arguments must be a JSON object" };
+  const problem = jsonProblem(value, { text: true });
+  if (problem) return { args: {}, error: `tool arguments ${problem.path ? `at ${problem.path} ` : ""}${problem.message}` };
+  return { args: value as Record<string, unknown> };
 }
 
 function stringify(value: unknown): string {

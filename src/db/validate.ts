@@ -1,12 +1,33 @@
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
+import { JSON_LIMITS, jsonProblem, textProblem } from "../json-limits.js";
 import { RUN_STATUSES, type RunRecord, type SessionRecord } from "./types.js";
 
-/** Ids are bounded so a hostile caller cannot fill an index with megabyte keys. */
-const id = z.string().min(1).max(255);
+/**
+ * Ids are bounded so a hostile caller cannot fill an index with megabyte keys, and printable: a
+ * control character (NUL above all, which Postgres refuses in text) is the caller's 4xx here.
+ */
+const id = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
+  .refine((s) => textProblem(s) === null, "must be valid Unicode");
 const optionalId = id.nullish();
 const epochSeconds = z.number().int().nonnegative();
 const jsonObject = z.record(z.string(), z.unknown()).nullish();
+
+/**
+ * Free-form JSON stays as shallow as the routes make it (see json-limits.ts), so an SDK caller
+ * cannot store what a stack or the database's jsonb parser chokes on. Only depth is bounded
+ * here: what a run's tools grew (its state) is stored whatever its size. `wrapped`: levels of
+ * our own around the caller's value (session_data holds session_state).
+ */
+const depthWithin = (maxDepth: number) => (value: unknown, ctx: z.RefinementCtx) => {
+  const problem = jsonProblem(value, { maxDepth, maxNodes: Number.POSITIVE_INFINITY });
+  if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: problem.path === "" ? [] : problem.path.split(".") });
+};
+const bounded = <T extends z.ZodType>(schema: T, wrapped = 0) => schema.superRefine(depthWithin(JSON_LIMITS.maxDepth + wrapped));
 
 const runSchema = z
   .object({
@@ -21,8 +42,12 @@ const runSchema = z
     created_at: epochSeconds.nullish(),
     updated_at: epochSeconds.nullish(),
     messages: z.array(z.object({ role: z.string() }).passthrough()).optional(),
+    session_state: bounded(jsonObject, 1),
+    metadata: bounded(jsonObject, 1),
   })
-  .passthrough();
+  .passthrough()
+  // The caller's objects (state, metadata, tool arguments) sit a few levels down in a run.
+  .superRefine(depthWithin(JSON_LIMITS.maxDepth * 2));
 
 const sessionSchema = z.object({
   session_id: id,
@@ -31,12 +56,12 @@ const sessionSchema = z.object({
   team_id: optionalId,
   workflow_id: optionalId,
   user_id: optionalId,
-  session_data: jsonObject,
-  agent_data: jsonObject,
-  team_data: jsonObject,
-  workflow_data: jsonObject,
-  metadata: jsonObject,
-  summary: jsonObject,
+  session_data: bounded(jsonObject, 1),
+  agent_data: bounded(jsonObject, 1),
+  team_data: bounded(jsonObject, 1),
+  workflow_data: bounded(jsonObject, 1),
+  metadata: bounded(jsonObject),
+  summary: bounded(jsonObject, 1),
   created_at: epochSeconds.optional(),
   updated_at: epochSeconds.nullish(),
   runs: z.array(runSchema).optional(),

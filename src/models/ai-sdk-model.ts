@@ -11,6 +11,7 @@ import type {
 import { mediaOf, type MediaKind, type MediaRecord, type Message } from "./message.js";
 import { emptyUsage, type FinishReason, type Model, type ModelChunk, type ModelRequest, type TokenUsage } from "./model.js";
 import { ModelProviderError } from "./provider-error.js";
+import { jsonProblem } from "../json-limits.js";
 
 export interface ModelSettings {
   temperature?: number;
@@ -85,7 +86,10 @@ function filePart(kind: MediaKind, media: MediaRecord): LanguageModelV3FilePart 
 
 function parseArgs(args: string): unknown {
   try {
-    return JSON.parse(args || "{}");
+    const value: unknown = JSON.parse(args || "{}");
+    // Arguments the run refused as too deep or large (a tool error) go back as `{}`: the provider
+    // SDK serialises them recursively, and a deep value would overflow the stack.
+    return jsonProblem(value) ? {} : value;
   } catch {
     return {};
   }

@@ -1,6 +1,7 @@
 import { createRoute, OpenAPIHono, type RouteConfig, type RouteHandler } from "@hono/zod-openapi";
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
+import { JSON_LIMITS, jsonProblem } from "../json-limits.js";
 import type { OSEnv } from "./context.js";
 import { requireScope, scopeText } from "./auth/scopes.js";
 
@@ -75,12 +76,31 @@ export function validationError(error: z.ZodError, where: string): ValidationErr
   return new ValidationError(field ? `${where} ${field}: ${issue.message}` : `${where}: ${issue.message}`, field || where);
 }
 
+/**
+ * The first field of validated input (a body, a query, the path) that is too deep, too large, or
+ * holds text Postgres cannot store (NUL, a lone surrogate), checked field by field: every
+ * free-form object of every route is bounded here, before its handler stores it or sends it to
+ * a model, and a route added later inherits the check.
+ */
+export function inputProblem(data: unknown, where: string): ValidationError | null {
+  const fields: Array<[string, unknown]> = data !== null && typeof data === "object" && !Array.isArray(data) ? Object.entries(data) : [["", data]];
+  for (const [name, value] of fields) {
+    const problem = jsonProblem(value, { maxDepth: JSON_LIMITS.maxDepth, text: true });
+    if (!problem) continue;
+    const field = [name, problem.path].filter((p) => p !== "").join(".");
+    return new ValidationError(field ? `${where} ${field}: ${problem.message}` : `${where}: ${problem.message}`, field || where);
+  }
+  return null;
+}
+
 /** A sub-app whose validation failures answer 422 naming the field. */
 export function routeApp(): OpenAPIHono<OSEnv> {
   return new OpenAPIHono<OSEnv>({
     defaultHook: (result) => {
-      if (result.success) return;
-      throw validationError(result.error, result.target === "param" ? "path" : result.target === "json" || result.target === "form" ? "body" : result.target);
+      const where = result.target === "param" ? "path" : result.target === "json" || result.target === "form" ? "body" : result.target;
+      if (!result.success) throw validationError(result.error, where);
+      const problem = inputProblem(result.data, where);
+      if (problem) throw problem;
     },
   });
 }
@@ -90,8 +110,11 @@ export function handle<R extends RouteConfig>(app: OpenAPIHono<OSEnv>, route: R,
   app.openapi(route, handler as never);
 }
 
-/** Common parameter schemas, named once so the OpenAPI document reuses them. */
-export const idSchema = z.string().min(1).max(255);
+/**
+ * Common parameter schemas, named once so the OpenAPI document reuses them. Ids are printable: a
+ * control character (NUL, `%00` in a path) is a 422 here, never sent to the database.
+ */
+export const idSchema = z.string().min(1).max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
 export const jsonObject = z.record(z.string(), z.unknown());
 /** A route's required JSON request body, validated against `schema`. */
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });

@@ -80,9 +80,23 @@ export const continueRequest = z
   })
   .meta({ id: "ContinueRequest", description: "The resolved `tools` (agno's ToolExecution list) or `requirements` of a paused run" });
 
+/** A position in a run's event log: -1 (before the first) up to what its INTEGER column holds. */
+export const eventIndex = z.number().int().min(-1).max(2_147_483_647);
+
+/**
+ * The standard SSE reconnect header, when it holds a number: out of range it is the caller's 422
+ * (the log cannot hold such a position), anything else is not a position and is ignored.
+ */
+export function lastEventIdOf(header: string | undefined): number | undefined {
+  if (header === undefined || !/^-?\d+$/.test(header.trim())) return undefined;
+  const checked = eventIndex.safeParse(Number(header.trim()));
+  if (!checked.success) throw new ValidationError(`Last-Event-ID: must be an event position from -1 to ${eventIndex.maxValue}`, "Last-Event-ID");
+  return checked.data;
+}
+
 export const resumeRequest = z
   .object({
-    last_event_index: z.preprocess((v) => (typeof v === "string" && v !== "" ? Number(v) : blankIsAbsent(v)), z.number().int().min(-1).optional()),
+    last_event_index: z.preprocess((v) => (typeof v === "string" && v !== "" ? Number(v) : blankIsAbsent(v)), eventIndex.optional()),
     user_id: optionalId,
     session_id: optionalId,
   })

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
+import { checkJson } from "../json-limits.js";
 import { validateCron } from "./cron.js";
 import { SCHEDULE_MUTABLE_FIELDS, type Schedule, type ScheduleInput, type ScheduleUpdate } from "./types.js";
 
@@ -49,7 +50,7 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
 const PAYLOAD_FIELDS = new Set(["message", "session_id", "session_state", "dependencies", "metadata", "stream", "background"]);
 const runPayload = z.object({
   message: z.string({ error: "a run needs a message (string)" }).min(1).max(100_000),
-  session_id: z.string().min(1).max(255).optional(),
+  session_id: z.string().min(1).max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters").optional(),
   session_state: z.record(z.string(), z.unknown()).optional(),
   dependencies: z.record(z.string(), z.unknown()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
@@ -77,6 +78,8 @@ export function runTarget(endpoint: string): { type: "agent"; id: string } {
 
 /** Checks a payload for the run it will start; returns the run fields. */
 export function runPayloadOf(payload: Record<string, unknown> | null): z.infer<typeof runPayload> {
+  // Stored now, sent to a model at every occurrence: bounded as a run's own fields are.
+  checkJson(payload, "payload", { text: true });
   for (const key of Object.keys(payload ?? {})) {
     if (key === "user_id") throw new ValidationError("payload.user_id: a scheduled run runs as the schedule's owner", "payload.user_id");
     if (!PAYLOAD_FIELDS.has(key)) throw new ValidationError(`payload.${key}: not a run field (use ${[...PAYLOAD_FIELDS].slice(0, 5).join(", ")})`, `payload.${key}`);

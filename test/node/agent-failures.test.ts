@@ -25,6 +25,17 @@ describe("Agent failures and cancellation", () => {
     expect(await script.requests()).toHaveLength(1);
   });
 
+  it("refuses session state too deep for a stack or for jsonb before anything is stored or sent to the model", async () => {
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 7000; i++) deep = { a: deep };
+    const { model, script } = await scriptedModel([{ text: "never" }]);
+    const agent = new Agent({ model, db: t.db });
+    await expect(agent.run("hi", { sessionId: "deep-sdk", sessionState: deep })).rejects.toMatchObject({ name: "ValidationError", message: expect.stringMatching(/^sessionState\.a\.a.*deeper than 64 levels/) });
+    expect(() => agent.run("hi", { sessionId: "deep-sdk", metadata: { list: [deep] }, stream: true })).toThrow(/metadata\.list\.0/);
+    expect(await t.db.getSession("deep-sdk")).toBeNull();
+    expect(await script.requests()).toEqual([]);
+  });
+
   it("retries a rate limit (honouring retry-after) and a server error, then succeeds", async () => {
     const { model, script } = await scriptedModel([
       { error: { status: 429, headers: { "retry-after": "0" } } },

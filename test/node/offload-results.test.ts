@@ -209,6 +209,17 @@ describe.each(dbTargets())("Tool-result offload on $name", (target) => {
     await expect(store.search(t.db, result_id, scope, { query: "(\\w|\\d)*x", regex: true })).rejects.toThrow(ValidationError);
   });
 
+  it("offloads a result holding NUL and a lone surrogate: its index row is written (preview sanitised) and the run completes", async () => {
+    const hostile = tool({ name: "hostile", description: "Dumps odd bytes", parameters: z.object({}), execute: () => "nul\u0000 half\ud800 " + BIG });
+    const { model } = reactiveModel((_messages, turn) => (turn === 0 ? { toolCalls: [{ id: "call_hostile", name: "hostile", arguments: {} }] } : { text: "done" }));
+    const agent = new Agent({ model, tools: [hostile], db: t.db, offloadToolResults: true }).withOffloadStorage(storage);
+    const out = await agent.run("dump it", { userId: "nul-user" });
+    expect(out.status).toBe("COMPLETED");
+    const [row] = await t.query<{ preview: string }>(`SELECT preview FROM ${table()} WHERE user_id = 'nul-user'`);
+    expect(row!.preview.startsWith("nul\ufffd half\ufffd row 000000")).toBe(true);
+    expect((await t.db.getRun(out.run_id))?.status).toBe("COMPLETED");
+  });
+
   it("leaves results at or below the threshold in the messages and writes nothing", async () => {
     const exact = tool({ name: "exact", parameters: z.object({}), execute: () => "x".repeat(16_000) });
     const { model, script } = await scriptedModel([{ toolCalls: [{ id: "e", name: "exact", arguments: {} }] }, { text: "ok" }]);

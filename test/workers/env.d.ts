@@ -14,6 +14,8 @@ declare global {
 declare module "vitest" {
   export interface ProvidedContext {
     s3Url: string;
+    /** the real PostgreSQL server from TEST_DATABASE_URL, or "" */
+    realPgUrl: string;
   }
 }
 

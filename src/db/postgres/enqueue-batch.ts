@@ -6,6 +6,7 @@ import { keyReused, pendingRunOf, queueFull, userQueueFull, type EnqueueDeps } f
 import { toJob } from "./jobs.js";
 import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
+import { pgJson } from "../../json-limits.js";
 
 /**
  * Many enqueues in one transaction of a few statements, whatever their number (the scheduler
@@ -40,7 +41,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
   const kept = await tx(sql`
     INSERT INTO ${deps.sessions} AS s (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
     SELECT x.session_id, 'agent', x.component_id, x.user_id, jsonb_build_object('session_name', x.session_name, 'session_state', '{}'::jsonb), ${ts}, ${ts}
-    FROM jsonb_to_recordset(${JSON.stringify(sessions)}::jsonb) AS x(session_id varchar, component_id varchar, user_id varchar, session_name varchar)
+    FROM jsonb_to_recordset(${pgJson(sessions)}::jsonb) AS x(session_id varchar, component_id varchar, user_id varchar, session_name varchar)
     ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
     RETURNING s.session_id, s.user_id, (xmax = 0) AS inserted,
       ${deps.legacy ? LEGACY_RUN_COUNT : sql`0`} AS legacy_count`);
@@ -69,7 +70,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
 
   const created = rows.length === 0 ? [] : await tx(sql`
     WITH x AS (
-      SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(ord int, id varchar, component_type varchar, component_id varchar,
+      SELECT * FROM jsonb_to_recordset(${pgJson(rows)}::jsonb) AS x(ord int, id varchar, component_type varchar, component_id varchar,
         session_id varchar, user_id varchar, payload jsonb, max_attempts int, idempotency_key varchar, request_hash varchar, max_depth int,
         max_user_depth int, run_id varchar, run_data jsonb, legacy bigint)),
     depth AS (SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING')),

@@ -3,6 +3,7 @@ import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
 import { earlierAndDepth, earlierJob, jobInsert, pendingRunOf, refusal, roomFor, type EnqueueDeps } from "./enqueue.js";
 import { toJob } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
+import { pgJson } from "../../json-limits.js";
 
 /** What the one-statement enqueue did: a job, a repeat of a key, or "the session exists" (take the transaction path). */
 export type NewSessionOutcome = { job: JobRecord; created: boolean } | "session_exists";
@@ -23,7 +24,7 @@ export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, 
     s AS (
       INSERT INTO ${deps.sessions} (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
       SELECT ${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
-        ${JSON.stringify({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts}
+        ${pgJson({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts}
       WHERE ${roomFor(input)}
       ON CONFLICT (session_id) DO NOTHING
       RETURNING session_id),
@@ -35,7 +36,7 @@ export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, 
     run AS (
       INSERT INTO ${deps.runs} (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
       SELECT ${run.run_id}, ${run.session_id}, 'agent', ${run.agent_id ?? null}, NULL, NULL, ${input.user_id}, NULL, 'PENDING', 0,
-        ${JSON.stringify(run)}::jsonb, ${ts}, ${ts}
+        ${pgJson(run)}::jsonb, ${ts}, ${ts}
       FROM job RETURNING run_id)
     SELECT (SELECT row_to_json(job) FROM job) AS created, (SELECT row_to_json(earlier) FROM earlier) AS earlier,
       (SELECT n FROM depth) AS depth, (SELECT n FROM user_depth) AS user_depth, EXISTS (SELECT 1 FROM s) AS session_written`);

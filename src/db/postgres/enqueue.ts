@@ -6,6 +6,7 @@ import { validateRun } from "../validate.js";
 import { toJob, type JobTable } from "./jobs.js";
 import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
+import { pgJson } from "../../json-limits.js";
 
 export interface EnqueueDeps {
   jobs: JobTable;
@@ -69,7 +70,7 @@ export function jobInsert(input: EnqueueRunInput, deps: EnqueueDeps, ts: number,
   return sql`INSERT INTO ${deps.jobs.table} (id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts,
         idempotency_key, request_hash, available_at, created_at, updated_at)
       SELECT ${crypto.randomUUID()}, ${input.component_type}, 'run', ${input.component_id}, ${sessionId}, ${input.user_id},
-        ${JSON.stringify(input.payload)}::jsonb, 'PENDING', 0, ${input.max_attempts}, ${input.idempotency_key ?? null}, ${input.request_hash ?? null}, ${ts}, ${ts}, ${ts}`;
+        ${pgJson(input.payload)}::jsonb, 'PENDING', 0, ${input.max_attempts}, ${input.idempotency_key ?? null}, ${input.request_hash ?? null}, ${ts}, ${ts}, ${ts}`;
 }
 
 /** The PENDING run an enqueue stores, checked as every stored run is. */
@@ -93,7 +94,7 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
   const [session] = await tx(sql`
     INSERT INTO ${deps.sessions} AS s (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
     VALUES (${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
-      ${JSON.stringify({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts})
+      ${pgJson({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts})
     ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
     RETURNING ${deps.legacy ? LEGACY_RUN_COUNT : sql`0`} AS legacy_count`);
   if (!session) throw new NotFoundError(`session ${input.session_id} not found`);
@@ -109,7 +110,7 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
       INSERT INTO ${deps.runs} (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
       SELECT ${run.run_id}, ${run.session_id}, 'agent', ${run.agent_id ?? null}, NULL, NULL, ${input.user_id}, NULL, 'PENDING',
         (SELECT GREATEST(COALESCE(MAX(run_index) + 1, 0), ${Number(session.legacy_count)}) FROM ${deps.runs} WHERE session_id = ${run.session_id}),
-        ${JSON.stringify(run)}::jsonb, ${ts}, ${ts}
+        ${pgJson(run)}::jsonb, ${ts}, ${ts}
       FROM job RETURNING run_id)
     SELECT (SELECT row_to_json(job) FROM job) AS created, (SELECT row_to_json(earlier) FROM earlier) AS earlier,
       (SELECT n FROM depth) AS depth`);

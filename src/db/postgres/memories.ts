@@ -4,6 +4,7 @@ import { MAX_PAGE_LIMIT } from "../pagination.js";
 import type { MemoryRecord } from "../types.js";
 import { validateId } from "../validate.js";
 import type { Exec } from "./schema-state.js";
+import { pgJson } from "../../json-limits.js";
 
 const COLUMNS = "memory_id, memory, input, agent_id, team_id, user_id, topics, created_at, updated_at";
 
@@ -43,8 +44,8 @@ export class MemoryTable {
     const now = Math.floor(Date.now() / 1000);
     const [row] = await this.exec(sql`
       INSERT INTO ${this.table} AS t (${sql.raw(COLUMNS)})
-      VALUES (${m.memory_id}, ${JSON.stringify(m.memory)}::jsonb, ${m.input ?? null}, ${m.agent_id ?? null}, ${m.team_id ?? null}, ${m.user_id},
-        ${m.topics ? JSON.stringify(m.topics) : null}::jsonb, ${m.created_at ?? now}, ${now})
+      VALUES (${m.memory_id}, ${pgJson(m.memory)}::jsonb, ${m.input ?? null}, ${m.agent_id ?? null}, ${m.team_id ?? null}, ${m.user_id},
+        ${m.topics ? pgJson(m.topics) : null}::jsonb, ${m.created_at ?? now}, ${now})
       ON CONFLICT (memory_id) DO UPDATE SET memory = EXCLUDED.memory, topics = EXCLUDED.topics, input = EXCLUDED.input, updated_at = EXCLUDED.updated_at
       WHERE t.user_id = EXCLUDED.user_id
       RETURNING ${sql.raw(COLUMNS)}`);

@@ -26,6 +26,7 @@ import { applyStateChanges, type StateChange } from "../state-changes.js";
 import { Coalescer } from "./coalescer.js";
 import { idList } from "./id-list.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
+import { pgSafe } from "../../json-limits.js";
 
 export interface PostgresDbOptions {
   /**
@@ -179,6 +180,7 @@ export class PostgresDb implements Db {
     const session = validateSession(input);
     await this.inspect();
     const ts = now();
+    // jsonb refuses NUL and lone surrogates: what a model or a tool put in the state is stored sanitised (see pgJson).
     const values = {
       session_id: session.session_id,
       session_type: session.session_type,
@@ -186,12 +188,12 @@ export class PostgresDb implements Db {
       team_id: session.team_id ?? null,
       workflow_id: session.workflow_id ?? null,
       user_id: session.user_id ?? null,
-      session_data: session.session_data ?? null,
-      agent_data: session.agent_data ?? null,
-      team_data: session.team_data ?? null,
-      workflow_data: session.workflow_data ?? null,
-      metadata: session.metadata ?? null,
-      summary: session.summary ?? null,
+      session_data: pgSafe(session.session_data ?? null),
+      agent_data: pgSafe(session.agent_data ?? null),
+      team_data: pgSafe(session.team_data ?? null),
+      workflow_data: pgSafe(session.workflow_data ?? null),
+      metadata: pgSafe(session.metadata ?? null),
+      summary: pgSafe(session.summary ?? null),
       created_at: session.created_at ?? ts,
       updated_at: ts,
     };

@@ -3,6 +3,7 @@ import { ConflictError, ValidationError } from "../../errors.js";
 import type { StoredRunEvent } from "../port.js";
 import { validateId } from "../validate.js";
 import type { Exec } from "./schema-state.js";
+import { pgJson } from "../../json-limits.js";
 
 const MAX_BATCH = 1000;
 const MAX_READ = 1000;
@@ -30,7 +31,7 @@ export class RunEventTable {
     const now = Math.floor(Date.now() / 1000);
     // One statement per batch: a streamed answer costs a round trip per flush, not per token.
     const rows = sql.join(
-      events.map((e, i) => sql`(${runId}, ${firstIndex + i}, ${JSON.stringify(e)}::jsonb, ${now})`),
+      events.map((e, i) => sql`(${runId}, ${firstIndex + i}, ${pgJson(e)}::jsonb, ${now})`),
       sql`, `,
     );
     try {

@@ -5,6 +5,7 @@ import type { RunRecord, RunRow } from "../types.js";
 import { idList } from "./id-list.js";
 import { RUN_COLUMNS, toRunRow } from "./rows.js";
 import type { Exec } from "./schema-state.js";
+import { pgJson } from "../../json-limits.js";
 
 /** The tables a run write touches: its session's row (the lock) and the runs table. */
 export interface RunTables {
@@ -41,7 +42,7 @@ export async function updateRunRow(exec: Exec, t: RunTables, run: RunRecord, exp
  */
 export async function updateRunRows(exec: Exec, t: RunTables, writes: Array<{ run: RunRecord; expectStatus: string[] }>): Promise<Array<RunRow | null>> {
   const ts = now();
-  const x = JSON.stringify(
+  const x = pgJson(
     writes.map(({ run, expectStatus }, ord) => ({
       ord, run_id: run.run_id, session_id: run.session_id, run_type: runTypeOf(run), agent_id: run.agent_id ?? null, team_id: run.team_id ?? null,
       workflow_id: run.workflow_id ?? null, user_id: run.user_id ?? null, parent_run_id: run.parent_run_id ?? null, status: run.status ?? null,
@@ -92,7 +93,7 @@ function runUpdate(t: RunTables, run: RunRecord, expectStatus: string[]): SQL {
     WITH s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id = ${run.session_id} RETURNING user_id),
     w AS (UPDATE ${t.runs} AS r SET run_type = ${runTypeOf(run)}, agent_id = ${run.agent_id ?? null}, team_id = ${run.team_id ?? null},
       workflow_id = ${run.workflow_id ?? null}, user_id = COALESCE(${run.user_id ?? null}::varchar, s.user_id), parent_run_id = ${run.parent_run_id ?? null},
-      status = ${run.status ?? null}, run_data = ${JSON.stringify(run)}::jsonb, updated_at = ${ts}
+      status = ${run.status ?? null}, run_data = ${pgJson(run)}::jsonb, updated_at = ${ts}
     FROM s
     WHERE r.run_id = ${run.run_id} AND r.session_id = ${run.session_id}
       AND (${run.user_id ?? null}::varchar IS NULL OR s.user_id IS NULL OR s.user_id = ${run.user_id ?? null}::varchar)
@@ -122,7 +123,7 @@ export async function writeRunRow(exec: Exec, t: RunTables, run: RunRecord, lega
     VALUES (${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
       ${run.workflow_id ?? null}, ${run.user_id ?? owner}, ${run.parent_run_id ?? null}, ${run.status ?? null},
       (SELECT GREATEST(COALESCE(MAX(run_index) + 1, 0), ${legacyCount}) FROM ${t.runs} WHERE session_id = ${run.session_id}),
-      ${JSON.stringify(run)}::jsonb, ${run.created_at ?? ts}, ${ts})
+      ${pgJson(run)}::jsonb, ${run.created_at ?? ts}, ${ts})
     ON CONFLICT (run_id) DO UPDATE SET run_type = EXCLUDED.run_type, agent_id = EXCLUDED.agent_id, team_id = EXCLUDED.team_id,
       workflow_id = EXCLUDED.workflow_id, user_id = EXCLUDED.user_id, parent_run_id = EXCLUDED.parent_run_id,
       status = EXCLUDED.status, run_data = EXCLUDED.run_data, updated_at = EXCLUDED.updated_at

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import type { DueRetry, NewScheduleRun, Schedule, ScheduleAdvance, ScheduleRun, ScheduleTicks } from "../../scheduler/types.js";
 import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, toSchedule, toScheduleRun, type ScheduleDeps } from "./schedule-rows.js";
+import { pgJson } from "../../json-limits.js";
 
 /** The attempt fields a tick writes (a NewScheduleRun's), with the types `jsonb_to_recordset` reads them as: one parameter for any number of rows. */
 const NEW_RUN_FIELDS: Array<[keyof NewScheduleRun, string]> = [
@@ -111,7 +112,7 @@ export class PostgresScheduleTicks implements ScheduleTicks {
   /** Records attempts once per (occurrence, attempt): a repeated tick's insert is a no-op. */
   protected insertRuns(runs: NewScheduleRun[], now: number, returning: SQL = sql`id`): SQL {
     return sql`INSERT INTO ${this.d.scheduleRuns} AS r (${NEW_RUN_COLUMNS}, created_at)
-      SELECT ${NEW_RUN_COLUMNS}, ${now} FROM jsonb_to_recordset(${JSON.stringify(runs)}::jsonb) AS x(${NEW_RUN_RECORD})
+      SELECT ${NEW_RUN_COLUMNS}, ${now} FROM jsonb_to_recordset(${pgJson(runs)}::jsonb) AS x(${NEW_RUN_RECORD})
       ON CONFLICT (occurrence_key, attempt) WHERE occurrence_key IS NOT NULL DO NOTHING
       RETURNING ${returning}`;
   }

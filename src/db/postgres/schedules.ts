@@ -7,6 +7,7 @@ import type { Page } from "../types.js";
 import { validateId } from "../validate.js";
 import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, scopeFilter, toSchedule, toScheduleRun } from "./schedule-rows.js";
 import { PostgresScheduleTicks } from "./schedule-ticks.js";
+import { pgJson } from "../../json-limits.js";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -43,7 +44,7 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
       const [row] = await this.d.exec(sql`
         INSERT INTO ${this.d.schedules} AS s (id, name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries,
           retry_delay_seconds, enabled, next_run_at, user_id, created_at, updated_at)
-        SELECT ${crypto.randomUUID()}, ${s.name}, ${s.description}, ${s.method}, ${s.endpoint}, ${s.payload === null ? null : JSON.stringify(s.payload)}::jsonb,
+        SELECT ${crypto.randomUUID()}, ${s.name}, ${s.description}, ${s.method}, ${s.endpoint}, ${s.payload === null ? null : pgJson(s.payload)}::jsonb,
           ${s.cron_expr}, ${s.timezone}, ${s.timeout_seconds}, ${s.max_retries}, ${s.retry_delay_seconds}, ${s.enabled}, ${s.next_run_at},
           ${owner.userId}, ${ts}, ${ts}
         WHERE ${room}
@@ -128,7 +129,7 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
   private async write(current: Schedule, update: ScheduleUpdate): Promise<Schedule> {
     const entries = Object.entries(update).filter(([, v]) => v !== undefined);
     if (entries.length === 0) return current;
-    const sets = entries.map(([k, v]) => (k === "payload" ? sql`payload = ${v === null ? null : JSON.stringify(v)}::jsonb` : sql`${sql.raw(k)} = ${v}`));
+    const sets = entries.map(([k, v]) => (k === "payload" ? sql`payload = ${v === null ? null : pgJson(v)}::jsonb` : sql`${sql.raw(k)} = ${v}`));
     try {
       const [row] = await this.d.exec(sql`
         UPDATE ${this.d.schedules} s SET ${sql.join(sets, sql`, `)}, updated_at = ${now()} WHERE s.id = ${current.id}

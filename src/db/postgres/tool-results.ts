@@ -4,6 +4,7 @@ import type { ToolResultRecord } from "../port.js";
 import { validateId, validateIds } from "../validate.js";
 import { idList } from "./id-list.js";
 import type { Exec } from "./schema-state.js";
+import { sanitizeText } from "../../json-limits.js";
 
 const COLUMNS =
   "result_id, namespace, path, session_id, run_id, tool_call_id, tool_name, args_hash, content_type, size_bytes, size_chars, line_count, preview, user_id, created_at, expires_at";
@@ -33,6 +34,9 @@ function toRecord(row: Record<string, unknown>): ToolResultRecord {
   };
 }
 
+/** What a model or a tool wrote (a call id, a preview of the result), as text Postgres stores (see pgJson). */
+const text = (s: string | null | undefined) => (typeof s === "string" ? sanitizeText(s) : (s ?? null));
+
 /** `agno_tool_results`: the index of offloaded tool results (the bytes live in object storage). */
 export class ToolResultTable {
   constructor(
@@ -44,8 +48,8 @@ export class ToolResultTable {
     validateId(r.result_id, "result_id");
     const rows = await this.exec(sql`
       INSERT INTO ${this.table} (${sql.raw(COLUMNS)})
-      VALUES (${r.result_id}, ${r.namespace}, ${r.path}, ${r.session_id}, ${r.run_id}, ${r.tool_call_id}, ${r.tool_name}, ${r.args_hash},
-        ${r.content_type}, ${r.size_bytes}, ${r.size_chars}, ${r.line_count}, ${r.preview}, ${r.user_id}, ${r.created_at}, ${r.expires_at})
+      VALUES (${r.result_id}, ${r.namespace}, ${r.path}, ${r.session_id}, ${r.run_id}, ${text(r.tool_call_id)}, ${text(r.tool_name)}, ${r.args_hash},
+        ${r.content_type}, ${r.size_bytes}, ${r.size_chars}, ${r.line_count}, ${text(r.preview)}, ${r.user_id}, ${r.created_at}, ${r.expires_at})
       ON CONFLICT DO NOTHING RETURNING result_id`);
     if (rows.length === 0) throw new ConflictError(`tool result ${r.result_id} (or its path ${r.path}) already exists`);
   }

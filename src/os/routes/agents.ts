@@ -9,7 +9,7 @@ import { agentFor, agentSummary, continueIndex, errorEvent, firstEventFirst, fol
 import type { OSEnv } from "../context.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
-import { bodyOf, continueRequest, mediaOf, resumeRequest, runBody, runRequest } from "../run-input.js";
+import { bodyOf, continueRequest, lastEventIdOf, mediaOf, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { sseResponse } from "../sse.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
 
@@ -145,7 +145,7 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
     const { agent_id, run_id } = c.req.valid("param");
     const { agent, db } = storedAgent(c, agents, agent_id);
     const body = c.req.header("content-type") ? bodyOf(c, resumeRequest) : {};
-    const after = body.last_event_index ?? lastEventId(c.req.header("last-event-id")) ?? -1;
+    const after = body.last_event_index ?? lastEventIdOf(c.req.header("last-event-id")) ?? -1;
     const { run, tail } = await openResume(db, agent, run_id, readScope(c, body.user_id), after, c.req.raw.signal, c.env.jobs);
     return sseResponse(tail, errorEvent({ run_id, session_id: run.session_id, agent_id: agent.id }), { pingMs: c.env.ssePingMs });
   });
@@ -153,8 +153,3 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
   return app;
 }
 
-/** The standard SSE reconnect header, when it holds a position. */
-function lastEventId(header: string | undefined): number | undefined {
-  if (header === undefined || !/^-?\d{1,9}$/.test(header.trim())) return undefined;
-  return Number(header.trim());
-}

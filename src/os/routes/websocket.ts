@@ -10,10 +10,10 @@ import { BadRequestError, ForbiddenError, NotConfiguredError, ValidationError } 
 import { agentFor, continueIndex, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
-import { defineRoute, handle, idSchema, jsonObject, routeApp, validationError } from "../route.js";
+import { defineRoute, handle, idSchema, inputProblem, jsonObject, routeApp, validationError } from "../route.js";
 import { compact } from "../sse.js";
 import { publicError } from "../../public-error.js";
-import { mediaList, mediaOf } from "../run-input.js";
+import { eventIndex, mediaList, mediaOf } from "../run-input.js";
 import { releasedOnClose, type SocketQuota } from "../socket-quota.js";
 
 /** Largest client message (UTF-16 characters, as the socket hands it over), and most runs one socket may stream at once. */
@@ -37,7 +37,7 @@ const clientMessage = z.discriminatedUnion("action", [
     media: mediaList.optional(),
   }),
   z.object({ action: z.literal("continue"), ...common, run_id: idSchema, tools: z.array(jsonObject).max(100).optional(), requirements: z.array(jsonObject).max(100).optional(), user_id: idSchema.optional() }),
-  z.object({ action: z.literal("resume"), ...common, run_id: idSchema, last_event_index: z.number().int().min(-1).optional(), user_id: idSchema.optional() }),
+  z.object({ action: z.literal("resume"), ...common, run_id: idSchema, last_event_index: eventIndex.optional(), user_id: idSchema.optional() }),
   z.object({ action: z.literal("cancel"), ...common, run_id: idSchema, user_id: idSchema.optional() }),
 ]);
 type ClientMessage = z.infer<typeof clientMessage>;
@@ -77,8 +77,10 @@ function parse(data: unknown): ClientMessage {
     throw new ValidationError("message is not valid JSON", "message");
   }
   const result = clientMessage.safeParse(json);
-  if (result.success) return result.data;
-  throw validationError(result.error, "message");
+  if (!result.success) throw validationError(result.error, "message");
+  const problem = inputProblem(result.data, "message");
+  if (problem) throw problem;
+  return result.data;
 }
 
 /**
