@@ -19,6 +19,7 @@ import { R2Storage } from "./offload/r2-storage.js";
 import { pruneToolResults } from "./offload/result-store.js";
 import { runDueSchedules } from "./scheduler/run-due.js";
 import type { CodeModeSession } from "./codemode/session-object.js";
+import { DatabaseUnavailableError } from "./errors.js";
 
 /** CodeMode's session object (one per session; it keeps the sandbox's state between cells). */
 export { CodeModeSession } from "./codemode/session-object.js";
@@ -65,6 +66,10 @@ export interface Env {
   AGNO_QUEUE_LEASE_SECONDS?: string;
   /** Postgres connections each JobQueue object keeps at most (default AGNO_BACKGROUND_MAX_CONCURRENCY + 4) */
   AGNO_QUEUE_DB_CONNECTIONS?: string;
+  /** how long opening a database connection may take before the request answers 503 database_unavailable (default 5000 ms) */
+  AGNO_DB_CONNECT_TIMEOUT_MS?: string;
+  /** how long a statement may go unanswered before the runtime gives up on it, 503 database_unavailable (default 10000 ms) */
+  AGNO_DB_STATEMENT_TIMEOUT_MS?: string;
   /** JobQueue objects that share the jobs (default 1; each runs up to AGNO_BACKGROUND_MAX_CONCURRENCY) */
   AGNO_QUEUE_SHARDS?: string;
   /** the Workers AI binding, for `MODEL=workers-ai:@cf/…` (add `[ai] binding = "AI"` to wrangler.toml) */
@@ -168,7 +173,15 @@ function openDb(env: Env & { DATABASE_URL: string }, connections = 10) {
   let pool: Pool | undefined;
   const connect = () => {
     if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
-    pool = new Pool({ connectionString: env.DATABASE_URL, max: connections });
+    // Bounded waits: a database that refuses fails at once, one that never answers (a dead host, a
+    // frozen server) fails after these instead of holding the request. The statement bound is the
+    // driver's client-side query_timeout: it needs no startup parameter, which poolers may refuse.
+    pool = new Pool({
+      connectionString: env.DATABASE_URL,
+      max: connections,
+      connectionTimeoutMillis: positive(env.AGNO_DB_CONNECT_TIMEOUT_MS, 5_000),
+      query_timeout: positive(env.AGNO_DB_STATEMENT_TIMEOUT_MS, 10_000),
+    });
     // An idle connection that drops (a restarted database, an aborted object) is not a crash.
     pool.on("error", (error: Error) => console.error(`database connection lost: ${error.message}`));
     return pool;
@@ -211,9 +224,14 @@ export default {
       ["prune run events", () => db.pruneRunEvents(now - (Number.isFinite(ttl) && ttl > 0 ? ttl : 86_400))],
     ];
     const failures: unknown[] = [];
+    let unavailable: DatabaseUnavailableError | undefined;
     try {
       for (const [what, step] of steps) {
+        // Once the database is out of reach, the steps left would each wait out the same timeouts:
+        // this tick stops there and the next one (a minute later) tries again.
+        if (unavailable) break;
         await step().catch((error: unknown) => {
+          if (error instanceof DatabaseUnavailableError) return void (unavailable = error);
           console.error(`scheduled: could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
           failures.push(error);
         });
@@ -221,6 +239,7 @@ export default {
     } finally {
       await end();
     }
+    if (unavailable) console.warn(`scheduled: ${unavailable.message} (the next tick runs the steps left)`);
     if (failures.length > 0) throw failures[0];
   },
 } satisfies ExportedHandler<Env>;

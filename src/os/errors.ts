@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AgnoError, QueueFullError } from "../errors.js";
+import { AgnoError, DatabaseUnavailableError, QueueFullError } from "../errors.js";
 
 export interface ErrorBody {
   detail: string;
@@ -20,7 +20,7 @@ export function errorResponse(c: Context, status: number, detail: string, errorI
  * unknown error is a 500 whose detail hides internals (the message goes to the log only).
  */
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof QueueFullError) c.header("retry-after", String(err.retryAfterSeconds));
+  if (err instanceof QueueFullError || err instanceof DatabaseUnavailableError) c.header("retry-after", String(err.retryAfterSeconds));
   if (err instanceof AgnoError) return errorResponse(c, err.status, err.message, err.errorId, err.errorId);
   if (err instanceof HTTPException) {
     const status = err.status;

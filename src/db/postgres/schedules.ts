@@ -7,6 +7,7 @@ import type { Page } from "../types.js";
 import { validateId } from "../validate.js";
 import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, scopeFilter, toSchedule, toScheduleRun } from "./schedule-rows.js";
 import { PostgresScheduleTicks } from "./schedule-ticks.js";
+import { rethrowUnavailable } from "./unavailable.js";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -130,3 +131,6 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
     }
   }
 }
+
+// A database that cannot be reached is a DatabaseUnavailableError from every method, wherever it failed.
+rethrowUnavailable(PostgresScheduleStore);
