@@ -1,7 +1,10 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Pool } from "@neondatabase/serverless";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import ws from "ws";
+import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { startDev, type DevServer } from "../support/dev-server.js";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.js";
 import { scriptModel } from "../support/model-script.js";
@@ -37,6 +40,7 @@ describe.each(targets)("database outage on $name", (target) => {
   it("answers 503 database_unavailable (refused, then blackholed), reports it in /health and migrate, and recovers by itself", async () => {
     const dir = mkdtempSync(join(tmpdir(), "agno-outage-"));
     dataDirs.push(dir);
+    const schema = `outage_${process.pid}_${target.name}`;
     const fault: FaultProxy = await startFaultProxy(target.url);
     // Job A answers slowly, so with one job at a time job B is still queued when the database goes.
     const slow = { text: "A done", delayMs: 1_500 };
@@ -47,7 +51,7 @@ describe.each(targets)("database outage on $name", (target) => {
         {
           DATABASE_URL: fault.url,
           AGNO_DEV_DATA: dir,
-          AGNO_DB_SCHEMA: `outage_${process.pid}_${target.name}`,
+          AGNO_DB_SCHEMA: schema,
           MODEL: "openai:gpt-test",
           OPENAI_BASE_URL: script.baseURL,
           OPENAI_API_KEY: "sk-local",
@@ -133,12 +137,31 @@ describe.each(targets)("database outage on $name", (target) => {
       const [attempt] = (await until(() => api("GET", `/schedules/${scheduleId}/runs`), (r) => (r.body?.data as unknown[]).length > 0, "the schedule's dispatch", { ms: 60_000, every: 500 })).body!.data as { run_id: string }[];
       const run = await until(() => api("GET", `/agents/assistant/runs/${attempt!.run_id}`), (r) => r.body?.status === "COMPLETED", "the scheduled run", { ms: 60_000, every: 500 });
       expect(run.body).toMatchObject({ status: "COMPLETED", content: "done" });
+
+      // Meanwhile the queue object backed off instead of looping on failing claims: each retry
+      // waited twice as long as the one before (up to its cap), and nothing crashed.
+      const delays = [...dev.output().matchAll(/job queue: the database is unavailable; claiming again in (\d+) s/g)].map((m) => Number(m[1]));
+      expect(delays.length, "the queue's alarm found the database down").toBeGreaterThanOrEqual(2);
+      expect(delays).toEqual(delays.map((_, i) => Math.min(30, 2 ** i)));
+      expect(dev.output()).not.toMatch(/Uncaught/);
     } catch (error) {
       console.log(`[db-outage ${target.name}] dev output:\n${dev?.output().slice(-6_000)}`);
       throw error;
     } finally {
       if (dev) expect(await dev.stop()).toBe(0);
       await fault.stop();
+      await dropSchema(target.url, schema);
     }
   }, 300_000);
 });
+
+/** The databases outlive the test (the real server, the suite's embedded one): the schema it made goes. */
+async function dropSchema(url: string, schema: string) {
+  useLocalWsProxy(inject("wsProxy"), ws);
+  const pool = new Pool({ connectionString: url, max: 1 });
+  try {
+    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  } finally {
+    await pool.end();
+  }
+}
