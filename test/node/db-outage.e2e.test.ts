@@ -119,7 +119,8 @@ describe.each(targets)("database outage on $name", (target) => {
       expectUnavailable(blackholedMigrate, "migrate (blackholed)");
       expect(blackholedMigrate.ms).toBeLessThan(BOUNDED_MS);
       const tick = await fire();
-      expect(tick.ms, "a cron tick with the database blackholed ends within the configured timeouts").toBeLessThan(BOUNDED_MS);
+      // One wait for the database, not one per step of the tick.
+      expect(tick.ms, "a cron tick with the database blackholed stops after its first wait").toBeLessThan(CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS);
       const blackholedHealth = await api("GET", "/health", undefined, BOUNDED_MS * 3);
       expect(blackholedHealth.ms).toBeLessThan(BOUNDED_MS);
       expect(blackholedHealth.body).toMatchObject({ status: "degraded", databases: [{ id: "default", status: "unavailable" }] });
