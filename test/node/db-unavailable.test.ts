@@ -5,7 +5,7 @@ import { startWsProxy, type WsProxy } from "../../scripts/local/ws-proxy.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { asUnavailable } from "../../src/db/postgres/unavailable.js";
-import { ConflictError, DatabaseUnavailableError } from "../../src/errors.js";
+import { ConflictError, DatabaseUnavailableError, NotFoundError } from "../../src/errors.js";
 import { dbTargets } from "../support/db-targets.js";
 import { startFaultProxy, type FaultProxy } from "../support/fault-proxy.js";
 
@@ -60,6 +60,8 @@ describe.each(dbTargets())("database unavailable on $name", (target) => {
     // A statement whose data reads like a driver failure is still the statement's error.
     const quoted = await pool.query("SELECT 'Connection terminated unexpectedly'::int").catch((e: unknown) => e);
     expect(asUnavailable(quoted)).toBe(quoted);
+    const ours = new NotFoundError("session Connection terminated not found");
+    expect(asUnavailable(ours)).toBe(ours);
   });
 
   it("refused: DatabaseUnavailableError at once, from reads and writes alike", async () => {

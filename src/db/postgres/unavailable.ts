@@ -1,5 +1,5 @@
 import { DrizzleQueryError } from "drizzle-orm/errors";
-import { DatabaseUnavailableError } from "../../errors.js";
+import { AgnoError, DatabaseUnavailableError } from "../../errors.js";
 
 /**
  * SQLSTATEs that say the server cannot serve this connection now, whatever the statement:
@@ -11,12 +11,12 @@ const UNAVAILABLE_SQLSTATE = /^(08|57P0[123]$|53300$)/;
 /** Node's socket errors (the driver in Node, the local proxy's answers) that mean the server is out of reach. */
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
-/** The driver's own messages (pg inside @neondatabase/serverless, and its WebSocket transport) for each way a connection fails. */
+/** The driver's own messages (pg inside @neondatabase/serverless, and its WebSocket transport), whole, for each way a connection fails. */
 const DRIVER_MESSAGES: Array<[RegExp, string]> = [
-  [/timeout expired|timeout exceeded when trying to connect|due to connection timeout/i, "did not accept a connection in time"],
-  [/Query read timeout/i, "did not answer in time"],
-  [/Connection terminated|not queryable|connection (?:lost|reset|closed)/i, "dropped the connection"],
-  [/WebSocket|Couldn't connect to compute node|ECONNREFUSED|connection refused/i, "could not be reached"],
+  [/^(timeout expired|timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/, "did not accept a connection in time"],
+  [/^Query read timeout$/, "did not answer in time"],
+  [/^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/, "dropped the connection"],
+  [/^All attempts to open a WebSocket to connect to the database failed/, "could not be reached"],
 ];
 
 /**
@@ -29,6 +29,8 @@ export function asUnavailable(error: unknown): unknown {
   let e: unknown = error;
   for (let depth = 0; e !== null && e !== undefined && depth < 5; depth++, e = (e as { cause?: unknown }).cause) {
     if (e instanceof DatabaseUnavailableError) return e;
+    // Our own errors are already typed (and their messages may quote ids a client sent).
+    if (e instanceof AgnoError) return error;
     if (e instanceof DrizzleQueryError) continue;
     const reason = reasonOf(e);
     if (reason) return new DatabaseUnavailableError(`the database ${reason}; try again shortly`, 5, { cause: error });
