@@ -14,7 +14,21 @@ export interface OSIdentity {
 const infoSchema = z.object({ os_id: z.string(), name: z.string(), description: z.string().nullable(), version: z.string() }).meta({ id: "OSInfo" });
 
 const landing = defineRoute({ method: "get", path: "/", tags: ["Meta"], summary: "Minimal landing body", scope: null });
-const health = defineRoute({ method: "get", path: "/health", tags: ["Meta"], summary: "Liveness, and whether each database answers", scope: null });
+const healthSchema = z
+  .object({
+    status: z.string().describe('"ok", or "degraded" while a database does not answer'),
+    instantiated_at: z.number(),
+    databases: z.array(z.object({ id: z.string(), status: z.enum(["ok", "unavailable", "error"]) })).describe("beyond agno's fields: each database's state, asked at most every 5 s"),
+  })
+  .meta({ id: "HealthResponse" });
+const health = defineRoute({
+  method: "get",
+  path: "/health",
+  tags: ["Meta"],
+  summary: "Liveness, and whether each database answers",
+  scope: null,
+  responses: { 200: { description: "Always 200 while the service runs", content: { "application/json": { schema: healthSchema } } } },
+});
 const info = defineRoute({
   method: "get",
   path: "/info",
