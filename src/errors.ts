@@ -129,6 +129,22 @@ export class QuotaExceededError extends QueueFullError {
   }
 }
 
+/**
+ * The database cannot be reached, refused or dropped the connection, or did not answer within the
+ * configured timeouts: nothing is wrong with the request, so try again after `retryAfterSeconds`.
+ */
+export class DatabaseUnavailableError extends AgnoError {
+  override readonly status = 503;
+  override readonly errorId = "database_unavailable";
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = 5,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
 /** What was thrown, as an Error (a thrown string or object becomes one with its text). */
 export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));

@@ -21,6 +21,7 @@ import { runDueSchedules } from "./scheduler/run-due.js";
 import { DEFAULT_HEARTBEAT_SECONDS, INTERRUPTED, staleAfterSeconds } from "./agent/liveness.js";
 import { DEFAULT_SSE_PING_MS } from "./os/sse.js";
 import type { CodeModeSession } from "./codemode/session-object.js";
+import { DatabaseUnavailableError } from "./errors.js";
 
 /** CodeMode's session object (one per session; it keeps the sandbox's state between cells). */
 export { CodeModeSession } from "./codemode/session-object.js";
@@ -77,6 +78,10 @@ export interface Env {
   AGNO_USER_MAX_WEBSOCKETS?: string;
   /** Postgres connections each JobQueue object keeps at most (default AGNO_BACKGROUND_MAX_CONCURRENCY + 4) */
   AGNO_QUEUE_DB_CONNECTIONS?: string;
+  /** how long opening a database connection may take before the request answers 503 database_unavailable (default 5000 ms) */
+  AGNO_DB_CONNECT_TIMEOUT_MS?: string;
+  /** how long a statement may go unanswered before the runtime gives up on it, 503 database_unavailable (default 10000 ms) */
+  AGNO_DB_STATEMENT_TIMEOUT_MS?: string;
   /** JobQueue objects that share the jobs (default 1; each runs up to AGNO_BACKGROUND_MAX_CONCURRENCY) */
   AGNO_QUEUE_SHARDS?: string;
   /** the Workers AI binding, for `MODEL=workers-ai:@cf/…` (add `[ai] binding = "AI"` to wrangler.toml) */
@@ -191,7 +196,15 @@ function openDb(env: Env & { DATABASE_URL: string }, connections = 10) {
   let pool: Pool | undefined;
   const connect = () => {
     if (env.DB_WS_PROXY) useLocalWsProxy(env.DB_WS_PROXY);
-    pool = new Pool({ connectionString: env.DATABASE_URL, max: connections });
+    // Bounded waits: a database that refuses fails at once, one that never answers (a dead host, a
+    // frozen server) fails after these instead of holding the request. The statement bound is the
+    // driver's client-side query_timeout: it needs no startup parameter, which poolers may refuse.
+    pool = new Pool({
+      connectionString: env.DATABASE_URL,
+      max: connections,
+      connectionTimeoutMillis: positive(env.AGNO_DB_CONNECT_TIMEOUT_MS, 5_000),
+      query_timeout: positive(env.AGNO_DB_STATEMENT_TIMEOUT_MS, 10_000),
+    });
     // An idle connection that drops (a restarted database, an aborted object) is not a crash.
     pool.on("error", (error: Error) => console.error(`database connection lost: ${error.message}`));
     return pool;
@@ -237,9 +250,14 @@ export default {
       ["end interrupted runs", () => db.interruptStaleRuns({ ...INTERRUPTED, staleBefore: now - staleAfterSeconds(heartbeatSeconds(env)), limit: 500 })],
     ];
     const failures: unknown[] = [];
+    let unavailable: DatabaseUnavailableError | undefined;
     try {
       for (const [what, step] of steps) {
+        // Once the database is out of reach, the steps left would each wait out the same timeouts:
+        // this tick stops there and the next one (a minute later) tries again.
+        if (unavailable) break;
         await step().catch((error: unknown) => {
+          if (error instanceof DatabaseUnavailableError) return void (unavailable = error);
           console.error(`scheduled: could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
           failures.push(error);
         });
@@ -247,6 +265,7 @@ export default {
     } finally {
       await end();
     }
+    if (unavailable) console.warn(`scheduled: ${unavailable.message} (the next tick runs the steps left)`);
     if (failures.length > 0) throw failures[0];
   },
 } satisfies ExportedHandler<Env>;

@@ -53,6 +53,8 @@ export interface Db {
   /** checks (and on a fresh database creates) the tables; throws SchemaMismatchError */
   init(): Promise<SchemaState>;
   schemaVersion(): Promise<string | null>;
+  /** one round trip to the database, for `/health`; rejects (DatabaseUnavailableError) when it cannot be reached */
+  ping?(): Promise<void>;
 
   /** writes the session row (and any `runs` given, one row each); returns the row without its runs */
   upsertSession(session: SessionRecord): Promise<Session>;

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AgnoError, QueueFullError } from "../errors.js";
+import { AgnoError, DatabaseUnavailableError, QueueFullError } from "../errors.js";
 import { publicError } from "../public-error.js";
 
 export interface ErrorBody {
@@ -21,7 +21,7 @@ export function errorResponse(c: Context, status: number, detail: string, errorI
  * unknown error is a 500 whose detail is a reference to the log entry holding it (publicError).
  */
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof QueueFullError) c.header("retry-after", String(err.retryAfterSeconds));
+  if (err instanceof QueueFullError || err instanceof DatabaseUnavailableError) c.header("retry-after", String(err.retryAfterSeconds));
   if (err instanceof HTTPException) {
     const status = err.status;
     // Hono's body validators: a body that does not parse is bad input like any other.

@@ -1,6 +1,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Agent } from "../agent/agent.js";
 import type { PostgresDb } from "../db/postgres/postgres-db.js";
+import { DatabaseUnavailableError } from "../errors.js";
 import { Dispatcher } from "../queue/dispatcher.js";
 import { executeRunJob } from "../queue/executor.js";
 import { GroupEnqueue } from "../queue/group-enqueue.js";
@@ -21,6 +22,8 @@ const IDLE_POLL_MS = 15_000;
 const BUSY_POLL_MS = 1_000;
 /** How long one alarm keeps claiming before it hands over to the next. */
 const ALARM_SLICE_MS = 20_000;
+/** While the database is unavailable, the alarm retries after 1 s, 2 s, 4 s, … up to this. */
+const OUTAGE_BACKOFF_CAP_MS = 30_000;
 
 
 /**
@@ -37,6 +40,8 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   /** the alarm is claiming and running jobs: a new job needs a nudge, not an alarm */
   private pumping = false;
   private nudge: (() => void) | undefined;
+  /** consecutive alarms that found the database unavailable (0 when it answered last) */
+  private outages = 0;
 
   /** The deployment's agents and database, built from `env` (once per object instance). */
   protected abstract queueServices(env: Env): QueueServices;
@@ -73,10 +78,22 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
     try {
       this.pumping = true;
       await this.pump();
+      this.outages = 0;
+    } catch (error) {
+      if (!(error instanceof DatabaseUnavailableError)) throw error;
+      // Not a crash: the alarm comes back later and later (capped), and claims again once the
+      // database answers. Jobs keep their place in it meanwhile; nothing is lost.
+      this.outages++;
     } finally {
       this.pumping = false;
-      const busy = this.dispatcher !== undefined && this.dispatcher.active > 0;
-      await this.arm(Math.min(Date.now() + (busy ? BUSY_POLL_MS : IDLE_POLL_MS), await this.nextDue()));
+      if (this.outages > 0) {
+        const delay = Math.min(OUTAGE_BACKOFF_CAP_MS, 1_000 * 2 ** (this.outages - 1));
+        console.warn(`job queue: the database is unavailable; claiming again in ${delay / 1000} s`);
+        await this.arm(Date.now() + delay);
+      } else {
+        const busy = this.dispatcher !== undefined && this.dispatcher.active > 0;
+        await this.arm(Math.min(Date.now() + (busy ? BUSY_POLL_MS : IDLE_POLL_MS), await this.nextDue()));
+      }
     }
   }
 

@@ -1,4 +1,4 @@
-import { AgnoError, BadRequestError, ConflictError, MigrationRequiredError, NotConfiguredError, NotFoundError, QueueFullError, QuotaExceededError, SchemaMismatchError, ValidationError } from "../errors.js";
+import { AgnoError, BadRequestError, ConflictError, DatabaseUnavailableError, MigrationRequiredError, NotConfiguredError, NotFoundError, QueueFullError, QuotaExceededError, SchemaMismatchError, ValidationError } from "../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../queue/types.js";
 
 /**
@@ -22,7 +22,7 @@ export function replyOf(outcome: { job: JobRecord; created: boolean } | { error:
       name: e.name,
       message: e.message,
       ...(e instanceof ValidationError && e.field ? { field: e.field } : {}),
-      ...(e instanceof QueueFullError ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+      ...(e instanceof QueueFullError || e instanceof DatabaseUnavailableError ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
       ...(e instanceof QuotaExceededError ? { quota: e.quota } : {}),
     },
   };
@@ -33,6 +33,7 @@ const REFUSALS = new Map<string, (e: Refusal) => Error>([
   [ValidationError.name, (e) => new ValidationError(e.message, e.field)],
   [QueueFullError.name, (e) => new QueueFullError(e.message, e.retryAfterSeconds ?? 5)],
   [QuotaExceededError.name, (e) => new QuotaExceededError(e.message, e.quota ?? "jobs", e.retryAfterSeconds ?? 5)],
+  [DatabaseUnavailableError.name, (e) => new DatabaseUnavailableError(e.message, e.retryAfterSeconds)],
   ...[NotFoundError, ConflictError, BadRequestError, MigrationRequiredError, SchemaMismatchError, NotConfiguredError].map(
     (Kind) => [Kind.name, (e: Refusal) => new Kind(e.message)] as const,
   ),

@@ -10,6 +10,7 @@ import { enqueueIntoNewSession } from "./enqueue-new-session.js";
 import type { JobTable } from "./jobs.js";
 import { updateRunRowWith } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
+import { rethrowUnavailable } from "./unavailable.js";
 
 /** What the job store borrows from its PostgresDb: connections, the schema check, its tables. */
 export interface JobStoreDeps {
@@ -159,3 +160,6 @@ export class PostgresJobStore implements JobStore {
       WHERE run_id IN (${ids}) ${guard}`);
   }
 }
+
+// A database that cannot be reached is a DatabaseUnavailableError from every method, wherever it failed.
+rethrowUnavailable(PostgresJobStore);

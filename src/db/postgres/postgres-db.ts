@@ -27,6 +27,7 @@ import { Coalescer } from "./coalescer.js";
 import { idList } from "./id-list.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
 import { pgSafe } from "../../json-limits.js";
+import { rethrowUnavailable } from "./unavailable.js";
 
 export interface PostgresDbOptions {
   /**
@@ -146,6 +147,11 @@ export class PostgresDb implements Db {
 
   async init(): Promise<SchemaState> {
     return (await this.inspect()).state;
+  }
+
+  /** One round trip to the database (what `/health` asks): DatabaseUnavailableError when it cannot be reached. */
+  async ping(): Promise<void> {
+    await this.exec(sql`SELECT 1`);
   }
 
   async schemaVersion(): Promise<string | null> {
@@ -702,6 +708,8 @@ export class PostgresDb implements Db {
   // -- migration ---------------------------------------------------------------------------
 
   async migrate(opts: MigrateOptions = {}): Promise<MigrationResult> {
+    // A full check, never the per-isolate shortcut: a migration reports what the database holds now.
+    this.forget();
     const before = await this.inspect();
     try {
       return await copyLegacyRuns(
@@ -730,3 +738,6 @@ export class PostgresDb implements Db {
 function execOn(target: { execute(query: SQL): Promise<{ rows: unknown[] }> }): Exec {
   return async (query) => (await target.execute(query)).rows as Record<string, unknown>[];
 }
+
+// A database that cannot be reached is a DatabaseUnavailableError from every method, wherever it failed.
+rethrowUnavailable(PostgresDb);

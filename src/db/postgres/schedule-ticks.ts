@@ -2,6 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { DueRetry, NewScheduleRun, Schedule, ScheduleAdvance, ScheduleRun, ScheduleTicks } from "../../scheduler/types.js";
 import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, toSchedule, toScheduleRun, type ScheduleDeps } from "./schedule-rows.js";
 import { pgJson } from "../../json-limits.js";
+import { rethrowUnavailable } from "./unavailable.js";
 
 /** The attempt fields a tick writes (a NewScheduleRun's), with the types `jsonb_to_recordset` reads them as: one parameter for any number of rows. */
 const NEW_RUN_FIELDS: Array<[keyof NewScheduleRun, string]> = [
@@ -117,3 +118,6 @@ export class PostgresScheduleTicks implements ScheduleTicks {
       RETURNING ${returning}`;
   }
 }
+
+// A database that cannot be reached is a DatabaseUnavailableError from every method, wherever it failed.
+rethrowUnavailable(PostgresScheduleTicks);

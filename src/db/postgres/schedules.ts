@@ -8,6 +8,7 @@ import { validateId } from "../validate.js";
 import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, scopeFilter, toSchedule, toScheduleRun } from "./schedule-rows.js";
 import { PostgresScheduleTicks } from "./schedule-ticks.js";
 import { pgJson } from "../../json-limits.js";
+import { rethrowUnavailable } from "./unavailable.js";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -142,3 +143,6 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
     }
   }
 }
+
+// A database that cannot be reached is a DatabaseUnavailableError from every method, wherever it failed.
+rethrowUnavailable(PostgresScheduleStore);

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from "../../../migrations/index.js";
-import { NotFoundError, ValidationError } from "../../errors.js";
+import { DatabaseUnavailableError, NotFoundError, ValidationError } from "../../errors.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
 
 const target = z.object({ target_version: z.string().max(32).optional() }).strict();
@@ -47,16 +47,21 @@ export function databaseRoutes() {
   handle(app, migrateAll, async (c) => {
     const version = targetVersion(c.req.valid("query"), c.req.valid("json"));
     const failed: Record<string, string> = {};
+    const unavailable: DatabaseUnavailableError[] = [];
     const results: Record<string, unknown> = {};
     for (const db of c.env.dbs) {
       try {
         results[db.id] = await db.migrate();
       } catch (e) {
         failed[db.id] = e instanceof Error ? e.message : String(e);
+        if (e instanceof DatabaseUnavailableError) unavailable.push(e);
       }
     }
     const total = c.env.dbs.length;
     const failures = Object.keys(failed).length;
+    // Every database was out of reach: the request as a whole failed and may be retried (503 with
+    // Retry-After), which a 207 (agno's answer when some fail) would not say.
+    if (total > 0 && unavailable.length === total) throw unavailable[0];
     if (failures > 0) return c.json({ message: `Migrated ${total - failures}/${total} databases ${to(version)}`, failed, results }, 207);
     return c.json({ message: `All databases migrated successfully ${to(version)}`, results });
   });

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
+import type { Db } from "../../db/port.js";
+import { DatabaseUnavailableError } from "../../errors.js";
 import { defineRoute, handle, routeApp } from "../route.js";
 
 export interface OSIdentity {
@@ -12,7 +14,21 @@ export interface OSIdentity {
 const infoSchema = z.object({ os_id: z.string(), name: z.string(), description: z.string().nullable(), version: z.string() }).meta({ id: "OSInfo" });
 
 const landing = defineRoute({ method: "get", path: "/", tags: ["Meta"], summary: "Minimal landing body", scope: null });
-const health = defineRoute({ method: "get", path: "/health", tags: ["Meta"], summary: "Liveness", scope: null });
+const healthSchema = z
+  .object({
+    status: z.string().describe('"ok", or "degraded" while a database does not answer'),
+    instantiated_at: z.number(),
+    databases: z.array(z.object({ id: z.string(), status: z.enum(["ok", "unavailable", "error"]) })).describe("beyond agno's fields: each database's state, asked at most every 5 s"),
+  })
+  .meta({ id: "HealthResponse" });
+const health = defineRoute({
+  method: "get",
+  path: "/health",
+  tags: ["Meta"],
+  summary: "Liveness, and whether each database answers",
+  scope: null,
+  responses: { 200: { description: "Always 200 while the service runs", content: { "application/json": { schema: healthSchema } } } },
+});
 const info = defineRoute({
   method: "get",
   path: "/info",
@@ -33,7 +49,13 @@ const config = defineRoute({
 export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: Agent[]; availableModels: string[] }) {
   const app = routeApp();
   handle(app, landing, (c) => c.json({ name: os.name, id: os.id, version: os.version, info: "/info" }));
-  handle(app, health, (c) => c.json({ status: "ok", instantiated_at: startedAt }));
+  const probe = databaseProbe();
+  // agno's answer ({status, instantiated_at}, always 200: the service is up) plus `databases`, which
+  // agno does not report: a database that does not answer makes the status "degraded".
+  handle(app, health, async (c) => {
+    const databases = await Promise.all(c.env.dbs.map(async (db) => ({ id: db.id, status: await probe(db) })));
+    return c.json({ status: databases.every((d) => d.status === "ok") ? "ok" : "degraded", instantiated_at: startedAt, databases });
+  });
   handle(app, info, (c) => c.json({ os_id: os.id, name: os.name, description: os.description ?? null, version: os.version }));
   handle(app, config, (c) =>
     c.json({
@@ -52,3 +74,20 @@ export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: 
   return app;
 }
 
+/** How long a database's state is taken as known: /health needs no credentials, so callers must not be able to make it open a connection per request. */
+const PROBE_TTL_MS = 5_000;
+
+/** Each database's state ("ok", "unavailable" or "error"), asked with one round trip at most every PROBE_TTL_MS per isolate; concurrent asks share it. */
+function databaseProbe() {
+  const known = new Map<string, { at: number; state: Promise<string> }>();
+  return (db: Db): Promise<string> => {
+    const hit = known.get(db.id);
+    if (hit && Date.now() - hit.at < PROBE_TTL_MS) return hit.state;
+    const state = (db.ping ? db.ping() : db.schemaVersion()).then(
+      () => "ok",
+      (error: unknown) => (error instanceof DatabaseUnavailableError ? "unavailable" : "error"),
+    );
+    known.set(db.id, { at: Date.now(), state });
+    return state;
+  };
+}
