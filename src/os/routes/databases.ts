@@ -1,3 +1,4 @@
+import { publicError } from "../../public-error.js";
 import { z } from "zod";
 import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from "../../../migrations/index.js";
 import { DatabaseUnavailableError, NotFoundError, ValidationError } from "../../errors.js";
@@ -53,7 +54,7 @@ export function databaseRoutes() {
       try {
         results[db.id] = await db.migrate();
       } catch (e) {
-        failed[db.id] = e instanceof Error ? e.message : String(e);
+        failed[db.id] = publicError(e, `migrate ${db.id}`).message;
         if (e instanceof DatabaseUnavailableError) unavailable.push(e);
       }
     }
