@@ -1,7 +1,7 @@
-import { publicError } from "../../public-error.js";
 import { z } from "zod";
 import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from "../../../migrations/index.js";
 import { DatabaseUnavailableError, NotFoundError, ValidationError } from "../../errors.js";
+import { publicError } from "../../public-error.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
 
 const target = z.object({ target_version: z.string().max(32).optional() }).strict();
