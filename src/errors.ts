@@ -145,6 +145,15 @@ export class DatabaseUnavailableError extends AgnoError {
   }
 }
 
+/**
+ * Stored bytes are not what their reference recorded (altered or replaced behind the runtime's
+ * back). The message names only the key and the bucket, so a client may see it.
+ */
+export class StorageIntegrityError extends AgnoError {
+  override readonly status = 500;
+  override readonly errorId = "storage_integrity_error";
+}
+
 /** What was thrown, as an Error (a thrown string or object becomes one with its text). */
 export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));

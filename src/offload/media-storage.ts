@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from "../errors.js";
+import { NotFoundError, StorageIntegrityError, ValidationError } from "../errors.js";
 import type { MediaKind } from "../models/message.js";
 import { checkKey } from "./object-input.js";
 import { MAX_PRESIGN_SECONDS, type ObjectStorage, type StoredObject } from "./object-storage.js";
@@ -109,7 +109,7 @@ export class MediaStorage {
     const object = await this.open(ref.storage_key);
     if (!object) throw new NotFoundError(`media ${ref.storage_key} is missing from ${this.backend} bucket ${this.bucket}`);
     const bytes = new Uint8Array(await new Response(object.body).arrayBuffer());
-    if (ref.content_hash && (await sha256Hex(bytes)) !== ref.content_hash) throw new Error(`media ${ref.storage_key} in ${this.backend} bucket ${this.bucket} does not match its content hash`);
+    if (ref.content_hash && (await sha256Hex(bytes)) !== ref.content_hash) throw new StorageIntegrityError(`media ${ref.storage_key} in ${this.backend} bucket ${this.bucket} does not match its content hash`);
     return bytes;
   }
 
