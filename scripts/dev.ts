@@ -2,7 +2,8 @@
  * `npm run dev`: a working AgentOS on http://localhost:8787 with nothing else installed.
  * Starts the embedded Postgres (PGlite, data under .data/, kept across restarts) unless
  * DATABASE_URL names a server, the WebSocket proxy the Neon driver goes through, applies the
- * migrations, then runs `wrangler dev` with local Durable Objects, R2 and cron.
+ * migrations, then runs `wrangler dev` with local Durable Objects, R2 and cron, on an internal port
+ * behind a front proxy (local/front-proxy.ts: body limit, restarts); a workerd that dies is restarted.
  *
  * Environment: DATABASE_URL, PORT (8787), AGNO_DEV_DATA (.data), AGNO_DB_SCHEMA (ai),
  * OS_SECURITY_KEY (when set, requests need it; otherwise auth is off and a warning says so),
