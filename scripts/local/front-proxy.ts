@@ -30,6 +30,7 @@ export async function startFrontProxy(opts: { port: number; maxBodyBytes: number
       req.socket.end();
       setTimeout(() => req.socket.destroy(), 1000).unref();
     });
+    req.resume();
   };
   const unavailable = (res: ServerResponse, detail: string) => {
     if (res.headersSent) return void res.destroy();
@@ -59,20 +60,27 @@ export async function startFrontProxy(opts: { port: number; maxBodyBytes: number
       for (const name of HOP_BY_HOP) delete headers[name];
       const body = Buffer.concat(chunks);
       if (body.length > 0 || req.headers["transfer-encoding"] || req.headers["content-length"]) headers["content-length"] = String(body.length);
-      const upstream = request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers, agent }, (answer) => {
-        const out = { ...answer.headers };
-        for (const name of HOP_BY_HOP) delete out[name];
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
-        res.flushHeaders(); // an SSE stream's headers go out before its first event
-        answer.pipe(res);
-        answer.on("error", () => res.destroy());
-      });
-      upstream.on("error", () => unavailable(res, "the local runtime is not answering"));
-      // A client that goes away cancels its request (and so a streamed run's connection) upstream.
-      res.on("close", () => {
-        if (!res.writableFinished) upstream.destroy();
-      });
-      upstream.end(body);
+      const forward = (retry: boolean) => {
+        const upstream = request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers, agent }, (answer) => {
+          const out = { ...answer.headers };
+          for (const name of HOP_BY_HOP) delete out[name];
+          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+          if (out["content-length"] === undefined) res.flushHeaders(); // an SSE stream's headers go out before its first event
+          answer.pipe(res);
+          answer.on("error", () => res.destroy());
+        });
+        upstream.on("error", () => {
+          // A kept-alive connection the runtime closed just as it was reused: the request never reached it.
+          if (retry && upstream.reusedSocket && !res.headersSent && !res.destroyed) return forward(false);
+          unavailable(res, "the local runtime is not answering");
+        });
+        // A client that goes away cancels its request (and so a streamed run's connection) upstream.
+        res.on("close", () => {
+          if (!res.writableFinished) upstream.destroy();
+        });
+        upstream.end(body);
+      };
+      forward(true);
     });
   });
 

@@ -3,6 +3,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { freePort } from "../../scripts/local/pglite-server.js";
 import { descendants } from "../../scripts/local/runtime-watch.js";
 import { runDevToExit, startDev } from "../support/dev-server.js";
@@ -101,6 +102,15 @@ describe("npm run dev under faults", () => {
       expect(info).toBe(200);
       const created = await fetch(`${dev.url}/sessions`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "after-restart", agent_id: "dev" }) });
       expect(created.status).toBe(201);
+      // WebSockets reach the new runtime through the dev server's port too.
+      const socket = new WebSocket(`${dev.url.replace("http", "ws")}/ws`);
+      const pong = await new Promise<unknown>((resolve, reject) => {
+        socket.once("open", () => socket.send(JSON.stringify({ action: "ping", id: "p1" })));
+        socket.once("message", (data) => resolve(JSON.parse(String(data))));
+        socket.once("error", reject);
+      });
+      socket.close();
+      expect(pong).toMatchObject({ event: "pong", request_id: "p1" });
       expect(dev.output().match(/runtime \(workerd\) died: restarting it/g)).toHaveLength(1);
       // The killed runtime's processes are gone, replaced by new ones.
       const now = (await descendants(dev.pid)).filter((p) => /workerd/.test(p.name)).map((p) => p.pid);
