@@ -90,7 +90,7 @@ async function main() {
     probe: async () => {
       if (!runtime) return true;
       try {
-        await fetch(`http://127.0.0.1:${runtime.port}/info`, { signal: AbortSignal.timeout(3000) });
+        await fetch(`http://127.0.0.1:${runtime.port}/info`, { signal: AbortSignal.timeout(5000) });
         return true;
       } catch {
         return false;

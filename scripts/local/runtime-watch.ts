@@ -64,7 +64,8 @@ export function watchRuntime(opts: { root: () => number | undefined; probe: () =
       known = workerd;
       if (lost && !stopped) {
         let alive = false;
-        for (let i = 0; i < 3 && !alive; i++) alive = await opts.probe();
+        // A reload's new workerd may take a while to answer (wrangler holds requests until it does).
+        for (let i = 0; i < 4 && !alive; i++) alive = await opts.probe();
         if (!alive && !stopped) {
           known = new Set();
           await opts.onDead();
