@@ -52,7 +52,13 @@ async function main() {
 
   useLocalWsProxy(proxy.address, ws);
   const pool = new Pool({ connectionString: databaseUrl });
-  const state = await new PostgresDb({ pool, schema: process.env.AGNO_DB_SCHEMA }).init().catch((err: Error) => {
+  const setup = new PostgresDb({ pool, schema: process.env.AGNO_DB_SCHEMA }).init();
+  // A server that accepts the connection and never answers would hold the start forever.
+  const deadline = new Promise<never>((_, reject) => {
+    setTimeout(() => reject(new DatabaseUnreachable(`the database at ${databaseAddress(databaseUrl)} accepted the connection but did not answer within ${SETUP_TIMEOUT_MS / 1000} s`)), SETUP_TIMEOUT_MS).unref();
+  });
+  const state = await (embedded ? setup : Promise.race([setup, deadline])).catch((err: Error) => {
+    if (err instanceof DatabaseUnreachable) throw err;
     // The driver's error carries the statement and a stack; the cause's first line is what went wrong.
     const reason = (err.cause instanceof Error ? err.cause : err).message.split("\n")[0];
     throw new DatabaseUnreachable(`the database at ${databaseAddress(databaseUrl)} could not be set up: ${reason}`);
@@ -120,6 +126,9 @@ async function main() {
   process.on("SIGINT", () => void stop(0));
   process.on("SIGTERM", () => void stop(0));
 }
+
+/** How long a DATABASE_URL server gets to answer the start's schema check and migrations. */
+const SETUP_TIMEOUT_MS = 30_000;
 
 /** The largest request body the Worker accepts (AgentOSOptions.maxBodyBytes' default); the front proxy refuses larger ones first. */
 const MAX_BODY_BYTES = 1024 * 1024;

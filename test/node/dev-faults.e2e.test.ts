@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
+import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -132,4 +132,22 @@ describe("npm run dev under faults", () => {
     expect(output).not.toMatch(/^\s+at /m); // no stack trace
     expect(lines.length).toBeLessThanOrEqual(2); // "using DATABASE_URL (host)" and the reason
   });
+
+  it("exits with one clear line when the DATABASE_URL server accepts connections but never answers", async () => {
+    const held = new Set<Socket>();
+    const blackHole = createServer((socket) => void held.add(socket.on("error", () => undefined)));
+    await new Promise<void>((r) => blackHole.listen(0, "127.0.0.1", r));
+    const port = (blackHole.address() as { port: number }).port;
+    try {
+      const { code, output } = await runDevToExit({ AGNO_DEV_DATA: join(dataDir, "black-hole"), DATABASE_URL: `postgres://agno:s3cret-pw@127.0.0.1:${port}/agno` });
+      expect(code).not.toBe(0);
+      expect(code).not.toBeNull();
+      expect(output.split("\n").filter((l) => l.includes(`127.0.0.1:${port}`) && /did not answer/.test(l))).toHaveLength(1);
+      expect(output).not.toContain("s3cret-pw");
+      expect(output).not.toMatch(/^\s+at /m);
+    } finally {
+      for (const socket of held) socket.destroy();
+      blackHole.close();
+    }
+  }, 120_000);
 });
