@@ -91,6 +91,7 @@ async function main() {
   const front = await startFrontProxy({ port, maxBodyBytes: MAX_BODY_BYTES, upstream: () => runtime?.port });
   log(inProcess ? `AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)` : `AgentOS on http://localhost:${port}  (try: curl localhost:${port}/info)`);
 
+  let restarting: Promise<void> | undefined;
   const watch = watchRuntime({
     root: () => runtime?.root,
     probe: async () => {
@@ -107,9 +108,12 @@ async function main() {
       log("the runtime (workerd) died: restarting it");
       const dead = runtime;
       runtime = undefined;
-      await dead.stop();
-      if (stopping) return;
-      runtime = await (inProcess ? startInProcessRuntime(varsObject) : startWranglerRuntime(vars, (code) => void stop(code ?? 1)));
+      restarting = (async () => {
+        // A runtime whose workerd was killed may never finish shutting down: it gets a while, then is left behind.
+        await Promise.race([dead.stop(), new Promise((r) => setTimeout(r, 15_000).unref())]);
+        if (!stopping) runtime = await (inProcess ? startInProcessRuntime(varsObject) : startWranglerRuntime(vars, (code) => void stop(code ?? 1)));
+      })();
+      await restarting;
     },
   });
 
@@ -117,6 +121,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     watch.stop();
+    await restarting?.catch(() => undefined); // a runtime being started is stopped too, not orphaned
     await runtime?.stop();
     await front.stop();
     await proxy.stop();
