@@ -2,7 +2,8 @@
  * `npm run dev`: a working AgentOS on http://localhost:8787 with nothing else installed.
  * Starts the embedded Postgres (PGlite, data under .data/, kept across restarts) unless
  * DATABASE_URL names a server, the WebSocket proxy the Neon driver goes through, applies the
- * migrations, then runs `wrangler dev` with local Durable Objects, R2 and cron.
+ * migrations, then runs `wrangler dev` with local Durable Objects, R2 and cron, on an internal port
+ * behind a front proxy (local/front-proxy.ts: body limit, restarts); a workerd that dies is restarted.
  *
  * Environment: DATABASE_URL, PORT (8787), AGNO_DEV_DATA (.data), AGNO_DB_SCHEMA (ai),
  * OS_SECURITY_KEY (when set, requests need it; otherwise auth is off and a warning says so),
@@ -25,6 +26,9 @@ import { PROVIDER_ENV_VARS } from "../src/models/providers.js";
 import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from "./local/pglite-server.js";
 import { startWsProxy } from "./local/ws-proxy.js";
 import { startInProcessWorker } from "./local/in-process-worker.js";
+import { checkDatabaseReachable, databaseAddress, DatabaseUnreachable } from "./local/database-reachable.js";
+import { startFrontProxy } from "./local/front-proxy.js";
+import { descendants, killSurvivors, watchRuntime } from "./local/runtime-watch.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const port = Number(process.env.PORT ?? 8787);
@@ -41,13 +45,24 @@ async function main() {
     log(`embedded Postgres (PGlite) on ${databaseUrl}, data in ${join(dataDir, "pglite")}`);
   } else {
     log(`using DATABASE_URL (${new URL(databaseUrl).host})`);
+    await checkDatabaseReachable(databaseUrl);
   }
   const target = new URL(databaseUrl);
   const proxy = await startWsProxy({ allow: [`${target.hostname}:${target.port || "5432"}`] });
 
   useLocalWsProxy(proxy.address, ws);
   const pool = new Pool({ connectionString: databaseUrl });
-  const state = await new PostgresDb({ pool, schema: process.env.AGNO_DB_SCHEMA }).init();
+  const setup = new PostgresDb({ pool, schema: process.env.AGNO_DB_SCHEMA }).init();
+  // A server that accepts the connection and never answers would hold the start forever.
+  const deadline = new Promise<never>((_, reject) => {
+    setTimeout(() => reject(new DatabaseUnreachable(`the database at ${databaseAddress(databaseUrl)} accepted the connection but did not answer within ${SETUP_TIMEOUT_MS / 1000} s`)), SETUP_TIMEOUT_MS).unref();
+  });
+  const state = await (embedded ? setup : Promise.race([setup, deadline])).catch((err: Error) => {
+    if (err instanceof DatabaseUnreachable) throw err;
+    // The driver's error carries the statement and a stack; the cause's first line is what went wrong.
+    const reason = (err.cause instanceof Error ? err.cause : err).message.split("\n")[0];
+    throw new DatabaseUnreachable(`the database at ${databaseAddress(databaseUrl)} could not be set up: ${reason}`);
+  });
   await pool.end();
   log(state === "current" ? `database schema is current (${CURRENT_SCHEMA_VERSION})` : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them");
 
@@ -68,25 +83,85 @@ async function main() {
     vars.push("AGNO_AUTH:none");
     log("WARNING: authentication is off (AGNO_AUTH=none) for local development; set OS_SECURITY_KEY to require a bearer key");
   }
-  if (process.env.AGNO_DEV_INSPECTOR === "off") {
-    const worker = await startInProcessWorker({
-      configPath: join(root, "wrangler.toml"),
-      port,
-      vars: Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf(":")), v.slice(v.indexOf(":") + 1)])),
-      persistTo: join(dataDir, "wrangler"),
-      testScheduled: process.argv.includes("--test-scheduled"),
-    });
-    log(`AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)`);
-    const stop = async () => {
-      await worker.stop();
-      await proxy.stop();
-      await embedded?.stop();
-      process.exit(0);
-    };
-    process.on("SIGINT", () => void stop());
-    process.on("SIGTERM", () => void stop());
-    return;
-  }
+  const inProcess = process.env.AGNO_DEV_INSPECTOR === "off";
+  const varsObject = Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf(":")), v.slice(v.indexOf(":") + 1)]));
+  let stopping = false;
+  let runtime: Runtime | undefined = await (inProcess ? startInProcessRuntime(varsObject) : startWranglerRuntime(vars, (code) => void stop(code ?? 1)));
+  // The public port is the front proxy's; the runtime listens on an internal one (see front-proxy.ts).
+  const front = await startFrontProxy({ port, maxBodyBytes: MAX_BODY_BYTES, upstream: () => runtime?.port });
+  log(inProcess ? `AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)` : `AgentOS on http://localhost:${port}  (try: curl localhost:${port}/info)`);
+
+  let restarting: Promise<void> | undefined;
+  const watch = watchRuntime({
+    root: () => runtime?.root,
+    probe: async () => {
+      if (!runtime) return true;
+      try {
+        await fetch(`http://127.0.0.1:${runtime.port}/info`, { signal: AbortSignal.timeout(5000) });
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    onDead: async () => {
+      if (stopping || !runtime) return;
+      log("the runtime (workerd) died: restarting it");
+      const dead = runtime;
+      runtime = undefined;
+      restarting = (async () => {
+        // A runtime whose workerd was killed may never finish shutting down: it gets a while, then is left behind.
+        await Promise.race([dead.stop(), new Promise((r) => setTimeout(r, 15_000).unref())]);
+        if (!stopping) runtime = await (inProcess ? startInProcessRuntime(varsObject) : startWranglerRuntime(vars, (code) => void stop(code ?? 1)));
+      })();
+      await restarting;
+    },
+  });
+
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    watch.stop();
+    await restarting?.catch(() => undefined); // a runtime being started is stopped too, not orphaned
+    await runtime?.stop();
+    await front.stop();
+    await proxy.stop();
+    await embedded?.stop(); // closes PGlite cleanly so its files are consistent on disk
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stop(0));
+  process.on("SIGTERM", () => void stop(0));
+}
+
+/** How long a DATABASE_URL server gets to answer the start's schema check and migrations. */
+const SETUP_TIMEOUT_MS = 30_000;
+
+/** The largest request body the Worker accepts (AgentOSOptions.maxBodyBytes' default); the front proxy refuses larger ones first. */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+interface Runtime {
+  /** the internal port the front proxy forwards to */
+  port: number;
+  /** the process the runtime's workerd processes run under */
+  root: number;
+  stop(): Promise<void>;
+}
+
+/** The Worker through wrangler's programmatic API, in this process (AGNO_DEV_INSPECTOR=off). */
+async function startInProcessRuntime(vars: Record<string, string>): Promise<Runtime> {
+  const internal = await freePort();
+  const worker = await startInProcessWorker({
+    configPath: join(root, "wrangler.toml"),
+    port: internal,
+    vars,
+    persistTo: join(dataDir, "wrangler"),
+    testScheduled: process.argv.includes("--test-scheduled"),
+  });
+  return { port: internal, root: process.pid, stop: () => worker.stop() };
+}
+
+/** `wrangler dev` on an internal port; `onExit` runs when wrangler exits without being asked to. */
+async function startWranglerRuntime(vars: string[], onExit: (code: number | null) => void): Promise<Runtime> {
+  const internal = await freePort();
   // wrangler's own CLI module, as its `bin` wrapper runs it: the wrapper does not pass SIGTERM on,
   // so stopping it would orphan the real wrangler and its workerd processes.
   const wrangler = spawn(
@@ -97,7 +172,7 @@ async function main() {
       join(root, "node_modules", "wrangler", "wrangler-dist", "cli.js"),
       "dev",
       "--ip", "127.0.0.1",
-      "--port", String(port),
+      "--port", String(internal),
       "--inspector-port", String(await freePort()),
       "--persist-to", join(dataDir, "wrangler"),
       "--show-interactive-dev-session=false",
@@ -108,27 +183,29 @@ async function main() {
     // No metrics to Cloudflare and no fetch of the `Request.cf` placeholder: a local run calls no one.
     { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
   );
-  log(`AgentOS on http://localhost:${port}  (try: curl localhost:${port}/info)`);
-
   let stopping = false;
-  const stop = async (code: number) => {
-    if (stopping) return;
-    stopping = true;
-    // wrangler dev shuts down (with its workerd processes) on SIGINT, as on Ctrl-C; SIGTERM it ignores.
-    if (wrangler.exitCode === null) wrangler.kill("SIGINT");
-    const killer = setTimeout(() => wrangler.kill("SIGKILL"), 10_000);
-    await new Promise((r) => (wrangler.exitCode === null ? wrangler.once("exit", r) : r(null)));
-    clearTimeout(killer);
-    await proxy.stop();
-    await embedded?.stop(); // closes PGlite cleanly so its files are consistent on disk
-    process.exit(code);
+  wrangler.on("exit", (code) => {
+    if (!stopping) onExit(code);
+  });
+  return {
+    port: internal,
+    root: wrangler.pid!,
+    stop: async () => {
+      stopping = true;
+      const below = await descendants(wrangler.pid!);
+      // wrangler dev shuts down (with its workerd processes) on SIGINT, as on Ctrl-C; SIGTERM it ignores.
+      if (wrangler.exitCode === null) wrangler.kill("SIGINT");
+      const killer = setTimeout(() => wrangler.kill("SIGKILL"), 10_000);
+      await new Promise((r) => (wrangler.exitCode === null && wrangler.signalCode === null ? wrangler.once("exit", r) : r(null)));
+      clearTimeout(killer);
+      // Whatever wrangler left behind (a workerd it could not reach, once killed) goes too.
+      await killSurvivors(below);
+    },
   };
-  process.on("SIGINT", () => void stop(0));
-  process.on("SIGTERM", () => void stop(0));
-  wrangler.on("exit", (code) => void stop(code ?? 1));
 }
 
 main().catch((err) => {
-  console.error(err);
+  // A database that cannot be reached is one line (reachability names host:port only); anything else keeps its stack.
+  console.error(err instanceof DatabaseUnreachable ? `[agno-edge] ${err.message}` : err);
   process.exit(1);
 });

@@ -4,6 +4,8 @@ export type ProviderErrorKind = "rate_limit" | "auth" | "context_length" | "serv
 
 const CONTEXT_PATTERNS = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|max_tokens.*exceed|reduce the length/i;
 const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "UND_ERR_SOCKET"]);
+/** Transport failures by message: workerd's fetch says "Network connection lost." (a plain Error, no code), Node's undici "terminated". */
+const NETWORK_MESSAGES = /network connection lost|fetch failed|network error|socket hang up|other side closed|^terminated$|connection (reset|refused|lost|closed)/i;
 
 function statusOf(error: unknown): number | undefined {
   const e = error as { statusCode?: unknown; status?: unknown } | null;
@@ -59,6 +61,7 @@ export class ModelProviderError extends AgnoError {
         const code = (e as { code?: unknown }).code;
         if (typeof code === "string" && NETWORK_CODES.has(code)) return "network";
         if (e instanceof TypeError && /fetch failed|terminated|network|socket|connection/i.test(e.message)) return "network";
+        if (e instanceof Error && NETWORK_MESSAGES.test(e.message)) return "network";
       }
       if (status === undefined && /fetch failed|network error|socket hang up|terminated|connection (reset|refused)/i.test(text)) return "network";
     }
@@ -72,6 +75,13 @@ export class ModelProviderError extends AgnoError {
     const retryAfter = headers?.["retry-after"] ?? headers?.["Retry-After"];
     const retryAfterMs = retryAfter !== undefined && Number.isFinite(Number(retryAfter)) ? Number(retryAfter) * 1000 : undefined;
     const status = statusOf(error);
+    if (kind === "network") {
+      // A connection cut after a 200 is reported by the SDK as "Failed to process successful response": say what happened.
+      let root: unknown = error;
+      while (root instanceof Error && root.cause instanceof Error) root = root.cause;
+      const reason = root instanceof Error ? root.message : String(root);
+      return new ModelProviderError(`${provider} network: the connection to the model was lost (${reason})`, kind, provider, retryAfterMs, { cause: error });
+    }
     const detail = error instanceof Error ? error.message : String(error);
     return new ModelProviderError(`${provider} ${kind}${status ? ` (HTTP ${status})` : ""}: ${detail}`, kind, provider, retryAfterMs, { cause: error });
   }

@@ -37,6 +37,8 @@ export interface WorkersAISettings {
   maxOutputTokens?: number;
   /** whether the model reads images (default: known for the vision models Workers AI lists) */
   images?: boolean;
+  /** retries of retryable failures (rate limit, server, network); default 2. The binding answers whole, so nothing was sent yet */
+  maxRetries?: number;
 }
 
 /**
@@ -96,11 +98,16 @@ export class WorkersAIModel implements Model {
     if (this.settings.temperature !== undefined) inputs.temperature = this.settings.temperature;
     if (this.settings.maxOutputTokens !== undefined) inputs.max_tokens = this.settings.maxOutputTokens;
     let result: WorkersAIResult;
-    try {
-      result = ((await this.binding.run(this.id, inputs, request.signal ? { signal: request.signal } : undefined)) ?? {}) as WorkersAIResult;
-    } catch (error) {
-      if (request.signal?.aborted) throw request.signal.reason ?? error;
-      throw ModelProviderError.from(error, this.provider);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        result = ((await this.binding.run(this.id, inputs, request.signal ? { signal: request.signal } : undefined)) ?? {}) as WorkersAIResult;
+        break;
+      } catch (error) {
+        if (request.signal?.aborted) throw request.signal.reason ?? error;
+        const failure = ModelProviderError.from(error, this.provider);
+        if (!failure.retryable || attempt >= (this.settings.maxRetries ?? 2)) throw failure;
+        await new Promise((r) => setTimeout(r, failure.retryAfterMs ?? Math.min(8000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+      }
     }
     const text = typeof result.response === "string" ? result.response : result.response === undefined || result.response === null ? "" : JSON.stringify(result.response);
     if (text) yield { type: "text", delta: text };

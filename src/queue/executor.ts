@@ -61,7 +61,10 @@ export async function executeRunJob(job: JobRecord, lease: Lease, agents: Agent[
   } else {
     const firstIndex = job.attempt > 1 ? (await db.lastRunEventIndex(runId)) + 1 : 0;
     let last: { event: string; content?: unknown } | undefined;
-    const events = agent.run(job.payload.message, { ...options, stream: true });
+    const run = agent.run(job.payload.message, { ...options, stream: true });
+    // The log of a retried run already starts with the first attempt's RunStarted; agno has no retry
+    // event, so the run keeps one RunStarted in total and the retry's events follow on.
+    const events = firstIndex > 0 ? withoutRunStarted(run) : run;
     for await (const { event } of recordRunEvents(db, events, { runId, firstIndex })) last = event as typeof last;
     ended = { status: STATUS_OF_LAST_EVENT[last?.event ?? ""] ?? "ERROR", error: typeof last?.content === "string" ? last.content : undefined };
   }
@@ -74,4 +77,8 @@ export async function executeRunJob(job: JobRecord, lease: Lease, agents: Agent[
     default:
       return { status: "FAILED", error: ended.error ?? "the run ended without a result", retryable: true };
   }
+}
+
+async function* withoutRunStarted<E extends { event: string }>(events: AsyncIterable<E>): AsyncIterable<E> {
+  for await (const e of events) if (e.event !== "RunStarted") yield e;
 }

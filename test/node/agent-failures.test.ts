@@ -71,6 +71,9 @@ describe("Agent failures and cancellation", () => {
     expect(ModelProviderError.classify({ statusCode: 400, message: "prompt is too long: 250000 tokens" })).toBe("context_length");
     expect(ModelProviderError.classify(Object.assign(new Error("connect"), { code: "ECONNREFUSED" }))).toBe("network");
     expect(ModelProviderError.classify(new TypeError("fetch failed"))).toBe("network");
+    // workerd's fetch: a plain Error, alone or as the cause of the SDK's error for a 200 whose body was cut
+    expect(ModelProviderError.classify(new Error("Network connection lost."))).toBe("network");
+    expect(ModelProviderError.classify(Object.assign(new Error("Failed to process successful response"), { statusCode: 200, cause: new Error("Network connection lost.") }))).toBe("network");
     expect(ModelProviderError.classify({ statusCode: 400, message: "bad temperature" })).toBe("unknown");
     expect(ModelProviderError.classify(Object.assign(new Error("OpenAI API key is missing."), { name: "AI_LoadAPIKeyError" }))).toBe("auth");
   });

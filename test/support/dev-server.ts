@@ -21,6 +21,8 @@ process.once("exit", () => {
 
 export interface DevServer {
   url: string;
+  /** the dev script's process (its runtime's processes run below it) */
+  pid: number;
   output(): string;
   stop(): Promise<number | null>;
   /** kill -9 of the whole process group (dev.ts, wrangler, workerd): a runtime dying, not stopping; resolves once all are gone */
@@ -58,6 +60,7 @@ export async function startDev(env: Record<string, string>, args: string[] = [])
   }
   return {
     url,
+    pid: child.pid!,
     output: () => out,
     stop: async () => {
       process.kill(child.pid!, "SIGTERM");
@@ -90,4 +93,27 @@ export async function startDev(env: Record<string, string>, args: string[] = [])
       }
     },
   };
+}
+
+/** Runs `npm run dev`'s script as startDev does, for a start that is expected to fail: its exit code and output. */
+export async function runDevToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const port = await freePort();
+  let out = "";
+  const child = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts"], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  running.add(child.pid!);
+  const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
+  running.delete(child.pid!);
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    // the group is gone
+  }
+  return { code, output: out };
 }

@@ -64,7 +64,10 @@ export interface HangTurn {
   hang: true;
 }
 
-/** Streams `dropAfterChunks` SSE events of `text`, then destroys the socket: a network failure mid-stream. */
+/**
+ * Streams `dropAfterChunks` SSE events of `text`, then destroys the socket: a network failure mid-stream.
+ * Not streamed: 0 drops the connection before answering, more sends the 200's head and half its body first.
+ */
 export interface DropTurn extends Pacing {
   dropAfterChunks: number;
   text: string;

@@ -84,6 +84,20 @@ describe("durable background runs (background=true)", () => {
     expect(frames.at(-1)).toMatchObject({ event: "RunCompleted", data: { content: "streamed from the queue" } });
   });
 
+  it("keeps one RunStarted in a retried streamed run's event log, the retry's events following on", async () => {
+    await queueModel([{ error: { status: 400, message: "first attempt fails" } }, { text: "second attempt", chunkSize: 6 }]);
+    // Answered as SSE (stream=true), which follows the log until the first attempt's error.
+    const live = parseSse(await (await send("/agents/assistant/runs", background({ message: "retried and streamed", stream: true, user_id: "bg-retry" }))).text());
+    const runId = live[0]!.data.run_id as string;
+    await until(() => runOf(runId), (r) => r.status === "COMPLETED", "the retried run to complete", { ms: 30_000 });
+    const log = parseSse(await (await send(`/agents/assistant/runs/${runId}/resume`, { method: "POST" })).text());
+    expect(log.map((f) => f.id)).toEqual(log.map((_, i) => i));
+    expect(log.filter((f) => f.event === "RunStarted")).toHaveLength(1);
+    expect(log[0]!.event).toBe("RunStarted");
+    expect(log.map((f) => f.event)).toContain("RunError");
+    expect(log.at(-1)).toMatchObject({ event: "RunCompleted", data: { content: "second attempt" } });
+  }, 60_000);
+
   it("deduplicates by Idempotency-Key per user; the same key with another body is a 422", async () => {
     const script = await queueModel([{ text: "once" }, { text: "other user" }]);
     const same = background({ message: "exactly once", user_id: "idem-a" }, { "idempotency-key": "k-1" });
