@@ -67,7 +67,7 @@ async function main() {
   log(state === "current" ? `database schema is current (${CURRENT_SCHEMA_VERSION})` : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them");
 
   const vars = [`DATABASE_URL:${databaseUrl}`, `DB_WS_PROXY:${proxy.address}`];
-  const runtimeVars = ["AGNO_DB_SCHEMA", "AGNO_RUN_EVENTS_TTL_SECONDS", "AGNO_RUN_HEARTBEAT_SECONDS", "AGNO_SSE_PING_SECONDS", "AGNO_BACKGROUND_MAX_CONCURRENCY", "AGNO_QUEUE_MAX_DEPTH", "AGNO_USER_MAX_JOBS", "AGNO_USER_MAX_SCHEDULES", "AGNO_USER_MAX_WEBSOCKETS", "AGNO_QUEUE_LEASE_SECONDS", "AGNO_QUEUE_SHARDS", "AGNO_QUEUE_DB_CONNECTIONS"];
+  const runtimeVars = ["AGNO_DB_SCHEMA", "AGNO_RUN_EVENTS_TTL_SECONDS", "AGNO_RUN_HEARTBEAT_SECONDS", "AGNO_SSE_PING_SECONDS", "AGNO_BACKGROUND_MAX_CONCURRENCY", "AGNO_QUEUE_MAX_DEPTH", "AGNO_USER_MAX_JOBS", "AGNO_USER_MAX_SCHEDULES", "AGNO_USER_MAX_WEBSOCKETS", "AGNO_QUEUE_LEASE_SECONDS", "AGNO_QUEUE_SHARDS", "AGNO_QUEUE_DB_CONNECTIONS", "AGNO_DB_CONNECT_TIMEOUT_MS", "AGNO_DB_STATEMENT_TIMEOUT_MS"];
   for (const name of [...runtimeVars, "MODEL", ...PROVIDER_ENV_VARS]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
   }
