@@ -86,9 +86,13 @@ async function main() {
   const inProcess = process.env.AGNO_DEV_INSPECTOR === "off";
   const varsObject = Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf(":")), v.slice(v.indexOf(":") + 1)]));
   let stopping = false;
-  let runtime: Runtime | undefined = await (inProcess ? startInProcessRuntime(varsObject) : startWranglerRuntime(vars, (code) => void stop(code ?? 1)));
+  // Load tests measure the runtime as it is deployed, without a Node hop in front of it: they turn
+  // the front proxy off, and the runtime then listens on the public port itself.
+  const direct = process.env.AGNO_DEV_FRONT_PROXY === "off";
+  const startRuntime = () => (inProcess ? startInProcessRuntime(varsObject, direct ? port : undefined) : startWranglerRuntime(vars, (code) => void stop(code ?? 1), direct ? port : undefined));
+  let runtime: Runtime | undefined = await startRuntime();
   // The public port is the front proxy's; the runtime listens on an internal one (see front-proxy.ts).
-  const front = await startFrontProxy({ port, maxBodyBytes: MAX_BODY_BYTES, upstream: () => runtime?.port });
+  const front = direct ? undefined : await startFrontProxy({ port, maxBodyBytes: MAX_BODY_BYTES, upstream: () => runtime?.port });
   log(inProcess ? `AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)` : `AgentOS on http://localhost:${port}  (try: curl localhost:${port}/info)`);
 
   let restarting: Promise<void> | undefined;
@@ -111,7 +115,7 @@ async function main() {
       restarting = (async () => {
         // A runtime whose workerd was killed may never finish shutting down: it gets a while, then is left behind.
         await Promise.race([dead.stop(), new Promise((r) => setTimeout(r, 15_000).unref())]);
-        if (!stopping) runtime = await (inProcess ? startInProcessRuntime(varsObject) : startWranglerRuntime(vars, (code) => void stop(code ?? 1)));
+        if (!stopping) runtime = await startRuntime();
       })();
       await restarting;
     },
@@ -123,7 +127,7 @@ async function main() {
     watch.stop();
     await restarting?.catch(() => undefined); // a runtime being started is stopped too, not orphaned
     await runtime?.stop();
-    await front.stop();
+    await front?.stop();
     await proxy.stop();
     await embedded?.stop(); // closes PGlite cleanly so its files are consistent on disk
     process.exit(code);
@@ -147,8 +151,8 @@ interface Runtime {
 }
 
 /** The Worker through wrangler's programmatic API, in this process (AGNO_DEV_INSPECTOR=off). */
-async function startInProcessRuntime(vars: Record<string, string>): Promise<Runtime> {
-  const internal = await freePort();
+async function startInProcessRuntime(vars: Record<string, string>, publicPort?: number): Promise<Runtime> {
+  const internal = publicPort ?? (await freePort());
   const worker = await startInProcessWorker({
     configPath: join(root, "wrangler.toml"),
     port: internal,
@@ -160,8 +164,8 @@ async function startInProcessRuntime(vars: Record<string, string>): Promise<Runt
 }
 
 /** `wrangler dev` on an internal port; `onExit` runs when wrangler exits without being asked to. */
-async function startWranglerRuntime(vars: string[], onExit: (code: number | null) => void): Promise<Runtime> {
-  const internal = await freePort();
+async function startWranglerRuntime(vars: string[], onExit: (code: number | null) => void, publicPort?: number): Promise<Runtime> {
+  const internal = publicPort ?? (await freePort());
   // wrangler's own CLI module, as its `bin` wrapper runs it: the wrapper does not pass SIGTERM on,
   // so stopping it would orphan the real wrangler and its workerd processes.
   const wrangler = spawn(

@@ -75,7 +75,8 @@ export async function startRuntime(env: Record<string, string>, dataDir: string)
   const port = await freePort();
   const childEnv: NodeJS.ProcessEnv = { ...process.env };
   for (const name of DEV_VARS) delete childEnv[name];
-  Object.assign(childEnv, env, { AGNO_DEV_DATA: dataDir, PORT: String(port) });
+  // The runtime as deployed: no dev-only front proxy between the load and the Worker.
+  Object.assign(childEnv, { AGNO_DEV_FRONT_PROXY: "off" }, env, { AGNO_DEV_DATA: dataDir, PORT: String(port) });
   const child = spawn(process.execPath, ["--import", TSX, DEV_SCRIPT], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
   installHandlers();
   // wrangler logs every request; the successful ones would push the errors out of what is kept.

@@ -47,11 +47,15 @@ describe("Workers AI through its binding", () => {
   it("says what is missing when MODEL names Workers AI but there is no binding, and classifies binding errors", async () => {
     const missing = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false }) }, { MODEL: "workers-ai:@cf/x" });
     expect(missing.body.error.message).toMatch(/\[ai\] binding/);
+    // A rate limit is retried (twice by default); one that outlasts the retries ends the run, classified.
+    const rateLimit = () => new Error("3040: Capacity temporarily exceeded, rate limit");
+    const ai = fakeAI([rateLimit(), rateLimit(), rateLimit()]);
     const limited = await call(
       "/agents/assistant/runs",
       { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false }) },
-      { MODEL: "workers-ai:@cf/y", AI: fakeAI([new Error("3040: Capacity temporarily exceeded, rate limit")]) },
+      { MODEL: "workers-ai:@cf/y", AI: ai },
     );
     expect(limited.body).toMatchObject({ status: "ERROR", error: { type: "ModelProviderError", kind: "rate_limit" } });
+    expect(ai.calls).toHaveLength(3);
   });
 });
