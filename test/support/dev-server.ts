@@ -31,22 +31,12 @@ export interface DevServer {
 
 /** Runs `npm run dev`'s script as a user does (`args` go to wrangler dev), in a process group of its own, and waits for /info. */
 export async function startDev(env: Record<string, string>, args: string[] = []): Promise<DevServer> {
-  const port = await freePort();
-  let out = "";
-  const child: ChildProcess = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts", ...args], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  child.stdout!.on("data", (d) => (out += d));
-  child.stderr!.on("data", (d) => (out += d));
-  running.add(child.pid!);
+  const { port, child, output } = await spawnDev(env, args);
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => (running.delete(child.pid!), r(code))));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`dev exited early (${child.exitCode}):\n${out}`);
+    if (child.exitCode !== null) throw new Error(`dev exited early (${child.exitCode}):\n${output()}`);
     try {
       if ((await fetch(`${url}/info`)).ok) break;
     } catch {
@@ -54,14 +44,14 @@ export async function startDev(env: Record<string, string>, args: string[] = [])
     }
     if (Date.now() > deadline) {
       process.kill(-child.pid!, "SIGKILL");
-      throw new Error(`dev did not answer /info within 120 s:\n${out}`);
+      throw new Error(`dev did not answer /info within 120 s:\n${output()}`);
     }
     await new Promise((r) => setTimeout(r, 250));
   }
   return {
     url,
     pid: child.pid!,
-    output: () => out,
+    output,
     stop: async () => {
       process.kill(child.pid!, "SIGTERM");
       const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), 30_000);
@@ -97,9 +87,22 @@ export async function startDev(env: Record<string, string>, args: string[] = [])
 
 /** Runs `npm run dev`'s script as startDev does, for a start that is expected to fail: its exit code and output. */
 export async function runDevToExit(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+  const { child, output } = await spawnDev(env, []);
+  const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
+  running.delete(child.pid!);
+  try {
+    process.kill(-child.pid!, "SIGKILL");
+  } catch {
+    // the group is gone
+  }
+  return { code, output: output() };
+}
+
+/** `npm run dev`'s script in a process group of its own on a free port, its output collected. */
+async function spawnDev(env: Record<string, string>, args: string[]): Promise<{ port: number; child: ChildProcess; output: () => string }> {
   const port = await freePort();
   let out = "";
-  const child = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts"], {
+  const child = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts", ...args], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "pipe", "pipe"],
@@ -108,12 +111,5 @@ export async function runDevToExit(env: Record<string, string>): Promise<{ code:
   child.stdout!.on("data", (d) => (out += d));
   child.stderr!.on("data", (d) => (out += d));
   running.add(child.pid!);
-  const code = await new Promise<number | null>((r) => child.once("exit", (c) => r(c)));
-  running.delete(child.pid!);
-  try {
-    process.kill(-child.pid!, "SIGKILL");
-  } catch {
-    // the group is gone
-  }
-  return { code, output: out };
+  return { port, child, output: () => out };
 }
