@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exampleAssistant } from "../../src/example/assistant.js";
 import { applyStateChanges, stateChanges } from "../../src/db/state-changes.js";
-import { scriptedModel } from "../support/agent-kit.js";
+import type { Db } from "../../src/db/port.js";
+import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 
 /** Session state written by overlapping runs of one session, through the SDK (issue 15: lost updates). */
-describe.each(dbTargets())("session state on $name", (target) => {
-  let t: TestDb;
+const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [...dbTargets().map((target) => [target.name, () => openTestDb(target)] as [string, () => TestDb]), ["memory", memoryTestDb]];
+describe.each(stores)("session state on %s", (_name, open) => {
+  let t: { db: Db; close(): Promise<void> };
   beforeAll(async () => {
-    t = openTestDb(target);
+    t = open();
     await t.db.init();
   });
   afterAll(() => t.close());
