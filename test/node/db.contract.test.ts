@@ -1,3 +1,6 @@
+import { describe, expect, it } from "vitest";
+import { MemoryDb } from "../../src/db/memory/index.js";
+import { NotConfiguredError } from "../../src/errors.js";
 import { describeDbContract } from "../support/db-contract.js";
 import { dbTargets, openTestDb } from "../support/db-targets.js";
 import { memoryContractDb } from "../support/memory-contract-db.js";
@@ -17,3 +20,22 @@ for (const target of dbTargets()) {
 }
 
 describeDbContract("memory", memoryContractDb);
+
+/** What only MemoryDb has to say: what it does not keep, and reads that never alias its rows. */
+describe("MemoryDb beyond the contract", () => {
+  it("refuses schedules with a NotConfiguredError naming why, instead of dropping them", async () => {
+    const db = new MemoryDb();
+    await expect(db.schedules.createSchedule({ name: "n", endpoint: "/agents/a/runs", cron_expr: "0 8 * * *", payload: { message: "hi" } }, { userId: null })).rejects.toThrow(NotConfiguredError);
+    await expect(db.schedules.claimDueSchedules({ workerId: "w", dueBy: 0, now: 0, limit: 1, lockSeconds: 1 })).rejects.toThrow(/PostgresDb/);
+  });
+
+  it("hands out copies: changing what a read returned changes nothing stored", async () => {
+    const db = new MemoryDb();
+    await db.upsertSession({ session_id: "s", session_type: "agent", session_data: { session_state: { n: 1 } } });
+    const run = await db.upsertRun({ run_id: "r", session_id: "s", status: "COMPLETED", messages: [{ role: "user", content: "hi" }] });
+    run.run_data.messages!.push({ role: "assistant", content: "injected" });
+    (await db.getSession("s"))!.record.session_data!.session_state = { n: 2 };
+    expect((await db.getRun("r"))!.run_data.messages).toHaveLength(1);
+    expect((await db.getSession("s"))!.record.session_data!.session_state).toEqual({ n: 1 });
+  });
+});
