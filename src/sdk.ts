@@ -17,6 +17,7 @@ export {
   ValidationError,
 } from "./errors.js";
 export type { Db, MigrateOptions, MigrationProgress, MigrationResult, UpsertRunOptions } from "./db/port.js";
+export type { DbAdmin, QueueDb, RunEventStore, RunStore, SessionStore, ToolResultStore, UserMemoryStore } from "./db/port.js";
 export type {
   GetRunsOptions,
   GetSessionOptions,
@@ -35,6 +36,7 @@ export { Session, runTypeOf } from "./db/session.js";
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from "./db/pagination.js";
 export { MigrationManager } from "./db/migration-manager.js";
 export { PostgresDb, type PostgresDbOptions } from "./db/postgres/postgres-db.js";
+export { MemoryDb, MemoryTables, type MemoryDbOptions } from "./db/memory/index.js";
 export { DEFAULT_TABLE_NAMES, type TableNames } from "./db/postgres/names.js";
 export { CURRENT_SCHEMA_VERSION } from "../migrations/index.js";
 export { Agent, type AgentOptions, type ContinueOptions, type Instructions, type RunContext, type RunOptions } from "./agent/agent.js";

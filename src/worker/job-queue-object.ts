@@ -1,6 +1,6 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Agent } from "../agent/agent.js";
-import type { PostgresDb } from "../db/postgres/postgres-db.js";
+import type { QueueDb } from "../db/port.js";
 import { DatabaseUnavailableError } from "../errors.js";
 import { Dispatcher } from "../queue/dispatcher.js";
 import { executeRunJob } from "../queue/executor.js";
@@ -11,7 +11,7 @@ import { replyOf, type EnqueueReply } from "./queue-rpc.js";
 /** What the queue needs from the deployment: its agents and a way to reach its database. */
 export interface QueueServices {
   agents: Agent[];
-  db: PostgresDb;
+  db: QueueDb;
   concurrency: number;
   leaseSeconds: number;
 }

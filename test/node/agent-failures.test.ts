@@ -2,14 +2,22 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { RunEvent } from "../../src/agent/events.js";
 import { ModelProviderError } from "../../src/models/provider-error.js";
-import { collect, scriptedModel } from "../support/agent-kit.js";
-import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+import type { Db } from "../../src/db/port.js";
+import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
+import { dbTargets, openTestDb } from "../support/db-targets.js";
 
-/** Provider failures (SPEC T3) and cancellation from another caller (SPEC G1). */
-describe("Agent failures and cancellation", () => {
-  let t: TestDb;
+/**
+ * Provider failures (SPEC T3) and cancellation from another caller (SPEC G1), on MemoryDb and on
+ * Postgres: a cancel is a status compare-and-set in storage, so both adapters carry it.
+ */
+const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [
+  ["memory", memoryTestDb],
+  ["postgres", () => openTestDb(dbTargets()[0]!)],
+];
+describe.each(stores)("Agent failures and cancellation on %s", (_name, open) => {
+  let t: { db: Db; close(): Promise<void> };
   beforeAll(() => {
-    t = openTestDb(dbTargets()[0]!);
+    t = open();
   });
   afterAll(() => t.close());
 

@@ -3,15 +3,14 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import { ForbiddenError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import { tool } from "../../src/tools/tool.js";
-import { collect, scriptedModel } from "../support/agent-kit.js";
-import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+import { collect, scriptedModel, memoryTestDb } from "../support/agent-kit.js";
 
 /** Human in the loop (SPEC G2): pause, store, continue from another Agent object with storage only. */
 describe("Agent human in the loop", () => {
-  let t: TestDb;
+  let t: ReturnType<typeof memoryTestDb>;
   const executed: string[] = [];
   beforeAll(() => {
-    t = openTestDb(dbTargets()[0]!);
+    t = memoryTestDb();
   });
   afterAll(() => t.close());
 

@@ -5,7 +5,7 @@ import type { MediaInput } from "../../src/agent/media.js";
 import { ValidationError } from "../../src/errors.js";
 import type { Message } from "../../src/models/message.js";
 import { WorkersAIModel, type WorkersAIBinding } from "../../src/models/workers-ai-model.js";
-import { collect, scriptedModel } from "../support/agent-kit.js";
+import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 
 /** A valid 1x1 RGBA PNG, built chunk by chunk. */
@@ -148,9 +148,9 @@ describe("Agent runs with media", () => {
 });
 
 describe("Agent media validation", () => {
-  let t: TestDb;
+  let t: ReturnType<typeof memoryTestDb>;
   beforeAll(() => {
-    t = openTestDb(dbTargets()[0]!);
+    t = memoryTestDb();
   });
   afterAll(() => t.close());
 

@@ -4,8 +4,7 @@ import { Agent } from "../../src/agent/agent.js";
 import type { RunEvent } from "../../src/agent/events.js";
 import { InputCheckError } from "../../src/errors.js";
 import { tool, Toolkit } from "../../src/tools/tool.js";
-import { collect, scriptedModel } from "../support/agent-kit.js";
-import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+import { collect, scriptedModel, memoryTestDb } from "../support/agent-kit.js";
 
 const weather = tool({
   name: "get_weather",
@@ -16,9 +15,9 @@ const weather = tool({
 
 /** Agents run through the real provider packages against the scripted model server (SPEC G1, T1-T3). */
 describe("Agent runs", () => {
-  let t: TestDb;
+  let t: ReturnType<typeof memoryTestDb>;
   beforeAll(() => {
-    t = openTestDb(dbTargets()[0]!);
+    t = memoryTestDb();
   });
   afterAll(() => t.close());
 
@@ -247,7 +246,7 @@ describe("Agent runs", () => {
 
 describe("Agent hooks", () => {
   it("a pre-hook that refuses the input ends the run as a stored ERROR; post-hooks see the output", async () => {
-    const t = openTestDb(dbTargets()[0]!);
+    const t = memoryTestDb();
     try {
       const { model, script } = await scriptedModel([{ text: "fine" }]);
       const seen: string[] = [];
@@ -271,7 +270,7 @@ describe("Agent hooks", () => {
 
 describe("Agent user memory", () => {
   it("updateMemoryOnRun stores what is new about the user and gives it to later runs", async () => {
-    const t = openTestDb(dbTargets()[0]!);
+    const t = memoryTestDb();
     try {
       const { model, script } = await scriptedModel([
         { text: "Lovely, green tea it is." },
@@ -305,7 +304,7 @@ describe("Agent user memory", () => {
 
 describe("Agent run inputs", () => {
   it("hands dependencies to instructions and tools, and stores metadata with the run", async () => {
-    const t = openTestDb(dbTargets()[0]!);
+    const t = memoryTestDb();
     try {
       const lookup = tool({ name: "tenant_lookup", parameters: z.object({}), execute: (_a, ctx) => `tenant ${String(ctx.dependencies.tenant)}` });
       const { model, script } = await scriptedModel([{ toolCalls: [{ name: "tenant_lookup", arguments: {} }] }, { text: "done" }]);

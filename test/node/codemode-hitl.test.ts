@@ -8,8 +8,7 @@ import type { RunOutput } from "../../src/agent/run-output.js";
 import { CodeMode, memoryCodeRunner } from "../../src/sdk.js";
 import { ForbiddenError } from "../../src/errors.js";
 import { tool } from "../../src/tools/tool.js";
-import { collect, scriptedModel } from "../support/agent-kit.js";
-import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 
 /**
  * Human in the loop from inside a CodeMode cell (SPEC C3 with G2): a tool that needs a person
@@ -17,11 +16,11 @@ import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
  * from its start and the tool calls it already made answer from the journal, not again.
  */
 describe("CodeMode: a cell pauses for a person and continues without repeating tool calls", () => {
-  let t: TestDb;
+  let t: ReturnType<typeof memoryTestDb>;
   const runner = memoryCodeRunner(() => newQuickJSWASMModuleFromVariant(releaseSync));
   const ran: string[] = [];
   beforeAll(() => {
-    t = openTestDb(dbTargets()[0]!);
+    t = memoryTestDb();
   });
   afterAll(() => t.close());
 

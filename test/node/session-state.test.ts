@@ -1,18 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exampleAssistant } from "../../src/example/assistant.js";
 import { applyStateChanges, stateChanges } from "../../src/db/state-changes.js";
-import { scriptedModel } from "../support/agent-kit.js";
+import type { Db } from "../../src/db/port.js";
+import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 
 /** Session state written by overlapping runs of one session, through the SDK (issue 15: lost updates). */
-describe.each(dbTargets())("session state on $name", (target) => {
-  let t: TestDb;
+const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [...dbTargets().map((target) => [target.name, () => openTestDb(target)] as [string, () => TestDb]), ["memory", memoryTestDb]];
+describe.each(stores)("session state on %s", (_name, open) => {
+  let t: { db: Db; close(): Promise<void> };
   beforeAll(async () => {
-    t = openTestDb(target);
+    t = open();
     await t.db.init();
   });
   afterAll(() => t.close());
 
+  // The port-level merge (updateSessionState) is in the Db contract (test/support/db-contract.ts).
   it("keeps every note of four save_note runs continued at once", async () => {
     const notes = ["buy milk", "call Ann", "water plants", "pay rent"];
     const { model } = await scriptedModel([
@@ -37,21 +40,6 @@ describe.each(dbTargets())("session state on $name", (target) => {
     expect((await t.db.getSession(first.session_id))!.record.session_data!.session_state).toEqual({ topic: "travel", prefs: { lang: "fr" } });
     await agent.run("again", { sessionId: first.session_id, sessionState: { prefs: { units: "metric" } } });
     expect((await t.db.getSession(first.session_id))!.record.session_data!.session_state).toEqual({ topic: "travel", prefs: { lang: "fr", units: "metric" } });
-  });
-
-  it("merges changes into the stored state under the session's lock: keys at any depth, appended lists, deletes", async () => {
-    const sessionId = `merge-${crypto.randomUUID()}`;
-    await t.db.createSession({ session_id: sessionId, session_type: "agent", session_data: { session_name: "m", session_state: { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true } } });
-    const loaded = { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true };
-    const runs = [
-      { n: 1, list: ["a", "b"], nested: { x: 10, y: 2 }, gone: true },
-      { n: 2, list: ["a", "c"], nested: { x: 1, y: 2, z: 3 } },
-      { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true, fresh: ["d"] },
-    ];
-    await Promise.all(runs.map((next) => t.db.updateSessionState(sessionId, stateChanges(loaded, next))));
-    const stored = (await t.db.getSession(sessionId))!.record.session_data!.session_state as Record<string, unknown>;
-    expect({ ...stored, list: [...(stored.list as string[])].sort() }).toEqual({ n: 2, list: ["a", "b", "c"], nested: { x: 10, y: 2, z: 3 }, fresh: ["d"] });
-    expect(await t.db.updateSessionState("no-such-session", [{ op: "set", path: ["k"], value: 1 }])).toBeNull();
   });
 });
 

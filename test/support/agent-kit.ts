@@ -1,4 +1,5 @@
 import { inject } from "vitest";
+import { MemoryDb } from "../../src/db/memory/index.js";
 import { createModel } from "../../src/models/providers.js";
 import type { Model } from "../../src/models/model.js";
 import { scriptModel, type ModelScript, type Turn } from "./model-script.js";
@@ -20,4 +21,12 @@ export async function collect<T>(events: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
   for await (const e of events) out.push(e);
   return out;
+}
+
+/**
+ * A MemoryDb where an agent test would open a database: for tests that use storage only as
+ * storage (the Db contract holds it to the Postgres adapter's rules), so they need no Postgres.
+ */
+export function memoryTestDb(): { db: MemoryDb; close(): Promise<void> } {
+  return { db: new MemoryDb(), close: async () => {} };
 }

@@ -1,0 +1,172 @@
+import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
+import { ConfirmationRequiredError } from "../../errors.js";
+import type { Db, InterruptedRun, InterruptOptions, MigrationResult, StoredRunEvent, ToolResultRecord, UpsertRunOptions } from "../port.js";
+import type { Session } from "../session.js";
+import type { StateChange } from "../state-changes.js";
+import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
+import { noSchedules } from "./no-schedules.js";
+import { MemoryRunEventStore } from "./run-event-store.js";
+import { MemoryRunStore } from "./run-store.js";
+import { MemorySessionStore } from "./session-store.js";
+import { MemoryTables } from "./tables.js";
+import { MemoryToolResultStore } from "./tool-result-store.js";
+import { MemoryUserMemoryStore } from "./user-memory-store.js";
+
+export interface MemoryDbOptions {
+  /** listed by `/config`; default "default", as PostgresDb's */
+  id?: string;
+  /** the rows to use (default: new, empty ones); a test may share or inspect them */
+  tables?: MemoryTables;
+}
+
+/**
+ * The storage port in memory, for unit tests of agents (and, later, teams and workflows) without
+ * a database. It keeps the Postgres adapter's rules (it passes the same contract suite): the same
+ * validation and limits, ids and run_index, user scoping and shared rows, compare-and-set on a
+ * run's status, merged session state, event logs and the stale-run sweep. Rows live as long as
+ * the instance; cron schedules (and the durable queue) are not kept: they need PostgresDb.
+ *
+ * @example
+ * const db = new MemoryDb();
+ * const agent = new Agent({ id: "a", model }).withDb(db);
+ * const out = await agent.run("hi", { sessionId: "s1" });
+ * expect((await db.getSession("s1"))!.runs).toHaveLength(1);
+ */
+export class MemoryDb implements Db {
+  readonly id: string;
+  readonly tables: MemoryTables;
+  readonly schedules = noSchedules();
+  private readonly runs: MemoryRunStore;
+  private readonly sessions: MemorySessionStore;
+  private readonly events: MemoryRunEventStore;
+  private readonly results: MemoryToolResultStore;
+  private readonly memories: MemoryUserMemoryStore;
+
+  constructor(opts: MemoryDbOptions = {}) {
+    this.id = opts.id ?? "default";
+    this.tables = opts.tables ?? new MemoryTables();
+    this.runs = new MemoryRunStore(this.tables);
+    this.sessions = new MemorySessionStore(this.tables, this.runs);
+    this.events = new MemoryRunEventStore(this.tables);
+    this.results = new MemoryToolResultStore(this.tables);
+    this.memories = new MemoryUserMemoryStore(this.tables);
+  }
+
+  // -- the database as a whole: always at the current layout, nothing to migrate ----------
+
+  async init(): Promise<SchemaState> {
+    return "current";
+  }
+
+  async schemaVersion(): Promise<string | null> {
+    return CURRENT_SCHEMA_VERSION;
+  }
+
+  async ping(): Promise<void> {}
+
+  async migrate(): Promise<MigrationResult> {
+    return { fromVersion: CURRENT_SCHEMA_VERSION, toVersion: CURRENT_SCHEMA_VERSION, sessionsScanned: 0, runsCopied: 0 };
+  }
+
+  async cleanupLegacyRunsColumn(opts: { force: boolean }): Promise<void> {
+    if (opts?.force !== true) {
+      throw new ConfirmationRequiredError("cleanupLegacyRunsColumn drops the legacy runs column and the 2.x backup it holds: call it with { force: true } to confirm");
+    }
+  }
+
+  // -- sessions ----------------------------------------------------------------------------
+
+  upsertSession(session: SessionRecord): Promise<Session> {
+    return this.sessions.upsertSession(session);
+  }
+  createSession(session: SessionRecord): Promise<Session> {
+    return this.sessions.createSession(session);
+  }
+  getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null> {
+    return this.sessions.getSession(sessionId, opts);
+  }
+  updateSessionState(sessionId: string, changes: StateChange[]): Promise<Record<string, unknown> | null> {
+    return this.sessions.updateSessionState(sessionId, changes);
+  }
+  getSessionWithRun(sessionId: string, runId: string, opts?: GetSessionOptions): Promise<{ session: Session | null; run: RunRow | null }> {
+    return this.sessions.getSessionWithRun(sessionId, runId, opts);
+  }
+  getSessions(opts?: GetSessionsOptions): Promise<Page<Session>> {
+    return this.sessions.getSessions(opts);
+  }
+  renameSession(sessionId: string, name: string, opts?: { userId?: string }): Promise<Session> {
+    return this.sessions.renameSession(sessionId, name, opts);
+  }
+  deleteSession(sessionId: string, opts?: { userId?: string }): Promise<void> {
+    return this.sessions.deleteSession(sessionId, opts);
+  }
+  deleteSessions(sessionIds: string[], opts?: { userId?: string }): Promise<number> {
+    return this.sessions.deleteSessions(sessionIds, opts);
+  }
+
+  // -- runs --------------------------------------------------------------------------------
+
+  upsertRun(run: RunRecord, opts?: UpsertRunOptions): Promise<RunRow> {
+    return this.runs.upsertRun(run, opts);
+  }
+  getRun(runId: string, opts?: { userId?: string; sessionId?: string; includeShared?: boolean }): Promise<RunRow | null> {
+    return this.runs.getRun(runId, opts);
+  }
+  getRuns(opts?: GetRunsOptions): Promise<Page<RunRow>> {
+    return this.runs.getRuns(opts);
+  }
+  deleteRun(runId: string, opts?: { userId?: string }): Promise<void> {
+    return this.runs.deleteRun(runId, opts);
+  }
+  deleteRuns(runIds: string[], opts?: { userId?: string }): Promise<number> {
+    return this.runs.deleteRuns(runIds, opts);
+  }
+  heartbeatRun(runId: string): Promise<boolean> {
+    return this.runs.heartbeatRun(runId);
+  }
+  interruptStaleRuns(opts: InterruptOptions): Promise<InterruptedRun[]> {
+    return this.runs.interruptStaleRuns(opts);
+  }
+
+  // -- run event logs ----------------------------------------------------------------------
+
+  appendRunEvents(runId: string, firstIndex: number, events: object[]): Promise<void> {
+    return this.events.appendRunEvents(runId, firstIndex, events);
+  }
+  getRunEvents(runId: string, opts: { afterIndex: number; limit?: number }): Promise<StoredRunEvent[]> {
+    return this.events.getRunEvents(runId, opts);
+  }
+  lastRunEventIndex(runId: string): Promise<number> {
+    return this.events.lastRunEventIndex(runId);
+  }
+  pruneRunEvents(createdBefore: number): Promise<number> {
+    return this.events.pruneRunEvents(createdBefore);
+  }
+
+  // -- offloaded tool results --------------------------------------------------------------
+
+  insertToolResult(row: ToolResultRecord): Promise<void> {
+    return this.results.insertToolResult(row);
+  }
+  getToolResult(resultId: string, scope: { sessionId: string | null; userId: string | null }): Promise<ToolResultRecord | null> {
+    return this.results.getToolResult(resultId, scope);
+  }
+  listExpiredToolResults(now: number, opts: { namespace: string; limit?: number }): Promise<ToolResultRecord[]> {
+    return this.results.listExpiredToolResults(now, opts);
+  }
+  deleteToolResults(resultIds: string[]): Promise<number> {
+    return this.results.deleteToolResults(resultIds);
+  }
+
+  // -- user memories -----------------------------------------------------------------------
+
+  getUserMemories(userId: string, opts?: { limit?: number }): Promise<MemoryRecord[]> {
+    return this.memories.getUserMemories(userId, opts);
+  }
+  upsertUserMemory(memory: MemoryRecord): Promise<MemoryRecord> {
+    return this.memories.upsertUserMemory(memory);
+  }
+  deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void> {
+    return this.memories.deleteUserMemory(memoryId, opts);
+  }
+}

@@ -1,0 +1,52 @@
+import { pgJson } from "../../json-limits.js";
+import type { ToolResultRecord } from "../port.js";
+import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
+
+/** One stored event of a run's log, as `agno_run_events` holds it. */
+export interface EventRow {
+  index: number;
+  event: Record<string, unknown> & { event: string };
+  created_at: number;
+}
+
+/**
+ * The rows of a MemoryDb, one map per table of the Postgres layout. Rows are never changed in
+ * place, only replaced, so a transaction is a copy of the maps it can put back. A test may read
+ * or change them as it would a database's tables.
+ */
+export class MemoryTables {
+  sessions = new Map<string, Omit<SessionRecord, "runs">>();
+  runs = new Map<string, RunRow>();
+  runEvents = new Map<string, EventRow[]>();
+  toolResults = new Map<string, ToolResultRecord>();
+  memories = new Map<string, MemoryRecord>();
+
+  /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
+  transaction<T>(fn: () => T): T {
+    const saved = { sessions: new Map(this.sessions), runs: new Map(this.runs), runEvents: new Map(this.runEvents), toolResults: new Map(this.toolResults), memories: new Map(this.memories) };
+    try {
+      return fn();
+    } catch (error) {
+      Object.assign(this, saved);
+      throw error;
+    }
+  }
+}
+
+/** epoch seconds, as every stored timestamp */
+export const now = () => Math.floor(Date.now() / 1000);
+
+/** `value` as the Postgres adapter stores it (JSON, with what jsonb refuses replaced): a copy no caller shares. */
+export function stored<T>(value: T): T {
+  const text = pgJson(value);
+  return text === undefined ? value : (JSON.parse(text) as T);
+}
+
+/** A copy of a stored row, so a caller that changes what it read changes nothing stored. */
+export const copy = <T>(value: T): T => structuredClone(value);
+
+/** A user filter as the Postgres adapter applies it: none, the user's rows, or theirs and the shared ones (no user). */
+export function userMatches(rowUser: string | null | undefined, opts: { userId?: string; includeShared?: boolean }): boolean {
+  if (opts.userId === undefined) return true;
+  return (rowUser ?? null) === opts.userId || (opts.includeShared === true && (rowUser ?? null) === null);
+}

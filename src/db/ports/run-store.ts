@@ -1,0 +1,44 @@
+import type { GetRunsOptions, Page, RunRecord, RunRow } from "../types.js";
+
+export interface UpsertRunOptions {
+  /**
+   * compare-and-set: update an existing run only while its stored status is one of these,
+   * else StatusConflictError (a run cancelled elsewhere is never overwritten as COMPLETED)
+   */
+  expectStatus?: string[];
+}
+
+export interface InterruptOptions {
+  /** epoch seconds: a heartbeat older than this is stale */
+  staleBefore: number;
+  /** the error's text and type, as the run's `error` and its RunError event carry them */
+  message: string;
+  errorType: string;
+  limit?: number;
+  /** only this run (a re-attaching client that found it stale) */
+  runId?: string;
+}
+
+export interface InterruptedRun {
+  run_id: string;
+  session_id: string;
+}
+
+/** Runs, one row each, and the liveness of the interactive ones. */
+export interface RunStore {
+  /** writes this run's row only; a new run gets the next `run_index` of its session */
+  upsertRun(run: RunRecord, opts?: UpsertRunOptions): Promise<RunRow>;
+  getRun(runId: string, opts?: { userId?: string; sessionId?: string; includeShared?: boolean }): Promise<RunRow | null>;
+  getRuns(opts?: GetRunsOptions): Promise<Page<RunRow>>;
+  deleteRun(runId: string, opts?: { userId?: string }): Promise<void>;
+  deleteRuns(runIds: string[], opts?: { userId?: string }): Promise<number>;
+
+  /** a RUNNING run's heartbeat (its row's `updated_at` becomes now); false once it is no longer RUNNING */
+  heartbeatRun(runId: string): Promise<boolean>;
+  /**
+   * RUNNING runs whose heartbeat stopped before `staleBefore` and whose job (if queued) is no
+   * longer PENDING or RUNNING become ERROR (`interrupted`), each with a RunError closing its event
+   * log; one statement, at most `limit` runs (default 100). Returns the runs it ended.
+   */
+  interruptStaleRuns(opts: InterruptOptions): Promise<InterruptedRun[]>;
+}

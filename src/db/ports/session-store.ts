@@ -1,0 +1,20 @@
+import type { Session } from "../session.js";
+import type { StateChange } from "../state-changes.js";
+import type { GetSessionOptions, GetSessionsOptions, Page, RunRow, SessionRecord } from "../types.js";
+
+/** Sessions: their rows, their state, and their runs joined back for a read. */
+export interface SessionStore {
+  /** writes the session row (and any `runs` given, one row each); returns the row without its runs */
+  upsertSession(session: SessionRecord): Promise<Session>;
+  /** inserts a new session; ConflictError when the id is taken; returns the row without runs */
+  createSession(session: SessionRecord): Promise<Session>;
+  getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null>;
+  /** applies a run's changes (`stateChanges`) to the stored session state, atomically with other writers; null when the session is gone */
+  updateSessionState(sessionId: string, changes: StateChange[]): Promise<Record<string, unknown> | null>;
+  /** `getSession` and `getRun(runId)` in one read: what a run with a chosen id needs before it starts */
+  getSessionWithRun(sessionId: string, runId: string, opts?: GetSessionOptions): Promise<{ session: Session | null; run: RunRow | null }>;
+  getSessions(opts?: GetSessionsOptions): Promise<Page<Session>>;
+  renameSession(sessionId: string, name: string, opts?: { userId?: string }): Promise<Session>;
+  deleteSession(sessionId: string, opts?: { userId?: string }): Promise<void>;
+  deleteSessions(sessionIds: string[], opts?: { userId?: string }): Promise<number>;
+}

@@ -1,0 +1,14 @@
+import { MemoryDb, MemoryTables } from "../../src/db/memory/index.js";
+import type { ContractDb } from "./db-contract.js";
+
+/** A fresh MemoryDb for the Db contract; the clock's work is done on its rows, as SQL does on Postgres'. */
+export function memoryContractDb(): ContractDb {
+  const tables = new MemoryTables();
+  return {
+    db: new MemoryDb({ tables }),
+    setRunUpdatedAt: async (runId, at) => void tables.runs.set(runId, { ...tables.runs.get(runId)!, updated_at: at }),
+    ageRunEvents: async (runId, seconds, belowIndex = Infinity) =>
+      void tables.runEvents.set(runId, tables.runEvents.get(runId)!.map((e) => (e.index < belowIndex ? { ...e, created_at: e.created_at - seconds } : e))),
+    close: async () => {},
+  };
+}
