@@ -72,7 +72,7 @@ export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, s
   const dueBy = Math.floor(scheduledTime / 1000);
   const report: TickReport = { claimed: 0, dispatched: 0, failed: 0, advanced: 0, disabled: 0, reconciled: 0, timedOut: 0, retried: 0 };
   const count = (runs: NewScheduleRun[]) => {
-    for (const r of runs) r.job_id ? report.dispatched++ : report.failed++;
+    for (const r of runs) if (r.job_id) report.dispatched++; else report.failed++;
   };
 
   report.reconciled = await db.schedules.reconcileScheduleRuns(clock());
