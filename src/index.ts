@@ -21,7 +21,7 @@ import { runDueSchedules } from "./scheduler/run-due.js";
 import { DEFAULT_HEARTBEAT_SECONDS, INTERRUPTED, staleAfterSeconds } from "./agent/liveness.js";
 import { DEFAULT_SSE_PING_MS } from "./os/sse.js";
 import type { CodeModeSession } from "./codemode/session-object.js";
-import { DatabaseUnavailableError } from "./errors.js";
+import { DatabaseUnavailableError, errorMessage } from "./errors.js";
 
 /** CodeMode's session object (one per session; it keeps the sandbox's state between cells). */
 export { CodeModeSession } from "./codemode/session-object.js";
@@ -113,7 +113,7 @@ function authFrom(env: Env): AuthConfig {
       return { mode: "jwt", verifier, userIsolation: env.AGNO_USER_ISOLATION === "true" };
     } catch (error) {
       // Closed, not open: a deployment whose keys do not parse refuses every protected route.
-      console.error(`JWT_VERIFICATION_KEYS is not usable: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`JWT_VERIFICATION_KEYS is not usable: ${errorMessage(error)}`);
       return { mode: "unconfigured" };
     }
   }
@@ -258,7 +258,7 @@ export default {
         if (unavailable) break;
         await step().catch((error: unknown) => {
           if (error instanceof DatabaseUnavailableError) return void (unavailable = error);
-          console.error(`scheduled: could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
+          console.error(`scheduled: could not ${what}: ${errorMessage(error)}`);
           failures.push(error);
         });
       }

@@ -3,6 +3,7 @@ import type { JobStore } from "../queue/types.js";
 import { nextOccurrence } from "./cron.js";
 import { dispatchAttempts, type DispatchDeps } from "./dispatch.js";
 import type { NewScheduleRun, Schedule, ScheduleAdvance, ScheduleTicks } from "./types.js";
+import { nowSeconds } from "../time.js";
 
 export interface SchedulerOptions {
   /** tells the queue there is work (the JobQueue Durable Object's `wake`) */
@@ -65,7 +66,7 @@ function advanceOf(s: Schedule, dueBy: number): { advance: ScheduleAdvance; disp
  * async scheduled(controller, env) { await runDueSchedules(db, { wake: () => queue.wake() }, controller.scheduledTime) }
  */
 export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, scheduledTime: number): Promise<TickReport> {
-  const clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
+  const clock = opts.now ?? nowSeconds;
   const batchSize = opts.batchSize ?? 1000;
   const deps: DispatchDeps = { jobs: db.jobs, maxDepth: opts.maxDepth, maxUserJobs: opts.maxUserJobs };
   const workerId = `cron:${crypto.randomUUID().slice(0, 8)}`;

@@ -28,6 +28,7 @@ import { idList } from "./id-list.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
 import { pgSafe } from "../../json-limits.js";
 import { rethrowUnavailable } from "./unavailable.js";
+import { nowSeconds as now } from "../../time.js";
 
 export interface PostgresDbOptions {
   /**
@@ -56,8 +57,6 @@ interface SessionRead {
 
 /** Databases already seen at the current schema, per isolate: the check never goes backwards. */
 const knownCurrent = new Set<string>();
-
-const now = () => Math.floor(Date.now() / 1000);
 
 /**
  * The Postgres adapter: agno 3.0's layout (runs as rows) over drizzle and the Neon serverless
