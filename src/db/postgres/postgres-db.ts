@@ -251,8 +251,7 @@ export class PostgresDb implements Db {
     });
   }
 
-  /** The one session `opts` may read (checked first: a bad id or limit is the caller's 4xx). */
-  /** A session read's id and runs limit, checked before anything is read. */
+  /** A session read's id and runs limit, checked before anything is read (a bad one is the caller's 4xx). */
   private checkSessionRead(sessionId: string, opts: GetSessionOptions): void {
     validateId(sessionId, "session_id");
     if (opts.runsLimit !== undefined && (!Number.isInteger(opts.runsLimit) || opts.runsLimit < 0)) {
