@@ -279,7 +279,7 @@ export class JobQueue extends JobQueueObject<Env> {
     if (!env.DATABASE_URL) throw new Error("the job queue needs DATABASE_URL");
     const concurrency = positive(env.AGNO_BACKGROUND_MAX_CONCURRENCY, 32);
     // A connection for each running job, and a few for enqueues and claims, so no job waits for
-    // one (with the driver's default of 10 the queue ran 301 jobs/s instead of 343: BENCHMARKS fig 6).
+    // one (the driver's default of 10 makes running jobs queue for connections: BENCHMARKS.md, figure 6).
     const { db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL }, positive(env.AGNO_QUEUE_DB_CONNECTIONS, concurrency + 4));
     return {
       agents: agentOS(env).agents,
