@@ -1,7 +1,8 @@
 // Lint: eslint's and typescript-eslint's recommended rules, the few type-aware rules that catch real
-// bugs (a promise nobody awaits), and the layering rule of DESIGN.md: domain code does not know HTTP,
-// Workers or Postgres.
+// bugs (a promise nobody awaits), and the layering rule: domain code (agents, queue, scheduler, tools,
+// models) knows no HTTP, no Workers runtime and no Postgres adapter, only the ports it is given.
 import js from "@eslint/js";
+import { defineConfig } from "eslint/config";
 import tseslint from "typescript-eslint";
 
 const layering = {
@@ -18,7 +19,7 @@ const layering = {
   ],
 };
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: [
       "node_modules/",
@@ -30,7 +31,7 @@ export default tseslint.config(
     ],
   },
   js.configs.recommended,
-  ...tseslint.configs.recommended,
+  tseslint.configs.recommended,
   {
     languageOptions: {
       // two programs: the Worker's (tsconfig.json) and Node's (tsconfig.node.json: scripts, Node tests)
@@ -38,7 +39,7 @@ export default tseslint.config(
     },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
-      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: false }],
+      "@typescript-eslint/no-misused-promises": "error",
       // `const { secret: _secret, ...rest } = row` drops a field: the underscore says "unused on purpose",
       // as tsc's noUnusedLocals/noUnusedParameters (which already check the rest) read it.
       "@typescript-eslint/no-unused-vars": [
