@@ -63,7 +63,7 @@ interface Writer {
   /**
    * True when a write stores the whole session as it stands after run n (the 2.x blob). Its cost
    * then depends only on that state, so the state before a window takes one write instead of
-   * one per earlier run (which would resend ~1.5 GB of JSON and take minutes).
+   * one per earlier run (which would resend every earlier state's JSON, quadratic in the window).
    */
   wholeSession: boolean;
 }
@@ -198,8 +198,8 @@ const WORDS = (
 
 /**
  * Deterministic pseudo-prose (xorshift over a word list). The fixture's texts are one template
- * for every run, which pglz compresses ~15x across a blob; real turns differ, so each run gets
- * its own question and answer and the compressor meets new text in every run, as it would.
+ * for every run, which pglz compresses across a blob far better than real turns, which differ; so
+ * each run gets its own question and answer and the compressor meets new text in every run, as it would.
  */
 function prose(seed: number, chars: number): string {
   let x = (seed * 2654435761 + 1) >>> 0;
@@ -319,7 +319,7 @@ async function benchWal(target: Target): Promise<void> {
 
 // -- figure 2: migration throughput --------------------------------------------------------
 
-/** One pass over 10,000 runs takes about a second, so one sample is noisy: repeat on fresh copies. */
+/** One pass over 10,000 runs is short, so one sample is noisy: repeat on fresh copies. */
 const MIGRATION_REPEATS = 3;
 
 /** 10,000 runs in 2.x blobs: 400 agent sessions x 20 runs, 50 team sessions x 20 (8 team + 12 member runs), 50 workflow sessions x 20. */

@@ -96,7 +96,10 @@ function shares(profile: Profile, placeOf: (frame: ProfileNode["callFrame"]) => 
     const seen = new Set<string>();
     for (let id: number | undefined = sample; id !== undefined; id = parent.get(id)) {
       const p = placeOf(nodes.get(id)!.callFrame);
-      if (!seen.has(p)) inclusive.set(p, (inclusive.get(p) ?? 0) + dt), seen.add(p);
+      if (!seen.has(p)) {
+        inclusive.set(p, (inclusive.get(p) ?? 0) + dt);
+        seen.add(p);
+      }
     }
   });
   return { self, inclusive, total };

@@ -7,6 +7,7 @@
  */
 import { base64url, SignJWT } from "jose";
 import { parseArgs } from "node:util";
+import { errorMessage } from "../src/errors.js";
 
 const OPTIONS = {
   sub: { type: "string", default: "dev-user" },
@@ -37,7 +38,7 @@ const { values } = (() => {
   try {
     return parseArgs({ options: OPTIONS });
   } catch (error) {
-    console.error(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+    console.error(`${errorMessage(error)}\n\n${USAGE}`);
     process.exit(2);
   }
 })();

@@ -158,3 +158,8 @@ export class StorageIntegrityError extends AgnoError {
 export function asError(error: unknown): Error {
   return error instanceof Error ? error : new Error(String(error));
 }
+
+/** What was thrown, as text for a log line or an answer: an Error's message, anything else as a string. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

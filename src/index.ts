@@ -21,7 +21,7 @@ import { runDueSchedules } from "./scheduler/run-due.js";
 import { DEFAULT_HEARTBEAT_SECONDS, INTERRUPTED, staleAfterSeconds } from "./agent/liveness.js";
 import { DEFAULT_SSE_PING_MS } from "./os/sse.js";
 import type { CodeModeSession } from "./codemode/session-object.js";
-import { DatabaseUnavailableError } from "./errors.js";
+import { DatabaseUnavailableError, errorMessage } from "./errors.js";
 
 /** CodeMode's session object (one per session; it keeps the sandbox's state between cells). */
 export { CodeModeSession } from "./codemode/session-object.js";
@@ -113,7 +113,7 @@ function authFrom(env: Env): AuthConfig {
       return { mode: "jwt", verifier, userIsolation: env.AGNO_USER_ISOLATION === "true" };
     } catch (error) {
       // Closed, not open: a deployment whose keys do not parse refuses every protected route.
-      console.error(`JWT_VERIFICATION_KEYS is not usable: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`JWT_VERIFICATION_KEYS is not usable: ${errorMessage(error)}`);
       return { mode: "unconfigured" };
     }
   }
@@ -258,7 +258,7 @@ export default {
         if (unavailable) break;
         await step().catch((error: unknown) => {
           if (error instanceof DatabaseUnavailableError) return void (unavailable = error);
-          console.error(`scheduled: could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
+          console.error(`scheduled: could not ${what}: ${errorMessage(error)}`);
           failures.push(error);
         });
       }
@@ -279,7 +279,7 @@ export class JobQueue extends JobQueueObject<Env> {
     if (!env.DATABASE_URL) throw new Error("the job queue needs DATABASE_URL");
     const concurrency = positive(env.AGNO_BACKGROUND_MAX_CONCURRENCY, 32);
     // A connection for each running job, and a few for enqueues and claims, so no job waits for
-    // one (with the driver's default of 10 the queue ran 301 jobs/s instead of 343: BENCHMARKS fig 6).
+    // one (the driver's default of 10 makes running jobs queue for connections: BENCHMARKS.md, figure 6).
     const { db } = openDb({ ...env, DATABASE_URL: env.DATABASE_URL }, positive(env.AGNO_QUEUE_DB_CONNECTIONS, concurrency + 4));
     return {
       agents: agentOS(env).agents,

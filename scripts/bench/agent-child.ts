@@ -12,6 +12,7 @@
  */
 import { scriptModel, type Turn } from "../../test/support/model-script.js";
 import { ANSWER, INPUT, loadFramework, TOOL_NAME, type DbConfig, type Framework } from "./frameworks.js";
+import { errorMessage } from "../../src/errors.js";
 
 export interface ConstructConfig {
   n: number;
@@ -169,7 +170,7 @@ async function main(): Promise<void> {
   try {
     fw = await loadFramework(name ?? "", { db: mode === "run" ? config.db : undefined });
   } catch (e) {
-    return send({ ok: false, stage: "load", error: e instanceof Error ? e.message : String(e) });
+    return send({ ok: false, stage: "load", error: errorMessage(e) });
   }
   try {
     if (mode === "construct") return await send({ ok: true, kind: "construct", result: construct(fw, config) });

@@ -28,7 +28,7 @@ const RUNS = 200;
 const RUN_WARMUP = 20;
 /** 200 runs per framework as 10 turns of 20. */
 const RUN_BATCHES = 10;
-/** Longest a child may take to answer (loading a framework takes 1-4 s, a batch of runs about 1 s). */
+/** Longest a child may take to answer: loading a framework or running a batch takes seconds, so this only catches a hung child. */
 const CHILD_TIMEOUT_MS = 120_000;
 /** Nothing listens there; construction sends no request. */
 const DUMMY_BASE_URL = "http://127.0.0.1:9/v1";
@@ -208,7 +208,7 @@ async function benchConstruction(frameworks: string[], skipped: Map<string, stri
       emit(ours ? { ...line, mean_ratio_to_agno_edge: round(line.mean_us / ours.mean_us, 2), heap_ratio_to_agno_edge: round(line.heap_bytes_per_agent / ours.heap_bytes_per_agent, 2) } : line);
     }
   }
-  // The loop of 1,000 takes 1-2 ms for the fastest frameworks, so one preemption by another
+  // The loop of 1,000 is short for the fastest frameworks, so one preemption by another
   // process can double a process's mean: the best process's mean and the median are steadier.
   compare("agent_construction", "mean_us", ours?.mean_us, means);
   compare("agent_construction", "best_mean_us", ours?.best_mean_us, bestMeans);

@@ -21,8 +21,8 @@ function installed(): boolean {
 }
 
 /**
- * `npm ci --prefix scripts/bench/peers` when the peers are not installed yet (about 40 s and
- * 520 MB here). Returns why not when it fails (no registry, say): the peers are then skipped.
+ * `npm ci --prefix scripts/bench/peers` when the peers are not installed yet (a large download,
+ * done once). Returns why not when it fails (no registry, say): the peers are then skipped.
  */
 export function ensurePeers(log: (message: string) => void): { ok: true } | { ok: false; reason: string } {
   if (installed()) return { ok: true };

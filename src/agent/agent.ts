@@ -4,7 +4,7 @@ import type { RunRecord, RunRow } from "../db/types.js";
 import { mergeState, stateChanges } from "../db/state-changes.js";
 import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
 import { checkJson } from "../json-limits.js";
-import { MESSAGE_MEDIA_FIELDS, message, nowSeconds, type Message } from "../models/message.js";
+import { MESSAGE_MEDIA_FIELDS, message, type Message } from "../models/message.js";
 import type { Model } from "../models/model.js";
 import { createModel, type ModelOptions } from "../models/providers.js";
 import { modelWithStoredMedia, offloadMessages, offloadOutputMedia, offloadRunMedia } from "../offload/media-offload.js";
@@ -25,6 +25,7 @@ import { pastSessionsTool } from "./past-sessions.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
 import type { RunOutput } from "./run-output.js";
 import type { PendingCall } from "./tool-runner.js";
+import { nowSeconds } from "../time.js";
 
 export interface RunContext {
   runId: string;

@@ -1,5 +1,7 @@
 import type { Db, StoredRunEvent } from "../db/port.js";
 import { DEFAULT_HEARTBEAT_SECONDS, INTERRUPTED, STALE_AFTER_BEATS, staleAfterSeconds } from "./liveness.js";
+import { nowSeconds } from "../time.js";
+import { errorMessage } from "../errors.js";
 
 /** Events after which a run's stream has nothing more to say (a paused run goes on only after `continue`). */
 const STREAM_ENDS = new Set(["RunCompleted", "RunError", "RunCancelled", "RunPaused"]);
@@ -54,7 +56,7 @@ export async function* recordRunEvents<E extends { event: string; run_id?: strin
     // re-attaching clients only (the live stream and the stored run are unaffected).
     writing = writing.then(() =>
       db.appendRunEvents(id, start, batch).catch((error: unknown) => {
-        console.error(`run ${id}: events ${start}..${start + batch.length - 1} not stored: ${error instanceof Error ? error.message : String(error)}`);
+        console.error(`run ${id}: events ${start}..${start + batch.length - 1} not stored: ${errorMessage(error)}`);
       }),
     );
     return writing;
@@ -154,7 +156,7 @@ export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, 
       const heartbeat = run.updated_at ?? run.created_at;
       if (run.status === "RUNNING" && heartbeat < Date.now() / 1000 - staleAfter && Date.now() >= nextStaleCheck) {
         nextStaleCheck = Date.now() + (staleAfter / STALE_AFTER_BEATS) * 1000;
-        const staleBefore = Math.floor(Date.now() / 1000) - staleAfter;
+        const staleBefore = nowSeconds() - staleAfter;
         // The same statement the cron tick runs, for this run only: its RunError lands in the log, read next.
         if ((await db.interruptStaleRuns({ ...INTERRUPTED, staleBefore, runId, limit: 1 })).length > 0) {
           wait = firstPoll;

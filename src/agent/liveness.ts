@@ -1,4 +1,5 @@
 import type { Db } from "../db/port.js";
+import { errorMessage } from "../errors.js";
 
 /** How often an executing run marks its row alive, by default (seconds). */
 export const DEFAULT_HEARTBEAT_SECONDS = 10;
@@ -32,7 +33,7 @@ export function keepRunAlive(db: Pick<Db, "heartbeatRun">, runId: string, everyM
     try {
       if (!(await db.heartbeatRun(runId))) stopped = true;
     } catch (error) {
-      console.error(`run ${runId}: heartbeat not stored: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`run ${runId}: heartbeat not stored: ${errorMessage(error)}`);
     }
     if (!stopped) timer = setTimeout(() => void beat(), everyMs);
   };

@@ -194,7 +194,6 @@ function normalizeFilename(value: string): string | undefined {
   const cleaned = value
     .trim()
     .replace(/^["']+|["']+$/g, "")
-    // eslint-disable-next-line no-control-regex
     .replace(/[<>:"/\\|?*\u0000-\u001f]/g, "_")
     .replace(/\s+/g, " ")
     .trim();

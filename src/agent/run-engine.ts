@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../db/port.js";
 import type { RunRecord } from "../db/types.js";
 import { StatusConflictError, ValidationError } from "../errors.js";
-import { message, nowSeconds } from "../models/message.js";
+import { message } from "../models/message.js";
 import type { Model, ModelRequest, TokenUsage } from "../models/model.js";
 import { publicError } from "../public-error.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
@@ -13,6 +13,7 @@ import { keepRunAlive } from "./liveness.js";
 import { addModelCall } from "./metrics.js";
 import type { RunOutput, RunRequirement, ToolExecution } from "./run-output.js";
 import { parseToolArgs, runTools, type AnswerFilter, type PausedCall, type PendingCall } from "./tool-runner.js";
+import { nowSeconds } from "../time.js";
 
 /** What the engine needs of an agent: its resolved configuration, never the Agent class itself. */
 export interface EngineConfig {

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { jsonProblem, sanitizeText } from "../json-limits.js";
-import { message, nowSeconds, type Message } from "../models/message.js";
+import { message, type Message } from "../models/message.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import { ToolPause, type ResumedCall } from "../tools/tool-pause.js";
 import type { RunEvent } from "./events.js";
 import type { ToolExecution } from "./run-output.js";
+import { nowSeconds } from "../time.js";
+import { errorMessage } from "../errors.js";
 
 /** A tool call's answer, as the model reads it. */
 type Answer = { text: string; error: boolean };
@@ -75,7 +77,7 @@ async function runOne(call: PendingCall, ctx: ToolContext): Promise<Outcome> {
   } catch (err) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
     if (err instanceof ToolPause) return { pause: err };
-    return { text: `Error: ${err instanceof Error ? err.message : String(err)}`, error: true };
+    return { text: `Error: ${errorMessage(err)}`, error: true };
   }
 }
 

@@ -5,6 +5,7 @@ import { ToolPause, type ResumedCall } from "../tools/tool-pause.js";
 import type { CellLimits, CellResult, ToolAnswer } from "./sandbox.js";
 import { DEFAULT_LIMITS } from "./sandbox.js";
 import { codeToolDescription } from "./signatures.js";
+import { errorMessage } from "../errors.js";
 
 /** The host side of a cell's tool calls: validates the arguments and runs the tool. */
 export interface ToolHost {
@@ -210,7 +211,7 @@ class JournaledHost implements ToolHost {
       const value = await t.execute(args, this.ctx);
       return { ok: true, value: value === undefined ? null : JSON.parse(JSON.stringify(value)) };
     } catch (error) {
-      return { ok: false, error: `${t.name} failed: ${error instanceof Error ? error.message : String(error)}` };
+      return { ok: false, error: `${t.name} failed: ${errorMessage(error)}` };
     }
   }
 }

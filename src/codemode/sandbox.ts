@@ -1,5 +1,6 @@
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
 import { topLevelDeclarations } from "./declarations.js";
+import { errorMessage } from "../errors.js";
 
 /** What a cell may use. CPU is counted in interpreter interrupt checks, which advance with work, not with the clock. */
 export interface CellLimits {
@@ -122,7 +123,7 @@ export async function runCell(qjs: QuickJSWASMModule, input: CellInput): Promise
 
 /** What a cell comes back as when the interpreter itself failed (a WebAssembly trap, a loaded Worker gone): the state is untouched. */
 export function sandboxFailure(error: unknown): CellResult {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return { logs: "", logsTruncated: false, notPersisted: [], error: { name: "SandboxError", message: `the sandbox failed: ${message}; the session's state is kept` } };
 }
 
@@ -206,7 +207,7 @@ class HostCalls {
     } catch {
       args = undefined;
     }
-    const answer = this.call(name, args).catch((error: unknown): ToolAnswer => ({ ok: false, error: error instanceof Error ? error.message : String(error) }));
+    const answer = this.call(name, args).catch((error: unknown): ToolAnswer => ({ ok: false, error: errorMessage(error) }));
     void answer.then((a) => {
       this.pending--;
       if (this.closed) return;

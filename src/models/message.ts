@@ -1,3 +1,5 @@
+import { nowSeconds } from "../time.js";
+
 /**
  * Messages in agno's dict shape (snake_case), the form they are stored in a run's `messages`
  * and sent over HTTP. Provider formats are produced from these at the edge of each adapter.
@@ -55,8 +57,6 @@ export interface Message {
   created_at: number;
   [key: string]: unknown;
 }
-
-export const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 export function message(role: Role, content: string | null, extra: Partial<Message> = {}): Message {
   return { role, content, ...extra, created_at: extra.created_at ?? nowSeconds() };

@@ -1,4 +1,4 @@
-import { AgnoError } from "../errors.js";
+import { AgnoError, errorMessage } from "../errors.js";
 
 export type ProviderErrorKind = "rate_limit" | "auth" | "context_length" | "server" | "network" | "unknown";
 
@@ -79,10 +79,10 @@ export class ModelProviderError extends AgnoError {
       // A connection cut after a 200 is reported by the SDK as "Failed to process successful response": say what happened.
       let root: unknown = error;
       while (root instanceof Error && root.cause instanceof Error) root = root.cause;
-      const reason = root instanceof Error ? root.message : String(root);
+      const reason = errorMessage(root);
       return new ModelProviderError(`${provider} network: the connection to the model was lost (${reason})`, kind, provider, retryAfterMs, { cause: error });
     }
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     return new ModelProviderError(`${provider} ${kind}${status ? ` (HTTP ${status})` : ""}: ${detail}`, kind, provider, retryAfterMs, { cause: error });
   }
 }

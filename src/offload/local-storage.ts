@@ -12,6 +12,7 @@ import { bytesOf, checkKey, checkRange, clipRange, contentTypeFor, emptyBody } f
  * exist, as they can in S3 and R2. Each file is a one-line JSON header (the content type) and
  * then the object's bytes: one file, so one rename replaces bytes and content type together.
  */
+
 /** The first line of every object file; ASCII, so its length is its size in bytes. */
 const HEADER_MAGIC = "agno-object 1\n";
 /** The header is magic + JSON of a content type of at most 255 checked characters: always below this. */

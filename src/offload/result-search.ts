@@ -40,8 +40,8 @@ const MAX_MATCH_CHARS = 1000;
  * pass `riskyPattern` (Workers give no way to interrupt a running regex, and their clock does
  * not advance during it, so a time budget would not work there). The price: a regex match is
  * at most about OVERLAP characters long. What remains is linear in the input times the window:
- * the worst allowed pattern on the worst text (`.*needle` over 1 MiB on one line) took 2-3 s on
- * the development machine, where the same scan without windows is quadratic and never ends.
+ * the worst allowed pattern on the worst text (`.*needle` over MAX_REGEX_SCAN_UNITS on one line)
+ * finishes in bounded time, where the same scan without windows is quadratic and never ends.
  * Plain text search needs none of this: `indexOf` is linear.
  */
 const REGION = 512;

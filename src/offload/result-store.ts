@@ -4,6 +4,7 @@ import { countCodePoints, countLines, sliceCodePoints } from "./code-points.js";
 import type { ObjectStorage } from "./object-storage.js";
 import { searchText, type SearchOptions, type SearchOutcome } from "./result-search.js";
 import { hex, sha256Hex } from "../sha256.js";
+import { nowSeconds } from "../time.js";
 
 export interface ResultStoreOptions {
   /** results longer than this many characters (Unicode code points) are offloaded; default 16,000 */
@@ -55,7 +56,6 @@ const PRUNE_BATCH = 500;
 const PRUNE_MAX_BATCHES = 20;
 const KEY_SEGMENT = /^[A-Za-z0-9._-]{1,200}$/;
 
-const nowSeconds = () => Math.floor(Date.now() / 1000);
 const utf8 = new TextEncoder();
 
 /**

@@ -3,6 +3,7 @@ import type { Db } from "../db/port.js";
 import { tool, type Tool } from "../tools/tool.js";
 import { DEFAULT_READ_CHARS, MAX_READ_CHARS, type ResultStore } from "./result-store.js";
 import { MAX_PATTERN_CHARS, MAX_REGEX_MATCH_CHARS, MAX_REGEX_SCAN_UNITS } from "./result-search.js";
+import { errorMessage } from "../errors.js";
 
 /** The names an offloading agent reserves; their own answers are never offloaded (they are bounded reads). */
 export const RESULT_TOOL_NAMES: readonly string[] = ["read_result", "search_result"];
@@ -81,7 +82,7 @@ export function offloadAnswers(store: ResultStore, db: Db) {
       const envelope = await store.offload(db, answer.text, origin);
       return envelope === null ? answer : { text: envelope, error: answer.error };
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       return { text: `Error: the tool answered ${answer.text.length} characters, too many to show, and storing them for read_result failed: ${why}`, error: true };
     }
   };

@@ -19,6 +19,7 @@ import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
+import { nowSeconds } from "../time.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 
@@ -92,7 +93,7 @@ export class AgentOS {
     }
     app.route(
       "/",
-      metaRoutes({ id: this.id, name: this.name, description: opts.description, version: AGNO_EDGE_VERSION }, Math.floor(Date.now() / 1000), {
+      metaRoutes({ id: this.id, name: this.name, description: opts.description, version: AGNO_EDGE_VERSION }, nowSeconds(), {
         agents,
         availableModels: opts.availableModels ?? [],
       }),

@@ -8,7 +8,7 @@ import type { JobStore } from "../queue/types.js";
 import type { RequirementResolution } from "../agent/hitl.js";
 import type { ToolExecution } from "../agent/run-output.js";
 import { ConflictError, NotConfiguredError, NotFoundError } from "../errors.js";
-import { nowSeconds } from "../models/message.js";
+import { nowSeconds } from "../time.js";
 import { publicError } from "../public-error.js";
 import type { OSEnv } from "./context.js";
 

@@ -1,6 +1,7 @@
 import type { JobRecord, JobStore, Lease } from "./types.js";
 import { publicError } from "../public-error.js";
 import type { Outcome } from "./executor.js";
+import { errorMessage } from "../errors.js";
 
 /** How often a busy dispatcher looks for jobs whose last attempt's worker died. */
 const SWEEP_INTERVAL_MS = 1_000;
@@ -125,7 +126,7 @@ export class Dispatcher {
       }
     } catch (error) {
       // The record write failed: the lease lapses and the job is claimed again (at-least-once).
-      console.error(`job ${job.id}: outcome not recorded: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`job ${job.id}: outcome not recorded: ${errorMessage(error)}`);
     }
   }
 }

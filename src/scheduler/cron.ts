@@ -1,5 +1,5 @@
 import { Cron } from "croner";
-import { ValidationError } from "../errors.js";
+import { ValidationError, errorMessage } from "../errors.js";
 
 /**
  * Cron math for schedules: classic 5-field expressions (minute hour day-of-month month
@@ -37,7 +37,7 @@ function cronOf(expr: string, tz: string): Cron {
       cron = new Cron(expr, { timezone: validateTimezone(tz), mode: "5-part" });
     } catch (error) {
       if (error instanceof ValidationError) throw error;
-      throw new ValidationError(`cron_expr ${JSON.stringify(expr)} is not valid: ${error instanceof Error ? error.message : String(error)}`, "cron_expr");
+      throw new ValidationError(`cron_expr ${JSON.stringify(expr)} is not valid: ${errorMessage(error)}`, "cron_expr");
     }
     if (parsed.size >= MAX_CACHED) parsed.clear();
     parsed.set(key, cron);

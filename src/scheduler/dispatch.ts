@@ -4,6 +4,7 @@ import { enqueueEach } from "../queue/group-enqueue.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
 import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
 import { runPayloadOf, runTarget } from "./validate.js";
+import { nowSeconds } from "../time.js";
 
 /** What dispatching needs: the durable queue's storage and its depth limit. */
 export interface DispatchDeps {
@@ -130,7 +131,7 @@ export async function triggerSchedule(
   deps: DispatchDeps & { schedules: Pick<ScheduleTicks, "recordScheduleRuns">; wake?: () => Promise<void> },
   schedule: Schedule,
 ): Promise<ScheduleRun> {
-  const now = Math.floor(Date.now() / 1000);
+  const now = nowSeconds();
   const run = await dispatchAttempt(deps, schedule, { occurrenceKey: `schedule:${schedule.id}:manual:${crypto.randomUUID()}`, attempt: 1, scheduledFor: null, now });
   const [recorded] = await deps.schedules.recordScheduleRuns([run], now);
   if (run.job_id) await deps.wake?.();

@@ -3,6 +3,7 @@ import type { JobStore } from "../queue/types.js";
 import { nextOccurrence } from "./cron.js";
 import { dispatchAttempts, type DispatchDeps } from "./dispatch.js";
 import type { NewScheduleRun, Schedule, ScheduleAdvance, ScheduleTicks } from "./types.js";
+import { nowSeconds } from "../time.js";
 
 export interface SchedulerOptions {
   /** tells the queue there is work (the JobQueue Durable Object's `wake`) */
@@ -65,14 +66,14 @@ function advanceOf(s: Schedule, dueBy: number): { advance: ScheduleAdvance; disp
  * async scheduled(controller, env) { await runDueSchedules(db, { wake: () => queue.wake() }, controller.scheduledTime) }
  */
 export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, scheduledTime: number): Promise<TickReport> {
-  const clock = opts.now ?? (() => Math.floor(Date.now() / 1000));
+  const clock = opts.now ?? nowSeconds;
   const batchSize = opts.batchSize ?? 1000;
   const deps: DispatchDeps = { jobs: db.jobs, maxDepth: opts.maxDepth, maxUserJobs: opts.maxUserJobs };
   const workerId = `cron:${crypto.randomUUID().slice(0, 8)}`;
   const dueBy = Math.floor(scheduledTime / 1000);
   const report: TickReport = { claimed: 0, dispatched: 0, failed: 0, advanced: 0, disabled: 0, reconciled: 0, timedOut: 0, retried: 0 };
   const count = (runs: NewScheduleRun[]) => {
-    for (const r of runs) r.job_id ? report.dispatched++ : report.failed++;
+    for (const r of runs) if (r.job_id) report.dispatched++; else report.failed++;
   };
 
   report.reconciled = await db.schedules.reconcileScheduleRuns(clock());

@@ -51,19 +51,6 @@ export interface Tool extends ToolHumanInTheLoop {
 const NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * A function tool whose arguments are typed by a zod schema. The model sees the schema as JSON
- * Schema; the arguments it sends are validated before `execute` runs, and a validation error
- * goes back to the model as the tool's answer.
- *
- * @example
- * const weather = tool({
- *   name: "get_weather",
- *   description: "Current weather for a city",
- *   parameters: z.object({ city: z.string() }),
- *   execute: async ({ city }) => ({ city, celsius: 21 }),
- * });
- */
-/**
  * JSON Schemas by zod schema: converting one is not free, and tools built per run (read_result,
  * search_result) share module-level schemas, so the conversion happens once per isolate.
  */
@@ -78,6 +65,19 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
+/**
+ * A function tool whose arguments are typed by a zod schema. The model sees the schema as JSON
+ * Schema; the arguments it sends are validated before `execute` runs, and a validation error
+ * goes back to the model as the tool's answer.
+ *
+ * @example
+ * const weather = tool({
+ *   name: "get_weather",
+ *   description: "Current weather for a city",
+ *   parameters: z.object({ city: z.string() }),
+ *   execute: async ({ city }) => ({ city, celsius: 21 }),
+ * });
+ */
 export function tool<S extends z.ZodType>(opts: ToolOptions<S>): Tool {
   if (!NAME.test(opts.name)) throw new TypeError(`tool name ${JSON.stringify(opts.name)} must match ${NAME}`);
   if (!opts.execute && !opts.externalExecution) throw new TypeError(`tool ${opts.name} needs execute() unless it has externalExecution`);

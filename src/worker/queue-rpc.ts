@@ -1,4 +1,4 @@
-import { AgnoError, BadRequestError, ConflictError, DatabaseUnavailableError, MigrationRequiredError, NotConfiguredError, NotFoundError, QueueFullError, QuotaExceededError, SchemaMismatchError, ValidationError } from "../errors.js";
+import { AgnoError, BadRequestError, ConflictError, DatabaseUnavailableError, MigrationRequiredError, NotConfiguredError, NotFoundError, QueueFullError, QuotaExceededError, SchemaMismatchError, ValidationError, errorMessage } from "../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../queue/types.js";
 
 /**
@@ -15,7 +15,7 @@ type Refusal = Extract<EnqueueReply, { ok: false }>["error"];
 export function replyOf(outcome: { job: JobRecord; created: boolean } | { error: unknown }): EnqueueReply {
   if ("job" in outcome) return { ok: true, job: outcome.job, created: outcome.created };
   const e = outcome.error;
-  if (!(e instanceof AgnoError)) return { ok: false, error: { name: "Error", message: e instanceof Error ? e.message : String(e) } };
+  if (!(e instanceof AgnoError)) return { ok: false, error: { name: "Error", message: errorMessage(e) } };
   return {
     ok: false,
     error: {

@@ -34,7 +34,10 @@ function gate() {
   return {
     execute: (job: JobRecord) => new Promise<{ status: "COMPLETED" }>((resolve) => waiting.set(job.id, () => resolve({ status: "COMPLETED" }))),
     end(n: number) {
-      for (const [id, done] of [...waiting].slice(0, n)) waiting.delete(id), done();
+      for (const [id, done] of [...waiting].slice(0, n)) {
+        waiting.delete(id);
+        done();
+      }
     },
   };
 }

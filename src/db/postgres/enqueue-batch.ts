@@ -7,6 +7,7 @@ import { toJob } from "./jobs.js";
 import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
 import { pgJson } from "../../json-limits.js";
+import { nowSeconds } from "../../time.js";
 
 /**
  * Many enqueues in one transaction of a few statements, whatever their number (the scheduler
@@ -28,7 +29,7 @@ export async function enqueueRuns(
 }
 
 async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps): Promise<EnqueueOutcome[]> {
-  const ts = Math.floor(Date.now() / 1000);
+  const ts = nowSeconds();
   const out: Array<EnqueueOutcome | undefined> = new Array(inputs.length);
   // One upsert row per session (a statement may not touch a row twice); the first input's user
   // claims a new session, and the upsert keeps only sessions owned by that user. Sorted, so

@@ -4,6 +4,7 @@ import { earlierAndDepth, earlierJob, jobInsert, pendingRunOf, refusal, roomFor,
 import { toJob } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
 import { pgJson } from "../../json-limits.js";
+import { nowSeconds } from "../../time.js";
 
 /** What the one-statement enqueue did: a job, a repeat of a key, or "the session exists" (take the transaction path). */
 export type NewSessionOutcome = { job: JobRecord; created: boolean } | "session_exists";
@@ -17,7 +18,7 @@ export type NewSessionOutcome = { job: JobRecord; created: boolean } | "session_
  * is written and the caller takes the transaction path, which knows about existing sessions.
  */
 export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, deps: EnqueueDeps): Promise<NewSessionOutcome> {
-  const ts = Math.floor(Date.now() / 1000);
+  const ts = nowSeconds();
   const run = pendingRunOf(input, ts);
   const [row] = await exec(sql`
     WITH ${earlierAndDepth(input, deps)},

@@ -7,6 +7,7 @@ import { toJob, type JobTable } from "./jobs.js";
 import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
 import { pgJson } from "../../json-limits.js";
+import { nowSeconds } from "../../time.js";
 
 export interface EnqueueDeps {
   jobs: JobTable;
@@ -88,7 +89,7 @@ export function pendingRunOf(input: EnqueueRunInput, ts: number): RunRecord {
 }
 
 async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): Promise<JobRecord> {
-  const ts = Math.floor(Date.now() / 1000);
+  const ts = nowSeconds();
   // Creates the session or, if it is this user's, bumps it: that locks its row, so runs written
   // into it one after another each see the last one's run_index. Another owner: no row back.
   const [session] = await tx(sql`

@@ -11,6 +11,7 @@ import type { JobTable } from "./jobs.js";
 import { updateRunRowWith } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
 import { rethrowUnavailable } from "./unavailable.js";
+import { nowSeconds as now } from "../../time.js";
 
 /** What the job store borrows from its PostgresDb: connections, the schema check, its tables. */
 export interface JobStoreDeps {
@@ -24,8 +25,6 @@ export interface JobStoreDeps {
   /** the database still holds agno 2.x run blobs */
   legacyPending: () => Promise<boolean>;
 }
-
-const now = () => Math.floor(Date.now() / 1000);
 
 /** The ids an enqueue stores, checked before any round trip (a bad one is the caller's 422). */
 function checkEnqueueIds(input: EnqueueRunInput): void {

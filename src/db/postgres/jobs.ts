@@ -3,6 +3,7 @@ import { NotFoundError, StatusConflictError, ValidationError } from "../../error
 import type { JobRecord, JobStatus, Lease, QueueStats } from "../../queue/types.js";
 import { num, numOrNull, str } from "./rows.js";
 import type { Exec } from "./schema-state.js";
+import { nowSeconds as now } from "../../time.js";
 
 const COLUMNS =
   "id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts, idempotency_key, request_hash, available_at, locked_by, locked_at, lease_expires_at, error, created_at, updated_at, completed_at";
@@ -31,8 +32,6 @@ export function toJob(row: Record<string, unknown>): JobRecord {
     completed_at: numOrNull(row.completed_at),
   };
 }
-
-const now = () => Math.floor(Date.now() / 1000);
 
 /** `agno_jobs`: every transition is one conditional statement, fenced by the lease's attempt. */
 export class JobTable {

@@ -5,6 +5,7 @@ import type { MemoryRecord } from "../types.js";
 import { validateId } from "../validate.js";
 import type { Exec } from "./schema-state.js";
 import { pgJson } from "../../json-limits.js";
+import { nowSeconds } from "../../time.js";
 
 const COLUMNS = "memory_id, memory, input, agent_id, team_id, user_id, topics, created_at, updated_at";
 
@@ -41,7 +42,7 @@ export class MemoryTable {
     validateId(m.memory_id, "memory_id");
     validateId(m.user_id, "user_id");
     if (typeof m.memory !== "string" || m.memory.trim() === "" || m.memory.length > 10_000) throw new ValidationError("memory must be a non-empty string of at most 10,000 characters", "memory");
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     const [row] = await this.exec(sql`
       INSERT INTO ${this.table} AS t (${sql.raw(COLUMNS)})
       VALUES (${m.memory_id}, ${pgJson(m.memory)}::jsonb, ${m.input ?? null}, ${m.agent_id ?? null}, ${m.team_id ?? null}, ${m.user_id},

@@ -28,6 +28,7 @@ import { idList } from "./id-list.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
 import { pgSafe } from "../../json-limits.js";
 import { rethrowUnavailable } from "./unavailable.js";
+import { nowSeconds as now } from "../../time.js";
 
 export interface PostgresDbOptions {
   /**
@@ -56,8 +57,6 @@ interface SessionRead {
 
 /** Databases already seen at the current schema, per isolate: the check never goes backwards. */
 const knownCurrent = new Set<string>();
-
-const now = () => Math.floor(Date.now() / 1000);
 
 /**
  * The Postgres adapter: agno 3.0's layout (runs as rows) over drizzle and the Neon serverless
@@ -252,8 +251,7 @@ export class PostgresDb implements Db {
     });
   }
 
-  /** The one session `opts` may read (checked first: a bad id or limit is the caller's 4xx). */
-  /** A session read's id and runs limit, checked before anything is read. */
+  /** A session read's id and runs limit, checked before anything is read (a bad one is the caller's 4xx). */
   private checkSessionRead(sessionId: string, opts: GetSessionOptions): void {
     validateId(sessionId, "session_id");
     if (opts.runsLimit !== undefined && (!Number.isInteger(opts.runsLimit) || opts.runsLimit < 0)) {

@@ -4,6 +4,7 @@ import type { StoredRunEvent } from "../port.js";
 import { validateId } from "../validate.js";
 import type { Exec } from "./schema-state.js";
 import { pgJson } from "../../json-limits.js";
+import { nowSeconds } from "../../time.js";
 
 const MAX_BATCH = 1000;
 const MAX_READ = 1000;
@@ -28,7 +29,7 @@ export class RunEventTable {
     if (!Number.isInteger(firstIndex) || firstIndex < 0) throw new ValidationError("firstIndex must be a non-negative integer", "firstIndex");
     if (events.length === 0) return;
     if (events.length > MAX_BATCH) throw new ValidationError(`at most ${MAX_BATCH} events per append`, "events");
-    const now = Math.floor(Date.now() / 1000);
+    const now = nowSeconds();
     // One statement per batch: a streamed answer costs a round trip per flush, not per token.
     const rows = sql.join(
       events.map((e, i) => sql`(${runId}, ${firstIndex + i}, ${pgJson(e)}::jsonb, ${now})`),

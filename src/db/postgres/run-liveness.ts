@@ -2,8 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import type { InterruptedRun, InterruptOptions } from "../port.js";
 import { validateId } from "../validate.js";
 import type { Exec } from "./schema-state.js";
-
-const now = () => Math.floor(Date.now() / 1000);
+import { nowSeconds as now } from "../../time.js";
 
 /**
  * The liveness of interactive runs on their rows: a run executing keeps its row's `updated_at`

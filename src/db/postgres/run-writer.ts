@@ -6,14 +6,13 @@ import { idList } from "./id-list.js";
 import { RUN_COLUMNS, toRunRow } from "./rows.js";
 import type { Exec } from "./schema-state.js";
 import { pgJson } from "../../json-limits.js";
+import { nowSeconds as now } from "../../time.js";
 
 /** The tables a run write touches: its session's row (the lock) and the runs table. */
 export interface RunTables {
   sessions: SQL;
   runs: SQL;
 }
-
-const now = () => Math.floor(Date.now() / 1000);
 
 /**
  * A session row's agno 2.x runs blob counted (0 when it holds none): before migration a new run's

@@ -9,8 +9,7 @@ import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, scopeFilter, toSchedule, toSche
 import { PostgresScheduleTicks } from "./schedule-ticks.js";
 import { pgJson } from "../../json-limits.js";
 import { rethrowUnavailable } from "./unavailable.js";
-
-const now = () => Math.floor(Date.now() / 1000);
+import { nowSeconds as now } from "../../time.js";
 
 /** Postgres reports a broken unique key as 23505, also when drizzle wraps the driver's error. */
 function isUniqueViolation(error: unknown): boolean {

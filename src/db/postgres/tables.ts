@@ -6,6 +6,7 @@ import { checkIdentifier, type TableNames } from "./names.js";
  * drizzle definitions of the tables the adapter reads and writes, built per configured schema
  * and names. The DDL that creates them lives in `migrations/`; these only describe them.
  */
+
 /** Table objects by schema and names: every request's PostgresDb uses the same few, and building them is not free. */
 const built = new Map<string, ReturnType<typeof buildTables>>();
 
