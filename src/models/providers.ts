@@ -38,18 +38,21 @@ export const BUILTIN_PROVIDERS = {
 } satisfies Record<string, ModelProvider>;
 
 export type ProviderName = keyof typeof BUILTIN_PROVIDERS;
-export const PROVIDERS = Object.keys(BUILTIN_PROVIDERS) as ProviderName[];
+// Top-level values are computed in calls marked pure, so that a bundler drops this module (and every
+// provider package) from a Worker that does not use it, whatever its sideEffects setting.
+export const PROVIDERS = /* @__PURE__ */ Object.keys(BUILTIN_PROVIDERS) as ProviderName[];
 
-const builtins = new ModelRegistry(BUILTIN_PROVIDERS);
+let registry: ModelRegistry | undefined;
+const builtins = () => (registry ??= new ModelRegistry(BUILTIN_PROVIDERS));
 
 /** Splits `"provider:model-id"` over the built-in providers; the id may itself hold colons (`ollama:llama3.2:3b`). */
 export function parseModelSpec(spec: string): { provider: ProviderName; modelId: string } {
   const at = spec.indexOf(":");
   const provider = at === -1 ? spec : spec.slice(0, at);
-  if (!builtins.has(provider)) {
+  if (!builtins().has(provider)) {
     throw new ValidationError(`unknown model provider "${provider}" in "${spec}"; use one of ${PROVIDERS.join(", ")}`, "model");
   }
-  return builtins.parse(spec) as { provider: ProviderName; modelId: string };
+  return builtins().parse(spec) as { provider: ProviderName; modelId: string };
 }
 
 /**
@@ -63,13 +66,15 @@ export function parseModelSpec(spec: string): { provider: ProviderName; modelId:
  */
 export function createModel(spec: string, opts: ModelOptions = {}): Model {
   parseModelSpec(spec);
-  return builtins.resolve(spec, opts);
+  return builtins().resolve(spec, opts);
 }
 
 /** Every environment variable `credentialsFromEnv` reads. */
-export const PROVIDER_ENV_VARS: string[] = [
-  ...new Set(Object.values(BUILTIN_PROVIDERS as Record<string, ModelProvider>).flatMap((p) => [...(p.env?.apiKey ?? []), ...(p.env?.baseURL ?? [])])),
-];
+export const PROVIDER_ENV_VARS: string[] = /* @__PURE__ */ envVarsOf(BUILTIN_PROVIDERS);
+
+function envVarsOf(providers: Record<string, ModelProvider>): string[] {
+  return [...new Set(Object.values(providers).flatMap((p) => [...(p.env?.apiKey ?? []), ...(p.env?.baseURL ?? [])]))];
+}
 
 /**
  * Provider credentials from a plain record of environment variables (the Worker passes its
@@ -77,5 +82,5 @@ export const PROVIDER_ENV_VARS: string[] = [
  * `OPENAI_BASE_URL`, `ANTHROPIC_API_KEY`, `GROQ_API_KEY`, `OLLAMA_BASE_URL`, and so on.
  */
 export function credentialsFromEnv(env: Record<string, unknown>): Partial<Record<ProviderName, ProviderCredentials>> {
-  return builtins.credentialsFromEnv(env);
+  return builtins().credentialsFromEnv(env);
 }
