@@ -33,8 +33,7 @@ export interface ProviderModelOptions extends Omit<ModelOptions, "credentials"> 
  * only the provider packages it registers.
  *
  * @example
- * import { defaultModelRegistry } from "agno-edge";
- * import { openai } from "agno-edge/models/openai";
+ * import { defaultModelRegistry, openai } from "agno-edge";
  * defaultModelRegistry.register({ openai });
  * new Agent({ model: "openai:gpt-4.1-mini" });
  */

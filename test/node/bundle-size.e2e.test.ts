@@ -14,7 +14,7 @@ const work = mkdtempSync(join(tmpdir(), "agno-bundle-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function bundleSize(...args: string[]) {
-  const run = spawnSync(process.execPath, ["--import", "tsx", "scripts/bundle-size.ts", ...args], { cwd: root, encoding: "utf8" });
+  const run = spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/bundle-size.ts", ...args], { cwd: root, encoding: "utf8" });
   const line = run.stdout.trim().split("\n").pop() ?? "";
   return { status: run.status, stderr: run.stderr, report: (line.startsWith("{") ? JSON.parse(line) : {}) as { gzip_bytes: number; raw_bytes: number; budget_gzip_bytes: number; within_budget: boolean } };
 }
