@@ -1,7 +1,13 @@
+/**
+ * The convenience over every built-in provider: `createModel` and `credentialsFromEnv` as before
+ * the registry. Importing this module bundles all their packages; a Worker that uses one provider
+ * registers that one instead (see ModelRegistry).
+ */
 import { ValidationError } from "../errors.js";
 import type { Model } from "./model.js";
 import type { ModelOptions, ModelProvider, ProviderCredentials } from "./model-provider.js";
 import { ModelRegistry } from "./model-registry.js";
+import { splitModelSpec } from "./model-spec.js";
 import { anthropic } from "./providers/anthropic.js";
 import { cerebras } from "./providers/cerebras.js";
 import { google } from "./providers/google.js";
@@ -13,12 +19,6 @@ import { openaiCompatible } from "./providers/openai-compatible.js";
 import { openaiResponses } from "./providers/openai-responses.js";
 import { openrouter } from "./providers/openrouter.js";
 import { vllm } from "./providers/vllm.js";
-
-/*
- * The convenience over every built-in provider: `createModel` and `credentialsFromEnv` as before
- * the registry. Importing this module bundles all their packages; a Worker that uses one provider
- * registers that one instead (see ModelRegistry).
- */
 
 export type { ModelOptions, ProviderCredentials } from "./model-provider.js";
 
@@ -47,8 +47,7 @@ const builtins = () => (registry ??= new ModelRegistry(BUILTIN_PROVIDERS));
 
 /** Splits `"provider:model-id"` over the built-in providers; the id may itself hold colons (`ollama:llama3.2:3b`). */
 export function parseModelSpec(spec: string): { provider: ProviderName; modelId: string } {
-  const at = spec.indexOf(":");
-  const provider = at === -1 ? spec : spec.slice(0, at);
+  const { provider } = splitModelSpec(spec);
   if (!builtins().has(provider)) {
     throw new ValidationError(`unknown model provider "${provider}" in "${spec}"; use one of ${PROVIDERS.join(", ")}`, "model");
   }
