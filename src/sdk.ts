@@ -1,6 +1,8 @@
 /**
  * The public SDK surface: `import { PostgresDb, MigrationManager, AgentOS } from "agno-edge"`.
- * Exports are listed one by one so that what is public is a decision, not an accident.
+ * Exports are listed one by one so that what is public is a decision, not an accident. Everything
+ * here is free of import-time side effects, so a bundler keeps only what a Worker uses (one model
+ * provider's package, say); S3 is apart, in `agno-edge/s3`, with the AWS SDK it needs.
  */
 export {
   AgnoError,
@@ -54,12 +56,27 @@ export { ResultStore, pruneToolResults, type ResultStoreOptions } from "./offloa
 export type { ToolResultRecord } from "./db/port.js";
 export type { MediaKind, MediaRecord, Message, Role, ToolCallRecord } from "./models/message.js";
 export { MediaStorage, type MediaReference, type MediaStorageOptions, type StoreMediaOptions } from "./offload/media-storage.js";
-export { S3MediaStorage, type S3MediaStorageOptions } from "./offload/media-s3-storage.js";
 export type { GetOptions, ObjectStorage, PutOptions, StoredObject, StoredObjectInfo } from "./offload/object-storage.js";
-export { S3Storage, type S3StorageOptions } from "./offload/s3-storage.js";
 export type { FinishReason, MediaInfo, Model, ModelChunk, ModelRequest, TokenUsage, ToolDefinition } from "./models/model.js";
 export { AiSdkModel, type ModelSettings } from "./models/ai-sdk-model.js";
-export { createModel, credentialsFromEnv, parseModelSpec, PROVIDERS, type ModelOptions, type ProviderCredentials, type ProviderName } from "./models/providers.js";
+export { createModel, credentialsFromEnv, parseModelSpec, PROVIDERS, BUILTIN_PROVIDERS, type ProviderName } from "./models/providers.js";
+export type { ModelOptions, ModelProvider, ProviderCredentials, ProviderModelOptions } from "./models/model-provider.js";
+export { ModelRegistry } from "./models/model-registry.js";
+export { defaultModelRegistry } from "./models/default-model-registry.js";
+export { openAICompatibleProvider } from "./models/openai-compatible-provider.js";
+export { WorkersAIModel, type WorkersAIBinding, type WorkersAISettings } from "./models/workers-ai-model.js";
+export { openai } from "./models/providers/openai.js";
+export { openaiResponses } from "./models/providers/openai-responses.js";
+export { anthropic } from "./models/providers/anthropic.js";
+export { google } from "./models/providers/google.js";
+export { groq } from "./models/providers/groq.js";
+export { cerebras } from "./models/providers/cerebras.js";
+export { mistral } from "./models/providers/mistral.js";
+export { openrouter } from "./models/providers/openrouter.js";
+export { ollama } from "./models/providers/ollama.js";
+export { vllm } from "./models/providers/vllm.js";
+export { openaiCompatible } from "./models/providers/openai-compatible.js";
+export { workersAI } from "./models/providers/workers-ai.js";
 export { ModelProviderError, type ProviderErrorKind } from "./models/provider-error.js";
 export { runDueSchedules, type SchedulerDb, type SchedulerOptions, type TickReport } from "./scheduler/run-due.js";
 export { triggerSchedule } from "./scheduler/dispatch.js";

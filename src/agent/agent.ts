@@ -6,7 +6,8 @@ import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, 
 import { checkJson } from "../json-limits.js";
 import { MESSAGE_MEDIA_FIELDS, message, type Message } from "../models/message.js";
 import type { Model } from "../models/model.js";
-import { createModel, type ModelOptions } from "../models/providers.js";
+import { defaultModelRegistry } from "../models/default-model-registry.js";
+import type { ModelOptions } from "../models/model-provider.js";
 import { modelWithStoredMedia, offloadMessages, offloadOutputMedia, offloadRunMedia } from "../offload/media-offload.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
@@ -44,7 +45,7 @@ export interface AgentOptions {
   id?: string;
   name?: string;
   description?: string;
-  /** a Model, or `"provider:model-id"` resolved with `modelOptions` */
+  /** a Model, or `"provider:model-id"` resolved with `modelOptions` through `defaultModelRegistry` at the first run (register the provider first) */
   model: Model | string;
   modelOptions?: ModelOptions;
   /** native reasoning: this model thinks first, the main model answers with its reasoning in context */
@@ -161,8 +162,8 @@ export class Agent {
     this.name = opts.name;
     this.description = opts.description;
     this.id = opts.id ?? (opts.name ? opts.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") : "agent");
-    this.model = typeof opts.model === "string" ? createModel(opts.model, opts.modelOptions) : opts.model;
-    if (opts.reasoningModel) this.reasoningModel = typeof opts.reasoningModel === "string" ? createModel(opts.reasoningModel, opts.modelOptions) : opts.reasoningModel;
+    this.model = typeof opts.model === "string" ? defaultModelRegistry.model(opts.model, opts.modelOptions) : opts.model;
+    if (opts.reasoningModel) this.reasoningModel = typeof opts.reasoningModel === "string" ? defaultModelRegistry.model(opts.reasoningModel, opts.modelOptions) : opts.reasoningModel;
     this.heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
     if (!(this.heartbeatSeconds > 0)) throw new TypeError("heartbeatSeconds must be > 0");
     if (opts.toolCallLimit !== undefined && (!Number.isInteger(opts.toolCallLimit) || opts.toolCallLimit < 0)) throw new TypeError("toolCallLimit must be a whole number >= 0");
@@ -182,7 +183,7 @@ export class Agent {
     this.mediaStorage = opts.mediaStorage;
     if (opts.updateMemoryOnRun) {
       if (!opts.db) throw new TypeError("updateMemoryOnRun needs a db");
-      this.memoryModel = !opts.memoryModel ? this.model : typeof opts.memoryModel === "string" ? createModel(opts.memoryModel, opts.modelOptions) : opts.memoryModel;
+      this.memoryModel = !opts.memoryModel ? this.model : typeof opts.memoryModel === "string" ? defaultModelRegistry.model(opts.memoryModel, opts.modelOptions) : opts.memoryModel;
     }
   }
 

@@ -1,5 +1,5 @@
 import type { ToolHost } from "./code-mode.js";
-import { QUICKJS_WASM_BASE64, SANDBOX_JS, SANDBOX_VERSION } from "./generated/sandbox-bundle.js";
+import { QUICKJS_WASM_GZIP_BASE64, SANDBOX_JS, SANDBOX_VERSION } from "./generated/sandbox-bundle.js";
 import type { CellResult, StateEntry } from "./sandbox.js";
 import type CodeSandbox from "./sandbox-worker.js";
 import type { SandboxCell, SandboxIsolation } from "./sandbox-worker.js";
@@ -10,15 +10,16 @@ import type { SandboxCell, SandboxIsolation } from "./sandbox-worker.js";
  */
 const SANDBOX_CPU_MS = 10_000;
 
-let wasmBytes: ArrayBuffer | undefined;
+let wasmBytes: Promise<ArrayBuffer> | undefined;
 
-/** The QuickJS WebAssembly as bytes, decoded once per isolate (the loader compiles it). */
-function quickJSWasm(): ArrayBuffer {
+/** The QuickJS WebAssembly as bytes, inflated once per isolate (the loader compiles it). */
+function quickJSWasm(): Promise<ArrayBuffer> {
   if (!wasmBytes) {
-    const text = atob(QUICKJS_WASM_BASE64);
-    const bytes = new Uint8Array(text.length);
-    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-    wasmBytes = bytes.buffer;
+    const text = atob(QUICKJS_WASM_GZIP_BASE64);
+    const gzipped = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) gzipped[i] = text.charCodeAt(i);
+    wasmBytes = new Response(new Blob([gzipped]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
+    wasmBytes.catch(() => (wasmBytes = undefined));
   }
   return wasmBytes;
 }
@@ -39,10 +40,10 @@ export function loadedSandboxIsolation(loader: WorkerLoader, isolateKey: string,
 }
 
 function sandboxOf(loader: WorkerLoader, isolateKey: string) {
-  const worker = loader.get(`codemode-${SANDBOX_VERSION}-${isolateKey}`, () => ({
+  const worker = loader.get(`codemode-${SANDBOX_VERSION}-${isolateKey}`, async () => ({
     compatibilityDate: "2026-04-01",
     mainModule: "sandbox.js",
-    modules: { "sandbox.js": { js: SANDBOX_JS }, "quickjs.wasm": { wasm: quickJSWasm() } },
+    modules: { "sandbox.js": { js: SANDBOX_JS }, "quickjs.wasm": { wasm: await quickJSWasm() } },
     globalOutbound: null,
     env: {},
     limits: { cpuMs: SANDBOX_CPU_MS },

@@ -1,0 +1,9 @@
+import { createMistral } from "@ai-sdk/mistral";
+import { AiSdkModel } from "../ai-sdk-model.js";
+import type { ModelProvider } from "../model-provider.js";
+
+/** Mistral. */
+export const mistral: ModelProvider = {
+  env: { apiKey: ["MISTRAL_API_KEY"] },
+  model: (id, opts) => new AiSdkModel(createMistral(opts.credentials)(id), opts, opts.name),
+};

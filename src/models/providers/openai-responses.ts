@@ -1,0 +1,11 @@
+import { createOpenAI } from "@ai-sdk/openai";
+import { AiSdkModel } from "../ai-sdk-model.js";
+import type { ModelProvider } from "../model-provider.js";
+import { openAICredentials } from "../openai-credentials.js";
+import { openAIOptions } from "../openai-options.js";
+
+/** OpenAI over the Responses API. */
+export const openaiResponses: ModelProvider = {
+  env: { apiKey: ["OPENAI_API_KEY"], baseURL: ["OPENAI_BASE_URL"] },
+  model: (id, opts) => new AiSdkModel(createOpenAI(openAICredentials(opts.credentials)).responses(id), { ...opts, providerOptions: openAIOptions(opts) }, opts.name),
+};

@@ -1,0 +1,4 @@
+import { openAICompatibleProvider } from "../openai-compatible-provider.js";
+
+/** OpenRouter. */
+export const openrouter = /* @__PURE__ */ openAICompatibleProvider({ baseURL: "https://openrouter.ai/api/v1", env: { apiKey: ["OPENROUTER_API_KEY"] } });
