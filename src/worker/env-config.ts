@@ -149,10 +149,16 @@ const schema = z
     if ((v.JWT_AUDIENCE || v.JWT_ISSUER) && !v.JWT_VERIFICATION_KEYS) problem(v.JWT_AUDIENCE ? "JWT_AUDIENCE" : "JWT_ISSUER", "is set without JWT_VERIFICATION_KEYS");
   });
 
-/** The JWT verifier the keys describe, or what is wrong with them (JSON, shape, a private key, a short secret). */
+/** The JWT verifier the keys describe, or what is wrong with them (JSON, shape, a private key, a short secret), never quoting them. */
 function verifierOf(keys: string, opts: { audience?: string; issuer?: string }): JwtVerifier | string {
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(keys);
+    parsed = JSON.parse(keys);
+  } catch {
+    // The parser's message quotes the text, which is a secret.
+    return "is not JSON (a JSON array of keys)";
+  }
+  try {
     return new JwtVerifier(Array.isArray(parsed) ? parsed : [parsed], opts);
   } catch (error) {
     return `is not usable: ${error instanceof Error ? error.message : String(error)}`;
