@@ -138,16 +138,21 @@ const schema = z
     AGNO_DB_STATEMENT_TIMEOUT_MS: count(10_000),
     AGNO_QUEUE_SHARDS: count(1),
     AGNO_STORAGE_BUCKET: text,
-    hasQueue: z.boolean(),
-    hasAI: z.boolean(),
-  })
-  .superRefine((v, ctx) => {
-    const problem = (variable: string, message: string) => ctx.addIssue({ code: "custom", path: [variable], message });
-    if (v.hasQueue && !v.DATABASE_URL) problem("DATABASE_URL", "is required by the JOB_QUEUE binding (background runs are stored): set it, or remove the binding");
-    if (v.MODEL?.startsWith("workers-ai:") && !v.hasAI) problem("MODEL", 'names Workers AI but the Worker has no AI binding: add [ai] binding = "AI" to wrangler.toml');
-    if (v.AGNO_USER_ISOLATION === "true" && !v.JWT_VERIFICATION_KEYS) problem("AGNO_USER_ISOLATION", "needs JWT_VERIFICATION_KEYS (users are told apart by their tokens)");
-    if ((v.JWT_AUDIENCE || v.JWT_ISSUER) && !v.JWT_VERIFICATION_KEYS) problem(v.JWT_AUDIENCE ? "JWT_AUDIENCE" : "JWT_ISSUER", "is set without JWT_VERIFICATION_KEYS");
   });
+
+/**
+ * Settings that contradict each other, read from the raw env so they are reported together with
+ * values that do not parse (zod skips an object's refinements once a field failed).
+ */
+function contradictions(env: WorkerEnv): Array<{ variable: string; message: string }> {
+  const out: Array<{ variable: string; message: string }> = [];
+  const set = (v: unknown) => typeof v === "string" && v !== "";
+  if (env.JOB_QUEUE !== undefined && !set(env.DATABASE_URL)) out.push({ variable: "DATABASE_URL", message: "is required by the JOB_QUEUE binding (background runs are stored): set it, or remove the binding" });
+  if (typeof env.MODEL === "string" && env.MODEL.startsWith("workers-ai:") && env.AI === undefined) out.push({ variable: "MODEL", message: 'names Workers AI but the Worker has no AI binding: add [ai] binding = "AI" to wrangler.toml' });
+  if (env.AGNO_USER_ISOLATION === "true" && !set(env.JWT_VERIFICATION_KEYS)) out.push({ variable: "AGNO_USER_ISOLATION", message: "needs JWT_VERIFICATION_KEYS (users are told apart by their tokens)" });
+  if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS)) out.push({ variable: set(env.JWT_AUDIENCE) ? "JWT_AUDIENCE" : "JWT_ISSUER", message: "is set without JWT_VERIFICATION_KEYS" });
+  return out;
+}
 
 /** The JWT verifier the keys describe, or what is wrong with them (JSON, shape, a private key, a short secret), never quoting them. */
 function verifierOf(keys: string, opts: { audience?: string; issuer?: string }): JwtVerifier | string {
@@ -172,8 +177,9 @@ function verifierOf(keys: string, opts: { audience?: string; issuer?: string }):
  */
 export function readEnvConfig(env: WorkerEnv): { ok: true; config: WorkerConfig } | { ok: false; error: ConfigurationError } {
   const input = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, (env as Record<string, unknown>)[k]]));
-  const parsed = schema.safeParse({ ...input, hasQueue: env.JOB_QUEUE !== undefined, hasAI: env.AI !== undefined });
-  const problems = parsed.success ? [] : parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? "env"), message: i.path.length === 0 || i.code !== "invalid_type" ? i.message : "must be text" }));
+  const parsed = schema.safeParse(input);
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? "env"), message: i.code === "invalid_type" ? "must be text" : i.message }));
+  problems.push(...contradictions(env));
   let verifier: JwtVerifier | undefined;
   if (typeof env.JWT_VERIFICATION_KEYS === "string" && env.JWT_VERIFICATION_KEYS !== "") {
     const made = verifierOf(env.JWT_VERIFICATION_KEYS, { audience: env.JWT_AUDIENCE || undefined, issuer: env.JWT_ISSUER || undefined });
@@ -204,7 +210,7 @@ export function readEnvConfig(env: WorkerEnv): { ok: true; config: WorkerConfig 
       osName: v.AGNO_OS_NAME,
       model: v.MODEL,
       storageBucket: v.AGNO_STORAGE_BUCKET,
-      queueBound: v.hasQueue,
+      queueBound: env.JOB_QUEUE !== undefined,
       // A connection for each running job, and a few for enqueues and claims, so no job waits for one.
       queue: { concurrency: v.AGNO_BACKGROUND_MAX_CONCURRENCY, maxDepth: v.AGNO_QUEUE_MAX_DEPTH, leaseSeconds: v.AGNO_QUEUE_LEASE_SECONDS, shards: v.AGNO_QUEUE_SHARDS, dbConnections: v.AGNO_QUEUE_DB_CONNECTIONS || v.AGNO_BACKGROUND_MAX_CONCURRENCY + 4 },
       quotas: { maxJobsPerUser: v.AGNO_USER_MAX_JOBS, maxSchedulesPerUser: v.AGNO_USER_MAX_SCHEDULES, maxWebSocketsPerUser: v.AGNO_USER_MAX_WEBSOCKETS },
