@@ -134,7 +134,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
 
     async fetch(request, env, ctx) {
       const s = setup(env);
-      if (!s.ok) return s.closed.fetch(request, { dbs: [] }, ctx);
+      if (!s.ok) return s.closed.fetch(request, { dbs: [], misconfigured: s.error.message }, ctx);
       const os = s.os();
       const withDb = withDatabase(s.config);
       if (!withDb) return os.fetch(request, { dbs: [] }, ctx);

@@ -14,7 +14,8 @@ describe("a misconfigured deployment stays closed", () => {
     // Not a silent fallback to the defaults: background runs, runs and the queue are all refused.
     expect((await call("/agents/assistant/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "hi", stream: false }) }, bad)).status).toBe(503);
     expect((await call("/queue/stats", {}, bad)).status).toBe(503);
-    expect((await call("/health", {}, bad, {})).status).toBe(200);
+    const health = await call("/health", {}, bad, {});
+    expect(health).toMatchObject({ status: 200, body: { status: "misconfigured", detail: expect.stringContaining("AGNO_QUEUE_MAX_DEPTH") } });
     expect((await call("/info", {}, bad, {})).status).toBe(200);
     const lines = logged.mock.calls.map((c) => String(c[0])).filter((l) => l.includes("misconfigured"));
     expect(lines).toHaveLength(1);
