@@ -17,8 +17,6 @@ export interface Env extends WorkerEnv {
   GROQ_API_KEY?: string;
   /** the Workers AI binding, for `MODEL=workers-ai:@cf/…` (add `[ai] binding = "AI"` to wrangler.toml) */
   AI?: WorkersAIBinding;
-  /** CodeMode's per-session sandbox state (`durableCodeRunner(env.CODEMODE_SESSION)`); `wrangler.toml` binds it */
-  CODEMODE_SESSION?: DurableObjectNamespace<import("./codemode/session-object.js").CodeModeSession>;
 }
 
 /** The example agent's model: Workers AI through its binding, a provider by name, or none yet (MODEL is validated already). */

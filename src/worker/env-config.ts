@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { CodeModeSession } from "../codemode/session-object.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
 import { JwtVerifier } from "../os/auth/jwt.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
@@ -62,6 +63,8 @@ export interface WorkerEnv {
   STORAGE?: R2Bucket;
   /** STORAGE's bucket name, as references record it (wrangler.toml's [vars]) */
   AGNO_STORAGE_BUCKET?: string;
+  /** CodeMode's per-session sandbox state, for an agent's `durableCodeRunner(env.CODEMODE_SESSION)`; `wrangler.toml` binds it */
+  CODEMODE_SESSION?: DurableObjectNamespace<CodeModeSession>;
 }
 
 /** The deployment's settings, validated, with the README's defaults filled in. */
