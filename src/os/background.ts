@@ -1,10 +1,9 @@
-import type { Context } from "hono";
 import type { Agent } from "../agent/agent.js";
 import { portableMedia, type MediaInput } from "../agent/media.js";
 import { BadRequestError, NotConfiguredError, ValidationError } from "../errors.js";
-import type { EnqueueRunInput, JobRecord, RunJobPayload } from "../queue/types.js";
-import { effectiveUserId } from "./auth/scopes.js";
-import type { OSEnv } from "./context.js";
+import type { JobRecord } from "../queue/types.js";
+import { runJobInput, runJobPayload } from "../queue/run-job-input.js";
+import type { RequestServices } from "./context.js";
 import { sha256Hex } from "../sha256.js";
 
 /** `new AgentOS({queue: {durable: true}})`: background runs survive crashes and deploys. */
@@ -48,43 +47,41 @@ export function runStatusOf(job: JobRecord): string {
   return { PENDING: "PENDING", RUNNING: "RUNNING", COMPLETED: "COMPLETED", FAILED: "ERROR", CANCELLED: "CANCELLED" }[job.status];
 }
 
+/** Where a background run is committed: the queue's storage and its dispatcher (a request's `c.env`, or a webhook's own). */
+export type QueueTarget = Pick<RequestServices, "jobs" | "queue">;
+
 /**
  * Commits a background run (the job, its PENDING run and, if new, its session) and wakes the
- * queue. With an `Idempotency-Key`, a repeat of the same request returns the first job.
+ * queue. With an idempotency key, a repeat of the same request returns the first job. Plain
+ * arguments, no HTTP context: a webhook or any server code can enqueue as the run route does.
  */
-export async function enqueueBackgroundRun(c: Context<OSEnv>, config: QueueConfig | undefined, agent: Agent, req: BackgroundRequest) {
+export async function enqueueBackgroundRun(
+  target: QueueTarget,
+  config: QueueConfig | undefined,
+  agent: Agent,
+  req: BackgroundRequest,
+  opts: { userId: string | null; idempotencyKey?: string },
+) {
   if (!config?.durable) throw new BadRequestError("background runs need the durable queue: new AgentOS({ queue: { durable: true } })");
   if (!agent.db) throw new BadRequestError(`agent ${agent.id} has no database: background runs are stored, so they need one`);
-  const { jobs, queue } = c.env;
+  const { jobs, queue } = target;
   if (!jobs || !queue) throw new NotConfiguredError("this host has no job queue binding (JOB_QUEUE)");
-  const key = c.req.header("idempotency-key");
+  const key = opts.idempotencyKey;
   if (key !== undefined && (key.length === 0 || key.length > 255)) throw new ValidationError("Idempotency-Key must be 1 to 255 characters", "Idempotency-Key");
-  const userId = effectiveUserId(c, req.user_id) ?? null;
-  const media = portableMedia(req.media);
-  const payload: RunJobPayload = {
-    run_id: crypto.randomUUID(),
-    message: req.message,
-    ...(req.stream === false ? { stream: false } : {}),
-    ...(req.session_state ? { session_state: req.session_state } : {}),
-    ...(req.dependencies ? { dependencies: req.dependencies } : {}),
-    ...(req.metadata ? { metadata: req.metadata } : {}),
-    ...(media ? { media } : {}),
-  };
+  const fields = { message: req.message, stream: req.stream, sessionState: req.session_state, dependencies: req.dependencies, metadata: req.metadata, media: portableMedia(req.media) };
   // What the request asked for, without the ids this call made up.
-  const requestHash = key ? await sha256Hex(JSON.stringify([agent.id, req.session_id ?? null, { ...payload, run_id: null }])) : undefined;
-  const input: EnqueueRunInput = {
-    component_type: "agent",
-    component_id: agent.id,
-    session_id: req.session_id ?? crypto.randomUUID(),
-    user_id: userId,
-    payload,
-    max_attempts: config.maxAttempts ?? 3,
-    max_depth: config.maxDepth ?? 10_000,
-    max_user_depth: userCaps(config).maxJobsPerUser,
-    session_name: req.message.slice(0, 100),
-    ...(req.session_id ? {} : { new_session: true }),
-    ...(key ? { idempotency_key: key, request_hash: requestHash } : {}),
-  };
+  const requestHash = key ? await sha256Hex(JSON.stringify([agent.id, req.session_id ?? null, { ...runJobPayload(fields, ""), run_id: null }])) : undefined;
+  const input = runJobInput({
+    component: { type: "agent", id: agent.id },
+    ...fields,
+    sessionId: req.session_id,
+    userId: opts.userId,
+    maxAttempts: config.maxAttempts ?? 3,
+    maxDepth: config.maxDepth ?? 10_000,
+    maxUserDepth: userCaps(config).maxJobsPerUser,
+    idempotencyKey: key,
+    requestHash,
+  });
   // Where the queue can take it itself, it does (one RPC, no connection opened here).
   if (queue.enqueue) return queue.enqueue(input);
   const { job, created } = await jobs.enqueueRun(input);

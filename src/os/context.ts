@@ -19,6 +19,8 @@ export interface RequestServices {
   queue?: { wake(): Promise<void>; enqueue?(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }> };
   /** silence (ms) after which an SSE stream sends a `: ping` comment (default 15 s) */
   ssePingMs?: number;
+  /** the deployment is closed because its settings are wrong: why (shown by `/health`) */
+  misconfigured?: string;
 }
 
 export interface OSEnv {

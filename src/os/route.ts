@@ -4,6 +4,7 @@ import { ValidationError } from "../errors.js";
 import { JSON_LIMITS, jsonProblem } from "../json-limits.js";
 import type { OSEnv } from "./context.js";
 import { requireScope, scopeText } from "./auth/scopes.js";
+import { publicRoute } from "./auth/middleware.js";
 
 /** The scope a route needs: `resource:action`, checked for the path's `idParam` instance when set. */
 export interface ScopeNeed {
@@ -26,7 +27,7 @@ export interface ScopeNeed {
 export type OSRoute = Omit<RouteConfig, "responses" | "middleware"> & {
   summary: string;
   tags: [string];
-  /** `null`: needs no credentials (only `/`, `/health`, `/info`) */
+  /** `null`: needs no credentials; the one place a route is made public (the auth middleware reads it from here) */
   scope: ScopeNeed | null;
   responses?: RouteConfig["responses"];
 };
@@ -60,7 +61,7 @@ export function defineRoute<R extends OSRoute>(def: R): DefinedRoute<R> {
             ? `${scope.resource}:{id}:${scope.action} (${scope.perItem})`
             : scopeText(scope.resource, scope.action, scope.idParam && `{${scope.idParam}}`),
         }
-      : { security: [] }),
+      : { middleware: publicRoute, security: [] }),
     responses: { ...(scope ? commonErrors : {}), ...(responses ?? { 200: { description: "OK" } }) },
   };
   return createRoute(route as RouteConfig) as unknown as DefinedRoute<R>;

@@ -1,6 +1,7 @@
 import { asError } from "../errors.js";
 import { publicError } from "../public-error.js";
 import { enqueueEach } from "../queue/group-enqueue.js";
+import { runJobInput } from "../queue/run-job-input.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
 import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
 import { runPayloadOf, runTarget } from "./validate.js";
@@ -70,27 +71,22 @@ export async function dispatchAttempt(deps: DispatchDeps, schedule: Schedule, a:
 function inputOf(deps: DispatchDeps, schedule: Schedule, a: Attempt): EnqueueRunInput {
   const target = runTarget(schedule.endpoint);
   const fields = runPayloadOf(schedule.payload);
-  return {
-    component_type: target.type,
-    component_id: target.id,
-    session_id: fields.session_id ?? a.sessionId ?? crypto.randomUUID(),
-    user_id: schedule.user_id,
-    payload: {
-      run_id: crypto.randomUUID(),
-      message: fields.message,
-      // Nobody follows a scheduled run live: no event log (read it, or its attempt, instead).
-      stream: false,
-      ...(fields.session_state ? { session_state: fields.session_state } : {}),
-      ...(fields.dependencies ? { dependencies: fields.dependencies } : {}),
-      ...(fields.metadata ? { metadata: fields.metadata } : {}),
-    },
+  return runJobInput({
+    component: target,
+    message: fields.message,
+    sessionId: fields.session_id ?? a.sessionId,
+    userId: schedule.user_id,
+    // Nobody follows a scheduled run live: no event log (read it, or its attempt, instead).
+    stream: false,
+    sessionState: fields.session_state,
+    dependencies: fields.dependencies,
+    metadata: fields.metadata,
     // Retries are the schedule's (max_retries, each recorded); the job itself runs once.
-    max_attempts: 1,
-    idempotency_key: jobKeyOf(a.occurrenceKey, a.attempt),
-    max_depth: deps.maxDepth ?? 10_000,
-    ...(deps.maxUserJobs === undefined ? {} : { max_user_depth: deps.maxUserJobs }),
-    session_name: fields.message.slice(0, 100),
-  };
+    maxAttempts: 1,
+    idempotencyKey: jobKeyOf(a.occurrenceKey, a.attempt),
+    maxDepth: deps.maxDepth ?? 10_000,
+    maxUserDepth: deps.maxUserJobs,
+  });
 }
 
 function recordOf(schedule: Schedule, a: Attempt, outcome: EnqueueOutcome): NewScheduleRun {

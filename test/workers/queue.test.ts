@@ -236,8 +236,9 @@ describe("durable background runs (background=true)", () => {
     const noQueue = { JOB_QUEUE: undefined } as never;
     expect((await call("/queue/stats", {}, noQueue)).status).toBe(503);
     expect((await call("/agents/assistant/runs", background({ message: "x" }), noQueue)).status).toBe(400);
+    // A queue binding without a database is a contradictory setting: the deployment stays closed, saying so (test/workers/env-config.test.ts).
     const noDatabase = await call("/agents/assistant/runs", background({ message: "x" }), { DATABASE_URL: undefined } as never);
-    expect(noDatabase).toMatchObject({ status: 400, body: { detail: expect.stringMatching(/no database/) } });
+    expect(noDatabase).toMatchObject({ status: 503, body: { error_id: "misconfigured", detail: expect.stringMatching(/DATABASE_URL is required by the JOB_QUEUE binding/) } });
     const longKey = await call("/agents/assistant/runs", background({ message: "x", session_id: "bad-key" }, { "idempotency-key": "k".repeat(256) }));
     expect(longKey).toMatchObject({ status: 422, body: { detail: expect.stringMatching(/Idempotency-Key/) } });
     expect((await call("/sessions/bad-key")).status).toBe(404);

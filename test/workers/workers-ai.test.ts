@@ -45,8 +45,9 @@ describe("Workers AI through its binding", () => {
   });
 
   it("says what is missing when MODEL names Workers AI but there is no binding, and classifies binding errors", async () => {
+    // A configuration error now: the deployment stays closed and says what is missing (test/workers/env-config.test.ts).
     const missing = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false }) }, { MODEL: "workers-ai:@cf/x" });
-    expect(missing.body.error.message).toMatch(/\[ai\] binding/);
+    expect(missing).toMatchObject({ status: 503, body: { error_id: "misconfigured", detail: expect.stringMatching(/MODEL names Workers AI.*\[ai\] binding/) } });
     // A rate limit is retried (twice by default); one that outlasts the retries ends the run, classified.
     const rateLimit = () => new Error("3040: Capacity temporarily exceeded, rate limit");
     const ai = fakeAI([rateLimit(), rateLimit(), rateLimit()]);

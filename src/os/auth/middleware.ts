@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
 import type { OSEnv } from "../context.js";
 import { errorResponse } from "../errors.js";
 import { JwtError, type JwtVerifier, type Principal } from "./jwt.js";
@@ -12,10 +13,16 @@ export type AuthConfig =
   | { mode: "none" }
   | { mode: "security_key"; securityKey: string }
   | { mode: "jwt"; verifier: JwtVerifier; userIsolation?: boolean }
-  | { mode: "unconfigured" };
+  | { mode: "unconfigured" }
+  /** the deployment's settings are wrong: every protected route answers `status` with `reason` */
+  | { mode: "closed"; status: 401 | 503; reason: string };
 
-/** Routes that answer without credentials: the landing body, health and `/info`. */
-const PUBLIC_PATHS = new Set(["/", "/health", "/info"]);
+/**
+ * The mark `defineRoute({scope: null})` puts on a route: the only way a route becomes public. The
+ * middleware below looks for it among the handlers matched for the request, so a route added any
+ * other way (or a path no route matches) still needs credentials.
+ */
+export const publicRoute: MiddlewareHandler = async (_c, next) => next();
 
 /** Callers with the key (or with auth off) are trusted like admins: they act for any user. */
 const TRUSTED: Principal = { userId: null, scopes: [], admin: true };
@@ -35,7 +42,8 @@ export function authMiddleware(config: AuthConfig): MiddlewareHandler<OSEnv> {
   return async (c, next) => {
     c.set("principal", TRUSTED);
     c.set("userIsolation", config.mode === "jwt" && config.userIsolation === true);
-    if (PUBLIC_PATHS.has(c.req.path) || config.mode === "none") return next();
+    if (config.mode === "none" || matchedRoutes(c).some((r) => r.handler === publicRoute)) return next();
+    if (config.mode === "closed") return errorResponse(c, config.status, config.reason, config.status === 401 ? "unauthorized" : "misconfigured");
     if (config.mode === "unconfigured") {
       return errorResponse(c, 401, "authentication is not configured: set OS_SECURITY_KEY or JWT_VERIFICATION_KEYS (or AGNO_AUTH=none for local development)", "unauthorized");
     }

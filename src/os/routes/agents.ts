@@ -93,7 +93,7 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
       media: await mediaOf(body),
     };
     if (body.background) {
-      const { job } = await enqueueBackgroundRun(c, queue, agent, { ...body, media: opts.media });
+      const { job } = await enqueueBackgroundRun(c.env, queue, agent, { ...body, media: opts.media }, { userId: opts.userId ?? null, idempotencyKey: c.req.header("idempotency-key") });
       const accepted = { run_id: job.payload.run_id, session_id: job.session_id, status: runStatusOf(job), job_id: job.id };
       if (body.stream === false) return c.json(accepted, 202);
       // Streamed as it runs, wherever the queue runs it: the same tail `/resume` serves.

@@ -16,7 +16,8 @@ const infoSchema = z.object({ os_id: z.string(), name: z.string(), description: 
 const landing = defineRoute({ method: "get", path: "/", tags: ["Meta"], summary: "Minimal landing body", scope: null });
 const healthSchema = z
   .object({
-    status: z.string().describe('"ok", or "degraded" while a database does not answer'),
+    status: z.string().describe('"ok", "degraded" while a database does not answer, or "misconfigured" while the settings are wrong (`detail` says which)'),
+    detail: z.string().optional(),
     instantiated_at: z.number(),
     databases: z.array(z.object({ id: z.string(), status: z.enum(["ok", "unavailable", "error"]) })).describe("beyond agno's fields: each database's state, asked at most every 5 s"),
   })
@@ -53,6 +54,7 @@ export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: 
   // agno's answer ({status, instantiated_at}, always 200: the service is up) plus `databases`, which
   // agno does not report: a database that does not answer makes the status "degraded".
   handle(app, health, async (c) => {
+    if (c.env.misconfigured) return c.json({ status: "misconfigured", detail: c.env.misconfigured, instantiated_at: startedAt, databases: [] });
     const databases = await Promise.all(c.env.dbs.map(async (db) => ({ id: db.id, status: await probe(db) })));
     return c.json({ status: databases.every((d) => d.status === "ok") ? "ok" : "degraded", instantiated_at: startedAt, databases });
   });

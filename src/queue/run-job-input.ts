@@ -1,0 +1,62 @@
+import type { MediaInput } from "../agent/media.js";
+import type { EnqueueRunInput, RunJobPayload } from "./types.js";
+
+/** What a background run of a component is asked to do, in plain values (no HTTP request needed). */
+export interface RunJobRequest {
+  /** the component that runs it */
+  component: { type: EnqueueRunInput["component_type"]; id: string };
+  message: string;
+  /** the session to continue; none: a new one, named after the message */
+  sessionId?: string | null;
+  userId: string | null;
+  /** false: nobody follows the run live, so its events are not stored */
+  stream?: boolean;
+  sessionState?: Record<string, unknown>;
+  dependencies?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  /** already portable (base64, not bytes): the job is JSON */
+  media?: MediaInput[];
+  maxAttempts: number;
+  /** refuse when this many jobs wait or run */
+  maxDepth: number;
+  /** refuse when the user has this many waiting or running; unset: no per-user cap */
+  maxUserDepth?: number;
+  idempotencyKey?: string;
+  requestHash?: string;
+  /** made up by the caller when it must know it first (a request hash leaves it out); default a new UUID */
+  runId?: string;
+}
+
+/** The payload a run job carries, without the ids: what a request hash covers. */
+export function runJobPayload(req: Pick<RunJobRequest, "message" | "stream" | "sessionState" | "dependencies" | "metadata" | "media">, runId: string): RunJobPayload {
+  return {
+    run_id: runId,
+    message: req.message,
+    ...(req.stream === false ? { stream: false } : {}),
+    ...(req.sessionState ? { session_state: req.sessionState } : {}),
+    ...(req.dependencies ? { dependencies: req.dependencies } : {}),
+    ...(req.metadata ? { metadata: req.metadata } : {}),
+    ...(req.media ? { media: req.media } : {}),
+  };
+}
+
+/**
+ * The one builder of a background run's job: the HTTP route, the scheduler and (next) chat
+ * interfaces' webhooks all enqueue what this returns, so a job means the same whoever queued it.
+ */
+export function runJobInput(req: RunJobRequest): EnqueueRunInput {
+  return {
+    component_type: req.component.type,
+    component_id: req.component.id,
+    session_id: req.sessionId ?? crypto.randomUUID(),
+    user_id: req.userId,
+    payload: runJobPayload(req, req.runId ?? crypto.randomUUID()),
+    max_attempts: req.maxAttempts,
+    max_depth: req.maxDepth,
+    ...(req.maxUserDepth === undefined ? {} : { max_user_depth: req.maxUserDepth }),
+    session_name: req.message.slice(0, 100),
+    // A session id made up here names no existing session: the enqueue needs no transaction.
+    ...(req.sessionId ? {} : { new_session: true }),
+    ...(req.idempotencyKey ? { idempotency_key: req.idempotencyKey, ...(req.requestHash ? { request_hash: req.requestHash } : {}) } : {}),
+  };
+}

@@ -1,0 +1,36 @@
+import type { Agent } from "../agent/agent.js";
+import type { MediaStorage } from "../offload/media-storage.js";
+import type { ObjectStorage } from "../offload/object-storage.js";
+
+/**
+ * The components a deployment serves, built once per isolate (per env) and read by everything
+ * that runs them: the HTTP app, the JobQueue object and the cron tick. Storage is wired into the
+ * components here, so a background run behaves as the same run over HTTP would.
+ */
+export class ComponentRegistry {
+  readonly agents: Agent[];
+
+  constructor(
+    agents: Agent[],
+    readonly storage: { media?: MediaStorage; results?: ObjectStorage } = {},
+  ) {
+    const { media, results } = storage;
+    this.agents = agents
+      .map((a) => (media && !a.mediaStorage ? a.withMediaStorage(media) : a))
+      .map((a) => (results && !a.resultStorage ? a.withOffloadStorage(results) : a));
+    const ids = new Set<string>();
+    for (const agent of this.agents) {
+      if (ids.has(agent.id)) throw new TypeError(`two agents have the id ${agent.id}`);
+      ids.add(agent.id);
+    }
+  }
+
+  agent(id: string): Agent | undefined {
+    return this.agents.find((a) => a.id === id);
+  }
+
+  /** The longest heartbeat interval of the components (a run is stale only after three of its own). */
+  heartbeatSeconds(floor: number): number {
+    return Math.max(floor, ...this.agents.map((a) => a.heartbeatSeconds));
+  }
+}

@@ -1,0 +1,171 @@
+import type { Agent } from "../agent/agent.js";
+import { CodeModeSession } from "../codemode/session-object.js";
+import type { MediaStorage } from "../offload/media-storage.js";
+import { R2MediaStorage } from "../offload/media-r2-storage.js";
+import type { ObjectStorage } from "../offload/object-storage.js";
+import { R2Storage } from "../offload/r2-storage.js";
+import { AgentOS } from "../os/agent-os.js";
+import type { AuthConfig } from "../os/auth/middleware.js";
+import type { EnqueueRunInput } from "../queue/types.js";
+import { ComponentRegistry } from "./component-registry.js";
+import { readEnvConfig, type ConfigurationError, type WorkerConfig, type WorkerEnv } from "./env-config.js";
+import { JobQueueObject, type QueueServices } from "./job-queue-object.js";
+import { openDb, withDatabase } from "./open-db.js";
+import { enqueueVia } from "./queue-rpc.js";
+import { anyQueueShard, queueShards } from "./queue-shards.js";
+import { requestLifetime } from "./request-lifetime.js";
+import { scheduledTick } from "./scheduled-tick.js";
+import { upgradeWebSocket } from "./websocket.js";
+
+/** A value, or how to make it from the Worker's env and its validated configuration (called once per isolate). */
+export type FromEnv<T, E> = T | ((env: E, config: WorkerConfig) => T);
+
+/** What a deployment serves and how; every field may be a value or a function of `env`. */
+export interface AgentOSDefinition<E extends WorkerEnv> {
+  /** the agents served under `/agents`, run by the JobQueue object and scheduled by the cron */
+  agents?: FromEnv<Agent[], E>;
+  /** reserved: teams, workflows and chat interfaces arrive with the issues that add them */
+  teams?: FromEnv<never[], E>;
+  workflows?: FromEnv<never[], E>;
+  interfaces?: FromEnv<never[], E>;
+  /** `/info`'s identity; default AGNO_OS_ID / AGNO_OS_NAME, else "agno-edge" */
+  id?: string;
+  name?: string;
+  description?: string;
+  /** `/config`'s available_models; default [MODEL] when MODEL is set */
+  models?: FromEnv<string[], E>;
+  /** where run media and offloaded tool results go; default the STORAGE R2 bucket when bound */
+  storage?: FromEnv<{ media?: MediaStorage; results?: ObjectStorage }, E>;
+  /** how requests authenticate; default from OS_SECURITY_KEY / JWT_VERIFICATION_KEYS / AGNO_AUTH */
+  auth?: FromEnv<AuthConfig, E>;
+  /** the durable queue (on when JOB_QUEUE is bound): attempts per background job (default 3) */
+  queue?: { maxAttempts?: number };
+  /** the cron tick (`scheduled`): `enabled: false` makes it do nothing */
+  scheduler?: { enabled?: boolean };
+}
+
+/** What a Worker module exports: `export default os; export const { JobQueue, CodeModeSession } = os;` */
+export interface DefinedAgentOS<E extends WorkerEnv> {
+  fetch(request: Request, env: E, ctx: ExecutionContext): Promise<Response>;
+  scheduled(controller: ScheduledController, env: E, ctx?: ExecutionContext): Promise<void>;
+  /** the JobQueue Durable Object class, running background jobs with the same components */
+  JobQueue: new (ctx: DurableObjectState, env: E) => JobQueueObject<E>;
+  /** CodeMode's per-session Durable Object class */
+  CodeModeSession: typeof CodeModeSession;
+  /** the components served for this env (built once per isolate and env) */
+  components(env: E): ComponentRegistry;
+}
+
+/** One env's deployment: its configuration (or why it is closed), components and HTTP app, each built once. */
+type Setup = { ok: true; config: WorkerConfig; registry: ComponentRegistry; os(): AgentOS } | { ok: false; error: ConfigurationError; closed: AgentOS };
+
+/**
+ * Turns components and options into a Worker: `fetch`, `scheduled` and the Durable Object classes
+ * (`JobQueue`, `CodeModeSession`), all reading one registry of components per env. The env is
+ * validated at the first request: a bad or contradictory setting is logged once, naming every bad
+ * variable, and the deployment stays closed (protected routes answer 401 or 503) until it is fixed.
+ *
+ * @example
+ * const os = defineAgentOS({ agents: (env: Env) => [supportAgent(env)] });
+ * export default os;
+ * export const { JobQueue, CodeModeSession } = os;
+ */
+export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefinition<E>): DefinedAgentOS<E> {
+  const setups = new WeakMap<E, Setup>();
+  const resolve = <T>(value: FromEnv<T, E> | undefined, env: E, config: WorkerConfig): T | undefined =>
+    typeof value === "function" ? (value as (env: E, config: WorkerConfig) => T)(env, config) : value;
+
+  const setup = (env: E): Setup => {
+    let s = setups.get(env);
+    if (s) return s;
+    const read = readEnvConfig(env);
+    if (!read.ok) {
+      // Logged once per isolate and env; every request then gets the same closed answer.
+      console.error(read.error.message);
+      const closed = new AgentOS({ id: def.id, name: def.name, auth: { mode: "closed", status: read.error.concernsAuth ? 401 : 503, reason: read.error.message } });
+      s = { ok: false, error: read.error, closed };
+    } else {
+      const config = read.config;
+      const storage = resolve(def.storage, env, config) ?? defaultStorage(env, config);
+      const registry = new ComponentRegistry(resolve(def.agents, env, config) ?? [], storage);
+      let os: AgentOS | undefined;
+      const build = () =>
+        (os ??= new AgentOS({
+          id: def.id ?? config.osId,
+          name: def.name ?? config.osName,
+          description: def.description,
+          auth: resolve(def.auth, env, config) ?? config.auth,
+          agents: registry.agents,
+          availableModels: resolve(def.models, env, config) ?? (config.model ? [config.model] : []),
+          websocket: upgradeWebSocket,
+          maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
+          ...(storage.media ? { mediaStorage: storage.media } : {}),
+          ...(storage.results ? { resultStorage: storage.results } : {}),
+          ...(config.queueBound
+            ? { queue: { durable: true as const, maxDepth: config.queue.maxDepth, maxJobsPerUser: config.quotas.maxJobsPerUser, maxSchedulesPerUser: config.quotas.maxSchedulesPerUser, ...(def.queue?.maxAttempts ? { maxAttempts: def.queue.maxAttempts } : {}) } }
+            : {}),
+        }));
+      s = { ok: true, config, registry, os: build };
+    }
+    setups.set(env, s);
+    return s;
+  };
+
+  const ready = (env: E) => {
+    const s = setup(env);
+    if (!s.ok) throw s.error;
+    return s;
+  };
+
+  class JobQueue extends JobQueueObject<E> {
+    protected queueServices(env: E): QueueServices {
+      const { config, registry } = ready(env);
+      const withDb = withDatabase(config);
+      if (!withDb) throw new Error("the job queue needs DATABASE_URL");
+      const { db } = openDb(withDb, config.queue.dbConnections);
+      return { agents: registry.agents, db, concurrency: config.queue.concurrency, leaseSeconds: config.queue.leaseSeconds };
+    }
+  }
+
+  return {
+    JobQueue,
+    CodeModeSession,
+    components: (env) => ready(env).registry,
+
+    async fetch(request, env, ctx) {
+      const s = setup(env);
+      if (!s.ok) return s.closed.fetch(request, { dbs: [], misconfigured: s.error.message }, ctx);
+      const os = s.os();
+      const withDb = withDatabase(s.config);
+      if (!withDb) return os.fetch(request, { dbs: [] }, ctx);
+      const { db, end } = openDb(withDb);
+      const lifetime = requestLifetime(ctx, end);
+      try {
+        const queue = anyQueueShard(env.JOB_QUEUE, s.config.queue.shards);
+        const dispatcher = queue && { wake: () => queue.wake(), enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input) };
+        return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db.jobs, ssePingMs: s.config.ssePingMs, ...(dispatcher ? { queue: dispatcher } : {}) }, lifetime.ctx));
+      } catch (error) {
+        lifetime.abandon();
+        throw error;
+      }
+    },
+
+    async scheduled(controller, env) {
+      if (def.scheduler?.enabled === false) return;
+      const { config, registry } = ready(env);
+      const withDb = withDatabase(config);
+      if (!withDb) return;
+      await scheduledTick(
+        { config: withDb, queues: queueShards(env.JOB_QUEUE, config.queue.shards), resultStorage: registry.storage.results, heartbeatSeconds: registry.heartbeatSeconds(config.heartbeatSeconds) },
+        controller.scheduledTime,
+      );
+    },
+  };
+}
+
+/** With a STORAGE bucket bound, run media and offloaded tool results go to it (rows keep references). */
+function defaultStorage(env: WorkerEnv, config: WorkerConfig): { media?: MediaStorage; results?: ObjectStorage } {
+  if (!env.STORAGE) return {};
+  const bucket = config.storageBucket ? { bucketName: config.storageBucket } : {};
+  return { media: new R2MediaStorage(env.STORAGE, bucket), results: new R2Storage(env.STORAGE, bucket) };
+}

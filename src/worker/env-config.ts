@@ -1,0 +1,226 @@
+import { z } from "zod";
+import type { CodeModeSession } from "../codemode/session-object.js";
+import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
+import { JwtVerifier } from "../os/auth/jwt.js";
+import type { AuthConfig } from "../os/auth/middleware.js";
+
+/**
+ * The variables and bindings the library reads from a Worker's `env` (a user's own Env extends
+ * this). Every one goes through `readEnvConfig`; nothing else in the library reads `env`.
+ */
+export interface WorkerEnv {
+  /** Postgres connection string (Neon in production; PGlite or any Postgres locally) */
+  DATABASE_URL?: string;
+  /** `host:port` of the local WebSocket-to-TCP proxy; set by `npm run dev`, never in production */
+  DB_WS_PROXY?: string;
+  /** Postgres schema for agno's tables (default `ai`) */
+  AGNO_DB_SCHEMA?: string;
+  /** `none` serves without authentication: local development only */
+  AGNO_AUTH?: string;
+  /** bearer secret every protected route requires */
+  OS_SECURITY_KEY?: string;
+  /** JSON array of verification keys (PEM public keys, JWKs, `{"kty":"oct",…}` secrets, JWKS): JWT auth */
+  JWT_VERIFICATION_KEYS?: string;
+  JWT_AUDIENCE?: string;
+  JWT_ISSUER?: string;
+  /** `true`: with JWT auth, each user sees only their own sessions and runs */
+  AGNO_USER_ISOLATION?: string;
+  /** how long a streamed run's events stay re-attachable after its last event (default 86400 s) */
+  AGNO_RUN_EVENTS_TTL_SECONDS?: string;
+  /** how often an executing run marks its row alive (default 10 s); silent for three beats, the cron tick marks it interrupted */
+  AGNO_RUN_HEARTBEAT_SECONDS?: string;
+  /** seconds of silence after which an SSE stream sends a `: ping` comment (default 15) */
+  AGNO_SSE_PING_SECONDS?: string;
+  AGNO_OS_ID?: string;
+  AGNO_OS_NAME?: string;
+  /** the model, `provider:model-id`, listed by `/config`; `workers-ai:@cf/…` needs the AI binding */
+  MODEL?: string;
+  /** the JobQueue Durable Object (durable background runs); `wrangler.toml` binds it */
+  JOB_QUEUE?: DurableObjectNamespace<Rpc.DurableObjectBranded & { wake(): Promise<void> }>;
+  /** background jobs run at once per queue instance (default 32) */
+  AGNO_BACKGROUND_MAX_CONCURRENCY?: string;
+  /** background jobs waiting or running before new ones get 429 (default 10000) */
+  AGNO_QUEUE_MAX_DEPTH?: string;
+  /** seconds a job's lease lasts unrenewed before another worker may take the job (default 30) */
+  AGNO_QUEUE_LEASE_SECONDS?: string;
+  /** background jobs one user (no user: one shared principal) may have waiting or running (default 1000) */
+  AGNO_USER_MAX_JOBS?: string;
+  /** schedules one user may own (default 100) */
+  AGNO_USER_MAX_SCHEDULES?: string;
+  /** WebSockets one user may hold open, per isolate (default 20) */
+  AGNO_USER_MAX_WEBSOCKETS?: string;
+  /** Postgres connections each JobQueue object keeps at most (default AGNO_BACKGROUND_MAX_CONCURRENCY + 4) */
+  AGNO_QUEUE_DB_CONNECTIONS?: string;
+  /** how long opening a database connection may take before the request answers 503 database_unavailable (default 5000 ms) */
+  AGNO_DB_CONNECT_TIMEOUT_MS?: string;
+  /** how long a statement may go unanswered before the runtime gives up on it, 503 database_unavailable (default 10000 ms) */
+  AGNO_DB_STATEMENT_TIMEOUT_MS?: string;
+  /** JobQueue objects that share the jobs (default 1; each runs up to AGNO_BACKGROUND_MAX_CONCURRENCY) */
+  AGNO_QUEUE_SHARDS?: string;
+  /** the Workers AI binding, for `MODEL=workers-ai:@cf/…` (add `[ai] binding = "AI"` to wrangler.toml) */
+  AI?: unknown;
+  /** the R2 bucket for offloaded tool results and media (`[[r2_buckets]]` in wrangler.toml) */
+  STORAGE?: R2Bucket;
+  /** STORAGE's bucket name, as references record it (wrangler.toml's [vars]) */
+  AGNO_STORAGE_BUCKET?: string;
+  /** CodeMode's per-session sandbox state, for an agent's `durableCodeRunner(env.CODEMODE_SESSION)`; `wrangler.toml` binds it */
+  CODEMODE_SESSION?: DurableObjectNamespace<CodeModeSession>;
+}
+
+/** The deployment's settings, validated, with the README's defaults filled in. */
+export interface WorkerConfig {
+  databaseUrl?: string;
+  dbWsProxy?: string;
+  dbSchema?: string;
+  auth: AuthConfig;
+  osId?: string;
+  osName?: string;
+  model?: string;
+  storageBucket?: string;
+  /** whether the JOB_QUEUE binding is there (and so, validated, DATABASE_URL too) */
+  queueBound: boolean;
+  queue: { concurrency: number; maxDepth: number; leaseSeconds: number; shards: number; dbConnections: number };
+  quotas: { maxJobsPerUser: number; maxSchedulesPerUser: number; maxWebSocketsPerUser: number };
+  db: { connectTimeoutMs: number; statementTimeoutMs: number };
+  runEventsTtlSeconds: number;
+  heartbeatSeconds: number;
+  ssePingMs: number;
+}
+
+/** Why a deployment is closed: every bad variable, each with what is wrong with it. */
+export class ConfigurationError extends Error {
+  override readonly name = "ConfigurationError";
+  constructor(readonly problems: Array<{ variable: string; message: string }>) {
+    super(`the deployment is misconfigured: ${problems.map((p) => `${p.variable} ${p.message}`).join("; ")}`);
+  }
+  /** an authentication setting is wrong: callers are told as a 401 would (their credentials cannot be checked) */
+  get concernsAuth(): boolean {
+    return this.problems.some((p) => AUTH_VARIABLES.has(p.variable));
+  }
+}
+
+const AUTH_VARIABLES = new Set(["AGNO_AUTH", "OS_SECURITY_KEY", "JWT_VERIFICATION_KEYS", "JWT_AUDIENCE", "JWT_ISSUER", "AGNO_USER_ISOLATION"]);
+
+/** An optional positive whole number written as text, with its default (0: none, the caller derives one). */
+const count = (fallback: number) =>
+  z
+    .string()
+    .regex(/^\s*[0-9]+\s*$/, "must be a positive whole number")
+    .transform(Number)
+    .refine((n) => Number.isSafeInteger(n) && n > 0, "must be a positive whole number")
+    .optional()
+    .transform((n) => n ?? fallback);
+
+const text = z.string().optional().transform((s) => (s === "" ? undefined : s));
+
+const schema = z
+  .object({
+    DATABASE_URL: text,
+    DB_WS_PROXY: text,
+    AGNO_DB_SCHEMA: text.refine((s) => s === undefined || /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(s), "must be a plain Postgres identifier"),
+    AGNO_AUTH: text.refine((s) => s === undefined || s === "none", 'must be "none" or unset'),
+    OS_SECURITY_KEY: text,
+    JWT_VERIFICATION_KEYS: text,
+    JWT_AUDIENCE: text,
+    JWT_ISSUER: text,
+    AGNO_USER_ISOLATION: z.enum(["true", "false"], 'must be "true" or "false"').optional(),
+    AGNO_RUN_EVENTS_TTL_SECONDS: count(86_400),
+    AGNO_RUN_HEARTBEAT_SECONDS: count(DEFAULT_HEARTBEAT_SECONDS),
+    AGNO_SSE_PING_SECONDS: count(15),
+    AGNO_OS_ID: text,
+    AGNO_OS_NAME: text,
+    MODEL: text.refine((s) => s === undefined || /^[A-Za-z0-9._-]+(:\S*)?$/.test(s), "must be provider:model-id (for example openai:gpt-4.1-mini)"),
+    AGNO_BACKGROUND_MAX_CONCURRENCY: count(32),
+    AGNO_QUEUE_MAX_DEPTH: count(10_000),
+    AGNO_QUEUE_LEASE_SECONDS: count(30),
+    AGNO_USER_MAX_JOBS: count(1000),
+    AGNO_USER_MAX_SCHEDULES: count(100),
+    AGNO_USER_MAX_WEBSOCKETS: count(20),
+    AGNO_QUEUE_DB_CONNECTIONS: count(0),
+    AGNO_DB_CONNECT_TIMEOUT_MS: count(5_000),
+    AGNO_DB_STATEMENT_TIMEOUT_MS: count(10_000),
+    AGNO_QUEUE_SHARDS: count(1),
+    AGNO_STORAGE_BUCKET: text,
+  });
+
+/**
+ * Settings that contradict each other, read from the raw env so they are reported together with
+ * values that do not parse (zod skips an object's refinements once a field failed).
+ */
+function contradictions(env: WorkerEnv): Array<{ variable: string; message: string }> {
+  const out: Array<{ variable: string; message: string }> = [];
+  const set = (v: unknown) => typeof v === "string" && v !== "";
+  if (env.JOB_QUEUE !== undefined && !set(env.DATABASE_URL)) out.push({ variable: "DATABASE_URL", message: "is required by the JOB_QUEUE binding (background runs are stored): set it, or remove the binding" });
+  if (typeof env.MODEL === "string" && env.MODEL.startsWith("workers-ai:") && env.AI === undefined) out.push({ variable: "MODEL", message: 'names Workers AI but the Worker has no AI binding: add [ai] binding = "AI" to wrangler.toml' });
+  if (env.AGNO_USER_ISOLATION === "true" && !set(env.JWT_VERIFICATION_KEYS)) out.push({ variable: "AGNO_USER_ISOLATION", message: "needs JWT_VERIFICATION_KEYS (users are told apart by their tokens)" });
+  if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS)) out.push({ variable: set(env.JWT_AUDIENCE) ? "JWT_AUDIENCE" : "JWT_ISSUER", message: "is set without JWT_VERIFICATION_KEYS" });
+  return out;
+}
+
+/** The JWT verifier the keys describe, or what is wrong with them (JSON, shape, a private key, a short secret), never quoting them. */
+function verifierOf(keys: string, opts: { audience?: string; issuer?: string }): JwtVerifier | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(keys);
+  } catch {
+    // The parser's message quotes the text, which is a secret.
+    return "is not JSON (a JSON array of keys)";
+  }
+  try {
+    return new JwtVerifier(Array.isArray(parsed) ? parsed : [parsed], opts);
+  } catch (error) {
+    return `is not usable: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+/**
+ * Turns `env` into the deployment's configuration, or one error naming every bad variable (a
+ * value that does not parse, or settings that contradict each other). Never falls back to a
+ * default for a value that was given: a typo must not quietly change a limit or open the door.
+ */
+export function readEnvConfig(env: WorkerEnv): { ok: true; config: WorkerConfig } | { ok: false; error: ConfigurationError } {
+  const input = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, (env as Record<string, unknown>)[k]]));
+  const parsed = schema.safeParse(input);
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? "env"), message: i.code === "invalid_type" ? "must be text" : i.message }));
+  problems.push(...contradictions(env));
+  let verifier: JwtVerifier | undefined;
+  if (typeof env.JWT_VERIFICATION_KEYS === "string" && env.JWT_VERIFICATION_KEYS !== "") {
+    const made = verifierOf(env.JWT_VERIFICATION_KEYS, { audience: env.JWT_AUDIENCE || undefined, issuer: env.JWT_ISSUER || undefined });
+    if (typeof made === "string") problems.push({ variable: "JWT_VERIFICATION_KEYS", message: made });
+    else verifier = made;
+  }
+  if (!parsed.success || problems.length > 0) {
+    // One entry per variable, in the order they were found.
+    const seen = new Set<string>();
+    return { ok: false, error: new ConfigurationError(problems.filter((p) => !seen.has(p.variable) && seen.add(p.variable))) };
+  }
+  const v = parsed.data;
+  const auth: AuthConfig = verifier
+    ? { mode: "jwt", verifier, userIsolation: v.AGNO_USER_ISOLATION === "true" }
+    : v.OS_SECURITY_KEY
+      ? { mode: "security_key", securityKey: v.OS_SECURITY_KEY }
+      : v.AGNO_AUTH === "none"
+        ? { mode: "none" }
+        : { mode: "unconfigured" };
+  return {
+    ok: true,
+    config: {
+      databaseUrl: v.DATABASE_URL,
+      dbWsProxy: v.DB_WS_PROXY,
+      dbSchema: v.AGNO_DB_SCHEMA,
+      auth,
+      osId: v.AGNO_OS_ID,
+      osName: v.AGNO_OS_NAME,
+      model: v.MODEL,
+      storageBucket: v.AGNO_STORAGE_BUCKET,
+      queueBound: env.JOB_QUEUE !== undefined,
+      // A connection for each running job, and a few for enqueues and claims, so no job waits for one.
+      queue: { concurrency: v.AGNO_BACKGROUND_MAX_CONCURRENCY, maxDepth: v.AGNO_QUEUE_MAX_DEPTH, leaseSeconds: v.AGNO_QUEUE_LEASE_SECONDS, shards: v.AGNO_QUEUE_SHARDS, dbConnections: v.AGNO_QUEUE_DB_CONNECTIONS || v.AGNO_BACKGROUND_MAX_CONCURRENCY + 4 },
+      quotas: { maxJobsPerUser: v.AGNO_USER_MAX_JOBS, maxSchedulesPerUser: v.AGNO_USER_MAX_SCHEDULES, maxWebSocketsPerUser: v.AGNO_USER_MAX_WEBSOCKETS },
+      db: { connectTimeoutMs: v.AGNO_DB_CONNECT_TIMEOUT_MS, statementTimeoutMs: v.AGNO_DB_STATEMENT_TIMEOUT_MS },
+      runEventsTtlSeconds: v.AGNO_RUN_EVENTS_TTL_SECONDS,
+      heartbeatSeconds: v.AGNO_RUN_HEARTBEAT_SECONDS,
+      ssePingMs: v.AGNO_SSE_PING_SECONDS * 1000,
+    },
+  };
+}
