@@ -3,6 +3,7 @@ import type { CodeModeSession } from "../codemode/session-object.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
 import { JwtVerifier } from "../os/auth/jwt.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
+import { errorMessage } from "../errors.js";
 
 /**
  * The variables and bindings the library reads from a Worker's `env` (a user's own Env extends
@@ -169,7 +170,7 @@ function verifierOf(keys: string, opts: { audience?: string; issuer?: string }):
   try {
     return new JwtVerifier(Array.isArray(parsed) ? parsed : [parsed], opts);
   } catch (error) {
-    return `is not usable: ${error instanceof Error ? error.message : String(error)}`;
+    return `is not usable: ${errorMessage(error)}`;
   }
 }
 

@@ -1,5 +1,5 @@
 import { INTERRUPTED, staleAfterSeconds } from "../agent/liveness.js";
-import { DatabaseUnavailableError } from "../errors.js";
+import { DatabaseUnavailableError, errorMessage } from "../errors.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import { pruneToolResults } from "../offload/result-store.js";
 import { runDueSchedules } from "../scheduler/run-due.js";
@@ -47,7 +47,7 @@ export async function scheduledTick(deps: TickDeps, scheduledTime: number): Prom
       if (unavailable) break;
       await step().catch((error: unknown) => {
         if (error instanceof DatabaseUnavailableError) return void (unavailable = error);
-        console.error(`scheduled: could not ${what}: ${error instanceof Error ? error.message : String(error)}`);
+        console.error(`scheduled: could not ${what}: ${errorMessage(error)}`);
         failures.push(error);
       });
     }

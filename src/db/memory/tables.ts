@@ -34,7 +34,7 @@ export class MemoryTables {
 }
 
 /** epoch seconds, as every stored timestamp */
-export const now = () => Math.floor(Date.now() / 1000);
+export { nowSeconds as now } from "../../time.js";
 
 /** `value` as the Postgres adapter stores it (JSON, with what jsonb refuses replaced): a copy no caller shares. */
 export function stored<T>(value: T): T {
