@@ -39,7 +39,13 @@ export default defineConfig({
         ],
         // The AWS SDK's browser build parses XML with DOMParser, which workerd lacks (aws-sdk-js-v3#7375);
         // its CommonJS build carries the SDK's own parser. wrangler.toml's [alias] does the same for wrangler.
-        resolve: { alias: { "@aws-sdk/xml-builder": fileURLToPath(new URL("./node_modules/@aws-sdk/xml-builder/dist-cjs/index.js", import.meta.url)) } },
+        resolve: {
+          alias: {
+            "@aws-sdk/xml-builder": fileURLToPath(
+              new URL("./node_modules/@aws-sdk/xml-builder/dist-cjs/index.js", import.meta.url),
+            ),
+          },
+        },
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],

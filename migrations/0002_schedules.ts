@@ -19,7 +19,13 @@ const laterScheduleColumns = [
   "updated_by_session_id VARCHAR",
   "disabled_reason TEXT",
 ];
-const laterRunColumns = ["user_id VARCHAR", "scheduled_for BIGINT", "occurrence_key VARCHAR", "job_id VARCHAR", "next_attempt_at BIGINT"];
+const laterRunColumns = [
+  "user_id VARCHAR",
+  "scheduled_for BIGINT",
+  "occurrence_key VARCHAR",
+  "job_id VARCHAR",
+  "next_attempt_at BIGINT",
+];
 
 export const statements = [
   `CREATE TABLE IF NOT EXISTS {schedules} (

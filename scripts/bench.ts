@@ -87,7 +87,10 @@ const lsnNow = async (pool: Pool, fn: string) => String((await pool.query(`SELEC
 
 async function lsnDiffSince(pool: Pool, mark: string): Promise<number> {
   // The insert position, not the write/flush one: it counts every record inserted so far.
-  const { rows } = await pool.query("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint AS bytes", [mark]);
+  const { rows } = await pool.query(
+    "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), $1::pg_lsn)::bigint AS bytes",
+    [mark],
+  );
   return Number(rows[0].bytes);
 }
 
@@ -114,10 +117,14 @@ async function walMeter(pool: Pool, schema: string, target: Target): Promise<Wal
     await pool.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     // In the bench schema, so dropping the schema removes it; one installed earlier stays where it is.
     await pool.query(`CREATE EXTENSION IF NOT EXISTS pg_walinspect SCHEMA "${schema}"`);
-    const { rows } = await pool.query("SELECT extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname = 'pg_walinspect'");
+    const { rows } = await pool.query(
+      "SELECT extnamespace::regnamespace::text AS schema FROM pg_extension WHERE extname = 'pg_walinspect'",
+    );
     walinspect = String(rows[0].schema);
   } catch (e) {
-    log(`${target.name}: pg_walinspect unavailable (${(e as Error).message}); the plain LSN difference also counts other sessions' writes`);
+    log(
+      `${target.name}: pg_walinspect unavailable (${(e as Error).message}); the plain LSN difference also counts other sessions' writes`,
+    );
     return plain;
   }
   const ownRecords = `
@@ -162,7 +169,11 @@ async function checkpoint(pool: Pool): Promise<boolean> {
  * Before each window: CHECKPOINT, then WARMUP_RUNS unmeasured runs, so the window does not pay
  * the full-page images a checkpoint makes the next change to each page write.
  */
-async function walPerRun(pool: Pool, meter: WalMeter, { write, wholeSession }: Writer): Promise<Map<number, WindowResult>> {
+async function walPerRun(
+  pool: Pool,
+  meter: WalMeter,
+  { write, wholeSession }: Writer,
+): Promise<Map<number, WindowResult>> {
   const out = new Map<number, WindowResult>();
   let next = 1;
   for (const w of WINDOWS) {
@@ -216,7 +227,12 @@ function prose(seed: number, chars: number): string {
 
 /** One agent session of 2.x run dicts (system/user/assistant+tool call/tool/assistant, tools, metrics). */
 function benchSession(): LegacySessionRow {
-  const session = makeLegacySession({ sessionId: "bench-session", kind: "agent", runs: SESSION_RUNS, userId: "bench-user" });
+  const session = makeLegacySession({
+    sessionId: "bench-session",
+    kind: "agent",
+    runs: SESSION_RUNS,
+    userId: "bench-user",
+  });
   session.runs!.forEach((run, i) => {
     const messages = run.messages as { role: string; content?: unknown }[];
     const question = prose(2 * i, 80);
@@ -327,19 +343,26 @@ function migrationFixture(): LegacySessionRow[] {
   const rows: LegacySessionRow[] = [];
   const t0 = 1_750_000_000;
   const user = (i: number) => `user-${i % 37}`;
-  for (let i = 0; i < 400; i++) rows.push(makeLegacySession({ sessionId: `agent-${i}`, kind: "agent", runs: 20, userId: user(i), createdAt: t0 + i }));
-  for (let i = 0; i < 50; i++) rows.push(makeLegacySession({ sessionId: `team-${i}`, kind: "team", runs: 8, userId: user(i), createdAt: t0 + i }));
-  for (let i = 0; i < 50; i++) rows.push(makeLegacySession({ sessionId: `workflow-${i}`, kind: "workflow", runs: 20, userId: null, createdAt: t0 + i }));
+  for (let i = 0; i < 400; i++)
+    rows.push(
+      makeLegacySession({ sessionId: `agent-${i}`, kind: "agent", runs: 20, userId: user(i), createdAt: t0 + i }),
+    );
+  for (let i = 0; i < 50; i++)
+    rows.push(makeLegacySession({ sessionId: `team-${i}`, kind: "team", runs: 8, userId: user(i), createdAt: t0 + i }));
+  for (let i = 0; i < 50; i++)
+    rows.push(
+      makeLegacySession({ sessionId: `workflow-${i}`, kind: "workflow", runs: 20, userId: null, createdAt: t0 + i }),
+    );
   return rows;
 }
 
 /** Lays down an agno 2.9 database: its tables, its version stamp, and the rows in one transaction. */
 async function seedLegacy(pool: Pool, schema: string, rows: LegacySessionRow[]): Promise<void> {
   for (const statement of [...legacySessionsDDL(schema), ...legacyVersionsDDL(schema)]) await pool.query(statement);
-  await pool.query(`INSERT INTO "${schema}".agno_schema_versions (table_name, version, created_at) VALUES ('agno_sessions', $1, $2)`, [
-    legacyStampedVersion("2.9"),
-    "2025-06-01T00:00:00",
-  ]);
+  await pool.query(
+    `INSERT INTO "${schema}".agno_schema_versions (table_name, version, created_at) VALUES ('agno_sessions', $1, $2)`,
+    [legacyStampedVersion("2.9"), "2025-06-01T00:00:00"],
+  );
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -354,7 +377,11 @@ async function seedLegacy(pool: Pool, schema: string, rows: LegacySessionRow[]):
 }
 
 /** One timed `MigrationManager.up()` on a fresh fixture; fails unless every run landed in agno_runs. */
-async function migrateOnce(target: Target, rows: LegacySessionRow[], expected: number): Promise<{ seconds: number; inTable: number }> {
+async function migrateOnce(
+  target: Target,
+  rows: LegacySessionRow[],
+  expected: number,
+): Promise<{ seconds: number; inTable: number }> {
   return inFreshSchema(target.url, async (pool, schema) => {
     await seedLegacy(pool, schema, rows);
     const db = new PostgresDb({ pool, schema, id: "bench" });
@@ -379,7 +406,10 @@ async function migrateOnce(target: Target, rows: LegacySessionRow[], expected: n
 
 async function benchMigration(target: Target): Promise<void> {
   const rows = migrationFixture();
-  const expected = rows.reduce((sum, r) => sum + (r.runs ?? []).filter((run) => typeof run.run_id === "string").length, 0);
+  const expected = rows.reduce(
+    (sum, r) => sum + (r.runs ?? []).filter((run) => typeof run.run_id === "string").length,
+    0,
+  );
   const passes: { seconds: number; inTable: number }[] = [];
   for (let i = 0; i < MIGRATION_REPEATS; i++) passes.push(await migrateOnce(target, rows, expected));
   const seconds = median(passes.map((p) => p.seconds));
@@ -452,7 +482,8 @@ async function benchDatabases(run: Set<(typeof GROUPS)[number]>): Promise<void> 
         await benchMigration(target);
       }
     }
-    if (run.has("agents")) await benchAgents({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
+    if (run.has("agents"))
+      await benchAgents({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
     if (run.has("offload")) await benchOffload({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
     if (run.has("media")) await benchMedia({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
   } finally {

@@ -36,7 +36,12 @@ function arg(name: string): string | undefined {
 /** `zod`, `@ai-sdk/openai`, or `src/codemode` for the repository's own files. */
 function packageOf(input: string): string {
   const at = input.lastIndexOf("node_modules/");
-  if (at === -1) return input.replace(/^(\.\.\/)+/, "").split("/").slice(0, 2).join("/");
+  if (at === -1)
+    return input
+      .replace(/^(\.\.\/)+/, "")
+      .split("/")
+      .slice(0, 2)
+      .join("/");
   const parts = input.slice(at + "node_modules/".length).split("/");
   return parts[0]!.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!;
 }
@@ -53,11 +58,15 @@ try {
   const outdir = join(work, "out");
   const metafile = join(work, "meta.json");
   const wrangler = createRequire(import.meta.url).resolve("wrangler/bin/wrangler.js");
-  const built = spawnSync(process.execPath, [wrangler, "deploy", "--dry-run", "--config", config, "--outdir", outdir, "--metafile", metafile], {
-    cwd: dirname(config),
-    env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
-    encoding: "utf8",
-  });
+  const built = spawnSync(
+    process.execPath,
+    [wrangler, "deploy", "--dry-run", "--config", config, "--outdir", outdir, "--metafile", metafile],
+    {
+      cwd: dirname(config),
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+      encoding: "utf8",
+    },
+  );
   if (built.status !== 0) {
     process.stderr.write(built.stdout + built.stderr);
     throw new Error(`wrangler deploy --dry-run failed (exit ${built.status})`);
@@ -68,12 +77,15 @@ try {
   const mainName = mainPath.split("/").pop()!;
   // What wrangler uploads: the main module and the modules beside it (the QuickJS WebAssembly);
   // not the source map or the README wrangler writes for people. Gzipped together as wrangler does.
-  const others = readdirSync(outdir).filter((f) => f !== mainName && !f.endsWith(".map") && f !== "README.md").sort();
+  const others = readdirSync(outdir)
+    .filter((f) => f !== mainName && !f.endsWith(".map") && f !== "README.md")
+    .sort();
   const contents = [...others, mainName].map((f) => readFileSync(join(outdir, f)));
   const rawBytes = contents.reduce((sum, c) => sum + c.byteLength, 0);
   const gzipBytes = gzipSync(Buffer.concat(contents)).byteLength;
   const byPackage = new Map<string, number>();
-  for (const [input, { bytesInOutput }] of Object.entries(main.inputs)) byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput);
+  for (const [input, { bytesInOutput }] of Object.entries(main.inputs))
+    byPackage.set(packageOf(input), (byPackage.get(packageOf(input)) ?? 0) + bytesInOutput);
   for (const [i, f] of others.entries()) byPackage.set(f, contents[i]!.byteLength);
   const largest = Object.fromEntries([...byPackage].sort((a, b) => b[1] - a[1]).slice(0, 12));
   const within = gzipBytes <= budget.maxGzipBytes;
@@ -93,7 +105,9 @@ try {
     })}\n`,
   );
   if (!within) {
-    process.stderr.write(`[bundle-size] ${gzipBytes} gzip bytes is over the budget of ${budget.maxGzipBytes} (${budgetPath})\n`);
+    process.stderr.write(
+      `[bundle-size] ${gzipBytes} gzip bytes is over the budget of ${budget.maxGzipBytes} (${budgetPath})\n`,
+    );
     process.exitCode = 1;
   }
 } finally {

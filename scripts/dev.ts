@@ -55,7 +55,15 @@ async function main() {
   const setup = new PostgresDb({ pool, schema: process.env.AGNO_DB_SCHEMA }).init();
   // A server that accepts the connection and never answers would hold the start forever.
   const deadline = new Promise<never>((_, reject) => {
-    setTimeout(() => reject(new DatabaseUnreachable(`the database at ${databaseAddress(databaseUrl)} accepted the connection but did not answer within ${SETUP_TIMEOUT_MS / 1000} s`)), SETUP_TIMEOUT_MS).unref();
+    setTimeout(
+      () =>
+        reject(
+          new DatabaseUnreachable(
+            `the database at ${databaseAddress(databaseUrl)} accepted the connection but did not answer within ${SETUP_TIMEOUT_MS / 1000} s`,
+          ),
+        ),
+      SETUP_TIMEOUT_MS,
+    ).unref();
   });
   const state = await (embedded ? setup : Promise.race([setup, deadline])).catch((err: Error) => {
     if (err instanceof DatabaseUnreachable) throw err;
@@ -64,14 +72,37 @@ async function main() {
     throw new DatabaseUnreachable(`the database at ${databaseAddress(databaseUrl)} could not be set up: ${reason}`);
   });
   await pool.end();
-  log(state === "current" ? `database schema is current (${CURRENT_SCHEMA_VERSION})` : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them");
+  log(
+    state === "current"
+      ? `database schema is current (${CURRENT_SCHEMA_VERSION})`
+      : "database holds agno 2.x sessions: POST /databases/all/migrate to migrate them",
+  );
 
   const vars = [`DATABASE_URL:${databaseUrl}`, `DB_WS_PROXY:${proxy.address}`];
-  const runtimeVars = ["AGNO_DB_SCHEMA", "AGNO_RUN_EVENTS_TTL_SECONDS", "AGNO_RUN_HEARTBEAT_SECONDS", "AGNO_SSE_PING_SECONDS", "AGNO_BACKGROUND_MAX_CONCURRENCY", "AGNO_QUEUE_MAX_DEPTH", "AGNO_USER_MAX_JOBS", "AGNO_USER_MAX_SCHEDULES", "AGNO_USER_MAX_WEBSOCKETS", "AGNO_QUEUE_LEASE_SECONDS", "AGNO_QUEUE_SHARDS", "AGNO_QUEUE_DB_CONNECTIONS", "AGNO_DB_CONNECT_TIMEOUT_MS", "AGNO_DB_STATEMENT_TIMEOUT_MS"];
+  const runtimeVars = [
+    "AGNO_DB_SCHEMA",
+    "AGNO_RUN_EVENTS_TTL_SECONDS",
+    "AGNO_RUN_HEARTBEAT_SECONDS",
+    "AGNO_SSE_PING_SECONDS",
+    "AGNO_BACKGROUND_MAX_CONCURRENCY",
+    "AGNO_QUEUE_MAX_DEPTH",
+    "AGNO_USER_MAX_JOBS",
+    "AGNO_USER_MAX_SCHEDULES",
+    "AGNO_USER_MAX_WEBSOCKETS",
+    "AGNO_QUEUE_LEASE_SECONDS",
+    "AGNO_QUEUE_SHARDS",
+    "AGNO_QUEUE_DB_CONNECTIONS",
+    "AGNO_DB_CONNECT_TIMEOUT_MS",
+    "AGNO_DB_STATEMENT_TIMEOUT_MS",
+  ];
   for (const name of [...runtimeVars, "MODEL", ...PROVIDER_ENV_VARS]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
   }
-  log(process.env.MODEL ? `example agent "assistant" uses ${process.env.MODEL}` : "no MODEL set: runs answer an error that says how to configure one");
+  log(
+    process.env.MODEL
+      ? `example agent "assistant" uses ${process.env.MODEL}`
+      : "no MODEL set: runs answer an error that says how to configure one",
+  );
   for (const name of ["JWT_VERIFICATION_KEYS", "JWT_AUDIENCE", "JWT_ISSUER", "AGNO_USER_ISOLATION"]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
   }
@@ -81,7 +112,9 @@ async function main() {
     log("JWT authentication on (JWT_VERIFICATION_KEYS)");
   } else {
     vars.push("AGNO_AUTH:none");
-    log("WARNING: authentication is off (AGNO_AUTH=none) for local development; set OS_SECURITY_KEY to require a bearer key");
+    log(
+      "WARNING: authentication is off (AGNO_AUTH=none) for local development; set OS_SECURITY_KEY to require a bearer key",
+    );
   }
   const inProcess = process.env.AGNO_DEV_INSPECTOR === "off";
   const varsObject = Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf(":")), v.slice(v.indexOf(":") + 1)]));
@@ -89,11 +122,20 @@ async function main() {
   // Load tests measure the runtime as it is deployed, without a Node hop in front of it: they turn
   // the front proxy off, and the runtime then listens on the public port itself.
   const direct = process.env.AGNO_DEV_FRONT_PROXY === "off";
-  const startRuntime = () => (inProcess ? startInProcessRuntime(varsObject, direct ? port : undefined) : startWranglerRuntime(vars, (code) => void stop(code ?? 1), direct ? port : undefined));
+  const startRuntime = () =>
+    inProcess
+      ? startInProcessRuntime(varsObject, direct ? port : undefined)
+      : startWranglerRuntime(vars, (code) => void stop(code ?? 1), direct ? port : undefined);
   let runtime: Runtime | undefined = await startRuntime();
   // The public port is the front proxy's; the runtime listens on an internal one (see front-proxy.ts).
-  const front = direct ? undefined : await startFrontProxy({ port, maxBodyBytes: MAX_BODY_BYTES, upstream: () => runtime?.port });
-  log(inProcess ? `AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)` : `AgentOS on http://localhost:${port}  (try: curl localhost:${port}/info)`);
+  const front = direct
+    ? undefined
+    : await startFrontProxy({ port, maxBodyBytes: MAX_BODY_BYTES, upstream: () => runtime?.port });
+  log(
+    inProcess
+      ? `AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)`
+      : `AgentOS on http://localhost:${port}  (try: curl localhost:${port}/info)`,
+  );
 
   let restarting: Promise<void> | undefined;
   const watch = watchRuntime({
@@ -164,7 +206,11 @@ async function startInProcessRuntime(vars: Record<string, string>, publicPort?: 
 }
 
 /** `wrangler dev` on an internal port; `onExit` runs when wrangler exits without being asked to. */
-async function startWranglerRuntime(vars: string[], onExit: (code: number | null) => void, publicPort?: number): Promise<Runtime> {
+async function startWranglerRuntime(
+  vars: string[],
+  onExit: (code: number | null) => void,
+  publicPort?: number,
+): Promise<Runtime> {
   const internal = publicPort ?? (await freePort());
   // wrangler's own CLI module, as its `bin` wrapper runs it: the wrapper does not pass SIGTERM on,
   // so stopping it would orphan the real wrangler and its workerd processes.
@@ -175,17 +221,25 @@ async function startWranglerRuntime(vars: string[], onExit: (code: number | null
       "--experimental-vm-modules",
       join(root, "node_modules", "wrangler", "wrangler-dist", "cli.js"),
       "dev",
-      "--ip", "127.0.0.1",
-      "--port", String(internal),
-      "--inspector-port", String(await freePort()),
-      "--persist-to", join(dataDir, "wrangler"),
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(internal),
+      "--inspector-port",
+      String(await freePort()),
+      "--persist-to",
+      join(dataDir, "wrangler"),
       "--show-interactive-dev-session=false",
       ...vars.flatMap((v) => ["--var", v]),
       // `npm run dev -- --test-scheduled` and other wrangler dev flags pass through.
       ...process.argv.slice(2),
     ],
     // No metrics to Cloudflare and no fetch of the `Request.cf` placeholder: a local run calls no one.
-    { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
+    {
+      cwd: root,
+      stdio: ["ignore", "inherit", "inherit"],
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    },
   );
   let stopping = false;
   wrangler.on("exit", (code) => {
@@ -200,7 +254,9 @@ async function startWranglerRuntime(vars: string[], onExit: (code: number | null
       // wrangler dev shuts down (with its workerd processes) on SIGINT, as on Ctrl-C; SIGTERM it ignores.
       if (wrangler.exitCode === null) wrangler.kill("SIGINT");
       const killer = setTimeout(() => wrangler.kill("SIGKILL"), 10_000);
-      await new Promise((r) => (wrangler.exitCode === null && wrangler.signalCode === null ? wrangler.once("exit", r) : r(null)));
+      await new Promise((r) =>
+        wrangler.exitCode === null && wrangler.signalCode === null ? wrangler.once("exit", r) : r(null),
+      );
       clearTimeout(killer);
       // Whatever wrangler left behind (a workerd it could not reach, once killed) goes too.
       await killSurvivors(below);

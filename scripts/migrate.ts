@@ -39,7 +39,8 @@ async function main() {
     const db = new PostgresDb({ pool, schema: values.schema ?? process.env.AGNO_DB_SCHEMA });
     const result = await new MigrationManager(db).up({
       batchSize: values["batch-size"] ? Number(values["batch-size"]) : undefined,
-      onProgress: (p) => console.log(`progress sessions=${p.sessionsDone}/${p.sessionsTotal} runs_copied=${p.runsCopied}`),
+      onProgress: (p) =>
+        console.log(`progress sessions=${p.sessionsDone}/${p.sessionsTotal} runs_copied=${p.runsCopied}`),
     });
     console.log(`migrated ${JSON.stringify(result)}`);
     if (values["cleanup-legacy"]) {

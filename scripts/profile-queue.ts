@@ -24,7 +24,8 @@ import { until } from "../test/support/until.js";
 
 const JOBS = Number(process.env.PROFILE_JOBS ?? 1500);
 const IN_FLIGHT = 40;
-const DATABASE_URL = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+const DATABASE_URL =
+  process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 /** Samples longer than this are gaps in sampling (a paused isolate), not time spent anywhere. */
 const MAX_SAMPLE_US = 100_000;
 /** `file` (default): shares by package and source file; `function`: by function within them, to find what to cut. */
@@ -52,9 +53,15 @@ async function devtools(url: string) {
   const waiting = new Map<number, (result: unknown) => void>();
   const scripts = new Map<string, string>();
   socket.on("message", (data) => {
-    const message = JSON.parse(String(data)) as { id?: number; result?: unknown; method?: string; params?: { scriptId: string; url: string } };
+    const message = JSON.parse(String(data)) as {
+      id?: number;
+      result?: unknown;
+      method?: string;
+      params?: { scriptId: string; url: string };
+    };
     if (message.id !== undefined) waiting.get(message.id)?.(message.result);
-    if (message.method === "Debugger.scriptParsed" && message.params) scripts.set(message.params.scriptId, message.params.url);
+    if (message.method === "Debugger.scriptParsed" && message.params)
+      scripts.set(message.params.scriptId, message.params.url);
   });
   const send = <T>(method: string, params: Record<string, unknown> = {}) =>
     new Promise<T>((resolve) => {
@@ -107,7 +114,10 @@ function shares(profile: Profile, placeOf: (frame: ProfileNode["callFrame"]) => 
 
 async function main() {
   const models = await startModelServer();
-  const script = await scriptModel(models.url, Array.from({ length: JOBS + 50 }, () => ({ text: "ok" })));
+  const script = await scriptModel(
+    models.url,
+    Array.from({ length: JOBS + 50 }, () => ({ text: "ok" })),
+  );
   const schema = `profile_queue_${process.pid}`;
   const key = `profile-${crypto.randomUUID()}`;
   const dev = await startDev({
@@ -122,16 +132,25 @@ async function main() {
   });
   const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   const enqueue = async (i: number) => {
-    const res = await fetch(`${dev.url}/agents/assistant/runs`, { method: "POST", headers, body: JSON.stringify({ message: `job ${i}`, background: true, stream: false }) });
+    const res = await fetch(`${dev.url}/agents/assistant/runs`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ message: `job ${i}`, background: true, stream: false }),
+    });
     if (res.status !== 202) throw new Error(`enqueue answered ${res.status}: ${await res.text()}`);
   };
   try {
     for (let i = 0; i < 20; i++) await enqueue(-1 - i); // warm the isolate before sampling
     // dev.ts hands wrangler a free port for its inspector; wrangler lists the Worker's isolate there.
-    const args = execSync("ps -eo args").toString().split("\n").find((l) => l.includes("wrangler-dist/cli.js") && l.includes(`--port ${new URL(dev.url).port}`));
+    const args = execSync("ps -eo args")
+      .toString()
+      .split("\n")
+      .find((l) => l.includes("wrangler-dist/cli.js") && l.includes(`--port ${new URL(dev.url).port}`));
     const port = /--inspector-port (\d+)/.exec(args ?? "")?.[1];
     if (!port) throw new Error("wrangler's inspector port not found");
-    const [target] = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{ webSocketDebuggerUrl: string }>;
+    const [target] = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{
+      webSocketDebuggerUrl: string;
+    }>;
     const session = await devtools(target!.webSocketDebuggerUrl);
     await session.send("Debugger.enable");
     await session.send("Profiler.enable");
@@ -139,17 +158,22 @@ async function main() {
     await session.send("Profiler.start");
     const started = performance.now();
     let sent = 0;
-    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-      while (sent < JOBS) await enqueue(sent++);
-    }));
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (sent < JOBS) await enqueue(sent++);
+      }),
+    );
     // A poll may meet a connection the dev proxy just closed: it is tried again.
-    const stats = async () => (await (await fetch(`${dev.url}/queue/stats`, { headers })).json()) as { pending: number; running: number };
+    const stats = async () =>
+      (await (await fetch(`${dev.url}/queue/stats`, { headers })).json()) as { pending: number; running: number };
     await until(stats, (s) => s.pending + s.running === 0, "the queue to drain", { ms: 600_000, retryErrors: true });
     const seconds = (performance.now() - started) / 1000;
     const { profile } = await session.send<{ profile: Profile }>("Profiler.stop");
     // The Worker's bundle is the script the samples point into; its module markers name the sources.
     const bundleId = [...session.scripts].find(([, url]) => url.endsWith("index.js"))?.[0];
-    const bundle = bundleId ? (await session.send<{ scriptSource: string }>("Debugger.getScriptSource", { scriptId: bundleId })).scriptSource : "";
+    const bundle = bundleId
+      ? (await session.send<{ scriptSource: string }>("Debugger.getScriptSource", { scriptId: bundleId })).scriptSource
+      : "";
     session.close();
     // PROFILE_OUT keeps the raw profile (with the bundle beside it) for DevTools or a closer look.
     if (process.env.PROFILE_OUT) {
@@ -158,15 +182,26 @@ async function main() {
     }
     const lines = sourceOfLines(bundle);
     const fileOf = (frame: ProfileNode["callFrame"]) =>
-      frame.scriptId === bundleId ? lines[frame.lineNumber] ?? "(bundle)" : frame.url || frame.functionName || "(native)";
-    const placeOf = BY === "file" ? fileOf : (frame: ProfileNode["callFrame"]) => `${frame.functionName || "(anonymous)"} in ${fileOf(frame)}`;
+      frame.scriptId === bundleId
+        ? (lines[frame.lineNumber] ?? "(bundle)")
+        : frame.url || frame.functionName || "(native)";
+    const placeOf =
+      BY === "file"
+        ? fileOf
+        : (frame: ProfileNode["callFrame"]) => `${frame.functionName || "(anonymous)"} in ${fileOf(frame)}`;
     const { self, inclusive, total } = shares(profile, placeOf);
-    process.stdout.write(`${JSON.stringify({ profile: "queue", jobs: JOBS, seconds: Number(seconds.toFixed(2)), sampled_seconds: Number((total / 1e6).toFixed(2)) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ profile: "queue", jobs: JOBS, seconds: Number(seconds.toFixed(2)), sampled_seconds: Number((total / 1e6).toFixed(2)) })}\n`,
+    );
     // By file the inclusive shares tell most; by function, what a function itself costs does.
-    const top = [...(BY === "file" ? inclusive : self).entries()].sort((a, b) => b[1] - a[1]).slice(0, BY === "file" ? 25 : 40);
+    const top = [...(BY === "file" ? inclusive : self).entries()]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, BY === "file" ? 25 : 40);
     for (const [where, time] of top) {
       const share = (t: number) => Number(((t / total) * 100).toFixed(1));
-      process.stdout.write(`${JSON.stringify({ profile: "queue", where, self_share: share(self.get(where) ?? 0), inclusive_share: share(time) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ profile: "queue", where, self_share: share(self.get(where) ?? 0), inclusive_share: share(time) })}\n`,
+      );
     }
   } finally {
     await dev.stop();

@@ -47,7 +47,9 @@ if (values.help) {
   process.exit(0);
 }
 
-const secret = process.env.JWT_SECRET ? base64url.decode(process.env.JWT_SECRET) : crypto.getRandomValues(new Uint8Array(32));
+const secret = process.env.JWT_SECRET
+  ? base64url.decode(process.env.JWT_SECRET)
+  : crypto.getRandomValues(new Uint8Array(32));
 if (secret.length < 32) throw new Error("JWT_SECRET must decode to at least 32 bytes");
 const jwt = new SignJWT({ scopes: values.scopes.split(",").filter(Boolean) })
   .setProtectedHeader({ alg: "HS256", kid: values.kid })
@@ -58,6 +60,8 @@ if (values.aud) jwt.setAudience(values.aud);
 if (values.iss) jwt.setIssuer(values.iss);
 const token = await jwt.sign(secret);
 
-console.log(`JWT_VERIFICATION_KEYS='${JSON.stringify([{ kty: "oct", k: base64url.encode(secret), kid: values.kid }])}'`);
+console.log(
+  `JWT_VERIFICATION_KEYS='${JSON.stringify([{ kty: "oct", k: base64url.encode(secret), kid: values.kid }])}'`,
+);
 if (!process.env.JWT_SECRET) console.log(`JWT_SECRET=${base64url.encode(secret)}`);
 console.log(`TOKEN=${token}`);

@@ -19,7 +19,10 @@ export class AgnoError extends Error {
 export class ValidationError extends AgnoError {
   override readonly status = 422;
   override readonly errorId = "validation_error";
-  constructor(message: string, readonly field?: string) {
+  constructor(
+    message: string,
+    readonly field?: string,
+  ) {
     super(message);
   }
 }

@@ -22,13 +22,19 @@ export interface Env extends WorkerEnv {
 /** The example agent's model: Workers AI through its binding, a provider by name, or none yet (MODEL is validated already). */
 function modelFrom(env: Env): Model {
   if (!env.MODEL) return new UnconfiguredModel();
-  if (env.MODEL.startsWith("workers-ai:") && env.AI) return new WorkersAIModel(env.AI, env.MODEL.slice("workers-ai:".length));
+  if (env.MODEL.startsWith("workers-ai:") && env.AI)
+    return new WorkersAIModel(env.AI, env.MODEL.slice("workers-ai:".length));
   return createModel(env.MODEL, { credentials: credentialsFromEnv(env as unknown as Record<string, unknown>) });
 }
 
 const os = defineAgentOS({
   // With a bucket, the example agent offloads large tool results to it (SPEC O1).
-  agents: (env: Env, config) => [exampleAssistant(modelFrom(env), { offloadToolResults: env.STORAGE !== undefined, heartbeatSeconds: config.heartbeatSeconds })],
+  agents: (env: Env, config) => [
+    exampleAssistant(modelFrom(env), {
+      offloadToolResults: env.STORAGE !== undefined,
+      heartbeatSeconds: config.heartbeatSeconds,
+    }),
+  ],
 });
 
 export default os;

@@ -35,7 +35,9 @@ const UNSTORABLE_ALL = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\u
 export function textProblem(s: string): string | null {
   const m = UNSTORABLE.exec(s);
   if (!m) return null;
-  return m[0] === "\u0000" ? "must not contain NUL characters (\\u0000)" : "must be valid Unicode (it holds a lone UTF-16 surrogate)";
+  return m[0] === "\u0000"
+    ? "must not contain NUL characters (\\u0000)"
+    : "must be valid Unicode (it holds a lone UTF-16 surrogate)";
 }
 
 /** The string with NUL and lone surrogates replaced by U+FFFD: for text from a model or a tool, which cannot be refused. */
@@ -85,9 +87,12 @@ export function jsonProblem(value: unknown, opts: JsonCheck = {}): JsonProblem |
     if (!array && !isPlainObject(v)) continue;
     const depth = frame.depth + 1;
     if (depth > maxDepth) return { path: pathOf(frame), message: `is nested deeper than ${maxDepth} levels` };
-    const entries: Array<[string | number, unknown]> = array ? (v as unknown[]).map((x, i) => [i, x]) : Object.entries(v as Record<string, unknown>);
+    const entries: Array<[string | number, unknown]> = array
+      ? (v as unknown[]).map((x, i) => [i, x])
+      : Object.entries(v as Record<string, unknown>);
     nodes += entries.length;
-    if (nodes > maxNodes) return { path: pathOf(frame), message: `holds more than ${maxNodes} keys and elements in all` };
+    if (nodes > maxNodes)
+      return { path: pathOf(frame), message: `holds more than ${maxNodes} keys and elements in all` };
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
       if (opts.text && typeof key === "string") {
@@ -118,7 +123,9 @@ export function pgJson(value: unknown): string {
   const text = JSON.stringify(value);
   if (text === undefined || !text.includes("\\u")) return text;
   // An escape is one only after an odd run of backslashes (`\\u0000` is a backslash, then text).
-  return text.replace(/(\\+)u(0000|d[89a-f][0-9a-f]{2})/g, (all, slashes: string) => (slashes.length % 2 === 1 ? `${slashes}ufffd` : all));
+  return text.replace(/(\\+)u(0000|d[89a-f][0-9a-f]{2})/g, (all, slashes: string) =>
+    slashes.length % 2 === 1 ? `${slashes}ufffd` : all,
+  );
 }
 
 /** `value` as Postgres will store it (see pgJson), for writers that serialise it themselves. */

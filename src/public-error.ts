@@ -41,10 +41,12 @@ export function publicError(error: unknown, where?: string): PublicError {
 
 function toPublic(error: unknown, where: string | undefined): PublicError {
   if (error instanceof ModelProviderError) {
-    const message = error.message.length > MAX_PROVIDER_MESSAGE ? `${error.message.slice(0, MAX_PROVIDER_MESSAGE)}…` : error.message;
+    const message =
+      error.message.length > MAX_PROVIDER_MESSAGE ? `${error.message.slice(0, MAX_PROVIDER_MESSAGE)}…` : error.message;
     return { message, errorId: error.errorId, status: error.status, type: error.name, kind: error.kind };
   }
-  if (error instanceof AgnoError) return { message: error.message, errorId: error.errorId, status: error.status, type: error.name };
+  if (error instanceof AgnoError)
+    return { message: error.message, errorId: error.errorId, status: error.status, type: error.name };
   const ref = crypto.randomUUID().replace(/-/g, "").slice(0, 16);
   console.error(`internal error ref ${ref}${where ? ` (${where})` : ""}:`, error);
   return { message: `internal error (ref ${ref})`, errorId: "internal_error", status: 500, type: "InternalError", ref };

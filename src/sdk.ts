@@ -19,7 +19,15 @@ export {
   ValidationError,
 } from "./errors.js";
 export type { Db, MigrateOptions, MigrationProgress, MigrationResult, UpsertRunOptions } from "./db/port.js";
-export type { DbAdmin, QueueDb, RunEventStore, RunStore, SessionStore, ToolResultStore, UserMemoryStore } from "./db/port.js";
+export type {
+  DbAdmin,
+  QueueDb,
+  RunEventStore,
+  RunStore,
+  SessionStore,
+  ToolResultStore,
+  UserMemoryStore,
+} from "./db/port.js";
 export type {
   GetRunsOptions,
   GetSessionOptions,
@@ -41,26 +49,90 @@ export { PostgresDb, type PostgresDbOptions } from "./db/postgres/postgres-db.js
 export { MemoryDb, MemoryTables, type MemoryDbOptions } from "./db/memory/index.js";
 export { DEFAULT_TABLE_NAMES, type TableNames } from "./db/postgres/names.js";
 export { CURRENT_SCHEMA_VERSION } from "../migrations/index.js";
-export { Agent, type AgentOptions, type ContinueOptions, type Instructions, type RunContext, type RunOptions } from "./agent/agent.js";
+export {
+  Agent,
+  type AgentOptions,
+  type ContinueOptions,
+  type Instructions,
+  type RunContext,
+  type RunOptions,
+} from "./agent/agent.js";
 export type { EventOf, RunEvent, RunEventName } from "./agent/events.js";
-export type { RunInput, RunMetrics, RunOutput, RunRequirement, ToolExecution, UserInputField } from "./agent/run-output.js";
-export { DEFAULT_MEDIA_LIMITS, SUPPORTED_MIME_TYPES, type MediaInput, type MediaLimits, type RunMedia } from "./agent/media.js";
+export type {
+  RunInput,
+  RunMetrics,
+  RunOutput,
+  RunRequirement,
+  ToolExecution,
+  UserInputField,
+} from "./agent/run-output.js";
+export {
+  DEFAULT_MEDIA_LIMITS,
+  SUPPORTED_MIME_TYPES,
+  type MediaInput,
+  type MediaLimits,
+  type RunMedia,
+} from "./agent/media.js";
 export type { RequirementResolution } from "./agent/hitl.js";
 export { tool, Toolkit, type Tool, type ToolContext, type ToolOptions } from "./tools/tool.js";
 export { ToolPause, type ResumedCall } from "./tools/tool-pause.js";
-export { CodeMode, type CellRequest, type CodeModeOptions, type CodeRunner, type ToolHost } from "./codemode/code-mode.js";
+export {
+  CodeMode,
+  type CellRequest,
+  type CodeModeOptions,
+  type CodeRunner,
+  type ToolHost,
+} from "./codemode/code-mode.js";
 export { memoryCodeRunner } from "./codemode/memory-runner.js";
-export { DEFAULT_LIMITS as CODEMODE_DEFAULT_LIMITS, type CellError, type CellLimits, type CellResult, type StateEntry, type ToolAnswer } from "./codemode/sandbox.js";
+export {
+  DEFAULT_LIMITS as CODEMODE_DEFAULT_LIMITS,
+  type CellError,
+  type CellLimits,
+  type CellResult,
+  type StateEntry,
+  type ToolAnswer,
+} from "./codemode/sandbox.js";
 export { codeToolDescription, toolSignature } from "./codemode/signatures.js";
 export { ResultStore, pruneToolResults, type ResultStoreOptions } from "./offload/result-store.js";
 export type { ToolResultRecord } from "./db/port.js";
 export type { MediaKind, MediaRecord, Message, Role, ToolCallRecord } from "./models/message.js";
-export { MediaStorage, type MediaReference, type MediaStorageOptions, type StoreMediaOptions } from "./offload/media-storage.js";
-export type { GetOptions, ObjectStorage, PutOptions, StoredObject, StoredObjectInfo } from "./offload/object-storage.js";
-export type { FinishReason, MediaInfo, Model, ModelChunk, ModelRequest, TokenUsage, ToolDefinition } from "./models/model.js";
+export {
+  MediaStorage,
+  type MediaReference,
+  type MediaStorageOptions,
+  type StoreMediaOptions,
+} from "./offload/media-storage.js";
+export type {
+  GetOptions,
+  ObjectStorage,
+  PutOptions,
+  StoredObject,
+  StoredObjectInfo,
+} from "./offload/object-storage.js";
+export type {
+  FinishReason,
+  MediaInfo,
+  Model,
+  ModelChunk,
+  ModelRequest,
+  TokenUsage,
+  ToolDefinition,
+} from "./models/model.js";
 export { AiSdkModel, type ModelSettings } from "./models/ai-sdk-model.js";
-export { createModel, credentialsFromEnv, parseModelSpec, PROVIDERS, BUILTIN_PROVIDERS, type ProviderName } from "./models/providers.js";
-export type { ModelOptions, ModelProvider, ProviderCredentials, ProviderModelOptions } from "./models/model-provider.js";
+export {
+  createModel,
+  credentialsFromEnv,
+  parseModelSpec,
+  PROVIDERS,
+  BUILTIN_PROVIDERS,
+  type ProviderName,
+} from "./models/providers.js";
+export type {
+  ModelOptions,
+  ModelProvider,
+  ProviderCredentials,
+  ProviderModelOptions,
+} from "./models/model-provider.js";
 export { ModelRegistry } from "./models/model-registry.js";
 export { defaultModelRegistry } from "./models/default-model-registry.js";
 export { openAICompatibleProvider } from "./models/openai-compatible-provider.js";
@@ -82,7 +154,16 @@ export { runDueSchedules, type SchedulerDb, type SchedulerOptions, type TickRepo
 export { triggerSchedule } from "./scheduler/dispatch.js";
 export { nextOccurrence, validateCron } from "./scheduler/cron.js";
 export { SCHEDULE_MUTABLE_FIELDS } from "./scheduler/types.js";
-export type { Schedule, ScheduleInput, ScheduleRun, ScheduleRunStatus, ScheduleScope, ScheduleStore, ScheduleTicks, ScheduleUpdate } from "./scheduler/types.js";
+export type {
+  Schedule,
+  ScheduleInput,
+  ScheduleRun,
+  ScheduleRunStatus,
+  ScheduleScope,
+  ScheduleStore,
+  ScheduleTicks,
+  ScheduleUpdate,
+} from "./scheduler/types.js";
 export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth/middleware.js";
 export type { RequestServices } from "./os/context.js";

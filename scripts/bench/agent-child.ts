@@ -96,7 +96,12 @@ function construct(fw: Framework, cfg: ConstructConfig): ConstructResult {
   gc();
   const after = process.memoryUsage().heapUsed;
   if (kept.some((a) => !a)) throw new Error("an agent went missing");
-  return { ...identity(fw), samples_us: samples, heap_bytes_per_agent: Math.round((after - before) / cfg.n), heap_agents: kept.length };
+  return {
+    ...identity(fw),
+    samples_us: samples,
+    heap_bytes_per_agent: Math.round((after - before) / cfg.n),
+    heap_agents: kept.length,
+  };
 }
 
 /** Each run: the model asks for the tool, the tool runs, the model answers. */
@@ -112,7 +117,10 @@ async function runner(fw: Framework, cfg: RunConfig) {
   const script = await scriptModel(cfg.modelServerUrl, Array.from({ length: total }, () => RUN_TURNS).flat());
   let toolCalls = 0;
   let runs = 0;
-  const agent = fw.agent(fw.model(script.baseURL), fw.tool(() => toolCalls++));
+  const agent = fw.agent(
+    fw.model(script.baseURL),
+    fw.tool(() => toolCalls++),
+  );
   async function timed(count: number): Promise<number[]> {
     const samples: number[] = [];
     for (let i = 0; i < count; i++) {
@@ -120,7 +128,8 @@ async function runner(fw: Framework, cfg: RunConfig) {
       const text = await fw.run(agent, INPUT);
       samples.push(performance.now() - started);
       runs++;
-      if (text !== ANSWER) throw new Error(`run ${runs} answered ${JSON.stringify(text)}, not ${JSON.stringify(ANSWER)}`);
+      if (text !== ANSWER)
+        throw new Error(`run ${runs} answered ${JSON.stringify(text)}, not ${JSON.stringify(ANSWER)}`);
     }
     return samples;
   }
@@ -132,18 +141,27 @@ async function runner(fw: Framework, cfg: RunConfig) {
   async function check(): Promise<RunSummary> {
     if (runs !== total) throw new Error(`${runs} runs made; ${total} planned`);
     const requests = await script.requests();
-    if (requests.length !== 2 * runs) throw new Error(`${requests.length} model requests for ${runs} runs; expected ${2 * runs}`);
+    if (requests.length !== 2 * runs)
+      throw new Error(`${requests.length} model requests for ${runs} runs; expected ${2 * runs}`);
     if (toolCalls !== runs) throw new Error(`the tool ran ${toolCalls} times in ${runs} runs`);
     requests.forEach((r, i) => {
       const messages = (r.body.messages ?? []) as { role?: string; content?: unknown }[];
       const toolResult = messages.find((m) => m.role === "tool");
       if (r.disconnected) throw new Error(`model request ${i + 1} was cut off`);
       if (i % 2 === 0 && toolResult) throw new Error(`model request ${i + 1} opens a run but carries a tool result`);
-      if (i % 2 === 1 && !JSON.stringify(toolResult?.content ?? "").includes("21")) throw new Error(`model request ${i + 1} lacks the tool's result`);
+      if (i % 2 === 1 && !JSON.stringify(toolResult?.content ?? "").includes("21"))
+        throw new Error(`model request ${i + 1} lacks the tool's result`);
     });
     const streamed = requests.map((r) => r.body.stream === true);
-    if (streamed.some((x) => x !== streamed[0])) throw new Error("the framework mixed streamed and plain model requests");
-    return { ...identity(fw), wire: streamed[0] ? "sse" : "json", runs, model_requests: requests.length, tool_calls: toolCalls };
+    if (streamed.some((x) => x !== streamed[0]))
+      throw new Error("the framework mixed streamed and plain model requests");
+    return {
+      ...identity(fw),
+      wire: streamed[0] ? "sse" : "json",
+      runs,
+      model_requests: requests.length,
+      tool_calls: toolCalls,
+    };
   }
   return { timed, check };
 }

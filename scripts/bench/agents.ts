@@ -15,7 +15,14 @@
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { startModelServer } from "../../test/support/model-server.js";
-import type { ChildMessage, ConstructConfig, ConstructResult, ParentMessage, RunConfig, RunSummary } from "./agent-child.js";
+import type {
+  ChildMessage,
+  ConstructConfig,
+  ConstructResult,
+  ParentMessage,
+  RunConfig,
+  RunSummary,
+} from "./agent-child.js";
 import { PEERS, type DbConfig, type PeerName } from "./frameworks.js";
 import { ensurePeers } from "./peers.js";
 import { emit, log, mean, median, percentile, round } from "./util.js";
@@ -78,7 +85,9 @@ class Child {
   }
 
   /** The next message of the given kind; a load failure throws Skipped, any other failure an Error. */
-  async next<K extends Extract<ChildMessage, { ok: true }>["kind"]>(kind: K): Promise<Extract<ChildMessage, { kind: K }>> {
+  async next<K extends Extract<ChildMessage, { ok: true }>["kind"]>(
+    kind: K,
+  ): Promise<Extract<ChildMessage, { kind: K }>> {
     const message = await this.receive();
     if (!message.ok) {
       if (message.stage === "load") throw new Skipped(`cannot load on Node ${process.versions.node}: ${message.error}`);
@@ -122,7 +131,13 @@ interface Best {
 }
 
 /** One comparison line per metric: agno-edge against the best peer (lower is better). */
-function compare(bench: string, metric: string, ours: number | undefined, peers: Map<string, number>, extra: Record<string, unknown> = {}): void {
+function compare(
+  bench: string,
+  metric: string,
+  ours: number | undefined,
+  peers: Map<string, number>,
+  extra: Record<string, unknown> = {},
+): void {
   let best: Best | undefined;
   for (const [framework, value] of peers) if (!best || value < best.value) best = { framework, value };
   if (ours === undefined || !best) return;
@@ -147,7 +162,9 @@ const rotated = <T>(xs: T[], r: number): T[] => xs.map((_, i) => xs[(i + r) % xs
 async function benchConstruction(frameworks: string[], skipped: Map<string, string>): Promise<void> {
   const config: ConstructConfig = { n: CONSTRUCTIONS, warmup: CONSTRUCTION_WARMUP, baseURL: DUMMY_BASE_URL };
   const results = new Map<string, ConstructResult[]>(frameworks.map((f) => [f, []]));
-  log(`agent construction: ${frameworks.join(", ")}; ${CONSTRUCTIONS} after ${CONSTRUCTION_WARMUP} warm-ups, in ${CONSTRUCTION_PROCESSES} fresh processes each`);
+  log(
+    `agent construction: ${frameworks.join(", ")}; ${CONSTRUCTIONS} after ${CONSTRUCTION_WARMUP} warm-ups, in ${CONSTRUCTION_PROCESSES} fresh processes each`,
+  );
   for (let round_ = 0; round_ < CONSTRUCTION_PROCESSES; round_++) {
     for (const framework of rotated(frameworks, round_)) {
       if (skipped.has(framework)) continue;
@@ -155,7 +172,9 @@ async function benchConstruction(frameworks: string[], skipped: Map<string, stri
       try {
         const { result } = await child.next("construct");
         results.get(framework)!.push(result);
-        log(`  ${framework}: mean ${mean(result.samples_us).toFixed(2)} us, ${result.heap_bytes_per_agent} heap bytes per agent`);
+        log(
+          `  ${framework}: mean ${mean(result.samples_us).toFixed(2)} us, ${result.heap_bytes_per_agent} heap bytes per agent`,
+        );
       } catch (e) {
         if (!(e instanceof Skipped)) throw e;
         log(`  ${framework} skipped: ${e.message}`);
@@ -205,7 +224,15 @@ async function benchConstruction(frameworks: string[], skipped: Map<string, stri
       bestMeans.set(framework, line.best_mean_us);
       medians.set(framework, line.median_us);
       heaps.set(framework, line.heap_bytes_per_agent);
-      emit(ours ? { ...line, mean_ratio_to_agno_edge: round(line.mean_us / ours.mean_us, 2), heap_ratio_to_agno_edge: round(line.heap_bytes_per_agent / ours.heap_bytes_per_agent, 2) } : line);
+      emit(
+        ours
+          ? {
+              ...line,
+              mean_ratio_to_agno_edge: round(line.mean_us / ours.mean_us, 2),
+              heap_ratio_to_agno_edge: round(line.heap_bytes_per_agent / ours.heap_bytes_per_agent, 2),
+            }
+          : line,
+      );
     }
   }
   // The loop of 1,000 is short for the fastest frameworks, so one preemption by another
@@ -233,23 +260,44 @@ interface Contender {
   summary?: RunSummary;
 }
 
-async function benchRuns(peers: readonly PeerName[], skipped: Map<string, string>, dbTargets: AgentDbTarget[], wsProxy: string): Promise<void> {
+async function benchRuns(
+  peers: readonly PeerName[],
+  skipped: Map<string, string>,
+  dbTargets: AgentDbTarget[],
+  wsProxy: string,
+): Promise<void> {
   const server = await startModelServer();
   const config: RunConfig = { n: RUNS, warmup: RUN_WARMUP, modelServerUrl: server.url };
   const contenders: Contender[] = [
     // The floor: the same two model round trips made by hand, no framework (context, not a contender).
-    ...(["raw-fetch-json", "raw-fetch-sse"] as const).map((framework) => ({ bench: "agent_run_floor" as const, framework, db: "none", samples: [] })),
+    ...(["raw-fetch-json", "raw-fetch-sse"] as const).map((framework) => ({
+      bench: "agent_run_floor" as const,
+      framework,
+      db: "none",
+      samples: [],
+    })),
     { bench: "agent_run_overhead", framework: "agno-edge", db: "none", samples: [] },
     ...peers.map((framework) => ({ bench: "agent_run_overhead" as const, framework, db: "none", samples: [] })),
-    ...dbTargets.map((db) => ({ bench: "agent_run_overhead" as const, framework: "agno-edge", db: db.name, samples: [] })),
+    ...dbTargets.map((db) => ({
+      bench: "agent_run_overhead" as const,
+      framework: "agno-edge",
+      db: db.name,
+      samples: [],
+    })),
   ];
   try {
-    log(`agent runs: ${contenders.map((c) => `${c.framework}${c.db === "none" ? "" : `+${c.db}`}`).join(", ")}; ${RUN_WARMUP} warm-ups each, then ${RUN_BATCHES} turns of ${RUNS / RUN_BATCHES} runs`);
+    log(
+      `agent runs: ${contenders.map((c) => `${c.framework}${c.db === "none" ? "" : `+${c.db}`}`).join(", ")}; ${RUN_WARMUP} warm-ups each, then ${RUN_BATCHES} turns of ${RUNS / RUN_BATCHES} runs`,
+    );
     // Start every child at once; each does its warm-up runs and reports ready.
     for (const c of contenders) {
       if (skipped.has(c.framework)) continue;
       const target = dbTargets.find((d) => d.name === c.db);
-      const db: DbConfig | undefined = target && { ...target, wsProxy, schema: `bench_agent_${process.pid}_${randomUUID().slice(0, 8)}` };
+      const db: DbConfig | undefined = target && {
+        ...target,
+        wsProxy,
+        schema: `bench_agent_${process.pid}_${randomUUID().slice(0, 8)}`,
+      };
       c.child = new Child("run", c.framework, { ...config, ...(db && { db }) });
     }
     for (const c of contenders) {
@@ -270,7 +318,9 @@ async function benchRuns(peers: readonly PeerName[], skipped: Map<string, string
         c.child!.send({ kind: "batch", runs: RUNS / RUN_BATCHES });
         c.samples.push(...(await c.child!.next("batch")).samples_ms);
       }
-      log(`  turn ${r + 1}/${RUN_BATCHES}: ${active.map((c) => `${c.framework}${c.db === "none" ? "" : `+${c.db}`} ${median(c.samples).toFixed(1)}`).join(", ")} ms (median so far)`);
+      log(
+        `  turn ${r + 1}/${RUN_BATCHES}: ${active.map((c) => `${c.framework}${c.db === "none" ? "" : `+${c.db}`} ${median(c.samples).toFixed(1)}`).join(", ")} ms (median so far)`,
+      );
     }
     for (const c of active) {
       c.child!.send({ kind: "finish" });
@@ -287,7 +337,8 @@ async function benchRuns(peers: readonly PeerName[], skipped: Map<string, string
    * without a timer. A framework's median minus the floor of its own wire is its own overhead.
    */
   const floors = new Map<string, number>();
-  for (const c of contenders) if (c.bench === "agent_run_floor" && c.summary) floors.set(c.summary.wire, median(c.samples));
+  for (const c of contenders)
+    if (c.bench === "agent_run_floor" && c.summary) floors.set(c.summary.wire, median(c.samples));
   const medians = new Map<string, number>();
   const p99s = new Map<string, number>();
   const aboveFloor = new Map<string, number>();
@@ -310,7 +361,10 @@ async function benchRuns(peers: readonly PeerName[], skipped: Map<string, string
       p99_ms: round(percentile(c.samples, 99), 3),
       mean_ms: round(mean(c.samples), 3),
       ...(c.bench === "agent_run_overhead" &&
-        floors.has(s.wire) && { median_above_floor_ms: round(median(c.samples) - floors.get(s.wire)!, 3), floor_median_ms: round(floors.get(s.wire)!, 3) }),
+        floors.has(s.wire) && {
+          median_above_floor_ms: round(median(c.samples) - floors.get(s.wire)!, 3),
+          floor_median_ms: round(floors.get(s.wire)!, 3),
+        }),
       model_wire: s.wire,
       model_requests: s.model_requests,
       tool_calls: s.tool_calls,
@@ -322,7 +376,15 @@ async function benchRuns(peers: readonly PeerName[], skipped: Map<string, string
       medians.set(c.framework, line.median_ms);
       p99s.set(c.framework, line.p99_ms);
       if (line.median_above_floor_ms !== undefined) aboveFloor.set(c.framework, line.median_above_floor_ms);
-      emit(ours ? { ...line, median_ratio_to_agno_edge: round(line.median_ms / ours.median_ms, 2), p99_ratio_to_agno_edge: round(line.p99_ms / ours.p99_ms, 2) } : line);
+      emit(
+        ours
+          ? {
+              ...line,
+              median_ratio_to_agno_edge: round(line.median_ms / ours.median_ms, 2),
+              p99_ratio_to_agno_edge: round(line.p99_ms / ours.p99_ms, 2),
+            }
+          : line,
+      );
     }
   }
   compare("agent_run_overhead", "median_ms", ours?.median_ms, medians, { db: "none" });

@@ -35,12 +35,21 @@ const lookup = tool({
 
 async function measure(serverUrl: string, turns: Turn[], tools: Array<Tool | CodeMode>) {
   const script = await scriptModel(serverUrl, turns);
-  const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "bench", baseURL: script.baseURL } } });
+  const model = createModel("openai:gpt-test", {
+    credentials: { openai: { apiKey: "bench", baseURL: script.baseURL } },
+  });
   const out = await new Agent({ name: "bench", model, tools }).run(`Sum the prices of items 1 to ${LOOKUPS}`);
   if (out.status !== "COMPLETED") throw new Error(`run ended ${out.status}: ${JSON.stringify(out.content)}`);
   const requests = await script.requests();
-  const promptChars = requests.reduce((sum, r) => sum + JSON.stringify({ messages: r.body.messages, tools: r.body.tools }).length, 0);
-  return { round_trips: requests.length, prompt_chars: promptChars, prompt_tokens_estimate: Math.round(promptChars / 4) };
+  const promptChars = requests.reduce(
+    (sum, r) => sum + JSON.stringify({ messages: r.body.messages, tools: r.body.tools }).length,
+    0,
+  );
+  return {
+    round_trips: requests.length,
+    prompt_chars: promptChars,
+    prompt_tokens_estimate: Math.round(promptChars / 4),
+  };
 }
 
 export async function benchCodeMode(): Promise<void> {
@@ -49,22 +58,49 @@ export async function benchCodeMode(): Promise<void> {
   try {
     log(`codemode: ${LOOKUPS} lookups, classic tool calling vs one code cell`);
     const ids = Array.from({ length: LOOKUPS }, (_, i) => i + 1);
-    const classic = await measure(server.url, [...ids.map((id): Turn => ({ toolCalls: [{ name: "lookup_price", arguments: { item_id: id } }] })), { text: "done" }], [lookup]);
+    const classic = await measure(
+      server.url,
+      [
+        ...ids.map((id): Turn => ({ toolCalls: [{ name: "lookup_price", arguments: { item_id: id } }] })),
+        { text: "done" },
+      ],
+      [lookup],
+    );
     emit({ bench: "codemode_task", task: `${LOOKUPS} lookups`, mode: "classic", ...classic });
     const code = `const rows = await Promise.all(Array.from({ length: ${LOOKUPS} }, (_, i) => lookup_price({ item_id: i + 1 })));\nreturn rows.reduce((s, r) => s + r.cents, 0);`;
-    const codeMode = await measure(server.url, [{ toolCalls: [{ name: "run_code", arguments: { code } }] }, { text: "done" }], [new CodeMode({ tools: [lookup], runner })]);
+    const codeMode = await measure(
+      server.url,
+      [{ toolCalls: [{ name: "run_code", arguments: { code } }] }, { text: "done" }],
+      [new CodeMode({ tools: [lookup], runner })],
+    );
     emit({ bench: "codemode_task", task: `${LOOKUPS} lookups`, mode: "codemode", ...codeMode });
 
     const runCode = new CodeMode({ tools: [lookup], runner }).tools[0]!;
-    const ctx = { runId: "bench", sessionId: "bench-cells", userId: null, sessionState: {}, dependencies: {}, signal: new AbortController().signal };
-    for (const [cell, source] of [["empty", ";"], ["one_tool_call", "return await lookup_price({ item_id: 1 })"]] as const) {
+    const ctx = {
+      runId: "bench",
+      sessionId: "bench-cells",
+      userId: null,
+      sessionState: {},
+      dependencies: {},
+      signal: new AbortController().signal,
+    };
+    for (const [cell, source] of [
+      ["empty", ";"],
+      ["one_tool_call", "return await lookup_price({ item_id: 1 })"],
+    ] as const) {
       const times: number[] = [];
       for (let i = 0; i < CELLS + 20; i++) {
         const started = performance.now();
         await runCode.execute!({ code: source }, ctx);
         if (i >= 20) times.push(performance.now() - started);
       }
-      emit({ bench: "codemode_cell_overhead", cell, runtime: `node ${process.version}, in-process QuickJS`, cells: CELLS, median_ms: round(median(times), 3) });
+      emit({
+        bench: "codemode_cell_overhead",
+        cell,
+        runtime: `node ${process.version}, in-process QuickJS`,
+        cells: CELLS,
+        median_ms: round(median(times), 3),
+      });
     }
   } finally {
     await server.stop();
@@ -108,7 +144,15 @@ async function benchSandbox(sandbox: "loader" | "object"): Promise<void> {
     const baseline = median(times.get("baseline")!);
     for (const [name] of cases.slice(1)) {
       const cell = median(times.get(name)!);
-      emit({ bench: "codemode_cell_overhead", cell: name, runtime: WHERE[sandbox], cells: CELLS, median_ms: round(cell, 3), baseline_request_median_ms: round(baseline, 3), overhead_ms: round(cell - baseline, 3) });
+      emit({
+        bench: "codemode_cell_overhead",
+        cell: name,
+        runtime: WHERE[sandbox],
+        cells: CELLS,
+        median_ms: round(cell, 3),
+        baseline_request_median_ms: round(baseline, 3),
+        overhead_ms: round(cell - baseline, 3),
+      });
     }
   } finally {
     await harness.stop();

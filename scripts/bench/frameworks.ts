@@ -56,7 +56,9 @@ export interface DbConfig {
 
 // -- agno-edge -----------------------------------------------------------------------------
 
-async function agnoEdge(db?: DbConfig): Promise<Framework<ReturnType<typeof createModel>, ReturnType<typeof tool>, Agent>> {
+async function agnoEdge(
+  db?: DbConfig,
+): Promise<Framework<ReturnType<typeof createModel>, ReturnType<typeof tool>, Agent>> {
   let pool: Pool | undefined;
   let store: PostgresDb | undefined;
   if (db) {
@@ -66,7 +68,10 @@ async function agnoEdge(db?: DbConfig): Promise<Framework<ReturnType<typeof crea
     const state = await store.init();
     if (state !== "current") throw new Error(`the bench schema reads as ${state}, not current`);
   }
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { name: string; version: string };
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    name: string;
+    version: string;
+  };
   return {
     name: "agno-edge",
     package: pkg.name,
@@ -82,7 +87,8 @@ async function agnoEdge(db?: DbConfig): Promise<Framework<ReturnType<typeof crea
           return weatherIn(city);
         },
       }),
-    agent: (model, weather) => new Agent({ name: AGENT_NAME, instructions: INSTRUCTIONS, model, tools: [weather], ...(store && { db: store }) }),
+    agent: (model, weather) =>
+      new Agent({ name: AGENT_NAME, instructions: INSTRUCTIONS, model, tools: [weather], ...(store && { db: store }) }),
     run: async (agent, input) => {
       const out = await agent.run(input);
       if (out.status !== "COMPLETED") throw new Error(`run ended ${out.status}: ${JSON.stringify(out.content)}`);
@@ -108,7 +114,13 @@ type Execute = (args: { city: string }) => Promise<unknown>;
 
 /** Mastra: `new Agent({id, name, instructions, model, tools})` and `agent.generate(input)`, with an AI SDK model. */
 interface MastraAgentModule {
-  Agent: new (config: { id: string; name: string; instructions: string; model: unknown; tools: Record<string, unknown> }) => {
+  Agent: new (config: {
+    id: string;
+    name: string;
+    instructions: string;
+    model: unknown;
+    tools: Record<string, unknown>;
+  }) => {
     generate(input: string): Promise<{ text: string }>;
   };
 }
@@ -139,7 +151,14 @@ async function mastra(): Promise<Framework> {
           return weatherIn(city);
         },
       }),
-    agent: (model, weather) => new MastraAgent({ id: AGENT_NAME, name: AGENT_NAME, instructions: INSTRUCTIONS, model, tools: { [TOOL_NAME]: weather } }),
+    agent: (model, weather) =>
+      new MastraAgent({
+        id: AGENT_NAME,
+        name: AGENT_NAME,
+        instructions: INSTRUCTIONS,
+        model,
+        tools: { [TOOL_NAME]: weather },
+      }),
     run: async (agent, input) => (await (agent as A).generate(input)).text,
     close: async () => undefined,
   };
@@ -176,7 +195,8 @@ async function voltagent(): Promise<Framework> {
         },
       }),
     // memory: false: without it every VoltAgent agent gets an in-memory conversation store; no one else persists here.
-    agent: (model, weather) => new VoltAgent({ name: AGENT_NAME, instructions: INSTRUCTIONS, model, tools: [weather], memory: false }),
+    agent: (model, weather) =>
+      new VoltAgent({ name: AGENT_NAME, instructions: INSTRUCTIONS, model, tools: [weather], memory: false }),
     run: async (agent, input) => (await (agent as A).generateText(input)).text,
     close: async () => undefined,
   };
@@ -229,7 +249,9 @@ async function langgraph(): Promise<Framework> {
 // -- the floor: no framework ---------------------------------------------------------------
 
 interface ChatCompletion {
-  choices: { message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] } }[];
+  choices: {
+    message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] };
+  }[];
 }
 
 /**
@@ -237,7 +259,9 @@ interface ChatCompletion {
  * server and HTTP cost on this machine with no framework at all. `sse` streams and reads the
  * events; otherwise one JSON answer per call.
  */
-function rawFetch(sse: boolean): Framework<string, (city: string) => unknown, { baseURL: string; weather: (city: string) => unknown }> {
+function rawFetch(
+  sse: boolean,
+): Framework<string, (city: string) => unknown, { baseURL: string; weather: (city: string) => unknown }> {
   const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
   const tools = [{ type: "function", function: { name: TOOL_NAME, description: TOOL_DESCRIPTION, parameters } }];
   async function complete(baseURL: string, messages: unknown[]): Promise<ChatCompletion["choices"][number]["message"]> {
@@ -252,8 +276,16 @@ function rawFetch(sse: boolean): Framework<string, (city: string) => unknown, { 
     const calls: { id: string; function: { name: string; arguments: string } }[] = [];
     for (const line of (await res.text()).split("\n")) {
       if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-      const delta = (JSON.parse(line.slice(6)) as { choices: { delta: { content?: string; tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[] } }[] })
-        .choices[0]?.delta;
+      const delta = (
+        JSON.parse(line.slice(6)) as {
+          choices: {
+            delta: {
+              content?: string;
+              tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[];
+            };
+          }[];
+        }
+      ).choices[0]?.delta;
       content += delta?.content ?? "";
       for (const c of delta?.tool_calls ?? []) {
         const call = (calls[c.index] ??= { id: "", function: { name: "", arguments: "" } });

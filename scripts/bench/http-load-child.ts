@@ -78,13 +78,17 @@ function send(cfg: LoadTarget, timeoutMs: number): Promise<Outcome> {
       res.on("end", () => {
         const end = performance.now();
         const body = Buffer.concat(chunks).toString("utf8");
-        if (res.statusCode !== cfg.expectStatus) return resolve({ ok: false, reason: `status_${res.statusCode}`, detail: body.slice(0, 300) });
-        if (!body.includes(cfg.expectBody)) return resolve({ ok: false, reason: "unexpected_body", detail: body.slice(0, 300) });
+        if (res.statusCode !== cfg.expectStatus)
+          return resolve({ ok: false, reason: `status_${res.statusCode}`, detail: body.slice(0, 300) });
+        if (!body.includes(cfg.expectBody))
+          return resolve({ ok: false, reason: "unexpected_body", detail: body.slice(0, 300) });
         resolve({ ok: true, end });
       });
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-    req.on("error", (e) => resolve({ ok: false, reason: e.message.startsWith("no answer") ? "timeout" : "network", detail: e.message }));
+    req.on("error", (e) =>
+      resolve({ ok: false, reason: e.message.startsWith("no answer") ? "timeout" : "network", detail: e.message }),
+    );
     req.end(cfg.body);
   });
 }
@@ -94,7 +98,13 @@ async function main(): Promise<void> {
   const interval = 1000 / cfg.rate;
   const warm = Math.round(cfg.warmupSeconds * cfg.rate);
   const total = warm + Math.round(cfg.seconds * cfg.rate);
-  const results: TargetResult[] = cfg.targets.map(() => ({ sent: 0, latency_ms: [], send_lag_ms: [], errors: {}, first_errors: {} }));
+  const results: TargetResult[] = cfg.targets.map(() => ({
+    sent: 0,
+    latency_ms: [],
+    send_lag_ms: [],
+    errors: {},
+    first_errors: {},
+  }));
   const t0 = performance.now() + 20;
   const inFlight: Promise<void>[] = [];
   const cap = cfg.maxInFlight ?? Infinity;

@@ -76,10 +76,15 @@ interface Figure extends Label {
 /** Runs one load child to completion and returns what it printed. */
 function load(cfg: LoadConfig): Promise<LoadResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", TSX, LOAD_CHILD, JSON.stringify(cfg)], { stdio: ["ignore", "pipe", "inherit"] });
+    const child = spawn(process.execPath, ["--import", TSX, LOAD_CHILD, JSON.stringify(cfg)], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     let out = "";
     child.stdout.on("data", (d: Buffer) => (out += d.toString("utf8")));
-    const timer = setTimeout(() => child.kill("SIGKILL"), (cfg.warmupSeconds + cfg.seconds) * 1000 + cfg.timeoutMs + 30_000);
+    const timer = setTimeout(
+      () => child.kill("SIGKILL"),
+      (cfg.warmupSeconds + cfg.seconds) * 1000 + cfg.timeoutMs + 30_000,
+    );
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
@@ -111,21 +116,40 @@ function merged(slots: TargetResult[]): TargetResult {
  * take several slots, to weigh the mix. Fails after emitting when any request failed: a figure
  * over the requests that happened to succeed means nothing.
  */
-async function measure(slots: [Label, LoadTarget][], rate: number, seconds: number, runtimes: Runtime[]): Promise<Figure[]> {
+async function measure(
+  slots: [Label, LoadTarget][],
+  rate: number,
+  seconds: number,
+  runtimes: Runtime[],
+): Promise<Figure[]> {
   const labels = [...new Map(slots.map(([l]) => [JSON.stringify(l), l])).values()];
-  log(`  ${labels.map((l) => `${l.route} (${l.auth}, ${l.runtime})`).join(", ")}: ${rate} req/s in all, ${WARMUP_SECONDS} s warm-up + ${seconds} s`);
+  log(
+    `  ${labels.map((l) => `${l.route} (${l.auth}, ${l.runtime})`).join(", ")}: ${rate} req/s in all, ${WARMUP_SECONDS} s warm-up + ${seconds} s`,
+  );
   const loadBefore = loadavg()[0]!;
   const reloadsBefore = runtimes.reduce((n, rt) => n + rt.reloads(), 0);
-  const r = await load({ targets: slots.map(([, t]) => t), rate, warmupSeconds: WARMUP_SECONDS, seconds, timeoutMs: TIMEOUT_MS });
+  const r = await load({
+    targets: slots.map(([, t]) => t),
+    rate,
+    warmupSeconds: WARMUP_SECONDS,
+    seconds,
+    timeoutMs: TIMEOUT_MS,
+  });
   const loadAfter = loadavg()[0]!;
   const reloads = runtimes.reduce((n, rt) => n + rt.reloads(), 0) - reloadsBefore;
-  if (reloads) log(`  wrangler rebuilt the Worker ${reloads} time(s) during this load (a file under src/ changed): these figures include the reloads`);
+  if (reloads)
+    log(
+      `  wrangler rebuilt the Worker ${reloads} time(s) during this load (a file under src/ changed): these figures include the reloads`,
+    );
   const failures: string[] = [];
   const figures = labels.map((label) => {
     const mine = slots.flatMap(([l], i) => (JSON.stringify(l) === JSON.stringify(label) ? [r.targets[i]!] : []));
     const t = merged(mine);
     const errors = Object.values(t.errors).reduce((a, b) => a + b, 0);
-    if (errors || !t.latency_ms.length) failures.push(`${label.route} (${label.auth}): ${errors} of ${t.sent} failed ${JSON.stringify(t.errors)}; first of each: ${JSON.stringify(t.first_errors)}`);
+    if (errors || !t.latency_ms.length)
+      failures.push(
+        `${label.route} (${label.auth}): ${errors} of ${t.sent} failed ${JSON.stringify(t.errors)}; first of each: ${JSON.stringify(t.first_errors)}`,
+      );
     const xs = t.latency_ms.length ? t.latency_ms : [NaN];
     const lags = t.send_lag_ms.length ? t.send_lag_ms : [NaN];
     const fig: Figure = { ...label, median_ms: round(median(xs), 3), p99_ms: round(percentile(xs, 99), 3) };
@@ -170,7 +194,13 @@ async function createSession(url: string, authorization: string): Promise<string
   return sessionId;
 }
 
-const health = (url: string): LoadTarget => ({ url: `${url}/health`, method: "GET", headers: {}, expectStatus: 200, expectBody: '"status":"ok"' });
+const health = (url: string): LoadTarget => ({
+  url: `${url}/health`,
+  method: "GET",
+  headers: {},
+  expectStatus: 200,
+  expectBody: '"status":"ok"',
+});
 const sessionRead = (url: string, sessionId: string, authorization: string): LoadTarget => ({
   url: `${url}/sessions/${sessionId}`,
   method: "GET",
@@ -179,7 +209,8 @@ const sessionRead = (url: string, sessionId: string, authorization: string): Loa
   expectBody: `"session_id":"${sessionId}"`,
 });
 
-const by = (figures: Figure[], runtime: string, route: string, auth: string) => figures.find((f) => f.runtime === runtime && f.route === route && f.auth === auth)!;
+const by = (figures: Figure[], runtime: string, route: string, auth: string) =>
+  figures.find((f) => f.runtime === runtime && f.route === route && f.auth === auth)!;
 
 export async function benchHttp(): Promise<void> {
   const readRate = READ_RATE();
@@ -198,29 +229,43 @@ export async function benchHttp(): Promise<void> {
     // One plain answer per run. No session_id: each run starts its own session, so no run reads a growing history.
     // The run phase alternates run, /health: runs are the even requests (as the load child counts them).
     const runs = Math.ceil((Math.round(WARMUP_SECONDS * 2 * runRate) + Math.round(RUN_SECONDS * 2 * runRate)) / 2);
-    const script = await scriptModel(modelServer.url, Array.from({ length: runs }, () => ({ text: ANSWER })));
+    const script = await scriptModel(
+      modelServer.url,
+      Array.from({ length: runs }, () => ({ text: ANSWER })),
+    );
     const model = { MODEL: "openai:bench-model", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-bench" };
     const securityKey = randomBytes(32).toString("base64url");
     const keyAuth = `Bearer ${securityKey}`;
 
-    log("HTTP overhead: two runtimes (npm run dev, fresh data folders): OS_SECURITY_KEY, and JWT_VERIFICATION_KEYS = HS256 secret, RS256 PEM, ES256 JWK");
+    log(
+      "HTTP overhead: two runtimes (npm run dev, fresh data folders): OS_SECURITY_KEY, and JWT_VERIFICATION_KEYS = HS256 secret, RS256 PEM, ES256 JWK",
+    );
     const keyRt = await startRuntime({ ...model, OS_SECURITY_KEY: securityKey }, join(dataRoot, "security-key"));
     runtimes.push(keyRt);
-    const jwtRt = await startRuntime({ ...model, JWT_VERIFICATION_KEYS: JSON.stringify(material.verificationKeys) }, join(dataRoot, "jwt"));
+    const jwtRt = await startRuntime(
+      { ...model, JWT_VERIFICATION_KEYS: JSON.stringify(material.verificationKeys) },
+      join(dataRoot, "jwt"),
+    );
     runtimes.push(jwtRt);
     const keySession = await createSession(keyRt.url, keyAuth);
     const jwtSession = await createSession(jwtRt.url, `Bearer ${material.tokens.HS256}`);
 
     // Both runtimes get the same load: a /health and three reads per round each; the key's three
     // read slots make one figure, the JWT runtime's are one per algorithm.
-    const keyReadSlot: [Label, LoadTarget] = [{ phase: "reads", route: "GET /sessions/{id}", auth: "security_key", runtime: "security_key" }, sessionRead(keyRt.url, keySession, keyAuth)];
+    const keyReadSlot: [Label, LoadTarget] = [
+      { phase: "reads", route: "GET /sessions/{id}", auth: "security_key", runtime: "security_key" },
+      sessionRead(keyRt.url, keySession, keyAuth),
+    ];
     const reads = await measure(
       [
         [{ phase: "reads", route: "GET /health", auth: "none", runtime: "security_key" }, health(keyRt.url)],
         [{ phase: "reads", route: "GET /health", auth: "none", runtime: "jwt" }, health(jwtRt.url)],
         ...JWT_ALGS.flatMap((alg): [Label, LoadTarget][] => [
           keyReadSlot,
-          [{ phase: "reads", route: "GET /sessions/{id}", auth: `jwt_${alg.toLowerCase()}`, runtime: "jwt" }, sessionRead(jwtRt.url, jwtSession, `Bearer ${material.tokens[alg]}`)],
+          [
+            { phase: "reads", route: "GET /sessions/{id}", auth: `jwt_${alg.toLowerCase()}`, runtime: "jwt" },
+            sessionRead(jwtRt.url, jwtSession, `Bearer ${material.tokens[alg]}`),
+          ],
         ]),
       ],
       readRate,
@@ -231,7 +276,11 @@ export async function benchHttp(): Promise<void> {
     const keyRead = by(reads, "security_key", "GET /sessions/{id}", "security_key");
     const jwtFloor = by(reads, "jwt", "GET /health", "none");
     // Medians only: a difference of two p99s over a few hundred samples each is noise, not a figure.
-    emit({ bench: "http_session_read_above_floor", auth: "security_key", median_ms: round(keyRead.median_ms - keyFloor.median_ms, 3) });
+    emit({
+      bench: "http_session_read_above_floor",
+      auth: "security_key",
+      median_ms: round(keyRead.median_ms - keyFloor.median_ms, 3),
+    });
     for (const alg of JWT_ALGS) {
       const read = by(reads, "jwt", "GET /sessions/{id}", `jwt_${alg.toLowerCase()}`);
       emit({

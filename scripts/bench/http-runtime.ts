@@ -37,8 +37,25 @@ const OUTPUT_KEPT = 20_000;
 
 /** What dev.ts reads from the environment: the bench sets each one itself, so the caller's shell cannot leak in. */
 const DEV_VARS = [
-  ...["DATABASE_URL", "AGNO_DB_SCHEMA", "AGNO_RUN_EVENTS_TTL_SECONDS", "AGNO_BACKGROUND_MAX_CONCURRENCY", "AGNO_QUEUE_MAX_DEPTH", "AGNO_USER_MAX_JOBS", "AGNO_QUEUE_LEASE_SECONDS"],
-  ...["OS_SECURITY_KEY", "JWT_VERIFICATION_KEYS", "JWT_AUDIENCE", "JWT_ISSUER", "AGNO_USER_ISOLATION", "AGNO_AUTH", "MODEL", ...PROVIDER_ENV_VARS],
+  ...[
+    "DATABASE_URL",
+    "AGNO_DB_SCHEMA",
+    "AGNO_RUN_EVENTS_TTL_SECONDS",
+    "AGNO_BACKGROUND_MAX_CONCURRENCY",
+    "AGNO_QUEUE_MAX_DEPTH",
+    "AGNO_USER_MAX_JOBS",
+    "AGNO_QUEUE_LEASE_SECONDS",
+  ],
+  ...[
+    "OS_SECURITY_KEY",
+    "JWT_VERIFICATION_KEYS",
+    "JWT_AUDIENCE",
+    "JWT_ISSUER",
+    "AGNO_USER_ISOLATION",
+    "AGNO_AUTH",
+    "MODEL",
+    ...PROVIDER_ENV_VARS,
+  ],
 ];
 
 /** Running runtimes and how to stop each. */
@@ -77,7 +94,12 @@ export async function startRuntime(env: Record<string, string>, dataDir: string)
   for (const name of DEV_VARS) delete childEnv[name];
   // The runtime as deployed: no dev-only front proxy between the load and the Worker.
   Object.assign(childEnv, { AGNO_DEV_FRONT_PROXY: "off" }, env, { AGNO_DEV_DATA: dataDir, PORT: String(port) });
-  const child = spawn(process.execPath, ["--import", TSX, DEV_SCRIPT], { cwd: ROOT, env: childEnv, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  const child = spawn(process.execPath, ["--import", TSX, DEV_SCRIPT], {
+    cwd: ROOT,
+    env: childEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
   installHandlers();
   // wrangler logs every request; the successful ones would push the errors out of what is kept.
   let output = "";
@@ -120,7 +142,8 @@ export async function startRuntime(env: Record<string, string>, dataDir: string)
       throw new Error(`npm run dev exited early (${child.exitCode ?? child.signalCode}):\n${output}`);
     }
     try {
-      if ((await fetch(`${url}/info`)).ok) return { url, pid: child.pid!, output: () => output, reloads: () => reloads, stop, kill };
+      if ((await fetch(`${url}/info`)).ok)
+        return { url, pid: child.pid!, output: () => output, reloads: () => reloads, stop, kill };
     } catch {
       // not listening yet
     }

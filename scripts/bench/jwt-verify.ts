@@ -30,7 +30,9 @@ export async function benchJwtVerify(material: JwtMaterial): Promise<void> {
   ];
   const samples = new Map<string, number[]>(cases.map(([name]) => [name, []]));
   for (const [, fn] of cases) await timeCalls(fn, WARMUP, []); // imports the keys, warms the JIT
-  log(`JWT verify in process: ${cases.map(([n]) => n).join(", ")}; ${ROUNDS} rounds of ${PER_ROUND} each, taking turns`);
+  log(
+    `JWT verify in process: ${cases.map(([n]) => n).join(", ")}; ${ROUNDS} rounds of ${PER_ROUND} each, taking turns`,
+  );
   for (let r = 0; r < ROUNDS; r++) {
     for (let i = 0; i < cases.length; i++) {
       const [name, fn] = cases[(i + r) % cases.length]!;

@@ -31,13 +31,29 @@ interface Measured {
   model_received_image: boolean;
 }
 
-async function measure(mode: Mode, { db, pool, schema, modelServerUrl, storageDir }: StorageBenchTarget, jpeg: Uint8Array): Promise<Measured> {
+async function measure(
+  mode: Mode,
+  { db, pool, schema, modelServerUrl, storageDir }: StorageBenchTarget,
+  jpeg: Uint8Array,
+): Promise<Measured> {
   const script = await scriptModel(modelServerUrl, [{ text: "A grey square." }]);
-  const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "bench", baseURL: script.baseURL } } });
-  const agent = new Agent({ model, db, ...(mode === "reference" ? { mediaStorage: new LocalMediaStorage({ directory: storageDir }) } : {}) });
-  const out = await agent.run("What is in this picture?", { userId: "bench-user", ...(mode === "text_only" ? {} : { media: [{ data: jpeg, mimeType: "image/jpeg" }] }) });
+  const model = createModel("openai:gpt-test", {
+    credentials: { openai: { apiKey: "bench", baseURL: script.baseURL } },
+  });
+  const agent = new Agent({
+    model,
+    db,
+    ...(mode === "reference" ? { mediaStorage: new LocalMediaStorage({ directory: storageDir }) } : {}),
+  });
+  const out = await agent.run("What is in this picture?", {
+    userId: "bench-user",
+    ...(mode === "text_only" ? {} : { media: [{ data: jpeg, mimeType: "image/jpeg" }] }),
+  });
   if (out.status !== "COMPLETED") throw new Error(`${mode}: the run ended ${out.status}: ${String(out.content)}`);
-  const { rows } = await pool.query(`SELECT length(run_data::text) AS json, pg_column_size(run_data) AS stored, run_data->'input'->'images'->0 AS record FROM "${schema}".agno_runs WHERE run_id = $1`, [out.run_id]);
+  const { rows } = await pool.query(
+    `SELECT length(run_data::text) AS json, pg_column_size(run_data) AS stored, run_data->'input'->'images'->0 AS record FROM "${schema}".agno_runs WHERE run_id = $1`,
+    [out.run_id],
+  );
   const record = rows[0].record as MediaRecord | null;
   const sent = JSON.stringify((await script.requests())[0]!.body.messages);
   return {
@@ -58,8 +74,17 @@ export async function benchMedia(opts: { dbTargets: Array<{ name: string; url: s
     for (const mode of ["text_only", "inline", "reference"] as const) {
       const m = await measure(mode, setup, jpeg);
       figures.set(mode, m);
-      log(`${target.name}: ${mode}: run row ${m.run_row_json_chars} characters, ${m.run_row_stored_bytes} bytes stored`);
-      emit({ bench: "media_run_row", target: target.name, mode, jpeg_bytes: JPEG_BYTES, jpeg_base64_chars: base64Chars, ...m });
+      log(
+        `${target.name}: ${mode}: run row ${m.run_row_json_chars} characters, ${m.run_row_stored_bytes} bytes stored`,
+      );
+      emit({
+        bench: "media_run_row",
+        target: target.name,
+        mode,
+        jpeg_bytes: JPEG_BYTES,
+        jpeg_base64_chars: base64Chars,
+        ...m,
+      });
     }
     const base = figures.get("text_only")!;
     const inline = figures.get("inline")!;
@@ -68,8 +93,15 @@ export async function benchMedia(opts: { dbTargets: Array<{ name: string; url: s
       bench: "media_run_row_inline_vs_reference",
       target: target.name,
       jpeg_bytes: JPEG_BYTES,
-      run_row_json_chars: { inline: inline.run_row_json_chars, reference: reference.run_row_json_chars, without_image: base.run_row_json_chars },
-      image_chars_in_row: { inline: inline.run_row_json_chars - base.run_row_json_chars, reference: reference.run_row_json_chars - base.run_row_json_chars },
+      run_row_json_chars: {
+        inline: inline.run_row_json_chars,
+        reference: reference.run_row_json_chars,
+        without_image: base.run_row_json_chars,
+      },
+      image_chars_in_row: {
+        inline: inline.run_row_json_chars - base.run_row_json_chars,
+        reference: reference.run_row_json_chars - base.run_row_json_chars,
+      },
       media_record_chars: { inline: inline.media_record_chars, reference: reference.media_record_chars },
       run_row_stored_bytes: { inline: inline.run_row_stored_bytes, reference: reference.run_row_stored_bytes },
       run_row_json_chars_inline_over_reference: round(inline.run_row_json_chars / reference.run_row_json_chars, 1),

@@ -32,7 +32,13 @@ function bigResult(): string {
     x ^= x >>> 17;
     x ^= x << 5;
     x >>>= 0;
-    const row = JSON.stringify({ id: i, sku: `SKU-${(x % 1_000_000).toString(36)}`, price: (x % 100_000) / 100, stock: x % 997, tag: x.toString(16) });
+    const row = JSON.stringify({
+      id: i,
+      sku: `SKU-${(x % 1_000_000).toString(36)}`,
+      price: (x % 100_000) / 100,
+      stock: x % 997,
+      tag: x.toString(16),
+    });
     rows.push(row);
     size += row.length + 1;
   }
@@ -47,19 +53,43 @@ interface Measured {
   object_storage_bytes: number;
 }
 
-async function measure(mode: "inline" | "offload", { db, pool, schema, modelServerUrl, storageDir }: StorageBenchTarget, result: string): Promise<Measured> {
-  const dump = tool({ name: "export_inventory", description: "Exports the inventory", parameters: z.object({}), execute: () => result });
-  const script = await scriptModel(modelServerUrl, [{ toolCalls: [{ id: "call_export", name: "export_inventory", arguments: {} }] }, { text: "Exported." }]);
-  const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "bench", baseURL: script.baseURL } } });
+async function measure(
+  mode: "inline" | "offload",
+  { db, pool, schema, modelServerUrl, storageDir }: StorageBenchTarget,
+  result: string,
+): Promise<Measured> {
+  const dump = tool({
+    name: "export_inventory",
+    description: "Exports the inventory",
+    parameters: z.object({}),
+    execute: () => result,
+  });
+  const script = await scriptModel(modelServerUrl, [
+    { toolCalls: [{ id: "call_export", name: "export_inventory", arguments: {} }] },
+    { text: "Exported." },
+  ]);
+  const model = createModel("openai:gpt-test", {
+    credentials: { openai: { apiKey: "bench", baseURL: script.baseURL } },
+  });
   const storage = new LocalStorage({ directory: storageDir });
-  const agent = new Agent({ model, tools: [dump], db, ...(mode === "offload" ? { offloadToolResults: true, resultStorage: storage } : {}) });
+  const agent = new Agent({
+    model,
+    tools: [dump],
+    db,
+    ...(mode === "offload" ? { offloadToolResults: true, resultStorage: storage } : {}),
+  });
   const out = await agent.run("Export the inventory", { userId: "bench-user" });
   if (out.status !== "COMPLETED") throw new Error(`${mode}: the run ended ${out.status}: ${String(out.content)}`);
-  const { rows } = await pool.query(`SELECT octet_length(run_data::text) AS json, pg_column_size(run_data) AS stored FROM "${schema}".agno_runs WHERE run_id = $1`, [out.run_id]);
+  const { rows } = await pool.query(
+    `SELECT octet_length(run_data::text) AS json, pg_column_size(run_data) AS stored FROM "${schema}".agno_runs WHERE run_id = $1`,
+    [out.run_id],
+  );
   const next = (await script.requests())[1]!;
   const toolMessage = (next.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!;
   // What the store holds, asked of the store itself (the rows only say where to look).
-  const { rows: indexed } = await pool.query(`SELECT path FROM "${schema}".agno_tool_results WHERE run_id = $1`, [out.run_id]);
+  const { rows: indexed } = await pool.query(`SELECT path FROM "${schema}".agno_tool_results WHERE run_id = $1`, [
+    out.run_id,
+  ]);
   const objects = await Promise.all(indexed.map((r: { path: string }) => storage.head(r.path)));
   return {
     run_row_json_bytes: Number(rows[0].json),
@@ -79,7 +109,9 @@ export async function benchOffload(opts: { dbTargets: Array<{ name: string; url:
     for (const mode of ["inline", "offload"] as const) {
       const m = await measure(mode, setup, result);
       figures.set(mode, m);
-      log(`${target.name}: ${mode}: run row ${m.run_row_json_bytes} bytes, next turn ${m.next_turn_request_chars} characters`);
+      log(
+        `${target.name}: ${mode}: run row ${m.run_row_json_bytes} bytes, next turn ${m.next_turn_request_chars} characters`,
+      );
       emit({ bench: "tool_result_offload", target: target.name, mode, tool_result_chars: result.length, ...m });
     }
     const inline = figures.get("inline")!;
@@ -90,7 +122,10 @@ export async function benchOffload(opts: { dbTargets: Array<{ name: string; url:
       tool_result_chars: result.length,
       run_row_json_bytes_inline_over_offload: round(inline.run_row_json_bytes / offload.run_row_json_bytes, 1),
       run_row_stored_bytes_inline_over_offload: round(inline.run_row_stored_bytes / offload.run_row_stored_bytes, 1),
-      next_turn_request_chars_inline_over_offload: round(inline.next_turn_request_chars / offload.next_turn_request_chars, 1),
+      next_turn_request_chars_inline_over_offload: round(
+        inline.next_turn_request_chars / offload.next_turn_request_chars,
+        1,
+      ),
     });
   });
 }

@@ -17,7 +17,10 @@ const INSTALLED_MARKER = join(MODULES, ".package-lock.json");
 
 /** Installed and no older than the lock file (a version bump in the lock reinstalls). */
 function installed(): boolean {
-  return existsSync(INSTALLED_MARKER) && statSync(INSTALLED_MARKER).mtimeMs >= statSync(join(PEERS_DIR, "package-lock.json")).mtimeMs;
+  return (
+    existsSync(INSTALLED_MARKER) &&
+    statSync(INSTALLED_MARKER).mtimeMs >= statSync(join(PEERS_DIR, "package-lock.json")).mtimeMs
+  );
 }
 
 /**
@@ -27,10 +30,15 @@ function installed(): boolean {
 export function ensurePeers(log: (message: string) => void): { ok: true } | { ok: false; reason: string } {
   if (installed()) return { ok: true };
   log(`installing the peer frameworks: npm ci --prefix scripts/bench/peers --no-audit --no-fund (once; ~40 s)`);
-  const result = spawnSync("npm", ["ci", "--prefix", PEERS_DIR, "--no-audit", "--no-fund"], { stdio: ["ignore", 2, 2] });
+  const result = spawnSync("npm", ["ci", "--prefix", PEERS_DIR, "--no-audit", "--no-fund"], {
+    stdio: ["ignore", 2, 2],
+  });
   if (result.error) return { ok: false, reason: `npm ci in scripts/bench/peers failed: ${result.error.message}` };
-  if (result.status !== 0) return { ok: false, reason: `npm ci in scripts/bench/peers exited with ${result.status ?? result.signal}` };
-  return installed() ? { ok: true } : { ok: false, reason: "npm ci in scripts/bench/peers left no node_modules/.package-lock.json" };
+  if (result.status !== 0)
+    return { ok: false, reason: `npm ci in scripts/bench/peers exited with ${result.status ?? result.signal}` };
+  return installed()
+    ? { ok: true }
+    : { ok: false, reason: "npm ci in scripts/bench/peers left no node_modules/.package-lock.json" };
 }
 
 interface Manifest {
@@ -78,7 +86,8 @@ export function peerUrl(specifier: string): string {
   let file: string | undefined;
   if (m.exports !== undefined) {
     const exp = m.exports;
-    const bySubpath = exp && typeof exp === "object" && !Array.isArray(exp) && Object.keys(exp).some((k) => k.startsWith("."));
+    const bySubpath =
+      exp && typeof exp === "object" && !Array.isArray(exp) && Object.keys(exp).some((k) => k.startsWith("."));
     file = target(bySubpath ? (exp as Record<string, unknown>)[subpath] : subpath === "." ? exp : undefined);
   } else if (subpath === ".") {
     file = m.module ?? m.main ?? "index.js";

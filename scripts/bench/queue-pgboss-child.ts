@@ -37,7 +37,11 @@ interface PgBoss {
   stop(opts?: { graceful?: boolean; wait?: boolean; timeout?: number }): Promise<void>;
   createQueue(name: string): Promise<void>;
   send(name: string, data: object): Promise<string | null>;
-  work(name: string, opts: { batchSize: number; pollingIntervalSeconds: number }, handler: (jobs: unknown[]) => Promise<void>): Promise<string>;
+  work(
+    name: string,
+    opts: { batchSize: number; pollingIntervalSeconds: number },
+    handler: (jobs: unknown[]) => Promise<void>,
+  ): Promise<string>;
   on(event: "error", fn: (e: Error) => void): void;
 }
 type PgBossClass = new (opts: Record<string, unknown>) => PgBoss;
@@ -55,7 +59,11 @@ async function worker(cfg: WorkerConfig): Promise<void> {
   const b = await boss({ connectionString: cfg.url, schema: cfg.schema, schedule: false, supervise: false });
   await b.createQueue(cfg.queue);
   for (let i = 0; i < cfg.workers; i++) {
-    await b.work(cfg.queue, { batchSize: cfg.batchSize, pollingIntervalSeconds: cfg.pollingIntervalSeconds }, async () => {});
+    await b.work(
+      cfg.queue,
+      { batchSize: cfg.batchSize, pollingIntervalSeconds: cfg.pollingIntervalSeconds },
+      async () => {},
+    );
   }
   process.stdout.write("ready\n");
   await new Promise<void>((resolve) => process.once("SIGTERM", () => resolve()));
@@ -63,7 +71,13 @@ async function worker(cfg: WorkerConfig): Promise<void> {
 }
 
 async function producer(cfg: ProducerConfig): Promise<void> {
-  const b = await boss({ connectionString: cfg.url, schema: cfg.schema, schedule: false, supervise: false, migrate: false });
+  const b = await boss({
+    connectionString: cfg.url,
+    schema: cfg.schema,
+    schedule: false,
+    supervise: false,
+    migrate: false,
+  });
   const result: TargetResult = { sent: 0, latency_ms: [], send_lag_ms: [], errors: {}, first_errors: {} };
   const interval = 1000 / cfg.rate;
   const total = Math.round(cfg.seconds * cfg.rate);

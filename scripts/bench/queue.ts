@@ -36,7 +36,11 @@ import { emit, log, median, percentile, round } from "./util.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
-const RATES = () => env("BENCH_QUEUE_RATES", "10,25,50,100,200,300,400,500").split(",").map(Number).filter((n) => n > 0);
+const RATES = () =>
+  env("BENCH_QUEUE_RATES", "10,25,50,100,200,300,400,500")
+    .split(",")
+    .map(Number)
+    .filter((n) => n > 0);
 const SECONDS = () => Number(env("BENCH_QUEUE_SECONDS", "10"));
 const CONCURRENCY = () => Number(env("BENCH_QUEUE_CONCURRENCY", "32"));
 /**
@@ -54,7 +58,11 @@ const BACKLOG_JOBS = 600;
 const RECOVERY_JOBS = 200;
 const RECOVERY_MODEL_DELAY_MS = 2000;
 /** Leases of the recovery runs: the default, then a short one, to show what the lease costs. */
-const RECOVERY_LEASES = () => env("BENCH_QUEUE_RECOVERY_LEASES", "30,5").split(",").map(Number).filter((n) => n > 0);
+const RECOVERY_LEASES = () =>
+  env("BENCH_QUEUE_RECOVERY_LEASES", "30,5")
+    .split(",")
+    .map(Number)
+    .filter((n) => n > 0);
 const ANSWER = "bench-answer-ok";
 const TSX = import.meta.resolve("tsx");
 const here = (f: string) => fileURLToPath(new URL(f, import.meta.url));
@@ -122,7 +130,12 @@ function counter(pool: Pool, from: string, s: { open: string; running: string; c
   return async (): Promise<Counts> => (await pool.query(q)).rows[0] as unknown as Counts;
 }
 const agnoCounts = (pool: Pool, schema: string) =>
-  counter(pool, `"${schema}".agno_jobs`, { open: "status IN ('PENDING', 'RUNNING')", running: "status = 'RUNNING'", completed: "status = 'COMPLETED'", failed: "status = 'FAILED'" });
+  counter(pool, `"${schema}".agno_jobs`, {
+    open: "status IN ('PENDING', 'RUNNING')",
+    running: "status = 'RUNNING'",
+    completed: "status = 'COMPLETED'",
+    failed: "status = 'FAILED'",
+  });
 
 function track(peaks: Peaks, c: Counts): void {
   peaks.running = Math.max(peaks.running, c.running);
@@ -143,7 +156,10 @@ function processes(): Array<{ pid: number; pgrp: number; cmd: string; own: numbe
       const stat = readFileSync(`/proc/${d}/stat`, "utf8");
       const cmd = readFileSync(`/proc/${d}/cmdline`, "utf8");
       // from field 3 (state): pgrp f[2], utime f[11], stime f[12], cutime f[13], cstime f[14], in USER_HZ
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ").map(Number);
+      const f = stat
+        .slice(stat.lastIndexOf(")") + 2)
+        .split(" ")
+        .map(Number);
       return [{ pid: Number(d), pgrp: f[2]!, cmd, own: (f[11]! + f[12]!) / 100, children: (f[13]! + f[14]!) / 100 }];
     } catch {
       return []; // gone
@@ -161,8 +177,16 @@ function cpu(id: { pgid: number } | { pid: number }): Record<string, number> {
     if ("pid" in id ? p.pid !== id.pid : p.pgrp !== id.pgid) continue;
     // wrangler dev runs two workerd: the Worker (with the inspector) and its dev proxy in front
     const kind = p.cmd.includes("workerd")
-      ? p.cmd.includes("--inspector-addr") ? "workerd_worker" : "workerd_dev_proxy"
-      : p.cmd.includes("wrangler") ? "wrangler_node" : p.cmd.includes("dev.ts") ? "dev_ts_ws_proxy" : p.cmd.includes("pgboss") ? "pgboss_worker" : "other";
+      ? p.cmd.includes("--inspector-addr")
+        ? "workerd_worker"
+        : "workerd_dev_proxy"
+      : p.cmd.includes("wrangler")
+        ? "wrangler_node"
+        : p.cmd.includes("dev.ts")
+          ? "dev_ts_ws_proxy"
+          : p.cmd.includes("pgboss")
+            ? "pgboss_worker"
+            : "other";
     out[kind] = (out[kind] ?? 0) + p.own;
   }
   return out;
@@ -188,10 +212,18 @@ function serverAndMachineCpu(): { db_server: number; machine_busy: number; machi
 }
 
 /** The database server's CPU per job and the machine's busy cores between two readings. */
-function serverAndMachine(before: ReturnType<typeof serverAndMachineCpu>, after: ReturnType<typeof serverAndMachineCpu>, jobs: number) {
+function serverAndMachine(
+  before: ReturnType<typeof serverAndMachineCpu>,
+  after: ReturnType<typeof serverAndMachineCpu>,
+  jobs: number,
+) {
   if (!before || !after) return {};
-  const cores = (after.machine_busy - before.machine_busy) / ((after.machine_total - before.machine_total) / cpus().length);
-  return { db_server_cpu_ms_per_job: round(((after.db_server - before.db_server) * 1000) / jobs, 1), machine_cores_busy: round(cores, 2) };
+  const cores =
+    (after.machine_busy - before.machine_busy) / ((after.machine_total - before.machine_total) / cpus().length);
+  return {
+    db_server_cpu_ms_per_job: round(((after.db_server - before.db_server) * 1000) / jobs, 1),
+    machine_cores_busy: round(cores, 2),
+  };
 }
 
 /** CPU milliseconds per job by kind of process between two readings, and the cores they kept busy. */
@@ -316,12 +348,17 @@ async function writesPerJob(pool: Pool, schema: string, system: string): Promise
     [schema],
   );
   const jobsTable = system === "agno-edge" ? "agno_jobs" : null;
-  const jobs = jobsTable ? Number(rows.find((r) => r.relname === jobsTable)?.ins ?? 0) : Number((await pool.query(`SELECT count(*) AS n FROM "${schema}".job`)).rows[0]!.n);
+  const jobs = jobsTable
+    ? Number(rows.find((r) => r.relname === jobsTable)?.ins ?? 0)
+    : Number((await pool.query(`SELECT count(*) AS n FROM "${schema}".job`)).rows[0]!.n);
   const per = (x: unknown) => round(Number(x) / jobs, 2);
   const tables = Object.fromEntries(
     rows
       .filter((r) => Number(r.ins) + Number(r.upd) + Number(r.del) + Number(r.idx_scan) > 0)
-      .map((r) => [r.relname, { ins: per(r.ins), upd: per(r.upd), del: per(r.del), idx_scan: per(r.idx_scan), seq_scan: per(r.seq_scan) }]),
+      .map((r) => [
+        r.relname,
+        { ins: per(r.ins), upd: per(r.upd), del: per(r.del), idx_scan: per(r.idx_scan), seq_scan: per(r.seq_scan) },
+      ]),
   );
   const written = rows.reduce((n, r) => n + Number(r.ins) + Number(r.upd) + Number(r.del), 0);
   emit({ bench: "queue_rows_written_per_job", system, jobs, rows_written_per_job: per(written), tables });
@@ -351,7 +388,13 @@ function enqueueLoad(url: string, auth: string): (rate: number, seconds: number)
 }
 
 /** `npm run dev` on the real server with its own schema, the scripted model and the queue's settings. */
-async function agnoRuntime(ctx: Ctx, schema: string, dataDir: string, turns: { text: string; delayMs?: number; chunkSize?: number }[], leaseSeconds = 30) {
+async function agnoRuntime(
+  ctx: Ctx,
+  schema: string,
+  dataDir: string,
+  turns: { text: string; delayMs?: number; chunkSize?: number }[],
+  leaseSeconds = 30,
+) {
   const script = await scriptModel(ctx.model.url, turns);
   const key = randomBytes(32).toString("base64url");
   const vars = {
@@ -366,7 +409,9 @@ async function agnoRuntime(ctx: Ctx, schema: string, dataDir: string, turns: { t
     AGNO_USER_MAX_JOBS: "1000000",
     AGNO_QUEUE_LEASE_SECONDS: String(leaseSeconds),
     // the queue object's connection cap, when set for a comparison run (the default follows concurrency)
-    ...(process.env.AGNO_QUEUE_DB_CONNECTIONS ? { AGNO_QUEUE_DB_CONNECTIONS: process.env.AGNO_QUEUE_DB_CONNECTIONS } : {}),
+    ...(process.env.AGNO_QUEUE_DB_CONNECTIONS
+      ? { AGNO_QUEUE_DB_CONNECTIONS: process.env.AGNO_QUEUE_DB_CONNECTIONS }
+      : {}),
   };
   const rt = await startRuntime(vars, dataDir);
   ctx.runtimes.push(rt);
@@ -383,18 +428,36 @@ const plainTurns = (n: number) => Array.from({ length: n }, () => ({ text: ANSWE
 async function benchAgno(ctx: Ctx, rates: number[], seconds: number): Promise<RoundResult[]> {
   const schema = newSchema(ctx, "bench_queue");
   const turns = WARMUP_JOBS + rates.reduce((n, r) => n + Math.round(r * seconds), 0);
-  log(`agno-edge: npm run dev on ${new URL(ctx.url).host}, schema ${schema}, AGNO_BACKGROUND_MAX_CONCURRENCY=${CONCURRENCY()}`);
-  const { rt, auth, script } = await agnoRuntime(ctx, schema, join(ctx.dataRoot, "agno"), plainTurns(Math.ceil(turns * 1.2)));
+  log(
+    `agno-edge: npm run dev on ${new URL(ctx.url).host}, schema ${schema}, AGNO_BACKGROUND_MAX_CONCURRENCY=${CONCURRENCY()}`,
+  );
+  const { rt, auth, script } = await agnoRuntime(
+    ctx,
+    schema,
+    join(ctx.dataRoot, "agno"),
+    plainTurns(Math.ceil(turns * 1.2)),
+  );
   const counts = agnoCounts(ctx.pool, schema);
   const enqueue = enqueueLoad(rt.url, auth);
   // Warm-up: workerd compiles the routes, the queue object starts.
   await enqueue(WARMUP_JOBS / 2, 2);
   await drain(counts, noPeaks(), 60_000);
-  const config = { concurrency: CONCURRENCY(), max_in_flight: MAX_IN_FLIGHT(), db: "postgresql", server: "wrangler dev (npm run dev)" };
-  const out = await sweep(rates, (rate) => measure({ system: "agno-edge", config, rate, seconds, enqueue, counts, runtime: rt, cpuOf: { pgid: rt.pid } }));
-  const stats = (await (await fetch(`${rt.url}/queue/stats`, { headers: { authorization: auth } })).json()) as Record<string, number>;
+  const config = {
+    concurrency: CONCURRENCY(),
+    max_in_flight: MAX_IN_FLIGHT(),
+    db: "postgresql",
+    server: "wrangler dev (npm run dev)",
+  };
+  const out = await sweep(rates, (rate) =>
+    measure({ system: "agno-edge", config, rate, seconds, enqueue, counts, runtime: rt, cpuOf: { pgid: rt.pid } }),
+  );
+  const stats = (await (await fetch(`${rt.url}/queue/stats`, { headers: { authorization: auth } })).json()) as Record<
+    string,
+    number
+  >;
   const final = await counts();
-  if (stats.completed !== final.completed) throw new Error(`GET /queue/stats says ${stats.completed} completed, agno_jobs ${final.completed}`);
+  if (stats.completed !== final.completed)
+    throw new Error(`GET /queue/stats says ${stats.completed} completed, agno_jobs ${final.completed}`);
   const requests = (await script.requests()).length;
   if (requests !== final.total) log(`  the model server saw ${requests} model requests for ${final.total} jobs`);
   await rt.stop();
@@ -434,7 +497,9 @@ async function benchBacklog(ctx: Ctx): Promise<void> {
     await proxy.stop();
   }
   const stageSeconds = (performance.now() - staged) / 1000;
-  log(`agno-edge backlog: ${BACKLOG_JOBS} jobs committed in ${stageSeconds.toFixed(1)} s (one at a time, in process); draining`);
+  log(
+    `agno-edge backlog: ${BACKLOG_JOBS} jobs committed in ${stageSeconds.toFixed(1)} s (one at a time, in process); draining`,
+  );
   const { rt, auth } = await agnoRuntime(ctx, schema, join(ctx.dataRoot, "backlog"), plainTurns(BACKLOG_JOBS + 50));
   const counts = agnoCounts(ctx.pool, schema);
   const peaks = noPeaks();
@@ -470,11 +535,20 @@ async function benchBacklog(ctx: Ctx): Promise<void> {
   await rt.stop();
 }
 
-async function benchPgBoss(ctx: Ctx, rates: number[], seconds: number, workers: number, batchSize: number, label: string): Promise<RoundResult[]> {
+async function benchPgBoss(
+  ctx: Ctx,
+  rates: number[],
+  seconds: number,
+  workers: number,
+  batchSize: number,
+  label: string,
+): Promise<RoundResult[]> {
   const schema = newSchema(ctx, "bench_pgboss");
   const queue = "bench";
   const wcfg: WorkerConfig = { url: ctx.url, schema, queue, workers, batchSize, pollingIntervalSeconds: 0.5 };
-  log(`pg-boss ${peerVersion("pg-boss")} (${label}): schema ${schema}, ${workers} work() loop(s) x batchSize ${batchSize}, polling every 0.5 s`);
+  log(
+    `pg-boss ${peerVersion("pg-boss")} (${label}): schema ${schema}, ${workers} work() loop(s) x batchSize ${batchSize}, polling every 0.5 s`,
+  );
   const w = child([here("./queue-pgboss-child.ts"), "worker", JSON.stringify(wcfg)]);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -488,11 +562,28 @@ async function benchPgBoss(ctx: Ctx, rates: number[], seconds: number, workers: 
       failed: "state = 'failed'",
     });
     const enqueue = (rate: number, s: number) =>
-      runJson<LoadResult>([here("./queue-pgboss-child.ts"), "producer", JSON.stringify({ url: ctx.url, schema, queue, rate, seconds: s } satisfies ProducerConfig)], DRAIN_TIMEOUT_MS + s * 1000);
+      runJson<LoadResult>(
+        [
+          here("./queue-pgboss-child.ts"),
+          "producer",
+          JSON.stringify({ url: ctx.url, schema, queue, rate, seconds: s } satisfies ProducerConfig),
+        ],
+        DRAIN_TIMEOUT_MS + s * 1000,
+      );
     await enqueue(WARMUP_JOBS / 2, 2);
     await drain(counts, noPeaks(), 60_000);
-    const config = { pgboss: peerVersion("pg-boss"), pgboss_config: label, workers, batch_size: batchSize, concurrency: workers * batchSize, polling_interval_s: 0.5, db: "postgresql" };
-    return await sweep(rates, (rate) => measure({ system: "pg-boss", config, rate, seconds, enqueue, counts, cpuOf: { pid: w.pid! } }));
+    const config = {
+      pgboss: peerVersion("pg-boss"),
+      pgboss_config: label,
+      workers,
+      batch_size: batchSize,
+      concurrency: workers * batchSize,
+      polling_interval_s: 0.5,
+      db: "postgresql",
+    };
+    return await sweep(rates, (rate) =>
+      measure({ system: "pg-boss", config, rate, seconds, enqueue, counts, cpuOf: { pid: w.pid! } }),
+    );
   } finally {
     w.kill("SIGTERM");
     await new Promise((r) => (w.exitCode === null && w.signalCode === null ? w.once("exit", r) : r(null)));
@@ -503,7 +594,9 @@ async function benchPgBoss(ctx: Ctx, rates: number[], seconds: number, workers: 
 /** Slow-ish jobs, kill -9 of the runtime's process group mid-way, restart: time until every job is terminal. */
 async function benchRecovery(ctx: Ctx, leaseSeconds: number): Promise<void> {
   const schema = newSchema(ctx, "bench_queue_recovery");
-  log(`recovery: ${RECOVERY_JOBS} jobs (the model answers after ${RECOVERY_MODEL_DELAY_MS} ms), lease ${leaseSeconds} s, kill -9 once all are queued and a third are done`);
+  log(
+    `recovery: ${RECOVERY_JOBS} jobs (the model answers after ${RECOVERY_MODEL_DELAY_MS} ms), lease ${leaseSeconds} s, kill -9 once all are queued and a third are done`,
+  );
   // Twice the turns: the jobs the kill interrupted run again.
   const turns = Array.from({ length: RECOVERY_JOBS * 2 }, () => ({ text: ANSWER, delayMs: RECOVERY_MODEL_DELAY_MS }));
   const first = await agnoRuntime(ctx, schema, join(ctx.dataRoot, `recovery-${leaseSeconds}`), turns, leaseSeconds);
@@ -513,14 +606,18 @@ async function benchRecovery(ctx: Ctx, leaseSeconds: number): Promise<void> {
   while ((atKill = await counts()).completed < RECOVERY_JOBS / 3) await sleep(20);
   const killedAt = Date.now();
   await first.rt.kill();
-  log(`  killed with ${atKill.completed} completed, ${atKill.running} running, ${atKill.open - atKill.running} pending; restarting`);
+  log(
+    `  killed with ${atKill.completed} completed, ${atKill.running} running, ${atKill.open - atKill.running} pending; restarting`,
+  );
   const restartAt = Date.now();
   const second = await first.restart();
   ctx.runtimes.push(second);
   const readyAt = Date.now();
   const done = await drain(counts, noPeaks());
   const end = done.at ?? Date.now();
-  const { rows } = await ctx.pool.query(`SELECT attempt, status, count(*)::int AS n, min(locked_at)::int AS first_claim FROM "${schema}".agno_jobs GROUP BY 1, 2 ORDER BY 1, 2`);
+  const { rows } = await ctx.pool.query(
+    `SELECT attempt, status, count(*)::int AS n, min(locked_at)::int AS first_claim FROM "${schema}".agno_jobs GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
   const reclaimed = rows.filter((r) => Number(r.attempt) > 1).map((r) => Number(r.first_claim));
   // How long a job takes uncrashed (whole seconds, as agno_jobs keeps them), so the work left at the kill can be told from the recovery.
   const { rows: took } = await ctx.pool.query(
@@ -570,7 +667,14 @@ export async function benchQueue(): Promise<void> {
         "The embedded PGlite is not measured: it runs every connection on one backend, so the figure would be PGlite's, not the queue's",
     );
   }
-  const ctx: Ctx = { url, pool, schemas: [], dataRoot: mkdtempSync(join(tmpdir(), "agno-bench-queue-")), runtimes: [], model: await startModelServer() };
+  const ctx: Ctx = {
+    url,
+    pool,
+    schemas: [],
+    dataRoot: mkdtempSync(join(tmpdir(), "agno-bench-queue-")),
+    runtimes: [],
+    model: await startModelServer(),
+  };
   const rates = RATES();
   const seconds = SECONDS();
   try {
@@ -593,7 +697,11 @@ export async function benchQueue(): Promise<void> {
       pgboss_batched_best_jobs_per_s: round(best(batched), 1),
       pgboss_batched_highest_sustained_rate: sustained(batched),
       // when a system kept up with every rate, its best is the arrival rate, not its capacity
-      capped_by_highest_rate: { agno_edge: capped(agno), pgboss_same_concurrency: capped(same), pgboss_batched: capped(batched) },
+      capped_by_highest_rate: {
+        agno_edge: capped(agno),
+        pgboss_same_concurrency: capped(same),
+        pgboss_batched: capped(batched),
+      },
       ratio_to_pgboss_same_concurrency: round(best(agno) / best(same), 3),
       ratio_to_pgboss_batched: round(best(agno) / best(batched), 3),
       expected_jobs_per_s: 300,
@@ -604,7 +712,10 @@ export async function benchQueue(): Promise<void> {
     for (const rt of ctx.runtimes) await rt.stop();
     for (const c of children) c.kill("SIGKILL");
     await ctx.model.stop();
-    for (const s of ctx.schemas) await pool.query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`).catch((e: Error) => log(`DROP SCHEMA ${s}: ${e.message}`));
+    for (const s of ctx.schemas)
+      await pool
+        .query(`DROP SCHEMA IF EXISTS "${s}" CASCADE`)
+        .catch((e: Error) => log(`DROP SCHEMA ${s}: ${e.message}`));
     await pool.end();
     rmSync(ctx.dataRoot, { recursive: true, force: true, maxRetries: 5 });
   }

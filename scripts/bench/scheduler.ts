@@ -61,7 +61,8 @@ function oneByOne(jobs: JobStore): Pick<JobStore, "enqueueRuns" | "cancelJob"> {
       const out = new Array<EnqueueOutcome>(inputs.length);
       let next = 0;
       const lane = async () => {
-        for (let i = next++; i < inputs.length; i = next++) out[i] = await jobs.enqueueRun(inputs[i]!).catch((error: Error) => ({ error }));
+        for (let i = next++; i < inputs.length; i = next++)
+          out[i] = await jobs.enqueueRun(inputs[i]!).catch((error: Error) => ({ error }));
       };
       await Promise.all([lane(), lane(), lane(), lane()]);
       return out;
@@ -69,13 +70,27 @@ function oneByOne(jobs: JobStore): Pick<JobStore, "enqueueRuns" | "cancelJob"> {
   };
 }
 
-async function tick(db: PostgresDb, at: number, batched = true): Promise<{ report: TickReport; seconds: number; roundTrips: number; tickStatements: number; tickSeconds: number }> {
+async function tick(
+  db: PostgresDb,
+  at: number,
+  batched = true,
+): Promise<{ report: TickReport; seconds: number; roundTrips: number; tickStatements: number; tickSeconds: number }> {
   const { proxy, m } = metered(db.schedules);
   const before = statements;
   const started = performance.now();
   const jobs = batched ? db.jobs : oneByOne(db.jobs);
-  const report = await runDueSchedules({ schedules: proxy, jobs }, { maxDepth: 1_000_000_000, now: () => at }, at * 1000);
-  return { report, seconds: (performance.now() - started) / 1000, roundTrips: statements - before, tickStatements: m.calls, tickSeconds: m.seconds };
+  const report = await runDueSchedules(
+    { schedules: proxy, jobs },
+    { maxDepth: 1_000_000_000, now: () => at },
+    at * 1000,
+  );
+  return {
+    report,
+    seconds: (performance.now() - started) / 1000,
+    roundTrips: statements - before,
+    tickStatements: m.calls,
+    tickSeconds: m.seconds,
+  };
 }
 
 export async function benchScheduler(): Promise<void> {
@@ -90,7 +105,10 @@ export async function benchScheduler(): Promise<void> {
     try {
       version = String((await pool.query("SHOW server_version")).rows[0].server_version);
     } catch (e) {
-      emit({ bench: "scheduler_claim_dispatch", skipped: `no PostgreSQL reachable at ${u.host} (${(e as Error).message}); set BENCH_DATABASE_URL` });
+      emit({
+        bench: "scheduler_claim_dispatch",
+        skipped: `no PostgreSQL reachable at ${u.host} (${(e as Error).message}); set BENCH_DATABASE_URL`,
+      });
       return;
     }
     const minute = Math.floor(Date.now() / 60_000) * 60;
@@ -132,7 +150,13 @@ export async function benchScheduler(): Promise<void> {
       });
     }
     const again = await tick(db, minute);
-    emit({ bench: "scheduler_duplicate_tick", schedules_due: 0, claimed: again.report.claimed, seconds: round(again.seconds, 3), round_trips: again.roundTrips });
+    emit({
+      bench: "scheduler_duplicate_tick",
+      schedules_due: 0,
+      claimed: again.report.claimed,
+      seconds: round(again.seconds, 3),
+      round_trips: again.roundTrips,
+    });
   } finally {
     for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => undefined);
     await pool.end();

@@ -26,7 +26,11 @@ let schemaCounter = 0;
  * Runs `fn` in a fresh schema (`<prefix>_<pid>_<time>_<n>`) of the Postgres at `url`, with a pool of
  * its own, and drops the schema afterwards, whatever happens.
  */
-export async function inFreshSchema<T>(url: string, fn: (pool: Pool, schema: string) => Promise<T>, prefix = "bench"): Promise<T> {
+export async function inFreshSchema<T>(
+  url: string,
+  fn: (pool: Pool, schema: string) => Promise<T>,
+  prefix = "bench",
+): Promise<T> {
   const schema = `${prefix}_${process.pid}_${Date.now().toString(36)}_${schemaCounter++}`;
   const pool = new Pool({ connectionString: url, max: 4 });
   try {

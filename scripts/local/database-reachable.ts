@@ -24,7 +24,11 @@ export function checkDatabaseReachable(databaseUrl: string, timeoutMs = 5000): P
     const socket = connect({ host: host.replace(/^\[|\]$/g, ""), port });
     const fail = (why: string) => {
       socket.destroy();
-      reject(new DatabaseUnreachable(`cannot reach the database at ${where} (${why}): check DATABASE_URL, or unset it to use the embedded Postgres`));
+      reject(
+        new DatabaseUnreachable(
+          `cannot reach the database at ${where} (${why}): check DATABASE_URL, or unset it to use the embedded Postgres`,
+        ),
+      );
     };
     socket.setTimeout(timeoutMs, () => fail(`no answer within ${timeoutMs / 1000} s`));
     socket.once("error", (err: NodeJS.ErrnoException) => fail(err.code ?? err.message));

@@ -1,8 +1,24 @@
-import { Agent, createServer, request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  Agent,
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import { connect, type Socket } from "node:net";
 
 /** Headers that belong to one connection, not to the request or response carried on it. */
-const HOP_BY_HOP = ["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer", "expect"];
+const HOP_BY_HOP = [
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "expect",
+];
 
 export interface FrontProxy {
   stop(): Promise<void>;
@@ -18,14 +34,25 @@ export interface FrontProxy {
  * the runtime only ever sees complete bodies. It also keeps the public port open while the runtime
  * restarts (503 with Retry-After until it is back).
  */
-export async function startFrontProxy(opts: { port: number; maxBodyBytes: number; upstream: () => number | undefined }): Promise<FrontProxy> {
+export async function startFrontProxy(opts: {
+  port: number;
+  maxBodyBytes: number;
+  upstream: () => number | undefined;
+}): Promise<FrontProxy> {
   const agent = new Agent({ keepAlive: true });
-  const tooLarge = JSON.stringify({ detail: `request body is larger than ${opts.maxBodyBytes} bytes`, error_id: "payload_too_large" });
+  const tooLarge = JSON.stringify({
+    detail: `request body is larger than ${opts.maxBodyBytes} bytes`,
+    error_id: "payload_too_large",
+  });
 
   const refuse = (req: IncomingMessage, res: ServerResponse) => {
     // The answer goes out, then the connection closes. What is left of the body is read and dropped
     // for a moment: closing a socket with unread bytes resets it, which could lose the 413 itself.
-    res.writeHead(413, { "content-type": "application/json", "content-length": Buffer.byteLength(tooLarge), connection: "close" });
+    res.writeHead(413, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(tooLarge),
+      connection: "close",
+    });
     res.end(tooLarge, () => {
       req.socket.end();
       setTimeout(() => req.socket.destroy(), 1000).unref();
@@ -59,16 +86,20 @@ export async function startFrontProxy(opts: { port: number; maxBodyBytes: number
       const headers: IncomingHttpHeaders = { ...req.headers };
       for (const name of HOP_BY_HOP) delete headers[name];
       const body = Buffer.concat(chunks);
-      if (body.length > 0 || req.headers["transfer-encoding"] || req.headers["content-length"]) headers["content-length"] = String(body.length);
+      if (body.length > 0 || req.headers["transfer-encoding"] || req.headers["content-length"])
+        headers["content-length"] = String(body.length);
       const forward = (retry: boolean) => {
-        const upstream = request({ host: "127.0.0.1", port, method: req.method, path: req.url, headers, agent }, (answer) => {
-          const out = { ...answer.headers };
-          for (const name of HOP_BY_HOP) delete out[name];
-          res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
-          if (out["content-length"] === undefined) res.flushHeaders(); // an SSE stream's headers go out before its first event
-          answer.pipe(res);
-          answer.on("error", () => res.destroy());
-        });
+        const upstream = request(
+          { host: "127.0.0.1", port, method: req.method, path: req.url, headers, agent },
+          (answer) => {
+            const out = { ...answer.headers };
+            for (const name of HOP_BY_HOP) delete out[name];
+            res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+            if (out["content-length"] === undefined) res.flushHeaders(); // an SSE stream's headers go out before its first event
+            answer.pipe(res);
+            answer.on("error", () => res.destroy());
+          },
+        );
         upstream.on("error", () => {
           // A kept-alive connection the runtime closed just as it was reused: the request never reached it.
           if (retry && upstream.reusedSocket && !res.headersSent && !res.destroyed) return forward(false);
@@ -87,7 +118,8 @@ export async function startFrontProxy(opts: { port: number; maxBodyBytes: number
   // WebSockets: the upgrade request has no body, so the two sockets are simply joined.
   server.on("upgrade", (req: IncomingMessage, client: Socket, head: Buffer) => {
     const port = opts.upstream();
-    if (port === undefined) return void client.end("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n\r\n");
+    if (port === undefined)
+      return void client.end("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nConnection: close\r\n\r\n");
     const upstream = connect({ host: "127.0.0.1", port });
     const lines = [`${req.method} ${req.url} HTTP/1.1`];
     for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);

@@ -21,7 +21,9 @@ export async function startInProcessWorker(opts: {
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
   const worker = await unstable_startWorker({
     config: opts.configPath,
-    bindings: Object.fromEntries(Object.entries(opts.vars).map(([name, value]) => [name, { type: "plain_text" as const, value }])),
+    bindings: Object.fromEntries(
+      Object.entries(opts.vars).map(([name, value]) => [name, { type: "plain_text" as const, value }]),
+    ),
     dev: {
       server: { hostname: "127.0.0.1", port: opts.port },
       inspector: false,

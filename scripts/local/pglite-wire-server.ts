@@ -551,7 +551,9 @@ class Connection {
       if (this.inCycle) {
         // End whatever the client left half-sent: CopyFail ends a COPY FROM STDIN (and is
         // ignored otherwise), Sync ends an extended-protocol cycle.
-        this.track(await this.server.exec(Buffer.concat([message("f", [cstring("client disconnected")]), message("S", [])])));
+        this.track(
+          await this.server.exec(Buffer.concat([message("f", [cstring("client disconnected")]), message("S", [])])),
+        );
       }
       if (this.txStatus !== "I") {
         this.server.log(`#${this.id} gone in a transaction (${this.txStatus}): ROLLBACK`);

@@ -20,7 +20,7 @@ export async function descendants(root: number): Promise<Array<{ pid: number; na
   const table = await processTable();
   const found: Array<{ pid: number; name: string }> = [];
   const parents = new Set([root]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, [ppid, name]] of table) {
       if (parents.has(ppid) && !parents.has(pid)) {
@@ -52,7 +52,12 @@ export async function killSurvivors(processes: Array<{ pid: number; name: string
  * When a workerd it saw is gone, the runtime is probed; if it does not answer, `onDead` restarts it.
  * A workerd replaced on purpose (a reload) leaves a runtime that answers the probe, so nothing happens.
  */
-export function watchRuntime(opts: { root: () => number | undefined; probe: () => Promise<boolean>; onDead: () => Promise<void>; everyMs?: number }) {
+export function watchRuntime(opts: {
+  root: () => number | undefined;
+  probe: () => Promise<boolean>;
+  onDead: () => Promise<void>;
+  everyMs?: number;
+}) {
   let known = new Set<number>();
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

@@ -8,7 +8,12 @@ import { MESSAGE_MEDIA_FIELDS, message, type Message } from "../models/message.j
 import type { Model } from "../models/model.js";
 import { defaultModelRegistry } from "../models/default-model-registry.js";
 import type { ModelOptions } from "../models/model-provider.js";
-import { modelWithStoredMedia, offloadMessages, offloadOutputMedia, offloadRunMedia } from "../offload/media-offload.js";
+import {
+  modelWithStoredMedia,
+  offloadMessages,
+  offloadOutputMedia,
+  offloadRunMedia,
+} from "../offload/media-offload.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import { ResultStore } from "../offload/result-store.js";
@@ -19,7 +24,14 @@ import { ACTIVE_STATUSES, abortLocal } from "./cancellation.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "./liveness.js";
 import type { RunEvent } from "./events.js";
 import { applyResolutions, requirementResolution, type RequirementResolution } from "./hitl.js";
-import { checkMedia, storedMedia, type CheckedMedia, type MediaInput, type MediaLimits, type RunMedia } from "./media.js";
+import {
+  checkMedia,
+  storedMedia,
+  type CheckedMedia,
+  type MediaInput,
+  type MediaLimits,
+  type RunMedia,
+} from "./media.js";
 import { emptyMetrics } from "./metrics.js";
 import { memoriesForContext, updateMemories } from "./memory.js";
 import { pastSessionsTool } from "./past-sessions.js";
@@ -161,12 +173,25 @@ export class Agent {
     this.opts = opts;
     this.name = opts.name;
     this.description = opts.description;
-    this.id = opts.id ?? (opts.name ? opts.name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") : "agent");
-    this.model = typeof opts.model === "string" ? defaultModelRegistry.model(opts.model, opts.modelOptions) : opts.model;
-    if (opts.reasoningModel) this.reasoningModel = typeof opts.reasoningModel === "string" ? defaultModelRegistry.model(opts.reasoningModel, opts.modelOptions) : opts.reasoningModel;
+    this.id =
+      opts.id ??
+      (opts.name
+        ? opts.name
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, "-")
+            .replace(/^-|-$/g, "")
+        : "agent");
+    this.model =
+      typeof opts.model === "string" ? defaultModelRegistry.model(opts.model, opts.modelOptions) : opts.model;
+    if (opts.reasoningModel)
+      this.reasoningModel =
+        typeof opts.reasoningModel === "string"
+          ? defaultModelRegistry.model(opts.reasoningModel, opts.modelOptions)
+          : opts.reasoningModel;
     this.heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
     if (!(this.heartbeatSeconds > 0)) throw new TypeError("heartbeatSeconds must be > 0");
-    if (opts.toolCallLimit !== undefined && (!Number.isInteger(opts.toolCallLimit) || opts.toolCallLimit < 0)) throw new TypeError("toolCallLimit must be a whole number >= 0");
+    if (opts.toolCallLimit !== undefined && (!Number.isInteger(opts.toolCallLimit) || opts.toolCallLimit < 0))
+      throw new TypeError("toolCallLimit must be a whole number >= 0");
     const tools = [...(opts.tools ?? [])];
     if (opts.searchPastSessions) {
       if (!opts.db) throw new TypeError("searchPastSessions needs a db");
@@ -176,14 +201,21 @@ export class Agent {
     if (opts.offloadToolResults) {
       this.resultStore = opts.offloadToolResults === true ? new ResultStore() : opts.offloadToolResults;
       const taken = RESULT_TOOL_NAMES.filter((name) => this.tools.has(name));
-      if (taken.length) throw new TypeError(`offloadToolResults adds the tools ${RESULT_TOOL_NAMES.join(" and ")}: rename ${taken.join(", ")}`);
+      if (taken.length)
+        throw new TypeError(
+          `offloadToolResults adds the tools ${RESULT_TOOL_NAMES.join(" and ")}: rename ${taken.join(", ")}`,
+        );
     }
     this.resultStorage = opts.resultStorage;
     this.db = opts.db;
     this.mediaStorage = opts.mediaStorage;
     if (opts.updateMemoryOnRun) {
       if (!opts.db) throw new TypeError("updateMemoryOnRun needs a db");
-      this.memoryModel = !opts.memoryModel ? this.model : typeof opts.memoryModel === "string" ? defaultModelRegistry.model(opts.memoryModel, opts.modelOptions) : opts.memoryModel;
+      this.memoryModel = !opts.memoryModel
+        ? this.model
+        : typeof opts.memoryModel === "string"
+          ? defaultModelRegistry.model(opts.memoryModel, opts.modelOptions)
+          : opts.memoryModel;
     }
   }
 
@@ -224,9 +256,14 @@ export class Agent {
   /** The offload store with its storage, and the db, for this binding; NotConfiguredError when one is missing. */
   private offloadTarget(): { store: ResultStore; db: Db } | undefined {
     if (!this.resultStore) return undefined;
-    const store = this.resultStore.storage || !this.resultStorage ? this.resultStore : this.resultStore.withStorage(this.resultStorage);
+    const store =
+      this.resultStore.storage || !this.resultStorage
+        ? this.resultStore
+        : this.resultStore.withStorage(this.resultStorage);
     if (!store.storage || !this.db) {
-      throw new NotConfiguredError("offloadToolResults needs a db and a storage (a ResultStore with storage, resultStorage, or withOffloadStorage)");
+      throw new NotConfiguredError(
+        "offloadToolResults needs a db and a storage (a ResultStore with storage, resultStorage, or withOffloadStorage)",
+      );
     }
     return { store, db: this.db };
   }
@@ -307,7 +344,9 @@ export class Agent {
     const sessionId = opts.sessionId ?? crypto.randomUUID();
     const userId = opts.userId ?? null;
     // Uploaded before anything is stored: the first write (status RUNNING) already holds references only.
-    const runMedia = this.mediaStorage ? await offloadRunMedia(storedMedia(media), this.mediaStorage) : storedMedia(media);
+    const runMedia = this.mediaStorage
+      ? await offloadRunMedia(storedMedia(media), this.mediaStorage)
+      : storedMedia(media);
     // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
     const stored = await this.loadSession(sessionId, userId, input, opts.runId);
     // As agno: the run's own session_state merged over the stored one, which goes over the agent's defaults.
@@ -337,7 +376,15 @@ export class Agent {
     if (existing?.status === "CANCELLED") {
       // Cancelled before it started (a queued run): it never runs.
       output.status = "CANCELLED";
-      yield { event: "RunCancelled", run_id: runId, session_id: sessionId, agent_id: this.id, agent_name: this.name, created_at: nowSeconds(), reason: "cancelled before start" };
+      yield {
+        event: "RunCancelled",
+        run_id: runId,
+        session_id: sessionId,
+        agent_id: this.id,
+        agent_name: this.name,
+        created_at: nowSeconds(),
+        reason: "cancelled before start",
+      };
       return output;
     }
     if (existing && existing.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
@@ -352,14 +399,22 @@ export class Agent {
       if (this.mediaStorage) await offloadMessages(history, this.mediaStorage);
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
-    return yield* new RunEngine(this.engineConfig(opts.stream === true, saveState), output, sessionState, dependencies).start(prepare);
+    return yield* new RunEngine(
+      this.engineConfig(opts.stream === true, saveState),
+      output,
+      sessionState,
+      dependencies,
+    ).start(prepare);
   }
 
   private async systemMessage(ctx: RunContext): Promise<string> {
-    const raw = typeof this.opts.instructions === "function" ? await this.opts.instructions(ctx) : this.opts.instructions;
+    const raw =
+      typeof this.opts.instructions === "function" ? await this.opts.instructions(ctx) : this.opts.instructions;
     const instructions = Array.isArray(raw) ? raw : raw ? [raw] : [];
     const withMemories = (this.opts.addMemoriesToContext ?? this.opts.updateMemoryOnRun) && this.db && ctx.userId;
-    const memories = withMemories ? memoriesForContext(await this.db!.getUserMemories(ctx.userId!, { limit: 100 })) : "";
+    const memories = withMemories
+      ? memoriesForContext(await this.db!.getUserMemories(ctx.userId!, { limit: 100 }))
+      : "";
     return [this.opts.description, ...instructions, memories].filter(Boolean).join("\n\n");
   }
 
@@ -385,11 +440,14 @@ export class Agent {
     if (!this.db) return { state: {}, history: [], run: null };
     const withHistory = this.opts.addHistoryToContext === true;
     const sessionOpts = withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false };
-    const { session, run } = runId ? await this.db.getSessionWithRun(sessionId, runId, sessionOpts) : { session: await this.db.getSession(sessionId, sessionOpts), run: null };
+    const { session, run } = runId
+      ? await this.db.getSessionWithRun(sessionId, runId, sessionOpts)
+      : { session: await this.db.getSession(sessionId, sessionOpts), run: null };
     if (session) {
       // A run belongs to its session's owner: another user's session, or (for a run with a user)
       // a shared one, which only admins edit (SPEC U2), is not this run's to write.
-      if ((session.record.user_id ?? null) !== (userId ?? null)) throw new NotFoundError(`session ${sessionId} not found`);
+      if ((session.record.user_id ?? null) !== (userId ?? null))
+        throw new NotFoundError(`session ${sessionId} not found`);
       const state = (session.record.session_data?.session_state as Record<string, unknown> | undefined) ?? {};
       return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [], run };
     }
@@ -399,7 +457,11 @@ export class Agent {
       agent_id: this.id,
       user_id: userId,
       session_data: { session_name: input.slice(0, 100), session_state: { ...this.opts.sessionState } },
-      agent_data: { agent_id: this.id, name: this.name ?? null, model: { id: this.model.id, provider: this.model.provider } },
+      agent_data: {
+        agent_id: this.id,
+        name: this.name ?? null,
+        model: { id: this.model.id, provider: this.model.provider },
+      },
     });
     return { state: { ...this.opts.sessionState }, history: [], run };
   }
@@ -409,7 +471,10 @@ export class Agent {
    * applied to the stored state under the session's lock: runs of one session that overlap keep
    * each other's writes (a note each of them appended) instead of the last one overwriting all.
    */
-  private sessionSaver(sessionId: string, loaded: Record<string, unknown>): (state: Record<string, unknown>) => Promise<void> {
+  private sessionSaver(
+    sessionId: string,
+    loaded: Record<string, unknown>,
+  ): (state: Record<string, unknown>) => Promise<void> {
     const copy = (state: Record<string, unknown>) => JSON.parse(JSON.stringify(state)) as Record<string, unknown>;
     let base = copy(loaded);
     return async (state) => {
@@ -437,7 +502,8 @@ export class Agent {
     if (!this.db) throw new NotConfiguredError("continuing a run needs the agent to have a db");
     const resolutions = (opts.requirements ?? []).map((r, i) => {
       const parsed = requirementResolution.safeParse(r);
-      if (!parsed.success) throw new ValidationError(`requirements[${i}]: ${parsed.error.issues[0]?.message}`, `requirements.${i}`);
+      if (!parsed.success)
+        throw new ValidationError(`requirements[${i}]: ${parsed.error.issues[0]?.message}`, `requirements.${i}`);
       return parsed.data;
     });
     const row = await this.db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
@@ -445,18 +511,37 @@ export class Agent {
     if (row.status !== "PAUSED") throw new StatusConflictError(`run ${runId} is ${row.status}, not PAUSED`, row.status);
     const output = row.run_data as unknown as RunOutput;
     output.requirements = applyResolutions(output.requirements ?? [], resolutions, opts.approver ?? { isAdmin: false });
-    const base = { run_id: runId, session_id: output.session_id, agent_id: this.id, agent_name: this.name, created_at: nowSeconds() };
+    const base = {
+      run_id: runId,
+      session_id: output.session_id,
+      agent_id: this.id,
+      agent_name: this.name,
+      created_at: nowSeconds(),
+    };
     if (output.requirements.some((r) => !r.resolved)) {
       await this.db.upsertRun(output as unknown as RunRecord, { expectStatus: ["PAUSED"] });
       const pending = output.requirements.filter((r) => !r.resolved);
-      yield { event: "RunPaused", ...base, tools: pending.map((r) => r.tool_execution), requirements: output.requirements };
+      yield {
+        event: "RunPaused",
+        ...base,
+        tools: pending.map((r) => r.tool_execution),
+        requirements: output.requirements,
+      };
       return output;
     }
     const calls = this.heldCalls(output);
     output.requirements = [];
     const session = await this.db.getSession(output.session_id, { includeRuns: false });
-    const state = { ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ?? output.session_state ?? {}) };
-    return yield* new RunEngine(this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state)), output, state).resume(calls);
+    const state = {
+      ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ??
+        output.session_state ??
+        {}),
+    };
+    return yield* new RunEngine(
+      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state)),
+      output,
+      state,
+    ).resume(calls);
   }
 
   /** The tool calls the pause held back, each with what its resolution decided. */
@@ -488,7 +573,8 @@ export class Agent {
           const note = req.confirmation_note ? `: ${req.confirmation_note}` : "";
           return { execution, tool, answer: { text: `The user rejected this tool call${note}`, error: false } };
         }
-        if (req?.kind === "external_execution") return { execution, tool, answer: { text: req.external_execution_result ?? "", error: false } };
+        if (req?.kind === "external_execution")
+          return { execution, tool, answer: { text: req.external_execution_result ?? "", error: false } };
         if (req?.kind === "user_input") execution.tool_args = req.tool_execution.tool_args;
         return { execution, tool };
       });
@@ -510,7 +596,8 @@ export class Agent {
       return true;
     } catch (e) {
       // It moved on meanwhile: try once more from what it is now.
-      if (e instanceof StatusConflictError && e.actual && ACTIVE_STATUSES.includes(e.actual)) return this.cancelRun(runId, opts);
+      if (e instanceof StatusConflictError && e.actual && ACTIVE_STATUSES.includes(e.actual))
+        return this.cancelRun(runId, opts);
       if (e instanceof StatusConflictError) return false;
       throw e;
     }

@@ -113,7 +113,12 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * `idleTimeoutMs` or `signal` aborts. Reads only the database, so it works wherever the run is
  * executing.
  */
-export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, opts: TailOptions = {}): AsyncGenerator<StoredRunEvent> {
+export async function* tailRunEvents(
+  db: Db,
+  runId: string,
+  afterIndex: number,
+  opts: TailOptions = {},
+): AsyncGenerator<StoredRunEvent> {
   const firstPoll = opts.pollMs ?? 25;
   const maxPoll = opts.maxPollMs ?? 500;
   const idleTimeout = opts.idleTimeoutMs ?? 5 * 60_000;
@@ -123,7 +128,10 @@ export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, 
   let nextStaleCheck = 0;
   let last = afterIndex;
   // The run's state is settled by the event the client last saw, if it was a closing one.
-  let lastName = afterIndex >= 0 ? (await db.getRunEvents(runId, { afterIndex: afterIndex - 1, limit: 1 }))[0]?.event.event : undefined;
+  let lastName =
+    afterIndex >= 0
+      ? (await db.getRunEvents(runId, { afterIndex: afterIndex - 1, limit: 1 }))[0]?.event.event
+      : undefined;
   let wait = firstPoll;
   let lastNews = Date.now();
   let overSince: number | undefined;
@@ -147,7 +155,10 @@ export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, 
       overSince ??= Date.now();
       if (Date.now() - overSince > grace) {
         // Its closing event was never stored (its write failed): a failed run still ends with its error.
-        const error = run.status === "ERROR" ? (run.run_data as { error?: { message?: string; type?: string; kind?: string } }).error : undefined;
+        const error =
+          run.status === "ERROR"
+            ? (run.run_data as { error?: { message?: string; type?: string; kind?: string } }).error
+            : undefined;
         if (error?.message) yield { index: last + 1, event: closingError(run, error) };
         return;
       }
@@ -171,7 +182,10 @@ export async function* tailRunEvents(db: Db, runId: string, afterIndex: number, 
 }
 
 /** The RunError a failed run's stored error stands for, when its own was never stored. */
-function closingError(run: { run_id: string; session_id: string; agent_id: string | null; updated_at: number | null; created_at: number }, error: { message?: string; type?: string; kind?: string }) {
+function closingError(
+  run: { run_id: string; session_id: string; agent_id: string | null; updated_at: number | null; created_at: number },
+  error: { message?: string; type?: string; kind?: string },
+) {
   return {
     event: "RunError",
     run_id: run.run_id,

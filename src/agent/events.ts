@@ -31,9 +31,15 @@ export type RunEvent =
   | (Base<"ToolCallCompleted"> & { tool: ToolExecution; content?: string | null })
   | (Base<"ToolCallError"> & { tool: ToolExecution; error: string })
   | (Base<"ModelRequestStarted"> & { model: string; model_provider: string })
-  | (Base<"ModelRequestCompleted"> & { model: string; model_provider: string; input_tokens: number; output_tokens: number; time_to_first_token?: number })
+  | (Base<"ModelRequestCompleted"> & {
+      model: string;
+      model_provider: string;
+      input_tokens: number;
+      output_tokens: number;
+      time_to_first_token?: number;
+    })
   | (Base<"RunPaused"> & { tools: ToolExecution[]; requirements: RunRequirement[] })
-  | (Base<"RunContinued">)
+  | Base<"RunContinued">
   | (Base<"RunCompleted"> & Pick<RunOutput, "content" | "content_type" | "metrics"> & { reasoning_content?: string })
   | (Base<"RunError"> & { content: string; error_type: string; error_id?: string; error_kind?: string })
   | (Base<"RunCancelled"> & { reason: string });

@@ -16,14 +16,28 @@ export const requirementResolution = z
 export type RequirementResolution = z.infer<typeof requirementResolution>;
 
 function inputSchemaFor(tool: Tool, args: Record<string, unknown>): UserInputField[] {
-  const properties = (tool.definition().parameters.properties ?? {}) as Record<string, { type?: string; description?: string }>;
+  const properties = (tool.definition().parameters.properties ?? {}) as Record<
+    string,
+    { type?: string; description?: string }
+  >;
   const fields = tool.userInputFields ?? Object.keys(properties);
-  return fields.map((name) => ({ name, field_type: properties[name]?.type ?? "string", description: properties[name]?.description ?? null, value: args[name] ?? null }));
+  return fields.map((name) => ({
+    name,
+    field_type: properties[name]?.type ?? "string",
+    description: properties[name]?.description ?? null,
+    value: args[name] ?? null,
+  }));
 }
 
 /** What a person must do before a call to `tool` runs, or null when it may run right away. */
 export function requirementKind(tool: Tool): RunRequirement["kind"] | null {
-  return tool.externalExecution ? "external_execution" : tool.requiresUserInput ? "user_input" : tool.requiresConfirmation || tool.requiresApproval ? "confirmation" : null;
+  return tool.externalExecution
+    ? "external_execution"
+    : tool.requiresUserInput
+      ? "user_input"
+      : tool.requiresConfirmation || tool.requiresApproval
+        ? "confirmation"
+        : null;
 }
 
 /**
@@ -46,22 +60,35 @@ export function requirementFor(tool: Tool, execution: ToolExecution, now: number
   }
   if (kind === "external_execution") execution.external_execution_required = true;
   if (tool.requiresApproval) execution.requires_approval = true;
-  return { id: execution.tool_call_id, kind, tool_execution: execution, requires_admin: Boolean(tool.requiresApproval), created_at: now, resolved: false };
+  return {
+    id: execution.tool_call_id,
+    kind,
+    tool_execution: execution,
+    requires_admin: Boolean(tool.requiresApproval),
+    created_at: now,
+    resolved: false,
+  };
 }
 
 /**
  * Applies resolutions to stored requirements. Unknown ids, a resolution of the wrong kind and a
  * non-admin resolving an admin-only requirement are errors, and nothing is applied then.
  */
-export function applyResolutions(requirements: RunRequirement[], resolutions: RequirementResolution[], approver: { isAdmin: boolean }): RunRequirement[] {
+export function applyResolutions(
+  requirements: RunRequirement[],
+  resolutions: RequirementResolution[],
+  approver: { isAdmin: boolean },
+): RunRequirement[] {
   const next = requirements.map((r) => ({ ...r, tool_execution: { ...r.tool_execution } }));
   for (const res of resolutions) {
     const req = next.find((r) => r.id === res.id);
     if (!req) throw new ValidationError(`no requirement ${res.id} on this run`, "requirements");
     if (req.resolved) continue;
-    if (req.requires_admin && !approver.isAdmin) throw new ForbiddenError(`requirement ${res.id} (${req.tool_execution.tool_name}) needs an admin's approval`);
+    if (req.requires_admin && !approver.isAdmin)
+      throw new ForbiddenError(`requirement ${res.id} (${req.tool_execution.tool_name}) needs an admin's approval`);
     if (req.kind === "confirmation") {
-      if (res.confirmed === undefined) throw new ValidationError(`requirement ${res.id} needs confirmed: true or false`, "confirmed");
+      if (res.confirmed === undefined)
+        throw new ValidationError(`requirement ${res.id} needs confirmed: true or false`, "confirmed");
       req.confirmed = res.confirmed;
       req.confirmation_note = res.confirmation_note ?? null;
       req.tool_execution.confirmed = res.confirmed;
@@ -72,7 +99,8 @@ export function applyResolutions(requirements: RunRequirement[], resolutions: Re
       req.tool_execution.tool_args = { ...req.tool_execution.tool_args, ...res.user_input };
       req.tool_execution.answered = true;
     } else {
-      if (res.external_execution_result === undefined) throw new ValidationError(`requirement ${res.id} needs external_execution_result`, "external_execution_result");
+      if (res.external_execution_result === undefined)
+        throw new ValidationError(`requirement ${res.id} needs external_execution_result`, "external_execution_result");
       req.external_execution_result = res.external_execution_result;
     }
     req.resolved = true;

@@ -31,13 +31,50 @@ export interface MediaLimits {
 }
 
 const MiB = 1024 * 1024;
-export const DEFAULT_MEDIA_LIMITS: Required<MediaLimits> = { maxItemBytes: 20 * MiB, maxTotalBytes: 50 * MiB, maxItems: 32 };
+export const DEFAULT_MEDIA_LIMITS: Required<MediaLimits> = {
+  maxItemBytes: 20 * MiB,
+  maxTotalBytes: 50 * MiB,
+  maxItems: 32,
+};
 
 /** The types agno's AgentOS accepts per kind (agno.os.utils IMAGE/AUDIO/VIDEO/DOCUMENT_MIME_TYPES). */
 export const SUPPORTED_MIME_TYPES: Record<MediaKind, ReadonlySet<string>> = {
-  image: new Set(["image/png", "image/jpeg", "image/jpg", "image/gif", "image/webp", "image/bmp", "image/tiff", "image/tif", "image/avif", "image/heic", "image/heif"]),
-  audio: new Set(["audio/wav", "audio/wave", "audio/mp3", "audio/mpeg", "audio/ogg", "audio/mp4", "audio/m4a", "audio/aac", "audio/flac"]),
-  video: new Set(["video/x-flv", "video/quicktime", "video/mpeg", "video/mpegs", "video/mpgs", "video/mpg", "video/mp4", "video/webm", "video/wmv", "video/3gpp"]),
+  image: new Set([
+    "image/png",
+    "image/jpeg",
+    "image/jpg",
+    "image/gif",
+    "image/webp",
+    "image/bmp",
+    "image/tiff",
+    "image/tif",
+    "image/avif",
+    "image/heic",
+    "image/heif",
+  ]),
+  audio: new Set([
+    "audio/wav",
+    "audio/wave",
+    "audio/mp3",
+    "audio/mpeg",
+    "audio/ogg",
+    "audio/mp4",
+    "audio/m4a",
+    "audio/aac",
+    "audio/flac",
+  ]),
+  video: new Set([
+    "video/x-flv",
+    "video/quicktime",
+    "video/mpeg",
+    "video/mpegs",
+    "video/mpgs",
+    "video/mpg",
+    "video/mp4",
+    "video/webm",
+    "video/wmv",
+    "video/3gpp",
+  ]),
   file: new Set([
     "application/pdf",
     "application/json",
@@ -82,7 +119,12 @@ export interface RunMedia {
   files?: MediaRecord[];
 }
 
-export const RUN_INPUT_FIELDS = { image: "images", audio: "audios", video: "videos", file: "files" } as const satisfies Record<MediaKind, keyof RunMedia>;
+export const RUN_INPUT_FIELDS = {
+  image: "images",
+  audio: "audios",
+  video: "videos",
+  file: "files",
+} as const satisfies Record<MediaKind, keyof RunMedia>;
 
 /**
  * Checks a run's media and brings each to the encoding stored rows keep. Throws a
@@ -93,12 +135,16 @@ export function checkMedia(items: unknown, limits: MediaLimits = {}): CheckedMed
   if (items === undefined) return [];
   const { maxItemBytes, maxTotalBytes, maxItems } = { ...DEFAULT_MEDIA_LIMITS, ...limits };
   if (!Array.isArray(items)) throw new ValidationError("media must be an array", "media");
-  if (items.length > maxItems) throw new ValidationError(`media: ${items.length} items; at most ${maxItems} per run`, "media");
+  if (items.length > maxItems)
+    throw new ValidationError(`media: ${items.length} items; at most ${maxItems} per run`, "media");
   const checked = items.map((item: unknown, i) => checkItem(item, i, maxItemBytes));
   const total = checked.reduce((sum, m) => sum + (m.size ?? 0), 0);
-  if (total > maxTotalBytes) throw new ValidationError(`media: ${total} bytes in all; at most ${sizeText(maxTotalBytes)} per run`, "media");
+  if (total > maxTotalBytes)
+    throw new ValidationError(`media: ${total} bytes in all; at most ${sizeText(maxTotalBytes)} per run`, "media");
   // Encoded only once everything is known to fit.
-  return checked.map(({ raw, ...media }, i) => (raw === undefined ? media : { ...media, content: encodeContent(media, raw, i) }));
+  return checked.map(({ raw, ...media }, i) =>
+    raw === undefined ? media : { ...media, content: encodeContent(media, raw, i) },
+  );
 }
 
 /** An item that passed its own checks; `raw` is its bytes, or base64 left as given (canonicalised). */
@@ -106,16 +152,23 @@ type ItemCheck = Omit<CheckedMedia, "content"> & { raw?: Uint8Array | string };
 
 function checkItem(item: unknown, i: number, maxBytes: number): ItemCheck {
   const fail = (field: string, problem: string): never => {
-    throw new ValidationError(`media[${i}]${field ? `.${field}` : ""}: ${problem}`, `media.${i}${field ? `.${field}` : ""}`);
+    throw new ValidationError(
+      `media[${i}]${field ? `.${field}` : ""}: ${problem}`,
+      `media.${i}${field ? `.${field}` : ""}`,
+    );
   };
   if (typeof item !== "object" || item === null) return fail("", "expected an object with data or url, and mimeType");
   const { kind: givenKind, data, url, mimeType: rawMime, filename } = item as Record<string, unknown>;
   if (typeof rawMime !== "string") return fail("mimeType", "required, a string such as image/png");
   const mimeType = normalizeMimeType(rawMime);
-  if (givenKind !== undefined && !(typeof givenKind === "string" && Object.hasOwn(SUPPORTED_MIME_TYPES, givenKind))) return fail("kind", "must be image, audio, video or file");
+  if (givenKind !== undefined && !(typeof givenKind === "string" && Object.hasOwn(SUPPORTED_MIME_TYPES, givenKind)))
+    return fail("kind", "must be image, audio, video or file");
   const kind = (givenKind as MediaKind | undefined) ?? kindOf(mimeType);
   if (!SUPPORTED_MIME_TYPES[kind].has(mimeType)) {
-    return fail("mimeType", `${mimeType || "(empty)"} is not a supported ${kind} type; supported: ${[...SUPPORTED_MIME_TYPES[kind]].join(", ")}`);
+    return fail(
+      "mimeType",
+      `${mimeType || "(empty)"} is not a supported ${kind} type; supported: ${[...SUPPORTED_MIME_TYPES[kind]].join(", ")}`,
+    );
   }
   if (filename !== undefined && typeof filename !== "string") return fail("filename", "must be a string");
   const name = typeof filename === "string" ? normalizeFilename(filename) : undefined;
@@ -138,7 +191,9 @@ function checkItem(item: unknown, i: number, maxBytes: number): ItemCheck {
 function encodeContent(media: Omit<CheckedMedia, "content">, raw: Uint8Array | string, i: number): string {
   if (!keepsText(media.kind, media.mimeType)) return typeof raw === "string" ? raw : bytesToBase64(raw);
   try {
-    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(typeof raw === "string" ? base64ToBytes(raw) : raw);
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      typeof raw === "string" ? base64ToBytes(raw) : raw,
+    );
   } catch {
     throw new ValidationError(`media[${i}].data: a ${media.mimeType} file must be UTF-8 text`, `media.${i}.data`);
   }
@@ -219,7 +274,8 @@ function checkUrl(url: unknown, fail: (problem: string) => never): string {
   } catch {
     return fail("is not a valid URL");
   }
-  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") return fail("must be http or https (give bytes, or a data: URL, as data)");
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:")
+    return fail("must be http or https (give bytes, or a data: URL, as data)");
   return url;
 }
 
@@ -231,7 +287,10 @@ function readData(data: unknown, mimeType: string, fail: (problem: string) => ne
   if (!/^data:/i.test(data)) return canonicalBase64(data, fail);
   const comma = data.indexOf(",");
   if (comma < 0) return fail("is not a valid data: URL");
-  const params = data.slice(5, comma).split(";").map((p) => p.trim().toLowerCase());
+  const params = data
+    .slice(5, comma)
+    .split(";")
+    .map((p) => p.trim().toLowerCase());
   const isBase64 = params.at(-1) === "base64";
   const declared = params[0] && params[0] !== "base64" ? normalizeMimeType(params[0]) : "";
   if (declared && declared !== mimeType) return fail(`the data: URL says ${declared}, but mimeType is ${mimeType}`);

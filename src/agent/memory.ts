@@ -12,7 +12,12 @@ const INSTRUCTIONS =
   "facts about them, plans), each a short third-person sentence. Do not repeat stored memories. " +
   'If there is nothing new, answer {"memories": []}.';
 
-const SCHEMA = { type: "object", properties: { memories: { type: "array", items: { type: "string" } } }, required: ["memories"], additionalProperties: false };
+const SCHEMA = {
+  type: "object",
+  properties: { memories: { type: "array", items: { type: "string" } } },
+  required: ["memories"],
+  additionalProperties: false,
+};
 
 /** The memories as the system message gives them to the model. */
 export function memoriesForContext(memories: MemoryRecord[]): string {
@@ -32,11 +37,21 @@ export async function updateMemories(model: Model, db: Db, output: RunOutput, ag
   const started = performance.now();
   let text = "";
   for await (const chunk of model.stream({
-    messages: [message("system", INSTRUCTIONS), message("user", JSON.stringify({ stored_memories: existing.map((m) => m.memory), message: input }))],
+    messages: [
+      message("system", INSTRUCTIONS),
+      message("user", JSON.stringify({ stored_memories: existing.map((m) => m.memory), message: input })),
+    ],
     responseFormat: { type: "json", schema: SCHEMA, name: "memories" },
   })) {
     if (chunk.type === "text") text += chunk.delta;
-    if (chunk.type === "finish") addModelCall(output.metrics, { id: model.id, provider: model.provider, usage: chunk.usage, duration: (performance.now() - started) / 1000, cost: chunk.cost });
+    if (chunk.type === "finish")
+      addModelCall(output.metrics, {
+        id: model.id,
+        provider: model.provider,
+        usage: chunk.usage,
+        duration: (performance.now() - started) / 1000,
+        cost: chunk.cost,
+      });
   }
   let parsed: { memories?: unknown };
   try {
@@ -50,7 +65,13 @@ export async function updateMemories(model: Model, db: Db, output: RunOutput, ag
     (m): m is string => typeof m === "string" && m.trim() !== "" && !known.has(m.trim().toLowerCase()),
   );
   for (const memory of fresh) {
-    await db.upsertUserMemory({ memory_id: crypto.randomUUID(), user_id: userId, memory: memory.trim(), input, agent_id: agentId });
+    await db.upsertUserMemory({
+      memory_id: crypto.randomUUID(),
+      user_id: userId,
+      memory: memory.trim(),
+      input,
+      agent_id: agentId,
+    });
   }
   return fresh.length;
 }

@@ -10,10 +10,17 @@ export function pastSessionsTool(db: Db, sessions: number, runsPerSession: numbe
   return tool({
     name: "search_past_sessions",
     description: "Search the user's earlier conversations. Returns recent sessions with their last messages.",
-    parameters: z.object({ query: z.string().max(500).optional().describe("text to look for; omit to list recent sessions") }),
+    parameters: z.object({
+      query: z.string().max(500).optional().describe("text to look for; omit to list recent sessions"),
+    }),
     execute: async ({ query }, ctx) => {
       if (!ctx.userId) return "No user is known for this run, so there are no past sessions to search.";
-      const page = await db.getSessions({ userId: ctx.userId, limit: sessions + 1, sortBy: "updated_at", includeRuns: true });
+      const page = await db.getSessions({
+        userId: ctx.userId,
+        limit: sessions + 1,
+        sortBy: "updated_at",
+        includeRuns: true,
+      });
       const needle = query?.toLowerCase();
       const found = page.data
         .filter((s) => s.sessionId !== ctx.sessionId)
@@ -21,7 +28,10 @@ export function pastSessionsTool(db: Db, sessions: number, runsPerSession: numbe
         .map((s) => ({
           session_id: s.sessionId,
           session_name: (s.record.session_data?.session_name as string | undefined) ?? "",
-          messages: s.getChatHistory().slice(-2 * runsPerSession).map((m) => ({ role: m.role, content: m.content })),
+          messages: s
+            .getChatHistory()
+            .slice(-2 * runsPerSession)
+            .map((m) => ({ role: m.role, content: m.content })),
         }))
         .filter((s) => !needle || JSON.stringify(s).toLowerCase().includes(needle));
       return found.length ? found : "No matching past sessions.";

@@ -116,10 +116,16 @@ export class RunEngine {
   }
 
   /** Wraps a phase with cancellation watching and the terminal bookkeeping of errors. */
-  private async *guard(phase: (this: RunEngine) => AsyncGenerator<RunEvent, RunOutput>): AsyncGenerator<RunEvent, RunOutput> {
+  private async *guard(
+    phase: (this: RunEngine) => AsyncGenerator<RunEvent, RunOutput>,
+  ): AsyncGenerator<RunEvent, RunOutput> {
     const unregister = registerRun(this.output.run_id, this.controller);
-    const unwatch = this.cfg.db ? watchForCancel(this.cfg.db, this.output.run_id, this.controller, this.cfg.cancelPollMs) : () => undefined;
-    const stopHeartbeat = this.cfg.db ? keepRunAlive(this.cfg.db, this.output.run_id, this.cfg.heartbeatMs) : () => undefined;
+    const unwatch = this.cfg.db
+      ? watchForCancel(this.cfg.db, this.output.run_id, this.controller, this.cfg.cancelPollMs)
+      : () => undefined;
+    const stopHeartbeat = this.cfg.db
+      ? keepRunAlive(this.cfg.db, this.output.run_id, this.cfg.heartbeatMs)
+      : () => undefined;
     this.phaseStarted = performance.now();
     try {
       return yield* phase.call(this);
@@ -135,7 +141,10 @@ export class RunEngine {
 
   private isCancel(error: unknown): boolean {
     if (error instanceof StatusConflictError) return error.actual === "CANCELLED";
-    return error instanceof RunCancelledSignal || (this.controller.signal.aborted && this.controller.signal.reason instanceof RunCancelledSignal);
+    return (
+      error instanceof RunCancelledSignal ||
+      (this.controller.signal.aborted && this.controller.signal.reason instanceof RunCancelledSignal)
+    );
   }
 
   /** Adds the current phase's working time to the run's duration, once. */
@@ -180,7 +189,14 @@ export class RunEngine {
         return this.output;
       }
     }
-    yield { event: "RunError", ...this.base(), content: shown.message, error_type: shown.type, error_id: shown.errorId, ...(shown.kind ? { error_kind: shown.kind } : {}) };
+    yield {
+      event: "RunError",
+      ...this.base(),
+      content: shown.message,
+      error_type: shown.type,
+      error_id: shown.errorId,
+      ...(shown.kind ? { error_kind: shown.kind } : {}),
+    };
     return this.output;
   }
 
@@ -250,7 +266,8 @@ export class RunEngine {
         if (emit) yield { event: "RunContent" as const, ...this.base(), content: chunk.delta, content_type: "str" };
       } else if (chunk.type === "reasoning") {
         reasoning += chunk.delta;
-        if (emit) yield { event: "RunContent" as const, ...this.base(), reasoning_content: chunk.delta, content_type: "str" };
+        if (emit)
+          yield { event: "RunContent" as const, ...this.base(), reasoning_content: chunk.delta, content_type: "str" };
       } else if (chunk.type === "tool_call") {
         toolCalls.push({ id: chunk.id, name: chunk.name, arguments: chunk.arguments });
       } else {
@@ -259,8 +276,22 @@ export class RunEngine {
       }
     }
     const duration = (performance.now() - started) / 1000;
-    const used = usage ?? { input_tokens: 0, output_tokens: 0, total_tokens: 0, reasoning_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
-    addModelCall(this.output.metrics, { id: model.id, provider: model.provider, usage: used, timeToFirstToken: firstToken, duration, cost });
+    const used = usage ?? {
+      input_tokens: 0,
+      output_tokens: 0,
+      total_tokens: 0,
+      reasoning_tokens: 0,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    };
+    addModelCall(this.output.metrics, {
+      id: model.id,
+      provider: model.provider,
+      usage: used,
+      timeToFirstToken: firstToken,
+      duration,
+      cost,
+    });
     yield {
       event: "ModelRequestCompleted" as const,
       ...this.base(),
@@ -284,7 +315,11 @@ export class RunEngine {
         toolChoice: tools && limitReached ? "none" : undefined,
         signal: this.controller.signal,
         responseFormat: this.cfg.outputSchema
-          ? { type: "json", schema: z.toJSONSchema(this.cfg.outputSchema, { target: "draft-7" }) as Record<string, unknown>, name: this.cfg.outputSchemaName }
+          ? {
+              type: "json",
+              schema: z.toJSONSchema(this.cfg.outputSchema, { target: "draft-7" }) as Record<string, unknown>,
+              name: this.cfg.outputSchemaName,
+            }
           : undefined,
       };
       const reply = yield* this.callModel(this.cfg.model, request, this.cfg.outputSchema === undefined);
@@ -292,7 +327,13 @@ export class RunEngine {
       this.output.messages.push(
         message("assistant", reply.text || null, {
           ...(reply.toolCalls.length
-            ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+            ? {
+                tool_calls: reply.toolCalls.map((c) => ({
+                  id: c.id,
+                  type: "function" as const,
+                  function: { name: c.name, arguments: c.arguments },
+                })),
+              }
             : {}),
           ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
         }),
@@ -306,7 +347,10 @@ export class RunEngine {
       });
       this.output.tools.push(...calls.map((c) => c.execution));
       if (requirements.length > 0) {
-        yield* this.pause(requirements, calls.map((c) => c.execution));
+        yield* this.pause(
+          requirements,
+          calls.map((c) => c.execution),
+        );
         return this.output;
       }
       const done = yield* this.executeTools(calls);
@@ -332,13 +376,31 @@ export class RunEngine {
    */
   private innerRequirements(paused: PausedCall[]): RunRequirement[] {
     return paused.map(({ call, pause }) => {
-      const inner: ToolExecution = { tool_call_id: call.execution.tool_call_id, tool_name: pause.tool.name, tool_args: pause.args, created_at: nowSeconds() };
+      const inner: ToolExecution = {
+        tool_call_id: call.execution.tool_call_id,
+        tool_name: pause.tool.name,
+        tool_args: pause.args,
+        created_at: nowSeconds(),
+      };
       const requirement = requirementFor(pause.tool, inner, nowSeconds());
-      if (!requirement) throw new TypeError(`${call.execution.tool_name} paused for ${pause.tool.name}, which needs nobody`);
+      if (!requirement)
+        throw new TypeError(`${call.execution.tool_name} paused for ${pause.tool.name}, which needs nobody`);
       // The stored outer call carries the same flags, so agno's client (which answers with the
       // run's `tools` list, keyed by tool call id) sees what to confirm or fill in.
-      const { requires_confirmation, requires_user_input, user_input_schema, external_execution_required, requires_approval } = inner;
-      Object.assign(call.execution, { requires_confirmation, requires_user_input, user_input_schema, external_execution_required, requires_approval });
+      const {
+        requires_confirmation,
+        requires_user_input,
+        user_input_schema,
+        external_execution_required,
+        requires_approval,
+      } = inner;
+      Object.assign(call.execution, {
+        requires_confirmation,
+        requires_user_input,
+        user_input_schema,
+        external_execution_required,
+        requires_approval,
+      });
       return { ...requirement, paused_tool_name: call.execution.tool_name, checkpoint: pause.checkpoint };
     });
   }
@@ -346,12 +408,24 @@ export class RunEngine {
   /** Turns a model's tool call into a pending call; calls over the limit are answered with an error. */
   private pendingCall(call: { id: string; name: string; arguments: string }): PendingCall {
     const parsed = parseToolArgs(call.arguments);
-    const execution: ToolExecution = { tool_call_id: call.id, tool_name: call.name, tool_args: parsed.args, created_at: nowSeconds() };
+    const execution: ToolExecution = {
+      tool_call_id: call.id,
+      tool_name: call.name,
+      tool_args: parsed.args,
+      created_at: nowSeconds(),
+    };
     const tool = this.cfg.tools.get(call.name);
     if (tool?.stopAfterToolCall) execution.stop_after_tool_call = true;
     this.toolCalls++;
     if (this.cfg.toolCallLimit !== undefined && this.toolCalls > this.cfg.toolCallLimit) {
-      return { execution, tool, answer: { text: `Error: tool call limit of ${this.cfg.toolCallLimit} reached; answer without tools`, error: true } };
+      return {
+        execution,
+        tool,
+        answer: {
+          text: `Error: tool call limit of ${this.cfg.toolCallLimit} reached; answer without tools`,
+          error: true,
+        },
+      };
     }
     if (parsed.error) return { execution, tool, answer: { text: `Error: ${parsed.error}`, error: true } };
     // Nobody is asked to confirm a call whose arguments cannot run: the model reads why instead.
@@ -374,12 +448,20 @@ export class RunEngine {
       dependencies: this.dependencies,
       signal: this.controller.signal,
     };
-    const { messages, paused } = yield* runTools(calls, { parallel: this.cfg.parallelToolCalls, ctx, base: () => this.base(), filter: this.cfg.answerFilter });
+    const { messages, paused } = yield* runTools(calls, {
+      parallel: this.cfg.parallelToolCalls,
+      ctx,
+      base: () => this.base(),
+      filter: this.cfg.answerFilter,
+    });
     this.output.messages.push(...messages);
     this.checkpoint();
     if (paused.length > 0) {
       // The event lists the paused calls as the stored run does (flagged); the requirements name the inner calls.
-      yield* this.pause(this.innerRequirements(paused), paused.map((p) => p.call.execution));
+      yield* this.pause(
+        this.innerRequirements(paused),
+        paused.map((p) => p.call.execution),
+      );
       return "paused";
     }
     const stopper = calls.find((c) => c.execution.stop_after_tool_call && !c.execution.tool_call_error);
@@ -397,7 +479,11 @@ export class RunEngine {
         throw new ValidationError("the model's answer is not JSON, but the agent has an output schema", "content");
       }
       const checked = this.cfg.outputSchema.safeParse(parsed);
-      if (!checked.success) throw new ValidationError(`the model's answer does not match the output schema: ${z.prettifyError(checked.error)}`, "content");
+      if (!checked.success)
+        throw new ValidationError(
+          `the model's answer does not match the output schema: ${z.prettifyError(checked.error)}`,
+          "content",
+        );
       this.output.content = checked.data;
       this.output.content_type = this.cfg.outputSchemaName ?? "json";
     }

@@ -57,7 +57,11 @@ export interface RunMetrics extends TokenUsage {
   time_to_first_token?: number;
   duration?: number;
   cost?: number;
-  details?: { model: Array<TokenUsage & { id: string; provider: string; time_to_first_token?: number; duration: number; cost?: number }> };
+  details?: {
+    model: Array<
+      TokenUsage & { id: string; provider: string; time_to_first_token?: number; duration: number; cost?: number }
+    >;
+  };
 }
 
 /** What the run was given, as agno's RunInput dict: the message, and the media lists when there are any. */

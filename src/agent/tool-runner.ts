@@ -36,9 +36,11 @@ export function parseToolArgs(raw: string): { args: Record<string, unknown>; err
   } catch {
     return { args: {}, error: `tool arguments are not valid JSON: ${sanitizeText(raw.slice(0, 200))}` };
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) return { args: {}, error: "tool arguments must be a JSON object" };
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    return { args: {}, error: "tool arguments must be a JSON object" };
   const problem = jsonProblem(value, { text: true });
-  if (problem) return { args: {}, error: `tool arguments ${problem.path ? `at ${problem.path} ` : ""}${problem.message}` };
+  if (problem)
+    return { args: {}, error: `tool arguments ${problem.path ? `at ${problem.path} ` : ""}${problem.message}` };
   return { args: value as Record<string, unknown> };
 }
 
@@ -71,7 +73,8 @@ async function runOne(call: PendingCall, ctx: ToolContext): Promise<Outcome> {
   const tool = call.tool;
   if (!tool?.execute) return { text: `Error: tool ${call.execution.tool_name} does not exist`, error: true };
   const parsed = tool.parameters.safeParse(call.execution.tool_args);
-  if (!parsed.success) return { text: `Error: invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`, error: true };
+  if (!parsed.success)
+    return { text: `Error: invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`, error: true };
   try {
     return { text: stringify(await tool.execute(parsed.data, ctx)), error: false };
   } catch (err) {
@@ -95,7 +98,12 @@ export interface PausedCall {
  */
 export async function* runTools(
   calls: PendingCall[],
-  opts: { parallel: boolean; ctx: ToolContext; base: () => Omit<Extract<RunEvent, { event: "ToolCallStarted" }>, "event" | "tool">; filter?: AnswerFilter },
+  opts: {
+    parallel: boolean;
+    ctx: ToolContext;
+    base: () => Omit<Extract<RunEvent, { event: "ToolCallStarted" }>, "event" | "tool">;
+    filter?: AnswerFilter;
+  },
 ): AsyncGenerator<RunEvent, { messages: Message[]; paused: PausedCall[] }> {
   const paused: PausedCall[] = [];
   /** in call order: both modes finish calls in the order they came */

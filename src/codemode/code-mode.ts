@@ -66,12 +66,22 @@ export class CodeMode extends Toolkit {
         const source = checkpoint?.code ?? code;
         const host = new JournaledHost(inner, ctx, checkpoint);
         const started = Date.now();
-        const cell = await opts.runner.run({ sessionId: ctx.sessionId, code: source, toolNames, host, limits: opts.limits });
+        const cell = await opts.runner.run({
+          sessionId: ctx.sessionId,
+          code: source,
+          toolNames,
+          host,
+          limits: opts.limits,
+        });
         const pause = host.pausedOn;
         if (cell.paused && pause) {
           // Calls still running beside the paused one are journaled when they finish (within the cell's time).
           await host.settled(Math.max(0, limits.timeoutMs - (Date.now() - started)));
-          const next: CellCheckpoint = { code: source, journal: host.journal, pending: { name: pause.tool.name, args: pause.key } };
+          const next: CellCheckpoint = {
+            code: source,
+            journal: host.journal,
+            pending: { name: pause.tool.name, args: pause.key },
+          };
           throw new ToolPause(pause.tool, pause.args, next);
         }
         return forModel(cell);
@@ -98,14 +108,17 @@ interface CellCheckpoint {
 
 function readCheckpoint(value: unknown): CellCheckpoint {
   const c = value as Partial<CellCheckpoint> | null;
-  if (!c || typeof c.code !== "string" || !Array.isArray(c.journal) || !c.pending) throw new TypeError("the paused cell's checkpoint is unreadable");
+  if (!c || typeof c.code !== "string" || !Array.isArray(c.journal) || !c.pending)
+    throw new TypeError("the paused cell's checkpoint is unreadable");
   return c as CellCheckpoint;
 }
 
 /** JSON with object keys sorted, so the same arguments always give the same text. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
   );
 }
 
@@ -196,7 +209,10 @@ class JournaledHost implements ToolHost {
 
   private async afterDecision(t: Tool, d: ResumedCall): Promise<ToolAnswer> {
     if (d.kind === "confirmation" && d.confirmed !== true) {
-      return { ok: false, error: `the user rejected this call to ${t.name}${d.confirmation_note ? `: ${d.confirmation_note}` : ""}` };
+      return {
+        ok: false,
+        error: `the user rejected this call to ${t.name}${d.confirmation_note ? `: ${d.confirmation_note}` : ""}`,
+      };
     }
     if (d.kind === "external_execution") return { ok: true, value: parseMaybe(d.external_execution_result ?? "") };
     // A person's input is merged into the arguments: check them again.

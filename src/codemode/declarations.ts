@@ -20,7 +20,8 @@ export function topLevelDeclarations(code: string): string[] {
       if (tokens[j]?.text === "*") j++;
       const name = tokens[j];
       // Only statements declare: `x = function f() {}` names nothing at the top level.
-      const statementStart = !prev || prev.text === ";" || prev.text === "}" || prev.text === "async" || prev.newlineAfter;
+      const statementStart =
+        !prev || prev.text === ";" || prev.text === "}" || prev.text === "async" || prev.newlineAfter;
       if (name?.kind === "word" && statementStart) names.add(name.text);
     } else if (t.text === "const" || t.text === "let" || t.text === "var") {
       i = declarators(tokens, i + 1, names);
@@ -36,7 +37,20 @@ interface Token {
   newlineAfter: boolean;
 }
 
-const RESERVED = new Set(["await", "yield", "let", "const", "var", "function", "class", "async", "of", "in", "new", "this"]);
+const RESERVED = new Set([
+  "await",
+  "yield",
+  "let",
+  "const",
+  "var",
+  "function",
+  "class",
+  "async",
+  "of",
+  "in",
+  "new",
+  "this",
+]);
 
 /** Reads `a = 1, {b, c: d} = o, [e, ...f] = xs` from tokens[i]; adds the bound names; returns the last index used. */
 function declarators(tokens: Token[], i: number, names: Set<string>): number {
@@ -62,7 +76,22 @@ function declarators(tokens: Token[], i: number, names: Set<string>): number {
   }
 }
 
-const STATEMENT_WORDS = new Set(["const", "let", "var", "function", "class", "return", "if", "for", "while", "do", "try", "throw", "switch", "async"]);
+const STATEMENT_WORDS = new Set([
+  "const",
+  "let",
+  "var",
+  "function",
+  "class",
+  "return",
+  "if",
+  "for",
+  "while",
+  "do",
+  "try",
+  "throw",
+  "switch",
+  "async",
+]);
 
 /** Reads one binding pattern starting at tokens[i]; returns the index of its last token. */
 function pattern(tokens: Token[], i: number, names: Set<string>): number {
@@ -82,7 +111,14 @@ function pattern(tokens: Token[], i: number, names: Set<string>): number {
     let k = j;
     if (tokens[k]?.text === "...") k++;
     let end = k;
-    while (end < tokens.length && !((tokens[end]!.text === "," && tokens[end]!.depth === inner) || (tokens[end]!.text === close && tokens[end]!.depth === t.depth))) end++;
+    while (
+      end < tokens.length &&
+      !(
+        (tokens[end]!.text === "," && tokens[end]!.depth === inner) ||
+        (tokens[end]!.text === close && tokens[end]!.depth === t.depth)
+      )
+    )
+      end++;
     if (object) {
       const colon = tokens.slice(k, end).findIndex((x) => x.text === ":" && x.depth === inner);
       if (colon >= 0) pattern(tokens, k + colon + 1, names);
@@ -101,7 +137,8 @@ function tokenize(code: string): Token[] {
   const out: Token[] = [];
   let depth = 0;
   let i = 0;
-  const push = (kind: Token["kind"], text: string, d = depth) => out.push({ kind, text, depth: d, newlineAfter: false });
+  const push = (kind: Token["kind"], text: string, d = depth) =>
+    out.push({ kind, text, depth: d, newlineAfter: false });
   while (i < code.length) {
     const ch = code[i]!;
     if (ch === "\n") {
@@ -188,7 +225,23 @@ function template(code: string, i: number): number {
 function regexAllowed(prev: Token | undefined): boolean {
   if (!prev) return true;
   if (prev.kind === "literal") return false;
-  if (prev.kind === "word") return ["return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw", "case", "do", "else", "yield", "await"].includes(prev.text);
+  if (prev.kind === "word")
+    return [
+      "return",
+      "typeof",
+      "instanceof",
+      "in",
+      "of",
+      "new",
+      "delete",
+      "void",
+      "throw",
+      "case",
+      "do",
+      "else",
+      "yield",
+      "await",
+    ].includes(prev.text);
   return ![")", "]", "}"].includes(prev.text);
 }
 

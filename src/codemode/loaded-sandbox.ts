@@ -30,12 +30,21 @@ function quickJSWasm(): Promise<ArrayBuffer> {
  * only the tool host it is handed. Inside it the cell still runs in QuickJS, which bounds CPU,
  * memory and wall time the same way everywhere, local workerd included.
  */
-export function runInLoadedSandbox(loader: WorkerLoader, isolateKey: string, cell: SandboxCell, host: ToolHost): Promise<{ cell: CellResult; state: StateEntry[] }> {
+export function runInLoadedSandbox(
+  loader: WorkerLoader,
+  isolateKey: string,
+  cell: SandboxCell,
+  host: ToolHost,
+): Promise<{ cell: CellResult; state: StateEntry[] }> {
   return sandboxOf(loader, isolateKey).run(cell, host) as Promise<{ cell: CellResult; state: StateEntry[] }>;
 }
 
 /** What a session's loaded sandbox can reach (see CodeSandbox.isolation). */
-export function loadedSandboxIsolation(loader: WorkerLoader, isolateKey: string, probeUrl: string): Promise<SandboxIsolation> {
+export function loadedSandboxIsolation(
+  loader: WorkerLoader,
+  isolateKey: string,
+  probeUrl: string,
+): Promise<SandboxIsolation> {
   return sandboxOf(loader, isolateKey).isolation(probeUrl) as Promise<SandboxIsolation>;
 }
 

@@ -20,7 +20,13 @@ export function memoryCodeRunner(loadQuickJS: () => Promise<QuickJSWASMModule>):
       const turn = (tails.get(sessionId) ?? Promise.resolve()).then(async (): Promise<CellResult> => {
         qjs ??= loadQuickJS();
         try {
-          const { cell, state } = await runCell(await qjs, { code, state: states.get(sessionId) ?? [], toolNames, callTool: (n, a) => host.call(n, a), limits });
+          const { cell, state } = await runCell(await qjs, {
+            code,
+            state: states.get(sessionId) ?? [],
+            toolNames,
+            callTool: (n, a) => host.call(n, a),
+            limits,
+          });
           states.set(sessionId, state);
           return cell;
         } catch (error) {
@@ -29,7 +35,10 @@ export function memoryCodeRunner(loadQuickJS: () => Promise<QuickJSWASMModule>):
           return sandboxFailure(error);
         }
       });
-      tails.set(sessionId, turn.catch(() => undefined));
+      tails.set(
+        sessionId,
+        turn.catch(() => undefined),
+      );
       return turn;
     },
   };

@@ -1,4 +1,10 @@
-import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from "quickjs-emscripten-core";
+import type {
+  QuickJSContext,
+  QuickJSDeferredPromise,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSWASMModule,
+} from "quickjs-emscripten-core";
 import { topLevelDeclarations } from "./declarations.js";
 import { errorMessage } from "../errors.js";
 
@@ -70,7 +76,10 @@ const RUN = "__cm_run";
  * tools and `console`, no network, no timers. The previous cells' state is restored as global
  * `let` bindings; after the cell its top-level names are captured again.
  */
-export async function runCell(qjs: QuickJSWASMModule, input: CellInput): Promise<{ cell: CellResult; state: StateEntry[] }> {
+export async function runCell(
+  qjs: QuickJSWASMModule,
+  input: CellInput,
+): Promise<{ cell: CellResult; state: StateEntry[] }> {
   const limits = { ...DEFAULT_LIMITS, ...input.limits };
   const started = Date.now();
   const rt = qjs.newRuntime();
@@ -80,7 +89,11 @@ export async function runCell(qjs: QuickJSWASMModule, input: CellInput): Promise
   rt.setMemoryLimit(limits.memoryBytes);
   rt.setMaxStackSize(512 * 1024);
   rt.setInterruptHandler(() => {
-    if (++ticks > budget) stop ??= { name: "CpuLimitError", message: `the cell used its whole CPU budget (${limits.cpuBudget} interrupt checks) and was stopped` };
+    if (++ticks > budget)
+      stop ??= {
+        name: "CpuLimitError",
+        message: `the cell used its whole CPU budget (${limits.cpuBudget} interrupt checks) and was stopped`,
+      };
     else if (Date.now() - started > limits.timeoutMs) stop ??= timeoutError(limits);
     return stop !== undefined;
   });
@@ -98,7 +111,8 @@ export async function runCell(qjs: QuickJSWASMModule, input: CellInput): Promise
     const names = [...new Set([...input.state.map((e) => e.name), ...declared])];
     const error = await execute(vm, rt, host, cellScript(input.code, names), limits, started, () => stop);
     // A paused cell runs again from its start when the run continues: nothing of it is kept now.
-    if (host.paused) return { cell: { logs: "", logsTruncated: false, notPersisted: [], paused: true }, state: input.state };
+    if (host.paused)
+      return { cell: { logs: "", logsTruncated: false, notPersisted: [], paused: true }, state: input.state };
     const result = error ? undefined : readResult(vm, limits);
     // Capturing runs with a fresh, small budget: a cell stopped for CPU still keeps what it set.
     ticks = 0;
@@ -124,7 +138,12 @@ export async function runCell(qjs: QuickJSWASMModule, input: CellInput): Promise
 /** What a cell comes back as when the interpreter itself failed (a WebAssembly trap, a loaded Worker gone): the state is untouched. */
 export function sandboxFailure(error: unknown): CellResult {
   const message = errorMessage(error);
-  return { logs: "", logsTruncated: false, notPersisted: [], error: { name: "SandboxError", message: `the sandbox failed: ${message}; the session's state is kept` } };
+  return {
+    logs: "",
+    logsTruncated: false,
+    notPersisted: [],
+    error: { name: "SandboxError", message: `the sandbox failed: ${message}; the session's state is kept` },
+  };
 }
 
 function timeoutError(limits: CellLimits): CellError {
@@ -132,7 +151,15 @@ function timeoutError(limits: CellLimits): CellError {
 }
 
 /** Runs the cell's script, then drives its promise: pending jobs, tool answers, until it settles or a limit stops it. */
-async function execute(vm: QuickJSContext, rt: QuickJSRuntime, host: HostCalls, script: string, limits: CellLimits, started: number, stopped: () => CellError | undefined): Promise<CellError | undefined> {
+async function execute(
+  vm: QuickJSContext,
+  rt: QuickJSRuntime,
+  host: HostCalls,
+  script: string,
+  limits: CellLimits,
+  started: number,
+  stopped: () => CellError | undefined,
+): Promise<CellError | undefined> {
   const evaluated = vm.evalCode(script, "cell.js");
   if (evaluated.error) return errorFrom(vm, evaluated.error, stopped());
   evaluated.value.dispose();
@@ -151,7 +178,11 @@ async function execute(vm: QuickJSContext, rt: QuickJSRuntime, host: HostCalls, 
     if (state.type === "rejected") return errorFrom(vm, state.error, undefined);
     if (host.paused) return undefined;
     if (host.pending === 0) {
-      return { name: "TimeoutError", message: "the cell awaits a promise that nothing can settle (no tool call is outstanding, and there are no timers): it would never finish" };
+      return {
+        name: "TimeoutError",
+        message:
+          "the cell awaits a promise that nothing can settle (no tool call is outstanding, and there are no timers): it would never finish",
+      };
     }
     const left = limits.timeoutMs - (Date.now() - started);
     if (left <= 0 || !(await host.settled(left))) return timeoutError(limits);
@@ -166,8 +197,13 @@ function errorFrom(vm: QuickJSContext, handle: QuickJSHandle, limit: CellError |
   if (dumped && typeof dumped === "object") {
     const e = dumped as { name?: unknown; message?: unknown; stack?: unknown };
     const message = String(e.message ?? dumped);
-    if (/out of memory/i.test(message)) return { name: "MemoryLimitError", message: "the cell ran out of memory (its heap limit) and was stopped" };
-    return { name: typeof e.name === "string" ? e.name : "Error", message, ...(typeof e.stack === "string" && e.stack ? { stack: e.stack } : {}) };
+    if (/out of memory/i.test(message))
+      return { name: "MemoryLimitError", message: "the cell ran out of memory (its heap limit) and was stopped" };
+    return {
+      name: typeof e.name === "string" ? e.name : "Error",
+      message,
+      ...(typeof e.stack === "string" && e.stack ? { stack: e.stack } : {}),
+    };
   }
   return { name: "Error", message: `the cell threw a non-error value: ${JSON.stringify(dumped) ?? String(dumped)}` };
 }
@@ -207,7 +243,10 @@ class HostCalls {
     } catch {
       args = undefined;
     }
-    const answer = this.call(name, args).catch((error: unknown): ToolAnswer => ({ ok: false, error: errorMessage(error) }));
+    const answer = this.call(name, args).catch((error: unknown): ToolAnswer => ({
+      ok: false,
+      error: errorMessage(error),
+    }));
     void answer.then((a) => {
       this.pending--;
       if (this.closed) return;
@@ -387,12 +426,20 @@ function readResult(vm: QuickJSContext, limits: CellLimits): { value: unknown } 
   out.value.dispose();
   if (json === undefined) return undefined;
   if (json.length > limits.maxResultChars) {
-    return { error: { name: "ResultTooLargeError", message: `the cell returned ${json.length} characters of JSON (limit ${limits.maxResultChars}): return less, or keep it in a variable and return a summary` } };
+    return {
+      error: {
+        name: "ResultTooLargeError",
+        message: `the cell returned ${json.length} characters of JSON (limit ${limits.maxResultChars}): return less, or keep it in a variable and return a summary`,
+      },
+    };
   }
   return { value: JSON.parse(json) };
 }
 
-function capture(vm: QuickJSContext, limits: CellLimits): { state?: StateEntry[]; notPersisted: string[]; error?: CellError } {
+function capture(
+  vm: QuickJSContext,
+  limits: CellLimits,
+): { state?: StateEntry[]; notPersisted: string[]; error?: CellError } {
   const snapshot = vm.getProp(vm.global, "__cm_snapshot");
   const max = vm.newNumber(limits.maxStateChars);
   const out = vm.callFunction(snapshot, vm.undefined, vm.undefined, max);
@@ -400,12 +447,25 @@ function capture(vm: QuickJSContext, limits: CellLimits): { state?: StateEntry[]
   max.dispose();
   if (out.error) {
     const error = errorFrom(vm, out.error, undefined);
-    return { notPersisted: [], error: { name: "StateError", message: `the session's state could not be saved (${error.message}); the previous state is kept` } };
+    return {
+      notPersisted: [],
+      error: {
+        name: "StateError",
+        message: `the session's state could not be saved (${error.message}); the previous state is kept`,
+      },
+    };
   }
-  const parsed = JSON.parse(vm.getString(out.value)) as { state: StateEntry[]; notPersisted: string[] } | { tooLarge: true };
+  const parsed = JSON.parse(vm.getString(out.value)) as
+    { state: StateEntry[]; notPersisted: string[] } | { tooLarge: true };
   out.value.dispose();
   if ("tooLarge" in parsed) {
-    return { notPersisted: [], error: { name: "StateTooLargeError", message: `the session's top-level values exceed ${limits.maxStateChars} characters of JSON, so this cell's state was not saved; the previous state is kept` } };
+    return {
+      notPersisted: [],
+      error: {
+        name: "StateTooLargeError",
+        message: `the session's top-level values exceed ${limits.maxStateChars} characters of JSON, so this cell's state was not saved; the previous state is kept`,
+      },
+    };
   }
   return parsed;
 }

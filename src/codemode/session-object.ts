@@ -43,14 +43,25 @@ export class CodeModeSession extends DurableObject<SessionEnv> {
     await this.ctx.storage.delete("state");
   }
 
-  private async runNow(code: string, toolNames: string[], host: ToolHost, limits?: Partial<CellLimits>): Promise<CellResult> {
+  private async runNow(
+    code: string,
+    toolNames: string[],
+    host: ToolHost,
+    limits?: Partial<CellLimits>,
+  ): Promise<CellResult> {
     const state = await this.state();
     const loader = this.env.CODEMODE_LOADER;
     let outcome;
     try {
       outcome = loader
         ? await runInLoadedSandbox(loader, this.ctx.id.toString(), { code, state, toolNames, limits }, host)
-        : await runCell(await quickJS.get(), { code, state, toolNames, callTool: (name, args) => host.call(name, args), limits });
+        : await runCell(await quickJS.get(), {
+            code,
+            state,
+            toolNames,
+            callTool: (name, args) => host.call(name, args),
+            limits,
+          });
     } catch (error) {
       // The interpreter (a WebAssembly trap) or the loaded Worker failed: the next cell gets a fresh instance.
       if (!loader) quickJS.forget();

@@ -34,7 +34,8 @@ export function schemaToType(schema: unknown, indent = ""): string {
       const prefix = Array.isArray(s.prefixItems) ? s.prefixItems : Array.isArray(s.items) ? s.items : undefined;
       if (prefix) {
         const rest = Array.isArray(s.items) ? s.additionalItems : s.items;
-        const tail = rest && typeof rest === "object" ? [`...${schemaToType({ type: "array", items: rest }, indent)}`] : [];
+        const tail =
+          rest && typeof rest === "object" ? [`...${schemaToType({ type: "array", items: rest }, indent)}`] : [];
         return `[${[...(prefix as unknown[]).map((v) => schemaToType(v, indent)), ...tail].join(", ")}]`;
       }
       const item = schemaToType(s.items, indent);
@@ -57,7 +58,8 @@ function objectType(s: Schema, indent: string): string {
     return `${doc}${inner}${key}${required.has(name) ? "" : "?"}: ${schemaToType(prop, inner)};`;
   });
   const extra = s.additionalProperties;
-  if (extra && extra !== false && typeof extra === "object") lines.push(`${inner}[key: string]: ${schemaToType(extra, inner)};`);
+  if (extra && extra !== false && typeof extra === "object")
+    lines.push(`${inner}[key: string]: ${schemaToType(extra, inner)};`);
   if (lines.length === 0) return extra === false ? "{}" : "Record<string, unknown>";
   return `{\n${lines.join("\n")}\n${indent}}`;
 }
@@ -106,7 +108,8 @@ export function codeToolDescription(tools: Tool[], limits: DescribedLimits): str
     "Batch independent calls with `await Promise.all([...])`; loop, filter and combine results in code instead of calling tools one by one.",
     "A tool called with invalid arguments throws an Error whose message names the bad fields; you can catch it.",
     "Top-level await works. `return value` ends the cell and gives back `value` (keep it small: return what you need, not everything).",
-    "`console.log` output is returned with the result " + `(at most ${limits.maxOutputChars} characters; the rest is cut).`,
+    "`console.log` output is returned with the result " +
+      `(at most ${limits.maxOutputChars} characters; the rest is cut).`,
     "State: top-level `const`/`let`/`var`, functions and classes persist into the next cell after the cell finishes, even if it throws.",
     "Values persist as JSON (numbers, strings, booleans, null, plain objects, arrays; a Date becomes its ISO string; a Map, Set or class instance is not kept).",
     "Functions and classes persist as source and are re-created in the next cell: they can use other top-level names, but not private closure state.",

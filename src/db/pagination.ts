@@ -19,7 +19,10 @@ export interface ResolvedPage {
 export function resolvePage(opts: PageOptions): ResolvedPage {
   const { limit, page } = opts;
   if (limit !== undefined && (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT)) {
-    throw new ValidationError(`limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}, got ${String(limit)}`, "limit");
+    throw new ValidationError(
+      `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}, got ${String(limit)}`,
+      "limit",
+    );
   }
   if (page !== undefined) {
     if (limit === undefined) throw new ValidationError("page needs limit: pass both or neither", "page");
@@ -33,7 +36,11 @@ export function resolvePage(opts: PageOptions): ResolvedPage {
 }
 
 /** A Page of `data` (this page's items) out of `totalCount`, as every list read answers it. */
-export function pageOf<T>(data: T[], totalCount: number, { page, limit }: Pick<ResolvedPage, "page" | "limit">): Page<T> {
+export function pageOf<T>(
+  data: T[],
+  totalCount: number,
+  { page, limit }: Pick<ResolvedPage, "page" | "limit">,
+): Page<T> {
   return { data, page, limit, total_count: totalCount, total_pages: Math.ceil(totalCount / limit) };
 }
 

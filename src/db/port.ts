@@ -21,7 +21,8 @@ export type { UserMemoryStore } from "./ports/user-memory-store.js";
  * (agents, teams, the runtime) talks to this, never to an adapter, so the SDK runs against any
  * backend that passes the contract suite (test/support/db-contract.ts).
  */
-export interface Db extends DbAdmin, SessionStore, RunStore, RunEventStore, ToolResultStore, UserMemoryStore, ScheduleStorage {}
+export interface Db
+  extends DbAdmin, SessionStore, RunStore, RunEventStore, ToolResultStore, UserMemoryStore, ScheduleStorage {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

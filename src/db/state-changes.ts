@@ -33,7 +33,12 @@ export function stateChanges(base: Obj, next: Obj, path: string[] = []): StateCh
     if (same(before, value)) continue;
     if (value === undefined) out.push({ op: "delete", path: at });
     else if (isObject(before) && isObject(value)) out.push(...stateChanges(before, value, at));
-    else if (Array.isArray(before) && Array.isArray(value) && value.length > before.length && same(before, value.slice(0, before.length))) {
+    else if (
+      Array.isArray(before) &&
+      Array.isArray(value) &&
+      value.length > before.length &&
+      same(before, value.slice(0, before.length))
+    ) {
       out.push({ op: "append", path: at, items: value.slice(before.length), value });
     } else out.push({ op: "set", path: at, value });
   }
@@ -73,6 +78,7 @@ function parentOf(root: Obj, path: string[], create: boolean): Obj | null {
 /** `over` merged into `base` as agno's `merge_dictionaries` does: objects key by key at any depth, `over` winning. */
 export function mergeState(base: Obj, over: Obj): Obj {
   const out: Obj = { ...base };
-  for (const [key, value] of Object.entries(over)) out[key] = isObject(out[key]) && isObject(value) ? mergeState(out[key] as Obj, value) : value;
+  for (const [key, value] of Object.entries(over))
+    out[key] = isObject(out[key]) && isObject(value) ? mergeState(out[key] as Obj, value) : value;
   return out;
 }

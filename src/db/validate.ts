@@ -25,9 +25,15 @@ const jsonObject = z.record(z.string(), z.unknown()).nullish();
  */
 const depthWithin = (maxDepth: number) => (value: unknown, ctx: z.RefinementCtx) => {
   const problem = jsonProblem(value, { maxDepth, maxNodes: Number.POSITIVE_INFINITY });
-  if (problem) ctx.addIssue({ code: "custom", message: problem.message, path: problem.path === "" ? [] : problem.path.split(".") });
+  if (problem)
+    ctx.addIssue({
+      code: "custom",
+      message: problem.message,
+      path: problem.path === "" ? [] : problem.path.split("."),
+    });
 };
-const bounded = <T extends z.ZodType>(schema: T, wrapped = 0) => schema.superRefine(depthWithin(JSON_LIMITS.maxDepth + wrapped));
+const bounded = <T extends z.ZodType>(schema: T, wrapped = 0) =>
+  schema.superRefine(depthWithin(JSON_LIMITS.maxDepth + wrapped));
 
 const runSchema = z
   .object({

@@ -9,7 +9,9 @@ const currentTime = tool({
   parameters: z.object({ timezone: z.string().default("UTC").describe("IANA zone, e.g. Europe/Paris") }),
   execute: ({ timezone }) => {
     try {
-      return new Intl.DateTimeFormat("en-GB", { dateStyle: "full", timeStyle: "long", timeZone: timezone }).format(new Date());
+      return new Intl.DateTimeFormat("en-GB", { dateStyle: "full", timeStyle: "long", timeZone: timezone }).format(
+        new Date(),
+      );
     } catch {
       throw new Error(`unknown time zone ${timezone}`);
     }
@@ -19,7 +21,10 @@ const currentTime = tool({
 const rollDice = tool({
   name: "roll_dice",
   description: "Roll dice and return each result",
-  parameters: z.object({ count: z.number().int().min(1).max(20).default(1), sides: z.number().int().min(2).max(1000).default(6) }),
+  parameters: z.object({
+    count: z.number().int().min(1).max(20).default(1),
+    sides: z.number().int().min(2).max(1000).default(6),
+  }),
   execute: ({ count, sides }) => Array.from({ length: count }, () => 1 + Math.floor(Math.random() * sides)),
 });
 
@@ -40,13 +45,20 @@ const saveNote = tool({
  * The example agent `npm run dev` serves: a model from the environment and three small tools;
  * with `offloadToolResults`, tool results over 16,000 characters go to the runtime's bucket.
  */
-export function exampleAssistant(model: Model, opts: { offloadToolResults?: boolean; heartbeatSeconds?: number } = {}): Agent {
+export function exampleAssistant(
+  model: Model,
+  opts: { offloadToolResults?: boolean; heartbeatSeconds?: number } = {},
+): Agent {
   return new Agent({
     id: "assistant",
     name: "Assistant",
     description: "A helpful assistant with a clock, dice and notes (saving one asks for confirmation).",
     model,
-    instructions: ["Answer briefly.", "Use the tools for the time and for randomness; never guess them.", "Save a note when the user asks you to remember something."],
+    instructions: [
+      "Answer briefly.",
+      "Use the tools for the time and for randomness; never guess them.",
+      "Save a note when the user asks you to remember something.",
+    ],
     tools: [currentTime, rollDice, saveNote],
     addHistoryToContext: true,
     offloadToolResults: opts.offloadToolResults ?? false,

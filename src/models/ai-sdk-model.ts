@@ -9,7 +9,14 @@ import type {
   LanguageModelV3Usage,
 } from "@ai-sdk/provider";
 import { mediaOf, type MediaKind, type MediaRecord, type Message } from "./message.js";
-import { emptyUsage, type FinishReason, type Model, type ModelChunk, type ModelRequest, type TokenUsage } from "./model.js";
+import {
+  emptyUsage,
+  type FinishReason,
+  type Model,
+  type ModelChunk,
+  type ModelRequest,
+  type TokenUsage,
+} from "./model.js";
 import { ModelProviderError } from "./provider-error.js";
 import { jsonProblem } from "../json-limits.js";
 
@@ -39,7 +46,12 @@ export function toPrompt(messages: Message[]): LanguageModelV3Prompt {
       if (text) content.push({ type: "text", text });
       for (const call of m.tool_calls ?? []) {
         toolNames.set(call.id, call.function.name);
-        content.push({ type: "tool-call", toolCallId: call.id, toolName: call.function.name, input: parseArgs(call.function.arguments) });
+        content.push({
+          type: "tool-call",
+          toolCallId: call.id,
+          toolName: call.function.name,
+          input: parseArgs(call.function.arguments),
+        });
       }
       prompt.push({ role: "assistant", content });
     } else {
@@ -78,9 +90,17 @@ function userContent(text: string, m: Message): Array<LanguageModelV3TextPart | 
 function filePart(kind: MediaKind, media: MediaRecord): LanguageModelV3FilePart | null {
   const mediaType = media.mime_type ?? (kind === "image" ? "image/*" : "application/octet-stream");
   const isText = kind === "file" && mediaType.startsWith("text/");
-  const data = typeof media.content === "string" ? (isText ? new TextEncoder().encode(media.content) : media.content) : typeof media.url === "string" ? new URL(media.url) : null;
+  const data =
+    typeof media.content === "string"
+      ? isText
+        ? new TextEncoder().encode(media.content)
+        : media.content
+      : typeof media.url === "string"
+        ? new URL(media.url)
+        : null;
   if (data === null) return null;
-  const filename = kind === "file" ? (media.filename ?? (typeof media.name === "string" ? media.name : undefined)) : undefined;
+  const filename =
+    kind === "file" ? (media.filename ?? (typeof media.name === "string" ? media.name : undefined)) : undefined;
   return { type: "file", mediaType, data, ...(filename ? { filename } : {}) };
 }
 
@@ -153,17 +173,31 @@ export class AiSdkModel implements Model {
       stopSequences: this.settings.stopSequences,
       providerOptions: this.settings.providerOptions,
       abortSignal: request.signal,
-      tools: request.tools?.map((t) => ({ type: "function" as const, name: t.name, description: t.description, inputSchema: t.parameters })),
+      tools: request.tools?.map((t) => ({
+        type: "function" as const,
+        name: t.name,
+        description: t.description,
+        inputSchema: t.parameters,
+      })),
       toolChoice:
-        request.toolChoice === undefined ? undefined : typeof request.toolChoice === "string" ? { type: request.toolChoice } : { type: "tool", toolName: request.toolChoice.name },
-      responseFormat: request.responseFormat ? { type: "json", schema: request.responseFormat.schema, name: request.responseFormat.name } : undefined,
+        request.toolChoice === undefined
+          ? undefined
+          : typeof request.toolChoice === "string"
+            ? { type: request.toolChoice }
+            : { type: "tool", toolName: request.toolChoice.name },
+      responseFormat: request.responseFormat
+        ? { type: "json", schema: request.responseFormat.schema, name: request.responseFormat.name }
+        : undefined,
     };
     const maxRetries = this.settings.maxRetries ?? 2;
     for (let attempt = 0; ; attempt++) {
       let emitted = false;
       try {
         // Nobody watches a non-streamed answer arrive: one plain call costs less than an SSE stream.
-        const parts = request.stream === false ? partsOf(await this.model.doGenerate(options)) : readParts((await this.model.doStream(options)).stream);
+        const parts =
+          request.stream === false
+            ? partsOf(await this.model.doGenerate(options))
+            : readParts((await this.model.doStream(options)).stream);
         for await (const chunk of parts) {
           emitted = true;
           yield chunk.type === "finish" ? { ...chunk, cost: this.cost(chunk.usage) } : chunk;
@@ -194,7 +228,8 @@ function partsOf(result: LanguageModelV3GenerateResult): ModelChunk[] {
   for (const part of result.content) {
     if (part.type === "text" && part.text) chunks.push({ type: "text", delta: part.text });
     else if (part.type === "reasoning" && part.text) chunks.push({ type: "reasoning", delta: part.text });
-    else if (part.type === "tool-call") chunks.push({ type: "tool_call", id: part.toolCallId, name: part.toolName, arguments: part.input });
+    else if (part.type === "tool-call")
+      chunks.push({ type: "tool_call", id: part.toolCallId, name: part.toolName, arguments: part.input });
   }
   chunks.push({ type: "finish", reason: FINISH[result.finishReason.unified] ?? "other", usage: toUsage(result.usage) });
   return chunks;

@@ -34,7 +34,12 @@ export interface MediaRecord {
 }
 
 /** Where a message carries each kind of media: agno's Message fields (`audio`, not `audios`). */
-export const MESSAGE_MEDIA_FIELDS = { image: "images", audio: "audio", video: "videos", file: "files" } as const satisfies Record<MediaKind, string>;
+export const MESSAGE_MEDIA_FIELDS = {
+  image: "images",
+  audio: "audio",
+  video: "videos",
+  file: "files",
+} as const satisfies Record<MediaKind, string>;
 
 export interface Message {
   role: Role;
@@ -67,6 +72,8 @@ export function mediaOf(m: Message): Array<{ kind: MediaKind; media: MediaRecord
   return (Object.entries(MESSAGE_MEDIA_FIELDS) as Array<[MediaKind, keyof Message]>).flatMap(([kind, field]) => {
     const items = m[field];
     if (!Array.isArray(items)) return [];
-    return items.filter((media): media is MediaRecord => typeof media === "object" && media !== null).map((media) => ({ kind, media }));
+    return items
+      .filter((media): media is MediaRecord => typeof media === "object" && media !== null)
+      .map((media) => ({ kind, media }));
   });
 }

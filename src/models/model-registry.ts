@@ -67,7 +67,10 @@ export class ModelRegistry {
     const { provider, modelId } = this.parse(spec);
     const settings = { ...this.defaults, ...options };
     delete settings.credentials;
-    const credentials: ProviderCredentials = { ...this.defaults.credentials?.[provider], ...options.credentials?.[provider] };
+    const credentials: ProviderCredentials = {
+      ...this.defaults.credentials?.[provider],
+      ...options.credentials?.[provider],
+    };
     return this.providers.get(provider)!.model(modelId, { ...settings, name: provider, credentials });
   }
 
@@ -81,9 +84,11 @@ export class ModelRegistry {
    * Worker's bindings, or `process.env`), by the names each provider reads (`OPENAI_API_KEY`, …).
    */
   credentialsFromEnv(env: Record<string, unknown>): Record<string, ProviderCredentials> {
-    const first = (names: string[] = []) => names.map((k) => env[k]).find((v): v is string => typeof v === "string" && v !== "");
+    const first = (names: string[] = []) =>
+      names.map((k) => env[k]).find((v): v is string => typeof v === "string" && v !== "");
     const out: Record<string, ProviderCredentials> = {};
-    for (const [name, provider] of this.providers) out[name] = { apiKey: first(provider.env?.apiKey), baseURL: first(provider.env?.baseURL) };
+    for (const [name, provider] of this.providers)
+      out[name] = { apiKey: first(provider.env?.apiKey), baseURL: first(provider.env?.baseURL) };
     return out;
   }
 }

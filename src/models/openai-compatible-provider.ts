@@ -16,7 +16,11 @@ export function openAICompatibleProvider(opts: { baseURL?: string; env?: ModelPr
     model: (id, { credentials: c, name, ...settings }) => {
       const baseURL = c.baseURL ?? opts.baseURL;
       if (!baseURL) throw new ValidationError(`${name} needs a base URL (credentials.${name}.baseURL)`, "model");
-      return new AiSdkModel(createOpenAICompatible({ name, baseURL, apiKey: c.apiKey, headers: c.headers }).chatModel(id), settings, name);
+      return new AiSdkModel(
+        createOpenAICompatible({ name, baseURL, apiKey: c.apiKey, headers: c.headers }).chatModel(id),
+        settings,
+        name,
+      );
     },
   };
 }

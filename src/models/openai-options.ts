@@ -9,5 +9,7 @@ export function openAIOptions(opts: ProviderModelOptions): ModelSettings["provid
     ...(opts.serviceTier && { serviceTier: opts.serviceTier }),
     ...(opts.verbosity && { textVerbosity: opts.verbosity }),
   };
-  return Object.keys(openai).length ? { ...opts.providerOptions, openai: { ...opts.providerOptions?.openai, ...openai } } : opts.providerOptions;
+  return Object.keys(openai).length
+    ? { ...opts.providerOptions, openai: { ...opts.providerOptions?.openai, ...openai } }
+    : opts.providerOptions;
 }

@@ -2,10 +2,20 @@ import { AgnoError, errorMessage } from "../errors.js";
 
 export type ProviderErrorKind = "rate_limit" | "auth" | "context_length" | "server" | "network" | "unknown";
 
-const CONTEXT_PATTERNS = /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|max_tokens.*exceed|reduce the length/i;
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENOTFOUND", "EAI_AGAIN", "EPIPE", "UND_ERR_SOCKET"]);
+const CONTEXT_PATTERNS =
+  /context[_ ]length|context window|maximum context|too many tokens|prompt is too long|max_tokens.*exceed|reduce the length/i;
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EPIPE",
+  "UND_ERR_SOCKET",
+]);
 /** Transport failures by message: workerd's fetch says "Network connection lost." (a plain Error, no code), Node's undici "terminated". */
-const NETWORK_MESSAGES = /network connection lost|fetch failed|network error|socket hang up|other side closed|^terminated$|connection (reset|refused|lost|closed)/i;
+const NETWORK_MESSAGES =
+  /network connection lost|fetch failed|network error|socket hang up|other side closed|^terminated$|connection (reset|refused|lost|closed)/i;
 
 function statusOf(error: unknown): number | undefined {
   const e = error as { statusCode?: unknown; status?: unknown } | null;
@@ -50,8 +60,10 @@ export class ModelProviderError extends AgnoError {
     const text = textOf(error);
     if (status === 429 || (status === undefined && /rate.?limit|quota/i.test(text))) return "rate_limit";
     if (status === 401 || status === 403) return "auth";
-    if ((error as { name?: unknown } | null)?.name === "AI_LoadAPIKeyError" || /api key is missing/i.test(text)) return "auth";
-    if ((status === 400 || status === 413 || status === undefined) && CONTEXT_PATTERNS.test(text)) return "context_length";
+    if ((error as { name?: unknown } | null)?.name === "AI_LoadAPIKeyError" || /api key is missing/i.test(text))
+      return "auth";
+    if ((status === 400 || status === 413 || status === undefined) && CONTEXT_PATTERNS.test(text))
+      return "context_length";
     if (status !== undefined && status >= 500) return "server";
     if (status === 408 || status === 409) return "server";
     // A transport failure can arrive bare, or wrapped (the AI SDK reports a stream cut after a
@@ -60,10 +72,15 @@ export class ModelProviderError extends AgnoError {
       for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
         const code = (e as { code?: unknown }).code;
         if (typeof code === "string" && NETWORK_CODES.has(code)) return "network";
-        if (e instanceof TypeError && /fetch failed|terminated|network|socket|connection/i.test(e.message)) return "network";
+        if (e instanceof TypeError && /fetch failed|terminated|network|socket|connection/i.test(e.message))
+          return "network";
         if (e instanceof Error && NETWORK_MESSAGES.test(e.message)) return "network";
       }
-      if (status === undefined && /fetch failed|network error|socket hang up|terminated|connection (reset|refused)/i.test(text)) return "network";
+      if (
+        status === undefined &&
+        /fetch failed|network error|socket hang up|terminated|connection (reset|refused)/i.test(text)
+      )
+        return "network";
     }
     return "unknown";
   }
@@ -73,16 +90,29 @@ export class ModelProviderError extends AgnoError {
     const kind = ModelProviderError.classify(error);
     const headers = (error as { responseHeaders?: Record<string, string> } | null)?.responseHeaders;
     const retryAfter = headers?.["retry-after"] ?? headers?.["Retry-After"];
-    const retryAfterMs = retryAfter !== undefined && Number.isFinite(Number(retryAfter)) ? Number(retryAfter) * 1000 : undefined;
+    const retryAfterMs =
+      retryAfter !== undefined && Number.isFinite(Number(retryAfter)) ? Number(retryAfter) * 1000 : undefined;
     const status = statusOf(error);
     if (kind === "network") {
       // A connection cut after a 200 is reported by the SDK as "Failed to process successful response": say what happened.
       let root: unknown = error;
       while (root instanceof Error && root.cause instanceof Error) root = root.cause;
       const reason = errorMessage(root);
-      return new ModelProviderError(`${provider} network: the connection to the model was lost (${reason})`, kind, provider, retryAfterMs, { cause: error });
+      return new ModelProviderError(
+        `${provider} network: the connection to the model was lost (${reason})`,
+        kind,
+        provider,
+        retryAfterMs,
+        { cause: error },
+      );
     }
     const detail = errorMessage(error);
-    return new ModelProviderError(`${provider} ${kind}${status ? ` (HTTP ${status})` : ""}: ${detail}`, kind, provider, retryAfterMs, { cause: error });
+    return new ModelProviderError(
+      `${provider} ${kind}${status ? ` (HTTP ${status})` : ""}: ${detail}`,
+      kind,
+      provider,
+      retryAfterMs,
+      { cause: error },
+    );
   }
 }

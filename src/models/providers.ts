@@ -49,7 +49,10 @@ const builtins = () => (registry ??= new ModelRegistry(BUILTIN_PROVIDERS));
 export function parseModelSpec(spec: string): { provider: ProviderName; modelId: string } {
   const { provider } = splitModelSpec(spec);
   if (!builtins().has(provider)) {
-    throw new ValidationError(`unknown model provider "${provider}" in "${spec}"; use one of ${PROVIDERS.join(", ")}`, "model");
+    throw new ValidationError(
+      `unknown model provider "${provider}" in "${spec}"; use one of ${PROVIDERS.join(", ")}`,
+      "model",
+    );
   }
   return builtins().parse(spec) as { provider: ProviderName; modelId: string };
 }

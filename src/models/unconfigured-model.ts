@@ -10,8 +10,7 @@ export class UnconfiguredModel implements Model {
   readonly provider = "none";
 
   constructor(
-    private readonly reason =
-      "no model is configured: set MODEL=provider:model-id (for example openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, " +
+    private readonly reason = "no model is configured: set MODEL=provider:model-id (for example openai:gpt-4.1-mini, anthropic:claude-sonnet-4-5, " +
       "groq:openai/gpt-oss-120b, ollama:llama3.2) and the provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) or base URL " +
       "(OPENAI_BASE_URL for any OpenAI-compatible server)",
   ) {}

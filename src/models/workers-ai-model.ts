@@ -69,21 +69,27 @@ export class WorkersAIModel implements Model {
 
   private mediaProblem(kind: MediaKind, byUrl: boolean): string | null {
     if (kind !== "image") return `Workers AI model ${this.id} takes no ${kind} input (images only, on a vision model)`;
-    if (!(this.settings.images ?? VISION_MODELS.has(this.id))) return `Workers AI model ${this.id} does not read images; use a vision model such as @cf/meta/llama-4-scout-17b-16e-instruct`;
+    if (!(this.settings.images ?? VISION_MODELS.has(this.id)))
+      return `Workers AI model ${this.id} does not read images; use a vision model such as @cf/meta/llama-4-scout-17b-16e-instruct`;
     if (byUrl) return "Workers AI takes images as bytes, not URLs";
     return null;
   }
 
   private toMessages(messages: Message[]): Array<Record<string, unknown>> {
     return messages.map((m) => {
-      if (m.role === "tool") return { role: "tool", content: m.content ?? "", tool_call_id: m.tool_call_id, name: m.tool_name };
-      if (m.role === "assistant" && m.tool_calls?.length) return { role: "assistant", content: m.content ?? "", tool_calls: m.tool_calls };
+      if (m.role === "tool")
+        return { role: "tool", content: m.content ?? "", tool_call_id: m.tool_call_id, name: m.tool_name };
+      if (m.role === "assistant" && m.tool_calls?.length)
+        return { role: "assistant", content: m.content ?? "", tool_calls: m.tool_calls };
       const media = m.role === "user" ? mediaOf(m) : [];
       if (media.length === 0) return { role: m.role, content: m.content ?? "" };
       const images = media.map(({ kind, media: image }) => {
         const problem = this.mediaProblem(kind, typeof image.content !== "string");
         if (problem) throw new ValidationError(problem, "media");
-        return { type: "image_url", image_url: { url: `data:${image.mime_type ?? "image/jpeg"};base64,${image.content}` } };
+        return {
+          type: "image_url",
+          image_url: { url: `data:${image.mime_type ?? "image/jpeg"};base64,${image.content}` },
+        };
       });
       return { role: "user", content: [...(m.content ? [{ type: "text", text: m.content }] : []), ...images] };
     });
@@ -92,30 +98,47 @@ export class WorkersAIModel implements Model {
   async *stream(request: ModelRequest): AsyncIterable<ModelChunk> {
     const inputs: Record<string, unknown> = { messages: this.toMessages(request.messages) };
     if (request.tools?.length && request.toolChoice !== "none") {
-      inputs.tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description ?? "", parameters: t.parameters } }));
+      inputs.tools = request.tools.map((t) => ({
+        type: "function",
+        function: { name: t.name, description: t.description ?? "", parameters: t.parameters },
+      }));
     }
-    if (request.responseFormat) inputs.response_format = { type: "json_schema", json_schema: request.responseFormat.schema };
+    if (request.responseFormat)
+      inputs.response_format = { type: "json_schema", json_schema: request.responseFormat.schema };
     if (this.settings.temperature !== undefined) inputs.temperature = this.settings.temperature;
     if (this.settings.maxOutputTokens !== undefined) inputs.max_tokens = this.settings.maxOutputTokens;
     let result: WorkersAIResult;
     for (let attempt = 0; ; attempt++) {
       try {
-        result = ((await this.binding.run(this.id, inputs, request.signal ? { signal: request.signal } : undefined)) ?? {}) as WorkersAIResult;
+        result = ((await this.binding.run(this.id, inputs, request.signal ? { signal: request.signal } : undefined)) ??
+          {}) as WorkersAIResult;
         break;
       } catch (error) {
         if (request.signal?.aborted) throw request.signal.reason ?? error;
         const failure = ModelProviderError.from(error, this.provider);
         if (!failure.retryable || attempt >= (this.settings.maxRetries ?? 2)) throw failure;
-        await new Promise((r) => setTimeout(r, failure.retryAfterMs ?? Math.min(8000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2)));
+        await new Promise((r) =>
+          setTimeout(r, failure.retryAfterMs ?? Math.min(8000, 250 * 2 ** attempt) * (0.5 + Math.random() / 2)),
+        );
       }
     }
-    const text = typeof result.response === "string" ? result.response : result.response === undefined || result.response === null ? "" : JSON.stringify(result.response);
+    const text =
+      typeof result.response === "string"
+        ? result.response
+        : result.response === undefined || result.response === null
+          ? ""
+          : JSON.stringify(result.response);
     if (text) yield { type: "text", delta: text };
     const calls = result.tool_calls ?? [];
     for (const [i, call] of calls.entries()) {
       const name = call.function?.name ?? call.name ?? "";
       const args = call.function?.arguments ?? call.arguments ?? {};
-      yield { type: "tool_call", id: call.id ?? `call_${i}`, name, arguments: typeof args === "string" ? args : JSON.stringify(args) };
+      yield {
+        type: "tool_call",
+        id: call.id ?? `call_${i}`,
+        name,
+        arguments: typeof args === "string" ? args : JSON.stringify(args),
+      };
     }
     const usage = emptyUsage();
     usage.input_tokens = result.usage?.prompt_tokens ?? 0;

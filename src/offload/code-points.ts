@@ -34,7 +34,8 @@ export function alignForward(s: string, i: number): number {
 /** The UTF-16 index `n` code points after UTF-16 index `from` (clamped to the end). */
 export function advance(s: string, from: number, n: number): number {
   let i = from;
-  for (let k = 0; k < n && i < s.length; k++) i += isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1)) ? 2 : 1;
+  for (let k = 0; k < n && i < s.length; k++)
+    i += isHigh(s.charCodeAt(i)) && i + 1 < s.length && isLow(s.charCodeAt(i + 1)) ? 2 : 1;
   return i;
 }
 

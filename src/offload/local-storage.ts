@@ -136,15 +136,23 @@ async function openIfExists(file: string): Promise<FileHandle | null> {
   }
 }
 
-async function readHeader(handle: FileHandle): Promise<{ contentType: string | null; dataStart: number; size: number }> {
+async function readHeader(
+  handle: FileHandle,
+): Promise<{ contentType: string | null; dataStart: number; size: number }> {
   const buffer = new Uint8Array(HEADER_MAX_BYTES);
   const { bytesRead } = await handle.read(buffer, 0, HEADER_MAX_BYTES, 0);
   const headerEnd = buffer.indexOf(0x0a, HEADER_MAGIC.length);
   const decoder = new TextDecoder();
-  if (decoder.decode(buffer.subarray(0, HEADER_MAGIC.length)) !== HEADER_MAGIC || headerEnd < 0 || headerEnd >= bytesRead) {
+  if (
+    decoder.decode(buffer.subarray(0, HEADER_MAGIC.length)) !== HEADER_MAGIC ||
+    headerEnd < 0 ||
+    headerEnd >= bytesRead
+  ) {
     throw new Error("not an object file written by LocalStorage (bad header)");
   }
-  const { contentType } = JSON.parse(decoder.decode(buffer.subarray(HEADER_MAGIC.length, headerEnd))) as { contentType?: string };
+  const { contentType } = JSON.parse(decoder.decode(buffer.subarray(HEADER_MAGIC.length, headerEnd))) as {
+    contentType?: string;
+  };
   const dataStart = headerEnd + 1;
   const { size: fileSize } = await handle.stat();
   return { contentType: contentType ?? null, dataStart, size: fileSize - dataStart };

@@ -24,7 +24,12 @@ function offloadRecord(kind: MediaKind, record: MediaRecord, storage: MediaStora
       if (!bytes) return record;
       const { content: _inline, ...rest } = record;
       const mimeType = record.mime_type ?? "application/octet-stream";
-      const ref = await storage.store(bytes, { mimeType, mediaType: kind, filename: record.filename, mediaId: record.id });
+      const ref = await storage.store(bytes, {
+        mimeType,
+        mediaType: kind,
+        filename: record.filename,
+        mediaId: record.id,
+      });
       return { ...rest, media_reference: ref };
     })();
     memo.set(record, done);
@@ -33,24 +38,39 @@ function offloadRecord(kind: MediaKind, record: MediaRecord, storage: MediaStora
 }
 
 /** Replaces, in place, the media lists `fields` names on `holder` with offloaded copies. */
-async function offloadFields(holder: Record<string, unknown>, fields: Fields, storage: MediaStorage, memo: Memo): Promise<void> {
+async function offloadFields(
+  holder: Record<string, unknown>,
+  fields: Fields,
+  storage: MediaStorage,
+  memo: Memo,
+): Promise<void> {
   await Promise.all(
     (Object.entries(fields) as Array<[MediaKind, string]>).map(async ([kind, field]) => {
       const list = holder[field];
       if (!Array.isArray(list)) return;
-      holder[field] = await Promise.all(list.map((item: unknown) => (isRecord(item) ? offloadRecord(kind, item, storage, memo) : item)));
+      holder[field] = await Promise.all(
+        list.map((item: unknown) => (isRecord(item) ? offloadRecord(kind, item, storage, memo) : item)),
+      );
     }),
   );
 }
 
 /** A run's input media with references instead of bytes (the same object, changed in place). */
-export async function offloadRunMedia(media: RunMedia, storage: MediaStorage, memo: Memo = new Map()): Promise<RunMedia> {
+export async function offloadRunMedia(
+  media: RunMedia,
+  storage: MediaStorage,
+  memo: Memo = new Map(),
+): Promise<RunMedia> {
   await offloadFields(media as Record<string, unknown>, RUN_INPUT_FIELDS, storage, memo);
   return media;
 }
 
 /** Messages (history written before media storage was configured, say) with references instead of bytes, in place. */
-export async function offloadMessages(messages: Message[], storage: MediaStorage, memo: Memo = new Map()): Promise<void> {
+export async function offloadMessages(
+  messages: Message[],
+  storage: MediaStorage,
+  memo: Memo = new Map(),
+): Promise<void> {
   await Promise.all(messages.map((m) => offloadFields(m, MESSAGE_MEDIA_FIELDS, storage, memo)));
 }
 
@@ -70,7 +90,8 @@ export async function offloadOutputMedia(output: RunOutput, storage: MediaStorag
 /** The record's reference, when it has a usable one (where it is; the rest is optional in rows agno wrote). */
 export function referenceOf(record: MediaRecord): MediaReference | undefined {
   const ref = record.media_reference;
-  if (!isRecord(ref) || typeof ref.storage_key !== "string" || typeof ref.storage_backend !== "string") return undefined;
+  if (!isRecord(ref) || typeof ref.storage_key !== "string" || typeof ref.storage_backend !== "string")
+    return undefined;
   return ref as unknown as MediaReference;
 }
 
@@ -86,7 +107,9 @@ export function modelWithStoredMedia(model: Model, storage: MediaStorage): Model
     if (!ref) return record;
     let done = read.get(record);
     if (!done) {
-      done = storage.read(ref).then((bytes) => ({ ...record, content: recordContent(kind, record.mime_type ?? ref.mime_type, bytes) }));
+      done = storage
+        .read(ref)
+        .then((bytes) => ({ ...record, content: recordContent(kind, record.mime_type ?? ref.mime_type, bytes) }));
       read.set(record, done);
     }
     return done;
@@ -97,7 +120,8 @@ export function modelWithStoredMedia(model: Model, storage: MediaStorage): Model
     const copy: Message = { ...m };
     for (const [kind, field] of fields) {
       const list = m[field];
-      if (Array.isArray(list)) copy[field] = await Promise.all(list.map((item: unknown) => (isRecord(item) ? withBytes(kind, item) : item)));
+      if (Array.isArray(list))
+        copy[field] = await Promise.all(list.map((item: unknown) => (isRecord(item) ? withBytes(kind, item) : item)));
     }
     return copy;
   };

@@ -63,11 +63,16 @@ export class MediaStorage {
     this.backend = objects.backend;
     this.bucket = objects.bucket;
     this.prefix = opts.prefix ?? "media/";
-    if (!this.prefix.endsWith("/")) throw new TypeError(`media prefix ${JSON.stringify(this.prefix)} must end with "/"`);
+    if (!this.prefix.endsWith("/"))
+      throw new TypeError(`media prefix ${JSON.stringify(this.prefix)} must end with "/"`);
     checkKey(`${this.prefix}x`);
     this.presignedUrlSeconds = opts.presignedUrlSeconds ?? 300;
     // Checked here too, so a bad setting fails when the storage is built, not on the first redirect.
-    if (!Number.isInteger(this.presignedUrlSeconds) || this.presignedUrlSeconds < 1 || this.presignedUrlSeconds > MAX_PRESIGN_SECONDS) {
+    if (
+      !Number.isInteger(this.presignedUrlSeconds) ||
+      this.presignedUrlSeconds < 1 ||
+      this.presignedUrlSeconds > MAX_PRESIGN_SECONDS
+    ) {
       throw new TypeError(`presignedUrlSeconds must be a whole number of seconds from 1 to ${MAX_PRESIGN_SECONDS}`);
     }
   }
@@ -104,12 +109,18 @@ export class MediaStorage {
    */
   async read(ref: MediaReference): Promise<Uint8Array> {
     if (!this.holds(ref)) {
-      throw new NotFoundError(`media ${ref.storage_key} is in ${ref.storage_backend} bucket ${ref.bucket}, not in this media storage (${this.backend} bucket ${this.bucket})`);
+      throw new NotFoundError(
+        `media ${ref.storage_key} is in ${ref.storage_backend} bucket ${ref.bucket}, not in this media storage (${this.backend} bucket ${this.bucket})`,
+      );
     }
     const object = await this.open(ref.storage_key);
-    if (!object) throw new NotFoundError(`media ${ref.storage_key} is missing from ${this.backend} bucket ${this.bucket}`);
+    if (!object)
+      throw new NotFoundError(`media ${ref.storage_key} is missing from ${this.backend} bucket ${this.bucket}`);
     const bytes = new Uint8Array(await new Response(object.body).arrayBuffer());
-    if (ref.content_hash && (await sha256Hex(bytes)) !== ref.content_hash) throw new StorageIntegrityError(`media ${ref.storage_key} in ${this.backend} bucket ${this.bucket} does not match its content hash`);
+    if (ref.content_hash && (await sha256Hex(bytes)) !== ref.content_hash)
+      throw new StorageIntegrityError(
+        `media ${ref.storage_key} in ${this.backend} bucket ${this.bucket} does not match its content hash`,
+      );
     return bytes;
   }
 

@@ -33,8 +33,15 @@ export function checkKey(key: string): string {
 
 /** Content types end up in HTTP headers (S3, R2, the media route): no control characters. */
 function checkContentType(contentType: string): string {
-  if (contentType.length === 0 || contentType.length > MAX_CONTENT_TYPE_LENGTH || /[\u0000-\u001f\u007f]/.test(contentType)) {
-    throw new ValidationError(`a content type must be 1 to ${MAX_CONTENT_TYPE_LENGTH} printable characters`, "contentType");
+  if (
+    contentType.length === 0 ||
+    contentType.length > MAX_CONTENT_TYPE_LENGTH ||
+    /[\u0000-\u001f\u007f]/.test(contentType)
+  ) {
+    throw new ValidationError(
+      `a content type must be 1 to ${MAX_CONTENT_TYPE_LENGTH} printable characters`,
+      "contentType",
+    );
   }
   return contentType;
 }
@@ -56,7 +63,8 @@ export function bytesOf(body: Uint8Array | string): Uint8Array {
 export function checkRange(range: GetOptions["range"]): { offset: number; length: number | undefined } | undefined {
   if (range === undefined) return undefined;
   const { offset = 0, length } = range;
-  if (!Number.isSafeInteger(offset) || offset < 0) throw new ValidationError("range offset must be a whole number >= 0", "offset");
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw new ValidationError("range offset must be a whole number >= 0", "offset");
   if (length !== undefined && (!Number.isSafeInteger(length) || length < 0)) {
     throw new ValidationError("range length must be a whole number >= 0", "length");
   }

@@ -83,7 +83,7 @@ interface Level {
 export function riskyPattern(p: string): string | null {
   const stack: Level[] = [{ start: 0, ambiguous: false, open: null }];
   let givesBack = 0;
-  for (let i = 0; i < p.length; ) {
+  for (let i = 0; i < p.length;) {
     const level = stack[stack.length - 1]!;
     const c = p[i]!;
     if (c === "|") {
@@ -116,7 +116,8 @@ export function riskyPattern(p: string): string | null {
     // A group's inside already met the repeat open before it; a repeated group is assumed to overlap.
     // A repeat that takes what is given back explores all its lengths again each time: that counts twice.
     const repeats = q !== null && q.max > 1;
-    if (parent.open !== null && (!q || q.min >= 1 || repeats) && (group ? repeats : overlaps(parent.open, atom))) givesBack += repeats ? 2 : 1;
+    if (parent.open !== null && (!q || q.min >= 1 || repeats) && (group ? repeats : overlaps(parent.open, atom)))
+      givesBack += repeats ? 2 : 1;
     if (givesBack > 1) return POLYNOMIAL;
     if (repeats) parent.open = atom;
     else if (!q || q.min >= 1) parent.open = group ? group.open : null;
@@ -126,7 +127,16 @@ export function riskyPattern(p: string): string | null {
 }
 
 /** Characters that stand for the kinds of text a result holds (ASCII, accents, CJK, emoji, spaces). */
-const PROBES = ["\t", "\n", "\u00a0", "é", "ß", "漢", "😀", ...Array.from({ length: 95 }, (_, k) => String.fromCharCode(32 + k))];
+const PROBES = [
+  "\t",
+  "\n",
+  "\u00a0",
+  "é",
+  "ß",
+  "漢",
+  "😀",
+  ...Array.from({ length: 95 }, (_, k) => String.fromCharCode(32 + k)),
+];
 
 /** Whether some character matches both atoms (tested on PROBES; an atom that does not compile overlaps). */
 function overlaps(a: string, b: string): boolean {
@@ -168,7 +178,12 @@ function quantifierAt(p: string, i: number): { min: number; max: number; end: nu
   else if (c === "?") q = { min: 0, max: 1, end: i + 1 };
   else if (c === "{") {
     const m = /^\{(\d+)(,(\d*))?\}/.exec(p.slice(i, i + 24));
-    if (m) q = { min: Number(m[1]), max: m[2] === undefined ? Number(m[1]) : m[3] === "" ? Infinity : Number(m[3]), end: i + m[0].length };
+    if (m)
+      q = {
+        min: Number(m[1]),
+        max: m[2] === undefined ? Number(m[1]) : m[3] === "" ? Infinity : Number(m[3]),
+        end: i + m[0].length,
+      };
   }
   if (q && p[q.end] === "?") q.end++;
   return q;
@@ -177,7 +192,8 @@ function quantifierAt(p: string, i: number): { min: number; max: number; end: nu
 function compile(query: string, opts: SearchOptions): RegExp {
   const flags = `g${opts.ignoreCase ? "i" : ""}`;
   if (!opts.regex) return new RegExp(query.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), `${flags}u`);
-  if (query.length > MAX_PATTERN_CHARS) throw new ValidationError(`the regex is longer than ${MAX_PATTERN_CHARS} characters`, "query");
+  if (query.length > MAX_PATTERN_CHARS)
+    throw new ValidationError(`the regex is longer than ${MAX_PATTERN_CHARS} characters`, "query");
   const refused = riskyPattern(query);
   if (refused) throw new ValidationError(`regex refused: ${refused}`, "query");
   try {
@@ -194,13 +210,18 @@ function compile(query: string, opts: SearchOptions): RegExp {
 
 /** Matches of `opts.query` in `text`, in order, with their code point offsets and context. */
 export function searchText(text: string, opts: SearchOptions): SearchOutcome {
-  if (typeof opts.query !== "string" || opts.query.length === 0) throw new ValidationError("query must be a non-empty string", "query");
+  if (typeof opts.query !== "string" || opts.query.length === 0)
+    throw new ValidationError("query must be a non-empty string", "query");
   const contextChars = Math.min(Math.max(opts.contextChars ?? 80, 0), 500);
   const maxMatches = Math.min(Math.max(opts.maxMatches ?? 20, 1), 100);
   const found: Array<{ at: number; stop: number; truncated: boolean }> = [];
   let limit = text.length;
   if (!opts.regex && !opts.ignoreCase) {
-    for (let at = text.indexOf(opts.query); at !== -1 && found.length <= maxMatches; at = text.indexOf(opts.query, at + opts.query.length)) {
+    for (
+      let at = text.indexOf(opts.query);
+      at !== -1 && found.length <= maxMatches;
+      at = text.indexOf(opts.query, at + opts.query.length)
+    ) {
       found.push({ at, stop: at + opts.query.length, truncated: false });
     }
   } else {
@@ -226,7 +247,13 @@ export function searchText(text: string, opts: SearchOptions): SearchOutcome {
   return { matches, more_matches: found.length > maxMatches, scanned_chars: countCodePoints(text, 0, limit) };
 }
 
-function scanWindows(text: string, limit: number, re: RegExp, want: number, found: Array<{ at: number; stop: number; truncated: boolean }>): void {
+function scanWindows(
+  text: string,
+  limit: number,
+  re: RegExp,
+  want: number,
+  found: Array<{ at: number; stop: number; truncated: boolean }>,
+): void {
   let resumeAt = 0;
   for (let start = 0; start < limit && found.length < want; start = alignForward(text, start + REGION)) {
     const regionEnd = start + REGION;

@@ -75,18 +75,30 @@ export class ResultStore {
 
   constructor(opts: ResultStoreOptions = {}) {
     this.thresholdChars = positiveInt(opts.thresholdChars ?? DEFAULT_THRESHOLD_CHARS, "thresholdChars");
-    this.ttlSeconds = opts.ttlSeconds === null ? null : positiveInt(opts.ttlSeconds ?? DEFAULT_TTL_SECONDS, "ttlSeconds");
-    this.previewChars = Math.min(positiveInt(opts.previewChars ?? DEFAULT_PREVIEW_CHARS, "previewChars"), this.thresholdChars);
+    this.ttlSeconds =
+      opts.ttlSeconds === null ? null : positiveInt(opts.ttlSeconds ?? DEFAULT_TTL_SECONDS, "ttlSeconds");
+    this.previewChars = Math.min(
+      positiveInt(opts.previewChars ?? DEFAULT_PREVIEW_CHARS, "previewChars"),
+      this.thresholdChars,
+    );
     this.storage = opts.storage;
   }
 
   /** The same policy writing to `storage`. */
   withStorage(storage: ObjectStorage): ResultStore {
-    return new ResultStore({ thresholdChars: this.thresholdChars, ttlSeconds: this.ttlSeconds, previewChars: this.previewChars, storage });
+    return new ResultStore({
+      thresholdChars: this.thresholdChars,
+      ttlSeconds: this.ttlSeconds,
+      previewChars: this.previewChars,
+      storage,
+    });
   }
 
   private get bucket(): ObjectStorage {
-    if (!this.storage) throw new NotConfiguredError("tool-result offload has no storage: give the ResultStore or the agent a `resultStorage`");
+    if (!this.storage)
+      throw new NotConfiguredError(
+        "tool-result offload has no storage: give the ResultStore or the agent a `resultStorage`",
+      );
     return this.storage;
   }
 
@@ -135,9 +147,16 @@ export class ResultStore {
   }
 
   /** `length` characters (code points) of a stored result from `offset`; NotFoundError outside its scope. */
-  async read(db: Db, resultId: string, scope: ResultScope, opts: { offset?: number; length?: number } = {}, now = nowSeconds()): Promise<ReadSlice> {
+  async read(
+    db: Db,
+    resultId: string,
+    scope: ResultScope,
+    opts: { offset?: number; length?: number } = {},
+    now = nowSeconds(),
+  ): Promise<ReadSlice> {
     const offset = opts.offset ?? 0;
-    if (!Number.isInteger(offset) || offset < 0) throw new ValidationError("offset must be a whole number >= 0", "offset");
+    if (!Number.isInteger(offset) || offset < 0)
+      throw new ValidationError("offset must be a whole number >= 0", "offset");
     const length = Math.min(positiveInt(opts.length ?? DEFAULT_READ_CHARS, "length"), MAX_READ_CHARS);
     const row = await this.visible(db, resultId, scope, now);
     // All ASCII (one byte per character): the slice is a byte range, so only it is fetched.
@@ -147,13 +166,29 @@ export class ResultStore {
         : sliceCodePoints(await this.text(row), offset, length);
     const returned = countCodePoints(content);
     const end = offset + returned;
-    return { result_id: row.result_id, offset, length: returned, total_chars: row.size_chars, next_offset: end < row.size_chars ? end : null, content };
+    return {
+      result_id: row.result_id,
+      offset,
+      length: returned,
+      total_chars: row.size_chars,
+      next_offset: end < row.size_chars ? end : null,
+      content,
+    };
   }
 
   /** Finds text (or a guarded regex) in a stored result; offsets in code points. */
-  async search(db: Db, resultId: string, scope: ResultScope, opts: SearchOptions, now = nowSeconds()): Promise<SearchOutcome & { result_id: string; total_chars: number }> {
+  async search(
+    db: Db,
+    resultId: string,
+    scope: ResultScope,
+    opts: SearchOptions,
+    now = nowSeconds(),
+  ): Promise<SearchOutcome & { result_id: string; total_chars: number }> {
     const row = await this.visible(db, resultId, scope, now);
-    const text = await this.text(row, row.size_bytes > MAX_SCAN_BYTES ? { offset: 0, length: MAX_SCAN_BYTES } : undefined);
+    const text = await this.text(
+      row,
+      row.size_bytes > MAX_SCAN_BYTES ? { offset: 0, length: MAX_SCAN_BYTES } : undefined,
+    );
     return { result_id: row.result_id, total_chars: row.size_chars, ...searchText(text, opts) };
   }
 
@@ -177,7 +212,8 @@ export class ResultStore {
   }
 
   private async visible(db: Db, resultId: string, scope: ResultScope, now: number): Promise<ToolResultRecord> {
-    if (typeof resultId !== "string" || resultId.length === 0 || resultId.length > 255) throw new NotFoundError(`tool result ${String(resultId).slice(0, 80)} not found`);
+    if (typeof resultId !== "string" || resultId.length === 0 || resultId.length > 255)
+      throw new NotFoundError(`tool result ${String(resultId).slice(0, 80)} not found`);
     const row = await db.getToolResult(resultId, scope);
     // Another user's or session's id reads exactly like an unknown one.
     if (!row || (row.expires_at !== null && row.expires_at < now) || row.namespace !== namespaceOf(this.bucket)) {
@@ -242,6 +278,7 @@ function looksLikeJson(text: string): boolean {
 }
 
 function positiveInt(value: number, field: string): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new ValidationError(`${field} must be a whole number >= 1`, field);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new ValidationError(`${field} must be a whole number >= 1`, field);
   return value;
 }

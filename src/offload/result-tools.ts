@@ -13,14 +13,25 @@ const resultId = z.string().min(1).max(255).describe("the result_id from an offl
 const readArgs = z.object({
   result_id: resultId,
   offset: z.number().int().min(0).optional().describe("first character to read (default 0)"),
-  length: z.number().int().min(1).optional().describe(`characters to read (default ${DEFAULT_READ_CHARS}, at most ${MAX_READ_CHARS})`),
+  length: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .describe(`characters to read (default ${DEFAULT_READ_CHARS}, at most ${MAX_READ_CHARS})`),
 });
 const searchArgs = z.object({
   result_id: resultId,
   query: z.string().min(1).max(1000).describe("the text to find, or a regex when regex is true"),
   regex: z.boolean().optional(),
   ignore_case: z.boolean().optional(),
-  context_chars: z.number().int().min(0).max(500).optional().describe("characters of context on each side (default 80)"),
+  context_chars: z
+    .number()
+    .int()
+    .min(0)
+    .max(500)
+    .optional()
+    .describe("characters of context on each side (default 80)"),
   max_matches: z.number().int().min(1).max(100).optional().describe("default 20"),
 });
 
@@ -51,7 +62,13 @@ export function resultTools(store: ResultStore, db: Db): Tool[] {
         db,
         args.result_id,
         { sessionId: ctx.sessionId, userId: ctx.userId },
-        { query: args.query, regex: args.regex, ignoreCase: args.ignore_case, contextChars: args.context_chars, maxMatches: args.max_matches },
+        {
+          query: args.query,
+          regex: args.regex,
+          ignoreCase: args.ignore_case,
+          contextChars: args.context_chars,
+          maxMatches: args.max_matches,
+        },
       );
       return { ...found, query: args.query, regex: args.regex ?? false };
     },
@@ -77,13 +94,23 @@ export function offloadAnswers(store: ResultStore, db: Db) {
     ctx: { runId: string; sessionId: string; userId: string | null },
   ): Promise<Answer> => {
     if (RESULT_TOOL_NAMES.includes(call.tool_name)) return answer;
-    const origin = { sessionId: ctx.sessionId, runId: ctx.runId, userId: ctx.userId, toolCallId: call.tool_call_id, toolName: call.tool_name, args: call.tool_args };
+    const origin = {
+      sessionId: ctx.sessionId,
+      runId: ctx.runId,
+      userId: ctx.userId,
+      toolCallId: call.tool_call_id,
+      toolName: call.tool_name,
+      args: call.tool_args,
+    };
     try {
       const envelope = await store.offload(db, answer.text, origin);
       return envelope === null ? answer : { text: envelope, error: answer.error };
     } catch (error) {
       const why = errorMessage(error);
-      return { text: `Error: the tool answered ${answer.text.length} characters, too many to show, and storing them for read_result failed: ${why}`, error: true };
+      return {
+        text: `Error: the tool answered ${answer.text.length} characters, too many to show, and storing them for read_result failed: ${why}`,
+        error: true,
+      };
     }
   };
 }

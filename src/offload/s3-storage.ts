@@ -7,7 +7,14 @@ import {
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { ValidationError } from "../errors.js";
-import { MAX_PRESIGN_SECONDS, type GetOptions, type ObjectStorage, type PutOptions, type StoredObject, type StoredObjectInfo } from "./object-storage.js";
+import {
+  MAX_PRESIGN_SECONDS,
+  type GetOptions,
+  type ObjectStorage,
+  type PutOptions,
+  type StoredObject,
+  type StoredObjectInfo,
+} from "./object-storage.js";
 import { bytesOf, checkKey, checkRange, contentTypeFor, deleteBatches, emptyRangeOf } from "./object-input.js";
 
 /** DeleteObjects takes at most this many keys per request (S3 answers MalformedXML above it). */
@@ -58,7 +65,13 @@ export class S3Storage implements ObjectStorage {
     const contentType = contentTypeFor(body, opts.contentType);
     const bytes = bytesOf(body);
     await this.client.send(
-      new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType, ContentLength: bytes.byteLength }),
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: bytes,
+        ContentType: contentType,
+        ContentLength: bytes.byteLength,
+      }),
     );
     return { key, size: bytes.byteLength, contentType };
   }
@@ -68,15 +81,21 @@ export class S3Storage implements ObjectStorage {
     const range = checkRange(opts.range);
     // An empty range has no HTTP form ("bytes=5-4" is ignored by S3, which then sends everything).
     if (range?.length === 0) return emptyRangeOf(this, key);
-    const header = range && (range.offset > 0 || range.length !== undefined)
-      ? `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}`
-      : undefined;
+    const header =
+      range && (range.offset > 0 || range.length !== undefined)
+        ? `bytes=${range.offset}-${range.length === undefined ? "" : range.offset + range.length - 1}`
+        : undefined;
     try {
       const out = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: header }));
       if (!out.Body) throw new Error(`S3 answered GetObject for ${key} without a body`);
       // With a range, ContentLength is the range's; the object's size is after the "/" of Content-Range.
-      const size = out.ContentRange ? Number(out.ContentRange.split("/")[1]) : out.ContentLength ?? 0;
-      return { key, size, contentType: out.ContentType ?? null, body: out.Body.transformToWebStream() as ReadableStream<Uint8Array> };
+      const size = out.ContentRange ? Number(out.ContentRange.split("/")[1]) : (out.ContentLength ?? 0);
+      return {
+        key,
+        size,
+        contentType: out.ContentType ?? null,
+        body: out.Body.transformToWebStream() as ReadableStream<Uint8Array>,
+      };
     } catch (error) {
       if (isMissing(error)) return null;
       // 416: the range starts at or past the end; like a slice past the end, that reads nothing.
@@ -99,13 +118,18 @@ export class S3Storage implements ObjectStorage {
   async delete(keys: string[]): Promise<void> {
     for (const batch of deleteBatches(keys, DELETE_BATCH)) {
       const out = await this.client.send(
-        new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } }),
+        new DeleteObjectsCommand({
+          Bucket: this.bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+        }),
       );
       // DeleteObjects answers 200 even when some keys failed (access denied, …): those are listed.
       const failed = out.Errors ?? [];
       if (failed.length > 0) {
         const first = failed[0]!;
-        throw new Error(`S3 did not delete ${failed.length} of ${batch.length} objects (first: ${first.Key}: ${first.Code} ${first.Message})`);
+        throw new Error(
+          `S3 did not delete ${failed.length} of ${batch.length} objects (first: ${first.Key}: ${first.Code} ${first.Message})`,
+        );
       }
     }
   }
@@ -113,9 +137,14 @@ export class S3Storage implements ObjectStorage {
   async presignedGetUrl(key: string, expiresInSeconds: number): Promise<string> {
     checkKey(key);
     if (!Number.isSafeInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > MAX_PRESIGN_SECONDS) {
-      throw new ValidationError(`expiresInSeconds must be a whole number from 1 to ${MAX_PRESIGN_SECONDS}`, "expiresInSeconds");
+      throw new ValidationError(
+        `expiresInSeconds must be a whole number from 1 to ${MAX_PRESIGN_SECONDS}`,
+        "expiresInSeconds",
+      );
     }
-    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), { expiresIn: expiresInSeconds });
+    return getSignedUrl(this.client, new GetObjectCommand({ Bucket: this.bucket, Key: key }), {
+      expiresIn: expiresInSeconds,
+    });
   }
 }
 

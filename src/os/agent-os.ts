@@ -77,7 +77,13 @@ export class AgentOS {
     app.use(
       bodyLimit({
         maxSize: opts.maxBodyBytes ?? 1024 * 1024,
-        onError: (c) => errorResponse(c, 413, `request body is larger than ${opts.maxBodyBytes ?? 1024 * 1024} bytes`, "payload_too_large"),
+        onError: (c) =>
+          errorResponse(
+            c,
+            413,
+            `request body is larger than ${opts.maxBodyBytes ?? 1024 * 1024} bytes`,
+            "payload_too_large",
+          ),
       }),
     );
     app.use(authMiddleware(opts.auth ?? { mode: "unconfigured" }));
@@ -93,10 +99,14 @@ export class AgentOS {
     }
     app.route(
       "/",
-      metaRoutes({ id: this.id, name: this.name, description: opts.description, version: AGNO_EDGE_VERSION }, nowSeconds(), {
-        agents,
-        availableModels: opts.availableModels ?? [],
-      }),
+      metaRoutes(
+        { id: this.id, name: this.name, description: opts.description, version: AGNO_EDGE_VERSION },
+        nowSeconds(),
+        {
+          agents,
+          availableModels: opts.availableModels ?? [],
+        },
+      ),
     );
     app.route("/", agentRoutes(agents, opts.queue));
     app.route("/", queueRoutes(opts.queue));
@@ -104,7 +114,14 @@ export class AgentOS {
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
     app.route("/", scheduleRoutes(agents, opts.queue));
-    app.route("/", mediaRoutes([...new Set([mediaStorage, ...agents.map((a) => a.mediaStorage)])].filter((s): s is MediaStorage => s !== undefined)));
+    app.route(
+      "/",
+      mediaRoutes(
+        [...new Set([mediaStorage, ...agents.map((a) => a.mediaStorage)])].filter(
+          (s): s is MediaStorage => s !== undefined,
+        ),
+      ),
+    );
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;
   }

@@ -32,7 +32,14 @@ export function storedAgent(c: Context<OSEnv>, agents: Agent[], agentId: string)
 }
 
 export function agentSummary(agent: Agent, dbId: string | undefined) {
-  return { id: agent.id, name: agent.name ?? agent.id, description: agent.description ?? null, db_id: dbId ?? null, model: { id: agent.model.id, provider: agent.model.provider }, metadata: null };
+  return {
+    id: agent.id,
+    name: agent.name ?? agent.id,
+    description: agent.description ?? null,
+    db_id: dbId ?? null,
+    model: { id: agent.model.id, provider: agent.model.provider },
+    metadata: null,
+  };
 }
 
 /**
@@ -43,12 +50,20 @@ export function agentSummary(agent: Agent, dbId: string | undefined) {
 export function resolutionsFromTools(tools: Array<Partial<ToolExecution>>): RequirementResolution[] {
   return tools.flatMap((t): RequirementResolution[] => {
     if (!t.tool_call_id) return [];
-    if (t.requires_confirmation) return [{ id: t.tool_call_id, confirmed: t.confirmed === true, confirmation_note: t.confirmation_note ?? undefined }];
+    if (t.requires_confirmation)
+      return [
+        { id: t.tool_call_id, confirmed: t.confirmed === true, confirmation_note: t.confirmation_note ?? undefined },
+      ];
     if (t.requires_user_input) {
-      const input = Object.fromEntries((t.user_input_schema ?? []).filter((f) => f.value !== undefined && f.value !== null).map((f) => [f.name, f.value]));
+      const input = Object.fromEntries(
+        (t.user_input_schema ?? [])
+          .filter((f) => f.value !== undefined && f.value !== null)
+          .map((f) => [f.name, f.value]),
+      );
       return [{ id: t.tool_call_id, user_input: input }];
     }
-    if (t.external_execution_required && typeof t.result === "string") return [{ id: t.tool_call_id, external_execution_result: t.result }];
+    if (t.external_execution_required && typeof t.result === "string")
+      return [{ id: t.tool_call_id, external_execution_result: t.result }];
     return [];
   });
 }
@@ -76,7 +91,10 @@ export function errorEvent(ids: { run_id?: string; session_id?: string; agent_id
 }
 
 /** Passes a run's events through, noting its run and session ids in `ids` as they appear. */
-export async function* followIds<E extends { run_id?: string; session_id?: string }>(events: AsyncIterable<E>, ids: { run_id?: string; session_id?: string }): AsyncGenerator<E> {
+export async function* followIds<E extends { run_id?: string; session_id?: string }>(
+  events: AsyncIterable<E>,
+  ids: { run_id?: string; session_id?: string },
+): AsyncGenerator<E> {
   for await (const event of events) {
     if (event.run_id) ids.run_id = event.run_id;
     if (event.session_id) ids.session_id = event.session_id;
@@ -114,8 +132,14 @@ export function keepAlive(c: Context<OSEnv>) {
 }
 
 /** A run's events, numbered; with a database they are stored as they pass, for `/resume`. */
-export function numberedEvents(agent: Agent, events: AsyncIterable<RunEvent>, ids: { runId?: string; firstIndex?: number }): AsyncIterable<IndexedEvent<RunEvent>> {
-  return agent.db ? recordRunEvents(agent.db, events, { runId: ids.runId, firstIndex: ids.firstIndex }) : positioned(events, ids.firstIndex);
+export function numberedEvents(
+  agent: Agent,
+  events: AsyncIterable<RunEvent>,
+  ids: { runId?: string; firstIndex?: number },
+): AsyncIterable<IndexedEvent<RunEvent>> {
+  return agent.db
+    ? recordRunEvents(agent.db, events, { runId: ids.runId, firstIndex: ids.firstIndex })
+    : positioned(events, ids.firstIndex);
 }
 
 /** Where a continued run's events go on: after the ones its log already holds. */
@@ -140,9 +164,20 @@ export async function openResume(
   const agentId = agent.id;
   const run = await db.getRun(runId, scope);
   if (!run || run.agent_id !== agentId) throw new NotFoundError(`run ${runId} not found`);
-  const unstreamed = async () => run.status !== "RUNNING" && run.status !== "PENDING" ? true : (await jobs?.jobForRun(runId))?.payload.stream === false;
+  const unstreamed = async () =>
+    run.status !== "RUNNING" && run.status !== "PENDING"
+      ? true
+      : (await jobs?.jobForRun(runId))?.payload.stream === false;
   if ((await db.lastRunEventIndex(runId)) < 0 && (await unstreamed())) {
-    throw new ConflictError(`run ${runId} was not streamed, so it has no events to resume: GET /agents/${agentId}/runs/${runId} reads it`);
+    throw new ConflictError(
+      `run ${runId} was not streamed, so it has no events to resume: GET /agents/${agentId}/runs/${runId} reads it`,
+    );
   }
-  return { run, tail: tailRunEvents(db, runId, after, { signal, staleAfterSeconds: staleAfterSeconds(agent.heartbeatSeconds) }) as AsyncIterable<IndexedEvent<RunEvent>> };
+  return {
+    run,
+    tail: tailRunEvents(db, runId, after, {
+      signal,
+      staleAfterSeconds: staleAfterSeconds(agent.heartbeatSeconds),
+    }) as AsyncIterable<IndexedEvent<RunEvent>>,
+  };
 }

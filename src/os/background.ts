@@ -41,10 +41,11 @@ export interface BackgroundRequest {
   media?: MediaInput[];
 }
 
-
 /** agno's run statuses for a job's state. */
 export function runStatusOf(job: JobRecord): string {
-  return { PENDING: "PENDING", RUNNING: "RUNNING", COMPLETED: "COMPLETED", FAILED: "ERROR", CANCELLED: "CANCELLED" }[job.status];
+  return { PENDING: "PENDING", RUNNING: "RUNNING", COMPLETED: "COMPLETED", FAILED: "ERROR", CANCELLED: "CANCELLED" }[
+    job.status
+  ];
 }
 
 /** Where a background run is committed: the queue's storage and its dispatcher (a request's `c.env`, or a webhook's own). */
@@ -62,15 +63,29 @@ export async function enqueueBackgroundRun(
   req: BackgroundRequest,
   opts: { userId: string | null; idempotencyKey?: string },
 ) {
-  if (!config?.durable) throw new BadRequestError("background runs need the durable queue: new AgentOS({ queue: { durable: true } })");
-  if (!agent.db) throw new BadRequestError(`agent ${agent.id} has no database: background runs are stored, so they need one`);
+  if (!config?.durable)
+    throw new BadRequestError("background runs need the durable queue: new AgentOS({ queue: { durable: true } })");
+  if (!agent.db)
+    throw new BadRequestError(`agent ${agent.id} has no database: background runs are stored, so they need one`);
   const { jobs, queue } = target;
   if (!jobs || !queue) throw new NotConfiguredError("this host has no job queue binding (JOB_QUEUE)");
   const key = opts.idempotencyKey;
-  if (key !== undefined && (key.length === 0 || key.length > 255)) throw new ValidationError("Idempotency-Key must be 1 to 255 characters", "Idempotency-Key");
-  const fields = { message: req.message, stream: req.stream, sessionState: req.session_state, dependencies: req.dependencies, metadata: req.metadata, media: portableMedia(req.media) };
+  if (key !== undefined && (key.length === 0 || key.length > 255))
+    throw new ValidationError("Idempotency-Key must be 1 to 255 characters", "Idempotency-Key");
+  const fields = {
+    message: req.message,
+    stream: req.stream,
+    sessionState: req.session_state,
+    dependencies: req.dependencies,
+    metadata: req.metadata,
+    media: portableMedia(req.media),
+  };
   // What the request asked for, without the ids this call made up.
-  const requestHash = key ? await sha256Hex(JSON.stringify([agent.id, req.session_id ?? null, { ...runJobPayload(fields, ""), run_id: null }])) : undefined;
+  const requestHash = key
+    ? await sha256Hex(
+        JSON.stringify([agent.id, req.session_id ?? null, { ...runJobPayload(fields, ""), run_id: null }]),
+      )
+    : undefined;
   const input = runJobInput({
     component: { type: "agent", id: agent.id },
     ...fields,

@@ -24,7 +24,11 @@ function typeOf(schema: unknown): string {
   if (typeof s.$ref === "string") return s.$ref.split("/").pop()!;
   if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(" | ");
   if (Array.isArray(s.anyOf)) return (s.anyOf as unknown[]).map(typeOf).join(" | ");
-  const bounds = [s.minimum !== undefined ? `≥ ${s.minimum}` : "", s.maximum !== undefined ? `≤ ${s.maximum}` : "", s.maxLength !== undefined ? `≤ ${s.maxLength} chars` : ""].filter(Boolean);
+  const bounds = [
+    s.minimum !== undefined ? `≥ ${s.minimum}` : "",
+    s.maximum !== undefined ? `≤ ${s.maximum}` : "",
+    s.maxLength !== undefined ? `≤ ${s.maxLength} chars` : "",
+  ].filter(Boolean);
   const type = s.type === "array" ? `${typeOf(s.items)}[]` : String(s.type ?? "object");
   return bounds.length ? `${type} (${bounds.join(", ")})` : type;
 }
@@ -35,15 +39,23 @@ function fields(schema: unknown, components: Record<string, unknown>): string {
   const props = s?.properties as Record<string, unknown> | undefined;
   if (!props) return `<p><code>${escape(typeOf(schema))}</code></p>`;
   const required = new Set((s?.required as string[] | undefined) ?? []);
-  const rows = Object.entries(props).map(([name, p]) => `<tr><td><code>${escape(name)}</code>${required.has(name) ? " *" : ""}</td><td><code>${escape(typeOf(p))}</code></td></tr>`);
+  const rows = Object.entries(props).map(
+    ([name, p]) =>
+      `<tr><td><code>${escape(name)}</code>${required.has(name) ? " *" : ""}</td><td><code>${escape(typeOf(p))}</code></td></tr>`,
+  );
   const note = typeof s?.description === "string" ? `<p>${escape(s.description)}</p>` : "";
   return `${note}<table>${rows.join("")}</table>`;
 }
 
 function operation(method: string, path: string, op: Operation, components: Record<string, unknown>): string {
-  const params = (op.parameters ?? []).map((p) => `<tr><td><code>${escape(p.name)}</code>${p.required ? " *" : ""}</td><td>${p.in}</td><td><code>${escape(typeOf(p.schema))}</code></td></tr>`);
+  const params = (op.parameters ?? []).map(
+    (p) =>
+      `<tr><td><code>${escape(p.name)}</code>${p.required ? " *" : ""}</td><td>${p.in}</td><td><code>${escape(typeOf(p.schema))}</code></td></tr>`,
+  );
   const body = op.requestBody?.content;
-  const responses = Object.entries(op.responses ?? {}).map(([code, r]) => `<li><b>${code}</b> ${escape(r.description ?? "")}</li>`);
+  const responses = Object.entries(op.responses ?? {}).map(
+    ([code, r]) => `<li><b>${code}</b> ${escape(r.description ?? "")}</li>`,
+  );
   return `<section id="${escape(`${method}-${path}`)}">
 <h3><span class="m ${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>
 <p>${escape(op.summary ?? "")}</p>${op.description ? `<p>${escape(op.description)}</p>` : ""}
@@ -56,7 +68,10 @@ ${body ? `<h4>Body (${Object.keys(body).map(escape).join(", ")})</h4>${fields(Ob
 
 export function docsPage(doc: Record<string, unknown>): string {
   const info = (doc.info ?? {}) as { title?: string; version?: string; description?: string };
-  const components = ((doc.components as Record<string, unknown> | undefined)?.schemas ?? {}) as Record<string, unknown>;
+  const components = ((doc.components as Record<string, unknown> | undefined)?.schemas ?? {}) as Record<
+    string,
+    unknown
+  >;
   const byTag = new Map<string, string[]>();
   for (const [path, item] of Object.entries((doc.paths ?? {}) as Record<string, Record<string, Operation>>)) {
     for (const method of METHODS) {

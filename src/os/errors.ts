@@ -11,7 +11,13 @@ export interface ErrorBody {
 }
 
 /** The one JSON error shape AgentOS answers with: `{detail, error_id}` plus agno's `error_type`. */
-export function errorResponse(c: Context, status: number, detail: string, errorId: string, errorType?: string): Response {
+export function errorResponse(
+  c: Context,
+  status: number,
+  detail: string,
+  errorId: string,
+  errorType?: string,
+): Response {
   const body: ErrorBody = { detail, error_id: errorId, ...(errorType ? { error_type: errorType } : {}) };
   return c.json(body, status as ContentfulStatusCode);
 }
@@ -21,20 +27,41 @@ export function errorResponse(c: Context, status: number, detail: string, errorI
  * unknown error is a 500 whose detail is a reference to the log entry holding it (publicError).
  */
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof QueueFullError || err instanceof DatabaseUnavailableError) c.header("retry-after", String(err.retryAfterSeconds));
+  if (err instanceof QueueFullError || err instanceof DatabaseUnavailableError)
+    c.header("retry-after", String(err.retryAfterSeconds));
   if (err instanceof HTTPException) {
     const status = err.status;
     // Hono's body validators: a body that does not parse is bad input like any other.
-    if (status === 400 && /^Malformed JSON/.test(err.message)) return errorResponse(c, 422, "request body is not valid JSON", "validation_error");
-    if (status === 400 && /^Malformed FormData/.test(err.message)) return errorResponse(c, 422, "request body is not a valid form", "validation_error");
+    if (status === 400 && /^Malformed JSON/.test(err.message))
+      return errorResponse(c, 422, "request body is not valid JSON", "validation_error");
+    if (status === 400 && /^Malformed FormData/.test(err.message))
+      return errorResponse(c, 422, "request body is not a valid form", "validation_error");
     if (status === 415) {
-      return errorResponse(c, 415, `unsupported content-type ${c.req.header("content-type") ?? "(none)"}: send application/json (run routes also take forms)`, "unsupported_media_type");
+      return errorResponse(
+        c,
+        415,
+        `unsupported content-type ${c.req.header("content-type") ?? "(none)"}: send application/json (run routes also take forms)`,
+        "unsupported_media_type",
+      );
     }
-    const errorId = status === 413 ? "payload_too_large" : status === 401 ? "unauthorized" : status === 403 ? "forbidden" : "http_error";
+    const errorId =
+      status === 413
+        ? "payload_too_large"
+        : status === 401
+          ? "unauthorized"
+          : status === 403
+            ? "forbidden"
+            : "http_error";
     return errorResponse(c, status, err.message || "request failed", errorId);
   }
   const shown = publicError(err, `${c.req.method} ${new URL(c.req.url).pathname}`);
-  return errorResponse(c, shown.status, shown.message, shown.errorId, err instanceof AgnoError ? shown.errorId : undefined);
+  return errorResponse(
+    c,
+    shown.status,
+    shown.message,
+    shown.errorId,
+    err instanceof AgnoError ? shown.errorId : undefined,
+  );
 }
 
 export function notFound(c: Context): Response {

@@ -12,7 +12,8 @@ export function headerLimit(maxBytes: number): MiddlewareHandler {
     c.req.raw.headers.forEach((value, name) => {
       size += name.length + value.length + 4;
     });
-    if (size > maxBytes) return errorResponse(c, 431, `request URL and headers are larger than ${maxBytes} bytes`, "headers_too_large");
+    if (size > maxBytes)
+      return errorResponse(c, 431, `request URL and headers are larger than ${maxBytes} bytes`, "headers_too_large");
     await next();
   };
 }

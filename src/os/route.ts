@@ -47,7 +47,10 @@ const commonErrors = {
 };
 
 /** What `defineRoute` gives: the route with its guard attached (input types kept exact). */
-export type DefinedRoute<R extends OSRoute> = Omit<R, "scope" | "responses"> & { responses: RouteConfig["responses"]; middleware?: RouteConfig["middleware"] };
+export type DefinedRoute<R extends OSRoute> = Omit<R, "scope" | "responses"> & {
+  responses: RouteConfig["responses"];
+  middleware?: RouteConfig["middleware"];
+};
 
 export function defineRoute<R extends OSRoute>(def: R): DefinedRoute<R> {
   const { scope, responses, ...rest } = def;
@@ -74,7 +77,10 @@ export type RouteContext<R extends RouteConfig> = Parameters<RouteHandler<R, OSE
 export function validationError(error: z.ZodError, where: string): ValidationError {
   const issue = error.issues[0]!;
   const field = issue.path.join(".");
-  return new ValidationError(field ? `${where} ${field}: ${issue.message}` : `${where}: ${issue.message}`, field || where);
+  return new ValidationError(
+    field ? `${where} ${field}: ${issue.message}` : `${where}: ${issue.message}`,
+    field || where,
+  );
 }
 
 /**
@@ -84,12 +90,16 @@ export function validationError(error: z.ZodError, where: string): ValidationErr
  * a model, and a route added later inherits the check.
  */
 export function inputProblem(data: unknown, where: string): ValidationError | null {
-  const fields: Array<[string, unknown]> = data !== null && typeof data === "object" && !Array.isArray(data) ? Object.entries(data) : [["", data]];
+  const fields: Array<[string, unknown]> =
+    data !== null && typeof data === "object" && !Array.isArray(data) ? Object.entries(data) : [["", data]];
   for (const [name, value] of fields) {
     const problem = jsonProblem(value, { maxDepth: JSON_LIMITS.maxDepth, text: true });
     if (!problem) continue;
     const field = [name, problem.path].filter((p) => p !== "").join(".");
-    return new ValidationError(field ? `${where} ${field}: ${problem.message}` : `${where}: ${problem.message}`, field || where);
+    return new ValidationError(
+      field ? `${where} ${field}: ${problem.message}` : `${where}: ${problem.message}`,
+      field || where,
+    );
   }
   return null;
 }
@@ -98,7 +108,12 @@ export function inputProblem(data: unknown, where: string): ValidationError | nu
 export function routeApp(): OpenAPIHono<OSEnv> {
   return new OpenAPIHono<OSEnv>({
     defaultHook: (result) => {
-      const where = result.target === "param" ? "path" : result.target === "json" || result.target === "form" ? "body" : result.target;
+      const where =
+        result.target === "param"
+          ? "path"
+          : result.target === "json" || result.target === "form"
+            ? "body"
+            : result.target;
       if (!result.success) throw validationError(result.error, where);
       const problem = inputProblem(result.data, where);
       if (problem) throw problem;
@@ -107,7 +122,11 @@ export function routeApp(): OpenAPIHono<OSEnv> {
 }
 
 /** Registers a route; the handler answers a plain Response (views shape the JSON). */
-export function handle<R extends RouteConfig>(app: OpenAPIHono<OSEnv>, route: R, handler: (c: RouteContext<R>) => Response | Promise<Response>): void {
+export function handle<R extends RouteConfig>(
+  app: OpenAPIHono<OSEnv>,
+  route: R,
+  handler: (c: RouteContext<R>) => Response | Promise<Response>,
+): void {
   app.openapi(route, handler as never);
 }
 
@@ -115,7 +134,14 @@ export function handle<R extends RouteConfig>(app: OpenAPIHono<OSEnv>, route: R,
  * Common parameter schemas, named once so the OpenAPI document reuses them. Ids are printable: a
  * control character (NUL, `%00` in a path) is a 422 here, never sent to the database.
  */
-export const idSchema = z.string().min(1).max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters");
 export const jsonObject = z.record(z.string(), z.unknown());
 /** A route's required JSON request body, validated against `schema`. */
-export const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { "application/json": { schema } },
+});

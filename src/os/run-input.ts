@@ -40,14 +40,19 @@ const optionalId = z.preprocess(blankIsAbsent, idSchema.optional());
 export const mediaItem = z
   .object({
     kind: z.enum(["image", "audio", "video", "file"]).optional(),
-    data: z.string().max(30 * 1024 * 1024).optional(),
+    data: z
+      .string()
+      .max(30 * 1024 * 1024)
+      .optional(),
     url: z.string().max(4096).optional(),
     mime_type: z.string().min(1).max(255),
     filename: z.string().max(255).optional(),
   })
   .strict();
 export const mediaList = z.array(mediaItem).max(32);
-const file = z.custom<File>((v) => v instanceof File, { message: "must be an uploaded file" }).openapi({ type: "string", format: "binary" });
+const file = z
+  .custom<File>((v) => v instanceof File, { message: "must be an uploaded file" })
+  .openapi({ type: "string", format: "binary" });
 const files = z.union([file, z.array(file).max(32)]).optional();
 
 export const runRequest = z
@@ -66,7 +71,11 @@ export const runRequest = z
     /** media inside JSON (or a form field of JSON text): `[{mime_type, data | url, filename?}]` */
     media: jsonText(mediaList),
   })
-  .meta({ id: "RunRequest", description: "JSON, or agno's form fields (objects as JSON text, booleans as \"true\"/\"false\"); uploads as multipart `files`" });
+  .meta({
+    id: "RunRequest",
+    description:
+      'JSON, or agno\'s form fields (objects as JSON text, booleans as "true"/"false"); uploads as multipart `files`',
+  });
 
 const resolutionList = z.array(jsonObject).max(100);
 
@@ -78,7 +87,10 @@ export const continueRequest = z
     user_id: optionalId,
     session_id: optionalId,
   })
-  .meta({ id: "ContinueRequest", description: "The resolved `tools` (agno's ToolExecution list) or `requirements` of a paused run" });
+  .meta({
+    id: "ContinueRequest",
+    description: "The resolved `tools` (agno's ToolExecution list) or `requirements` of a paused run",
+  });
 
 /** A position in a run's event log: -1 (before the first) up to what its INTEGER column holds. */
 export const eventIndex = z.number().int().min(-1).max(2_147_483_647);
@@ -90,17 +102,27 @@ export const eventIndex = z.number().int().min(-1).max(2_147_483_647);
 export function lastEventIdOf(header: string | undefined): number | undefined {
   if (header === undefined || !/^-?\d+$/.test(header.trim())) return undefined;
   const checked = eventIndex.safeParse(Number(header.trim()));
-  if (!checked.success) throw new ValidationError(`Last-Event-ID: must be an event position from -1 to ${eventIndex.maxValue}`, "Last-Event-ID");
+  if (!checked.success)
+    throw new ValidationError(
+      `Last-Event-ID: must be an event position from -1 to ${eventIndex.maxValue}`,
+      "Last-Event-ID",
+    );
   return checked.data;
 }
 
 export const resumeRequest = z
   .object({
-    last_event_index: z.preprocess((v) => (typeof v === "string" && v !== "" ? Number(v) : blankIsAbsent(v)), eventIndex.optional()),
+    last_event_index: z.preprocess(
+      (v) => (typeof v === "string" && v !== "" ? Number(v) : blankIsAbsent(v)),
+      eventIndex.optional(),
+    ),
     user_id: optionalId,
     session_id: optionalId,
   })
-  .meta({ id: "ResumeRequest", description: "Re-attach to a run's event stream after the event with this index (-1 or absent: from the start)" });
+  .meta({
+    id: "ResumeRequest",
+    description: "Re-attach to a run's event stream after the event with this index (-1 or absent: from the start)",
+  });
 
 /** Body content accepted by run-like routes: the same schema as JSON, urlencoded or multipart. */
 export function runBody<T extends z.ZodType>(schema: T) {
@@ -122,17 +144,36 @@ const FORM = /^(multipart\/form-data|application\/x-www-form-urlencoded)/i;
  */
 export function bodyOf<T extends z.ZodType>(c: Context, _schema: T): z.output<T> {
   const type = c.req.header("content-type");
-  if (!type) throw new ValidationError("send the body as JSON or as a form (application/x-www-form-urlencoded or multipart/form-data)", "body");
+  if (!type)
+    throw new ValidationError(
+      "send the body as JSON or as a form (application/x-www-form-urlencoded or multipart/form-data)",
+      "body",
+    );
   return (FORM.test(type) ? c.req.valid("form" as never) : c.req.valid("json" as never)) as z.output<T>;
 }
 
 /** A run's media from uploaded files and JSON items, in the SDK's form. */
-export async function mediaOf(body: { files?: File | File[]; "files[]"?: File | File[]; media?: z.infer<typeof mediaList> }): Promise<MediaInput[] | undefined> {
+export async function mediaOf(body: {
+  files?: File | File[];
+  "files[]"?: File | File[];
+  media?: z.infer<typeof mediaList>;
+}): Promise<MediaInput[] | undefined> {
   const uploads = [body.files, body["files[]"]].flatMap((f) => (f === undefined ? [] : Array.isArray(f) ? f : [f]));
-  const fromJson = (body.media ?? []).map((m): MediaInput => ({ kind: m.kind, data: m.data, url: m.url, mimeType: m.mime_type, filename: m.filename }));
-  if (uploads.length + fromJson.length > 32) throw new ValidationError("at most 32 files and media items per run", "files");
+  const fromJson = (body.media ?? []).map((m): MediaInput => ({
+    kind: m.kind,
+    data: m.data,
+    url: m.url,
+    mimeType: m.mime_type,
+    filename: m.filename,
+  }));
+  if (uploads.length + fromJson.length > 32)
+    throw new ValidationError("at most 32 files and media items per run", "files");
   const fromUploads = await Promise.all(
-    uploads.map(async (file): Promise<MediaInput> => ({ data: new Uint8Array(await file.arrayBuffer()), mimeType: file.type || "application/octet-stream", filename: file.name || undefined })),
+    uploads.map(async (file): Promise<MediaInput> => ({
+      data: new Uint8Array(await file.arrayBuffer()),
+      mimeType: file.type || "application/octet-stream",
+      filename: file.name || undefined,
+    })),
   );
   const all = [...fromUploads, ...fromJson];
   return all.length > 0 ? all : undefined;

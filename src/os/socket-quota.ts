@@ -20,7 +20,11 @@ export class SocketQuota {
     const held = this.open.get(key) ?? 0;
     if (held >= this.maxPerUser) {
       const who = userId === null ? "callers without a user (one shared principal)" : `user ${userId}`;
-      throw new QuotaExceededError(`the per-user WebSocket cap (${this.maxPerUser} open connections) is reached for ${who}: close one first`, "websockets", 5);
+      throw new QuotaExceededError(
+        `the per-user WebSocket cap (${this.maxPerUser} open connections) is reached for ${who}: close one first`,
+        "websockets",
+        5,
+      );
     }
     this.open.set(key, held + 1);
     let released = false;

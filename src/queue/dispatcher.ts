@@ -59,7 +59,6 @@ export class Dispatcher {
     return this.running.size;
   }
 
-
   /**
    * Fails jobs whose last attempt's worker died, then claims and starts what fits; returns how
    * many started (0 also when the free slots wait for more to claim together: call again soon).
@@ -77,7 +76,11 @@ export class Dispatcher {
     this.deferred = this.running.size > 0 && free < this.claimBatch && Date.now() - this.lastClaim < this.claimWaitMs;
     if (this.deferred) return 0;
     this.lastClaim = Date.now();
-    const jobs = await this.opts.store.claimJobs({ workerId: this.opts.workerId, limit: free, leaseSeconds: this.leaseSeconds });
+    const jobs = await this.opts.store.claimJobs({
+      workerId: this.opts.workerId,
+      limit: free,
+      leaseSeconds: this.leaseSeconds,
+    });
     for (const job of jobs) {
       const work = this.work(job).finally(() => {
         this.running.delete(job.id);
@@ -95,7 +98,9 @@ export class Dispatcher {
     if (this.running.size === 0) return;
     if (!this.deferred) return this.ended.promise;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, this.lastClaim + this.claimWaitMs - Date.now()))));
+    const waited = new Promise<void>(
+      (resolve) => (timer = setTimeout(resolve, Math.max(0, this.lastClaim + this.claimWaitMs - Date.now()))),
+    );
     await Promise.race([this.ended.promise, waited]).finally(() => timer && clearTimeout(timer));
   }
 
@@ -107,7 +112,10 @@ export class Dispatcher {
   private async work(job: JobRecord): Promise<void> {
     const lease: Lease = { id: job.id, attempt: job.attempt, workerId: this.opts.workerId };
     const store = this.opts.store;
-    const renew = setInterval(() => void store.heartbeatJob(lease, this.leaseSeconds).catch(() => false), (this.leaseSeconds * 1000) / 3);
+    const renew = setInterval(
+      () => void store.heartbeatJob(lease, this.leaseSeconds).catch(() => false),
+      (this.leaseSeconds * 1000) / 3,
+    );
     let outcome: Outcome;
     try {
       outcome = await this.opts.execute(job, lease);

@@ -15,7 +15,11 @@ export interface Outcome {
 }
 
 /** The run status a streamed run's last event stands for. */
-const STATUS_OF_LAST_EVENT: Record<string, string> = { RunCompleted: "COMPLETED", RunPaused: "PAUSED", RunCancelled: "CANCELLED" };
+const STATUS_OF_LAST_EVENT: Record<string, string> = {
+  RunCompleted: "COMPLETED",
+  RunPaused: "PAUSED",
+  RunCancelled: "CANCELLED",
+};
 
 /** A previous attempt's run that died or failed: it starts over, in the same row. */
 const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
@@ -25,7 +29,13 @@ const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
  * submitted with stream=false). A later attempt first looks at what an earlier one left: a run
  * that already ended (its worker died after the run, before the job was marked) is not run again.
  */
-export async function executeRunJob(job: JobRecord, lease: Lease, agents: Agent[], db: Db, jobs: Pick<JobStore, "completeWithRun">): Promise<Outcome> {
+export async function executeRunJob(
+  job: JobRecord,
+  lease: Lease,
+  agents: Agent[],
+  db: Db,
+  jobs: Pick<JobStore, "completeWithRun">,
+): Promise<Outcome> {
   const served = agents.find((a) => a.id === job.component_id);
   if (!served) return { status: "FAILED", error: `agent ${job.component_id} is not served by this deployment` };
   const runId = job.payload.run_id;
@@ -66,7 +76,10 @@ export async function executeRunJob(job: JobRecord, lease: Lease, agents: Agent[
     // event, so the run keeps one RunStarted in total and the retry's events follow on.
     const events = firstIndex > 0 ? withoutRunStarted(run) : run;
     for await (const { event } of recordRunEvents(db, events, { runId, firstIndex })) last = event as typeof last;
-    ended = { status: STATUS_OF_LAST_EVENT[last?.event ?? ""] ?? "ERROR", error: typeof last?.content === "string" ? last.content : undefined };
+    ended = {
+      status: STATUS_OF_LAST_EVENT[last?.event ?? ""] ?? "ERROR",
+      error: typeof last?.content === "string" ? last.content : undefined,
+    };
   }
   switch (ended.status) {
     case "COMPLETED":

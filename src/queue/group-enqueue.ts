@@ -50,10 +50,15 @@ export class GroupEnqueue {
     }
   }
 
-  private async many(batch: Array<{ input: EnqueueRunInput; settle: (outcome: EnqueueOutcome) => void }>): Promise<void> {
+  private async many(
+    batch: Array<{ input: EnqueueRunInput; settle: (outcome: EnqueueOutcome) => void }>,
+  ): Promise<void> {
     this.writing++;
     try {
-      const outcomes = await enqueueEach(() => this.store(), batch.map((w) => w.input));
+      const outcomes = await enqueueEach(
+        () => this.store(),
+        batch.map((w) => w.input),
+      );
       batch.forEach((w, i) => w.settle(outcomes[i]!));
     } finally {
       this.writing--;
@@ -77,7 +82,10 @@ export class GroupEnqueue {
  * `enqueueRuns` that never throws: each input's outcome, and when the transaction fails as a
  * whole (the database went away), nothing of the batch was written and that is every input's error.
  */
-export async function enqueueEach(jobs: () => Pick<JobStore, "enqueueRuns">, inputs: EnqueueRunInput[]): Promise<EnqueueOutcome[]> {
+export async function enqueueEach(
+  jobs: () => Pick<JobStore, "enqueueRuns">,
+  inputs: EnqueueRunInput[],
+): Promise<EnqueueOutcome[]> {
   try {
     return await jobs().enqueueRuns(inputs);
   } catch (error) {

@@ -11,7 +11,12 @@ const COMPLETES_JOB = new Set(["COMPLETED", "PAUSED"]);
  * fenced by the lease as `finishJob` is: one round trip fewer per job, and no moment where the
  * run is over while its job still looks RUNNING. Every other call goes to `db` unchanged.
  */
-export function runEndingJob(db: Db, jobs: Pick<JobStore, "completeWithRun">, lease: Lease, runId: string): { db: Db; jobEnded: () => boolean } {
+export function runEndingJob(
+  db: Db,
+  jobs: Pick<JobStore, "completeWithRun">,
+  lease: Lease,
+  runId: string,
+): { db: Db; jobEnded: () => boolean } {
   let ended = false;
   const upsertRun = async (run: RunRecord, opts: UpsertRunOptions = {}): Promise<RunRow> => {
     if (run.run_id === runId && opts.expectStatus && COMPLETES_JOB.has(String(run.status))) {

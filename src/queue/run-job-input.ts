@@ -28,7 +28,10 @@ export interface RunJobRequest {
 }
 
 /** The payload a run job carries, without the ids: what a request hash covers. */
-export function runJobPayload(req: Pick<RunJobRequest, "message" | "stream" | "sessionState" | "dependencies" | "metadata" | "media">, runId: string): RunJobPayload {
+export function runJobPayload(
+  req: Pick<RunJobRequest, "message" | "stream" | "sessionState" | "dependencies" | "metadata" | "media">,
+  runId: string,
+): RunJobPayload {
   return {
     run_id: runId,
     message: req.message,
@@ -57,6 +60,8 @@ export function runJobInput(req: RunJobRequest): EnqueueRunInput {
     session_name: req.message.slice(0, 100),
     // A session id made up here names no existing session: the enqueue needs no transaction.
     ...(req.sessionId ? {} : { new_session: true }),
-    ...(req.idempotencyKey ? { idempotency_key: req.idempotencyKey, ...(req.requestHash ? { request_hash: req.requestHash } : {}) } : {}),
+    ...(req.idempotencyKey
+      ? { idempotency_key: req.idempotencyKey, ...(req.requestHash ? { request_hash: req.requestHash } : {}) }
+      : {}),
   };
 }

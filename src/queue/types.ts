@@ -106,7 +106,11 @@ export interface JobStore {
    * lease is stale: the run's write still lands, as it would alone). Null when the run was not in
    * one of those states, or the database needs upsertRun's full path: nothing written.
    */
-  completeWithRun(lease: Lease, run: RunRecord, expectStatus: string[]): Promise<{ row: RunRow; jobEnded: boolean } | null>;
+  completeWithRun(
+    lease: Lease,
+    run: RunRecord,
+    expectStatus: string[],
+  ): Promise<{ row: RunRow; jobEnded: boolean } | null>;
   /** puts a leased job back to wait `delaySeconds` for its next attempt; false when stale */
   retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean>;
   /** a queued job becomes CANCELLED and never runs; a running one is reported as such; either way its run is CANCELLED (a running one stops cooperatively) */
@@ -114,7 +118,11 @@ export interface JobStore {
   /** a FAILED or CANCELLED job gets exactly one more attempt */
   requeueJob(id: string): Promise<JobRecord>;
   getJob(id: string): Promise<JobRecord | null>;
-  listJobs(opts: { status?: JobStatus; limit: number; page: number }): Promise<{ data: JobRecord[]; total_count: number }>;
+  listJobs(opts: {
+    status?: JobStatus;
+    limit: number;
+    page: number;
+  }): Promise<{ data: JobRecord[]; total_count: number }>;
   queueStats(): Promise<QueueStats>;
   /** when the next job falls due (a delayed retry, a lease that will lapse), epoch seconds; null when none */
   nextDueAt(): Promise<number | null>;

@@ -19,7 +19,10 @@ export function validateTimezone(tz: string): string {
     new Intl.DateTimeFormat("en-US", { timeZone: tz });
     return tz;
   } catch {
-    throw new ValidationError(`timezone ${JSON.stringify(tz)} is not an IANA timezone (e.g. "UTC", "Europe/Berlin")`, "timezone");
+    throw new ValidationError(
+      `timezone ${JSON.stringify(tz)} is not an IANA timezone (e.g. "UTC", "Europe/Berlin")`,
+      "timezone",
+    );
   }
 }
 
@@ -30,7 +33,10 @@ function cronOf(expr: string, tz: string): Cron {
     // Nicknames (@daily) and seconds/years fields are refused: the schema stores 5 fields.
     const fields = expr.trim().split(/\s+/);
     if (fields.length !== 5 || fields.some((f) => f.startsWith("@"))) {
-      throw new ValidationError(`cron_expr ${JSON.stringify(expr)} must have 5 fields (minute hour day month weekday), got ${fields.length}`, "cron_expr");
+      throw new ValidationError(
+        `cron_expr ${JSON.stringify(expr)} must have 5 fields (minute hour day month weekday), got ${fields.length}`,
+        "cron_expr",
+      );
     }
     try {
       // No callback: croner only parses and computes dates, it never arms a timer.

@@ -30,7 +30,8 @@ export interface Attempt {
 }
 
 /** The queue's idempotency key: the occurrence for the first attempt, one more suffix per retry. */
-const jobKeyOf = (occurrenceKey: string, attempt: number) => (attempt === 1 ? occurrenceKey : `${occurrenceKey}#${attempt}`);
+const jobKeyOf = (occurrenceKey: string, attempt: number) =>
+  attempt === 1 ? occurrenceKey : `${occurrenceKey}#${attempt}`;
 
 /** When a failed attempt's retry falls due, or null when its schedule has none left. */
 function retryAt(schedule: Schedule, attempt: number, now: number): number | null {
@@ -45,7 +46,10 @@ function retryAt(schedule: Schedule, attempt: number, now: number): number | nul
  * job. A dispatch that fails (a full queue, a stored payload that no longer validates) is an
  * attempt that failed, recorded with its error, not an exception.
  */
-export async function dispatchAttempts(deps: DispatchDeps, items: Array<{ schedule: Schedule; a: Attempt }>): Promise<NewScheduleRun[]> {
+export async function dispatchAttempts(
+  deps: DispatchDeps,
+  items: Array<{ schedule: Schedule; a: Attempt }>,
+): Promise<NewScheduleRun[]> {
   const planned = items.map(({ schedule, a }): { input: EnqueueRunInput } | { error: Error } => {
     try {
       return { input: inputOf(deps, schedule, a) };
@@ -102,7 +106,17 @@ function recordOf(schedule: Schedule, a: Attempt, outcome: EnqueueOutcome): NewS
   };
   if ("job" in outcome) {
     const { job } = outcome;
-    return { ...base, status: "running", status_code: 202, completed_at: null, run_id: job.payload.run_id, session_id: job.session_id, job_id: job.id, error: null, next_attempt_at: null };
+    return {
+      ...base,
+      status: "running",
+      status_code: 202,
+      completed_at: null,
+      run_id: job.payload.run_id,
+      session_id: job.session_id,
+      job_id: job.id,
+      error: null,
+      next_attempt_at: null,
+    };
   }
   // Shown by the schedule's run history: the public form only (publicError logs the rest under its ref).
   const shown = publicError(outcome.error, `schedule ${schedule.id}`);
@@ -128,7 +142,12 @@ export async function triggerSchedule(
   schedule: Schedule,
 ): Promise<ScheduleRun> {
   const now = nowSeconds();
-  const run = await dispatchAttempt(deps, schedule, { occurrenceKey: `schedule:${schedule.id}:manual:${crypto.randomUUID()}`, attempt: 1, scheduledFor: null, now });
+  const run = await dispatchAttempt(deps, schedule, {
+    occurrenceKey: `schedule:${schedule.id}:manual:${crypto.randomUUID()}`,
+    attempt: 1,
+    scheduledFor: null,
+    now,
+  });
   const [recorded] = await deps.schedules.recordScheduleRuns([run], now);
   if (run.job_id) await deps.wake?.();
   return recorded!;

@@ -44,12 +44,21 @@ function advanceOf(s: Schedule, dueBy: number): { advance: ScheduleAdvance; disp
   try {
     // After the later of the tick and the occurrence: missed minutes coalesce into this one run.
     const next = nextOccurrence(s.cron_expr, s.timezone, Math.max(dueBy, claimed));
-    const disabled_reason = next === null ? `cron_expr ${JSON.stringify(s.cron_expr)} has no occurrence after this one` : null;
+    const disabled_reason =
+      next === null ? `cron_expr ${JSON.stringify(s.cron_expr)} has no occurrence after this one` : null;
     return { advance: { id: s.id, claimed, next, disabled_reason }, dispatch: true };
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     // An expression or timezone that no longer parses says nothing trustworthy about this run either.
-    return { advance: { id: s.id, claimed, next: null, disabled_reason: `cron_expr can no longer be computed: ${error.message}` }, dispatch: false };
+    return {
+      advance: {
+        id: s.id,
+        claimed,
+        next: null,
+        disabled_reason: `cron_expr can no longer be computed: ${error.message}`,
+      },
+      dispatch: false,
+    };
   }
 }
 
@@ -65,21 +74,39 @@ function advanceOf(s: Schedule, dueBy: number): { advance: ScheduleAdvance; disp
  * @example
  * async scheduled(controller, env) { await runDueSchedules(db, { wake: () => queue.wake() }, controller.scheduledTime) }
  */
-export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, scheduledTime: number): Promise<TickReport> {
+export async function runDueSchedules(
+  db: SchedulerDb,
+  opts: SchedulerOptions,
+  scheduledTime: number,
+): Promise<TickReport> {
   const clock = opts.now ?? nowSeconds;
   const batchSize = opts.batchSize ?? 1000;
   const deps: DispatchDeps = { jobs: db.jobs, maxDepth: opts.maxDepth, maxUserJobs: opts.maxUserJobs };
   const workerId = `cron:${crypto.randomUUID().slice(0, 8)}`;
   const dueBy = Math.floor(scheduledTime / 1000);
-  const report: TickReport = { claimed: 0, dispatched: 0, failed: 0, advanced: 0, disabled: 0, reconciled: 0, timedOut: 0, retried: 0 };
+  const report: TickReport = {
+    claimed: 0,
+    dispatched: 0,
+    failed: 0,
+    advanced: 0,
+    disabled: 0,
+    reconciled: 0,
+    timedOut: 0,
+    retried: 0,
+  };
   const count = (runs: NewScheduleRun[]) => {
-    for (const r of runs) if (r.job_id) report.dispatched++; else report.failed++;
+    for (const r of runs)
+      if (r.job_id) report.dispatched++;
+      else report.failed++;
   };
 
   report.reconciled = await db.schedules.reconcileScheduleRuns(clock());
   const overdue = await db.schedules.expireScheduleRuns(clock());
   report.timedOut = overdue.length;
-  for (const jobId of overdue) await db.jobs.cancelJob(jobId).catch((e: unknown) => console.error(`schedule timeout: job ${jobId} not cancelled: ${String(e)}`));
+  for (const jobId of overdue)
+    await db.jobs
+      .cancelJob(jobId)
+      .catch((e: unknown) => console.error(`schedule timeout: job ${jobId} not cancelled: ${String(e)}`));
 
   const retries = await db.schedules.dueScheduleRetries(clock(), batchSize);
   if (retries.length > 0) {
@@ -88,25 +115,51 @@ export async function runDueSchedules(db: SchedulerDb, opts: SchedulerOptions, s
       deps,
       retries.map(({ parent, schedule }) => ({
         schedule,
-        a: { occurrenceKey: parent.occurrence_key, attempt: parent.attempt + 1, scheduledFor: parent.scheduled_for, sessionId: parent.session_id, now },
+        a: {
+          occurrenceKey: parent.occurrence_key,
+          attempt: parent.attempt + 1,
+          scheduledFor: parent.scheduled_for,
+          sessionId: parent.session_id,
+          now,
+        },
       })),
     );
-    await db.schedules.recordScheduleRuns(runs, now, retries.map((r) => r.parent.id));
+    await db.schedules.recordScheduleRuns(
+      runs,
+      now,
+      retries.map((r) => r.parent.id),
+    );
     report.retried = runs.length;
     count(runs);
   }
 
   for (;;) {
     const now = clock();
-    const claimed = await db.schedules.claimDueSchedules({ workerId, dueBy, now, limit: batchSize, lockSeconds: opts.lockSeconds ?? 300 });
+    const claimed = await db.schedules.claimDueSchedules({
+      workerId,
+      dueBy,
+      now,
+      limit: batchSize,
+      lockSeconds: opts.lockSeconds ?? 300,
+    });
     if (claimed.length === 0) break;
     report.claimed += claimed.length;
     const plans = claimed.map((s) => ({ s, ...advanceOf(s, dueBy) }));
     const runs = await dispatchAttempts(
       deps,
-      plans.filter((p) => p.dispatch).map(({ s }) => ({ schedule: s, a: { occurrenceKey: `schedule:${s.id}:${s.next_run_at}`, attempt: 1, scheduledFor: s.next_run_at, now } })),
+      plans
+        .filter((p) => p.dispatch)
+        .map(({ s }) => ({
+          schedule: s,
+          a: { occurrenceKey: `schedule:${s.id}:${s.next_run_at}`, attempt: 1, scheduledFor: s.next_run_at, now },
+        })),
     );
-    const settled = await db.schedules.settleClaims(workerId, plans.map((p) => p.advance), runs, clock());
+    const settled = await db.schedules.settleClaims(
+      workerId,
+      plans.map((p) => p.advance),
+      runs,
+      clock(),
+    );
     report.advanced += settled.advanced;
     report.disabled += plans.filter((p) => p.advance.next === null).length;
     count(runs);

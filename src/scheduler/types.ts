@@ -131,9 +131,20 @@ export interface DueRetry {
  */
 export interface ScheduleTicks {
   /** enabled schedules due by `dueBy`, not locked by a live tick, locked now for this worker */
-  claimDueSchedules(opts: { workerId: string; dueBy: number; now: number; limit: number; lockSeconds: number }): Promise<Schedule[]>;
+  claimDueSchedules(opts: {
+    workerId: string;
+    dueBy: number;
+    now: number;
+    limit: number;
+    lockSeconds: number;
+  }): Promise<Schedule[]>;
   /** moves each claimed schedule on (if still at its claimed next_run_at), releases this worker's locks, and records the attempts */
-  settleClaims(workerId: string, advances: ScheduleAdvance[], runs: NewScheduleRun[], now: number): Promise<{ advanced: number; recorded: number }>;
+  settleClaims(
+    workerId: string,
+    advances: ScheduleAdvance[],
+    runs: NewScheduleRun[],
+    now: number,
+  ): Promise<{ advanced: number; recorded: number }>;
   /** attempts whose job ended get their final status from their run; failures owe a retry while retries remain */
   reconcileScheduleRuns(now: number): Promise<number>;
   /** attempts running longer than their schedule's timeout become `timeout`; returns their job ids to cancel */
@@ -146,9 +157,16 @@ export interface ScheduleTicks {
 /** The schedules' storage port, scoped per call (SPEC U1). Validation happens here too, so SDK callers cannot skip it. */
 export interface ScheduleStore {
   /** `maxPerUser`: the owner (no owner: one shared principal) may hold this many schedules; one more is a QuotaExceededError */
-  createSchedule(input: ScheduleInput, owner: { userId: string | null }, limits?: { maxPerUser?: number }): Promise<Schedule>;
+  createSchedule(
+    input: ScheduleInput,
+    owner: { userId: string | null },
+    limits?: { maxPerUser?: number },
+  ): Promise<Schedule>;
   getSchedule(id: string, scope?: ScheduleScope): Promise<Schedule | null>;
-  listSchedules(opts?: { enabled?: boolean; limit?: number; page?: number }, scope?: ScheduleScope): Promise<Page<Schedule>>;
+  listSchedules(
+    opts?: { enabled?: boolean; limit?: number; page?: number },
+    scope?: ScheduleScope,
+  ): Promise<Page<Schedule>>;
   /** only SCHEDULE_MUTABLE_FIELDS; anything else is a ValidationError naming it. NotFoundError outside the scope. */
   updateSchedule(id: string, changes: Record<string, unknown>, scope?: ScheduleScope): Promise<Schedule>;
   /** the schedule and its run history; NotFoundError outside the scope */
@@ -156,6 +174,10 @@ export interface ScheduleStore {
   /** enabled again with a fresh next_run_at and no disabled_reason */
   enableSchedule(id: string, scope?: ScheduleScope): Promise<Schedule>;
   disableSchedule(id: string, scope?: ScheduleScope, reason?: string | null): Promise<Schedule>;
-  listScheduleRuns(scheduleId: string, opts?: { limit?: number; page?: number }, scope?: ScheduleScope): Promise<Page<ScheduleRun>>;
+  listScheduleRuns(
+    scheduleId: string,
+    opts?: { limit?: number; page?: number },
+    scope?: ScheduleScope,
+  ): Promise<Page<ScheduleRun>>;
   getScheduleRun(scheduleId: string, runId: string, scope?: ScheduleScope): Promise<ScheduleRun | null>;
 }

@@ -6,7 +6,14 @@ import { SCHEDULE_MUTABLE_FIELDS, type Schedule, type ScheduleInput, type Schedu
 
 /** agno's limits (ScheduleCreate), so a schedule written by either validates in both. */
 const fields = {
-  name: z.string().min(1).max(255).regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]*$/, "must start with a letter or digit and hold only letters, digits, '.', '_' and '-'"),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(
+      /^[a-zA-Z0-9][a-zA-Z0-9._-]*$/,
+      "must start with a letter or digit and hold only letters, digits, '.', '_' and '-'",
+    ),
   description: z.string().max(1024).nullable(),
   // Case-insensitive as in agno, stored upper-case; no transform, so the OpenAPI document can show it.
   method: z.string().regex(/^post$/i, "must be POST: a schedule starts runs"),
@@ -43,14 +50,30 @@ function parse<T>(schema: z.ZodType<T>, value: unknown): T {
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
-  throw new ValidationError(issue.code === "unrecognized_keys" ? `${field}: not a schedule field` : `${field}: ${issue.message}`, field);
+  throw new ValidationError(
+    issue.code === "unrecognized_keys" ? `${field}: not a schedule field` : `${field}: ${issue.message}`,
+    field,
+  );
 }
 
 /** Run fields a payload may carry; `stream`/`background` are accepted and ignored (scheduled runs are always background). */
-const PAYLOAD_FIELDS = new Set(["message", "session_id", "session_state", "dependencies", "metadata", "stream", "background"]);
+const PAYLOAD_FIELDS = new Set([
+  "message",
+  "session_id",
+  "session_state",
+  "dependencies",
+  "metadata",
+  "stream",
+  "background",
+]);
 const runPayload = z.object({
   message: z.string({ error: "a run needs a message (string)" }).min(1).max(100_000),
-  session_id: z.string().min(1).max(255).regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters").optional(),
+  session_id: z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
+    .optional(),
   session_state: z.record(z.string(), z.unknown()).optional(),
   dependencies: z.record(z.string(), z.unknown()).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
@@ -62,10 +85,17 @@ const runPayload = z.object({
  */
 export function runTarget(endpoint: string): { type: "agent"; id: string } {
   if (!endpoint.startsWith("/") || endpoint.includes("://") || endpoint.startsWith("//")) {
-    throw new ValidationError(`endpoint must be a path of this AgentOS such as /agents/{agent_id}/runs, not ${JSON.stringify(endpoint)}`, "endpoint");
+    throw new ValidationError(
+      `endpoint must be a path of this AgentOS such as /agents/{agent_id}/runs, not ${JSON.stringify(endpoint)}`,
+      "endpoint",
+    );
   }
   const match = /^\/agents\/([^/?#]+)\/runs\/?$/.exec(endpoint);
-  if (!match) throw new ValidationError(`endpoint ${JSON.stringify(endpoint)} is not a run endpoint this AgentOS can schedule: use /agents/{agent_id}/runs`, "endpoint");
+  if (!match)
+    throw new ValidationError(
+      `endpoint ${JSON.stringify(endpoint)} is not a run endpoint this AgentOS can schedule: use /agents/{agent_id}/runs`,
+      "endpoint",
+    );
   let id: string;
   try {
     id = decodeURIComponent(match[1]!);
@@ -81,8 +111,13 @@ export function runPayloadOf(payload: Record<string, unknown> | null): z.infer<t
   // Stored now, sent to a model at every occurrence: bounded as a run's own fields are.
   checkJson(payload, "payload", { text: true });
   for (const key of Object.keys(payload ?? {})) {
-    if (key === "user_id") throw new ValidationError("payload.user_id: a scheduled run runs as the schedule's owner", "payload.user_id");
-    if (!PAYLOAD_FIELDS.has(key)) throw new ValidationError(`payload.${key}: not a run field (use ${[...PAYLOAD_FIELDS].slice(0, 5).join(", ")})`, `payload.${key}`);
+    if (key === "user_id")
+      throw new ValidationError("payload.user_id: a scheduled run runs as the schedule's owner", "payload.user_id");
+    if (!PAYLOAD_FIELDS.has(key))
+      throw new ValidationError(
+        `payload.${key}: not a run field (use ${[...PAYLOAD_FIELDS].slice(0, 5).join(", ")})`,
+        `payload.${key}`,
+      );
   }
   const checked = runPayload.safeParse(payload ?? {});
   if (checked.success) return checked.data;
@@ -97,7 +132,13 @@ export function prepareCreate(input: ScheduleInput | Record<string, unknown>, no
   runTarget(s.endpoint);
   runPayloadOf(s.payload ?? null);
   const next = validateCron(s.cron_expr, s.timezone, now);
-  return { ...s, method: "POST", description: s.description ?? null, payload: s.payload ?? null, next_run_at: s.enabled ? next : null };
+  return {
+    ...s,
+    method: "POST",
+    description: s.description ?? null,
+    payload: s.payload ?? null,
+    next_run_at: s.enabled ? next : null,
+  };
 }
 
 /**
@@ -108,7 +149,10 @@ export function prepareCreate(input: ScheduleInput | Record<string, unknown>, no
 export function prepareUpdate(current: Schedule, changes: Record<string, unknown>, now: number): ScheduleUpdate {
   const refused = Object.keys(changes).filter((k) => !(SCHEDULE_MUTABLE_FIELDS as readonly string[]).includes(k));
   if (refused.length > 0) {
-    throw new ValidationError(`${refused.join(", ")}: cannot be changed by updateSchedule (only ${SCHEDULE_MUTABLE_FIELDS.join(", ")})`, refused[0]);
+    throw new ValidationError(
+      `${refused.join(", ")}: cannot be changed by updateSchedule (only ${SCHEDULE_MUTABLE_FIELDS.join(", ")})`,
+      refused[0],
+    );
   }
   const update: ScheduleUpdate = parse(updateSchema, changes);
   if (update.method !== undefined) update.method = "POST";

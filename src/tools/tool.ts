@@ -59,7 +59,10 @@ const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
   let json = jsonSchemas.get(schema);
   if (!json) {
-    const { $schema: _drop, ...parameters } = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Record<string, unknown>;
+    const { $schema: _drop, ...parameters } = z.toJSONSchema(schema, { target: "draft-7", io: "input" }) as Record<
+      string,
+      unknown
+    >;
     jsonSchemas.set(schema, (json = parameters));
   }
   return json;
@@ -80,7 +83,8 @@ function jsonSchemaOf(schema: z.ZodType): Record<string, unknown> {
  */
 export function tool<S extends z.ZodType>(opts: ToolOptions<S>): Tool {
   if (!NAME.test(opts.name)) throw new TypeError(`tool name ${JSON.stringify(opts.name)} must match ${NAME}`);
-  if (!opts.execute && !opts.externalExecution) throw new TypeError(`tool ${opts.name} needs execute() unless it has externalExecution`);
+  if (!opts.execute && !opts.externalExecution)
+    throw new TypeError(`tool ${opts.name} needs execute() unless it has externalExecution`);
   return {
     name: opts.name,
     description: opts.description,
@@ -114,7 +118,9 @@ export class Toolkit {
     if (!NAME.test(opts.id)) throw new TypeError(`toolkit id ${JSON.stringify(opts.id)} must match ${NAME}`);
     this.id = opts.id;
     this.name = opts.name ?? opts.id;
-    this.tools = opts.tools.filter((t) => (opts.include ? opts.include.includes(t.name) : true) && !opts.exclude?.includes(t.name));
+    this.tools = opts.tools.filter(
+      (t) => (opts.include ? opts.include.includes(t.name) : true) && !opts.exclude?.includes(t.name),
+    );
   }
 }
 

@@ -57,7 +57,9 @@ export interface DefinedAgentOS<E extends WorkerEnv> {
 }
 
 /** One env's deployment: its configuration (or why it is closed), components and HTTP app, each built once. */
-type Setup = { ok: true; config: WorkerConfig; registry: ComponentRegistry; os(): AgentOS } | { ok: false; error: ConfigurationError; closed: AgentOS };
+type Setup =
+  | { ok: true; config: WorkerConfig; registry: ComponentRegistry; os(): AgentOS }
+  | { ok: false; error: ConfigurationError; closed: AgentOS };
 
 /**
  * Turns components and options into a Worker: `fetch`, `scheduled` and the Durable Object classes
@@ -82,7 +84,11 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
     if (!read.ok) {
       // Logged once per isolate and env; every request then gets the same closed answer.
       console.error(read.error.message);
-      const closed = new AgentOS({ id: def.id, name: def.name, auth: { mode: "closed", status: read.error.concernsAuth ? 401 : 503, reason: read.error.message } });
+      const closed = new AgentOS({
+        id: def.id,
+        name: def.name,
+        auth: { mode: "closed", status: read.error.concernsAuth ? 401 : 503, reason: read.error.message },
+      });
       s = { ok: false, error: read.error, closed };
     } else {
       const config = read.config;
@@ -102,7 +108,15 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           ...(storage.media ? { mediaStorage: storage.media } : {}),
           ...(storage.results ? { resultStorage: storage.results } : {}),
           ...(config.queueBound
-            ? { queue: { durable: true as const, maxDepth: config.queue.maxDepth, maxJobsPerUser: config.quotas.maxJobsPerUser, maxSchedulesPerUser: config.quotas.maxSchedulesPerUser, ...(def.queue?.maxAttempts ? { maxAttempts: def.queue.maxAttempts } : {}) } }
+            ? {
+                queue: {
+                  durable: true as const,
+                  maxDepth: config.queue.maxDepth,
+                  maxJobsPerUser: config.quotas.maxJobsPerUser,
+                  maxSchedulesPerUser: config.quotas.maxSchedulesPerUser,
+                  ...(def.queue?.maxAttempts ? { maxAttempts: def.queue.maxAttempts } : {}),
+                },
+              }
             : {}),
         }));
       s = { ok: true, config, registry, os: build };
@@ -123,7 +137,12 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
       const withDb = withDatabase(config);
       if (!withDb) throw new Error("the job queue needs DATABASE_URL");
       const { db } = openDb(withDb, config.queue.dbConnections);
-      return { agents: registry.agents, db, concurrency: config.queue.concurrency, leaseSeconds: config.queue.leaseSeconds };
+      return {
+        agents: registry.agents,
+        db,
+        concurrency: config.queue.concurrency,
+        leaseSeconds: config.queue.leaseSeconds,
+      };
     }
   }
 
@@ -142,8 +161,17 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
       const lifetime = requestLifetime(ctx, end);
       try {
         const queue = anyQueueShard(env.JOB_QUEUE, s.config.queue.shards);
-        const dispatcher = queue && { wake: () => queue.wake(), enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input) };
-        return lifetime.finish(await os.fetch(request, { dbs: [db], jobs: db.jobs, ssePingMs: s.config.ssePingMs, ...(dispatcher ? { queue: dispatcher } : {}) }, lifetime.ctx));
+        const dispatcher = queue && {
+          wake: () => queue.wake(),
+          enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input),
+        };
+        return lifetime.finish(
+          await os.fetch(
+            request,
+            { dbs: [db], jobs: db.jobs, ssePingMs: s.config.ssePingMs, ...(dispatcher ? { queue: dispatcher } : {}) },
+            lifetime.ctx,
+          ),
+        );
       } catch (error) {
         lifetime.abandon();
         throw error;
@@ -156,7 +184,12 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
       const withDb = withDatabase(config);
       if (!withDb) return;
       await scheduledTick(
-        { config: withDb, queues: queueShards(env.JOB_QUEUE, config.queue.shards), resultStorage: registry.storage.results, heartbeatSeconds: registry.heartbeatSeconds(config.heartbeatSeconds) },
+        {
+          config: withDb,
+          queues: queueShards(env.JOB_QUEUE, config.queue.shards),
+          resultStorage: registry.storage.results,
+          heartbeatSeconds: registry.heartbeatSeconds(config.heartbeatSeconds),
+        },
         controller.scheduledTime,
       );
     },

@@ -100,7 +100,14 @@ export class ConfigurationError extends Error {
   }
 }
 
-const AUTH_VARIABLES = new Set(["AGNO_AUTH", "OS_SECURITY_KEY", "JWT_VERIFICATION_KEYS", "JWT_AUDIENCE", "JWT_ISSUER", "AGNO_USER_ISOLATION"]);
+const AUTH_VARIABLES = new Set([
+  "AGNO_AUTH",
+  "OS_SECURITY_KEY",
+  "JWT_VERIFICATION_KEYS",
+  "JWT_AUDIENCE",
+  "JWT_ISSUER",
+  "AGNO_USER_ISOLATION",
+]);
 
 /** An optional positive whole number written as text, with its default (0: none, the caller derives one). */
 const count = (fallback: number) =>
@@ -112,37 +119,45 @@ const count = (fallback: number) =>
     .optional()
     .transform((n) => n ?? fallback);
 
-const text = z.string().optional().transform((s) => (s === "" ? undefined : s));
+const text = z
+  .string()
+  .optional()
+  .transform((s) => (s === "" ? undefined : s));
 
-const schema = z
-  .object({
-    DATABASE_URL: text,
-    DB_WS_PROXY: text,
-    AGNO_DB_SCHEMA: text.refine((s) => s === undefined || /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(s), "must be a plain Postgres identifier"),
-    AGNO_AUTH: text.refine((s) => s === undefined || s === "none", 'must be "none" or unset'),
-    OS_SECURITY_KEY: text,
-    JWT_VERIFICATION_KEYS: text,
-    JWT_AUDIENCE: text,
-    JWT_ISSUER: text,
-    AGNO_USER_ISOLATION: z.enum(["true", "false"], 'must be "true" or "false"').optional(),
-    AGNO_RUN_EVENTS_TTL_SECONDS: count(86_400),
-    AGNO_RUN_HEARTBEAT_SECONDS: count(DEFAULT_HEARTBEAT_SECONDS),
-    AGNO_SSE_PING_SECONDS: count(15),
-    AGNO_OS_ID: text,
-    AGNO_OS_NAME: text,
-    MODEL: text.refine((s) => s === undefined || /^[A-Za-z0-9._-]+(:\S*)?$/.test(s), "must be provider:model-id (for example openai:gpt-4.1-mini)"),
-    AGNO_BACKGROUND_MAX_CONCURRENCY: count(32),
-    AGNO_QUEUE_MAX_DEPTH: count(10_000),
-    AGNO_QUEUE_LEASE_SECONDS: count(30),
-    AGNO_USER_MAX_JOBS: count(1000),
-    AGNO_USER_MAX_SCHEDULES: count(100),
-    AGNO_USER_MAX_WEBSOCKETS: count(20),
-    AGNO_QUEUE_DB_CONNECTIONS: count(0),
-    AGNO_DB_CONNECT_TIMEOUT_MS: count(5_000),
-    AGNO_DB_STATEMENT_TIMEOUT_MS: count(10_000),
-    AGNO_QUEUE_SHARDS: count(1),
-    AGNO_STORAGE_BUCKET: text,
-  });
+const schema = z.object({
+  DATABASE_URL: text,
+  DB_WS_PROXY: text,
+  AGNO_DB_SCHEMA: text.refine(
+    (s) => s === undefined || /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(s),
+    "must be a plain Postgres identifier",
+  ),
+  AGNO_AUTH: text.refine((s) => s === undefined || s === "none", 'must be "none" or unset'),
+  OS_SECURITY_KEY: text,
+  JWT_VERIFICATION_KEYS: text,
+  JWT_AUDIENCE: text,
+  JWT_ISSUER: text,
+  AGNO_USER_ISOLATION: z.enum(["true", "false"], 'must be "true" or "false"').optional(),
+  AGNO_RUN_EVENTS_TTL_SECONDS: count(86_400),
+  AGNO_RUN_HEARTBEAT_SECONDS: count(DEFAULT_HEARTBEAT_SECONDS),
+  AGNO_SSE_PING_SECONDS: count(15),
+  AGNO_OS_ID: text,
+  AGNO_OS_NAME: text,
+  MODEL: text.refine(
+    (s) => s === undefined || /^[A-Za-z0-9._-]+(:\S*)?$/.test(s),
+    "must be provider:model-id (for example openai:gpt-4.1-mini)",
+  ),
+  AGNO_BACKGROUND_MAX_CONCURRENCY: count(32),
+  AGNO_QUEUE_MAX_DEPTH: count(10_000),
+  AGNO_QUEUE_LEASE_SECONDS: count(30),
+  AGNO_USER_MAX_JOBS: count(1000),
+  AGNO_USER_MAX_SCHEDULES: count(100),
+  AGNO_USER_MAX_WEBSOCKETS: count(20),
+  AGNO_QUEUE_DB_CONNECTIONS: count(0),
+  AGNO_DB_CONNECT_TIMEOUT_MS: count(5_000),
+  AGNO_DB_STATEMENT_TIMEOUT_MS: count(10_000),
+  AGNO_QUEUE_SHARDS: count(1),
+  AGNO_STORAGE_BUCKET: text,
+});
 
 /**
  * Settings that contradict each other, read from the raw env so they are reported together with
@@ -151,10 +166,26 @@ const schema = z
 function contradictions(env: WorkerEnv): Array<{ variable: string; message: string }> {
   const out: Array<{ variable: string; message: string }> = [];
   const set = (v: unknown) => typeof v === "string" && v !== "";
-  if (env.JOB_QUEUE !== undefined && !set(env.DATABASE_URL)) out.push({ variable: "DATABASE_URL", message: "is required by the JOB_QUEUE binding (background runs are stored): set it, or remove the binding" });
-  if (typeof env.MODEL === "string" && env.MODEL.startsWith("workers-ai:") && env.AI === undefined) out.push({ variable: "MODEL", message: 'names Workers AI but the Worker has no AI binding: add [ai] binding = "AI" to wrangler.toml' });
-  if (env.AGNO_USER_ISOLATION === "true" && !set(env.JWT_VERIFICATION_KEYS)) out.push({ variable: "AGNO_USER_ISOLATION", message: "needs JWT_VERIFICATION_KEYS (users are told apart by their tokens)" });
-  if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS)) out.push({ variable: set(env.JWT_AUDIENCE) ? "JWT_AUDIENCE" : "JWT_ISSUER", message: "is set without JWT_VERIFICATION_KEYS" });
+  if (env.JOB_QUEUE !== undefined && !set(env.DATABASE_URL))
+    out.push({
+      variable: "DATABASE_URL",
+      message: "is required by the JOB_QUEUE binding (background runs are stored): set it, or remove the binding",
+    });
+  if (typeof env.MODEL === "string" && env.MODEL.startsWith("workers-ai:") && env.AI === undefined)
+    out.push({
+      variable: "MODEL",
+      message: 'names Workers AI but the Worker has no AI binding: add [ai] binding = "AI" to wrangler.toml',
+    });
+  if (env.AGNO_USER_ISOLATION === "true" && !set(env.JWT_VERIFICATION_KEYS))
+    out.push({
+      variable: "AGNO_USER_ISOLATION",
+      message: "needs JWT_VERIFICATION_KEYS (users are told apart by their tokens)",
+    });
+  if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS))
+    out.push({
+      variable: set(env.JWT_AUDIENCE) ? "JWT_AUDIENCE" : "JWT_ISSUER",
+      message: "is set without JWT_VERIFICATION_KEYS",
+    });
   return out;
 }
 
@@ -179,21 +210,34 @@ function verifierOf(keys: string, opts: { audience?: string; issuer?: string }):
  * value that does not parse, or settings that contradict each other). Never falls back to a
  * default for a value that was given: a typo must not quietly change a limit or open the door.
  */
-export function readEnvConfig(env: WorkerEnv): { ok: true; config: WorkerConfig } | { ok: false; error: ConfigurationError } {
+export function readEnvConfig(
+  env: WorkerEnv,
+): { ok: true; config: WorkerConfig } | { ok: false; error: ConfigurationError } {
   const input = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, (env as Record<string, unknown>)[k]]));
   const parsed = schema.safeParse(input);
-  const problems = parsed.success ? [] : parsed.error.issues.map((i) => ({ variable: String(i.path[0] ?? "env"), message: i.code === "invalid_type" ? "must be text" : i.message }));
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((i) => ({
+        variable: String(i.path[0] ?? "env"),
+        message: i.code === "invalid_type" ? "must be text" : i.message,
+      }));
   problems.push(...contradictions(env));
   let verifier: JwtVerifier | undefined;
   if (typeof env.JWT_VERIFICATION_KEYS === "string" && env.JWT_VERIFICATION_KEYS !== "") {
-    const made = verifierOf(env.JWT_VERIFICATION_KEYS, { audience: env.JWT_AUDIENCE || undefined, issuer: env.JWT_ISSUER || undefined });
+    const made = verifierOf(env.JWT_VERIFICATION_KEYS, {
+      audience: env.JWT_AUDIENCE || undefined,
+      issuer: env.JWT_ISSUER || undefined,
+    });
     if (typeof made === "string") problems.push({ variable: "JWT_VERIFICATION_KEYS", message: made });
     else verifier = made;
   }
   if (!parsed.success || problems.length > 0) {
     // One entry per variable, in the order they were found.
     const seen = new Set<string>();
-    return { ok: false, error: new ConfigurationError(problems.filter((p) => !seen.has(p.variable) && seen.add(p.variable))) };
+    return {
+      ok: false,
+      error: new ConfigurationError(problems.filter((p) => !seen.has(p.variable) && seen.add(p.variable))),
+    };
   }
   const v = parsed.data;
   const auth: AuthConfig = verifier
@@ -216,8 +260,18 @@ export function readEnvConfig(env: WorkerEnv): { ok: true; config: WorkerConfig 
       storageBucket: v.AGNO_STORAGE_BUCKET,
       queueBound: env.JOB_QUEUE !== undefined,
       // A connection for each running job, and a few for enqueues and claims, so no job waits for one.
-      queue: { concurrency: v.AGNO_BACKGROUND_MAX_CONCURRENCY, maxDepth: v.AGNO_QUEUE_MAX_DEPTH, leaseSeconds: v.AGNO_QUEUE_LEASE_SECONDS, shards: v.AGNO_QUEUE_SHARDS, dbConnections: v.AGNO_QUEUE_DB_CONNECTIONS || v.AGNO_BACKGROUND_MAX_CONCURRENCY + 4 },
-      quotas: { maxJobsPerUser: v.AGNO_USER_MAX_JOBS, maxSchedulesPerUser: v.AGNO_USER_MAX_SCHEDULES, maxWebSocketsPerUser: v.AGNO_USER_MAX_WEBSOCKETS },
+      queue: {
+        concurrency: v.AGNO_BACKGROUND_MAX_CONCURRENCY,
+        maxDepth: v.AGNO_QUEUE_MAX_DEPTH,
+        leaseSeconds: v.AGNO_QUEUE_LEASE_SECONDS,
+        shards: v.AGNO_QUEUE_SHARDS,
+        dbConnections: v.AGNO_QUEUE_DB_CONNECTIONS || v.AGNO_BACKGROUND_MAX_CONCURRENCY + 4,
+      },
+      quotas: {
+        maxJobsPerUser: v.AGNO_USER_MAX_JOBS,
+        maxSchedulesPerUser: v.AGNO_USER_MAX_SCHEDULES,
+        maxWebSocketsPerUser: v.AGNO_USER_MAX_WEBSOCKETS,
+      },
       db: { connectTimeoutMs: v.AGNO_DB_CONNECT_TIMEOUT_MS, statementTimeoutMs: v.AGNO_DB_STATEMENT_TIMEOUT_MS },
       runEventsTtlSeconds: v.AGNO_RUN_EVENTS_TTL_SECONDS,
       heartbeatSeconds: v.AGNO_RUN_HEARTBEAT_SECONDS,

@@ -25,7 +25,6 @@ const ALARM_SLICE_MS = 20_000;
 /** While the database is unavailable, the alarm retries after 1 s, 2 s, 4 s, … up to this. */
 const OUTAGE_BACKOFF_CAP_MS = 30_000;
 
-
 /**
  * The JobQueue Durable Object: it coordinates, Postgres is the truth. `wake()` (after an
  * enqueue, and from the cron) arms its alarm; the alarm claims due jobs with a lease and runs

@@ -24,7 +24,10 @@ export function openDb(config: WorkerConfig & { databaseUrl: string }, connectio
     pool.on("error", (error: Error) => console.error(`database connection lost: ${error.message}`));
     return pool;
   };
-  return { db: new PostgresDb({ pool: connect, schema: config.dbSchema, cacheKey: config.databaseUrl }), end: async () => pool?.end() };
+  return {
+    db: new PostgresDb({ pool: connect, schema: config.dbSchema, cacheKey: config.databaseUrl }),
+    end: async () => pool?.end(),
+  };
 }
 
 /** The config with its database, or null when DATABASE_URL is not set. */

@@ -1,4 +1,17 @@
-import { AgnoError, BadRequestError, ConflictError, DatabaseUnavailableError, MigrationRequiredError, NotConfiguredError, NotFoundError, QueueFullError, QuotaExceededError, SchemaMismatchError, ValidationError, errorMessage } from "../errors.js";
+import {
+  AgnoError,
+  BadRequestError,
+  ConflictError,
+  DatabaseUnavailableError,
+  MigrationRequiredError,
+  NotConfiguredError,
+  NotFoundError,
+  QueueFullError,
+  QuotaExceededError,
+  SchemaMismatchError,
+  ValidationError,
+  errorMessage,
+} from "../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../queue/types.js";
 
 /**
@@ -8,7 +21,16 @@ import type { EnqueueRunInput, JobRecord } from "../queue/types.js";
  */
 export type EnqueueReply =
   | { ok: true; job: JobRecord; created: boolean }
-  | { ok: false; error: { name: string; message: string; field?: string; retryAfterSeconds?: number; quota?: QuotaExceededError["quota"] } };
+  | {
+      ok: false;
+      error: {
+        name: string;
+        message: string;
+        field?: string;
+        retryAfterSeconds?: number;
+        quota?: QuotaExceededError["quota"];
+      };
+    };
 
 type Refusal = Extract<EnqueueReply, { ok: false }>["error"];
 
@@ -22,7 +44,9 @@ export function replyOf(outcome: { job: JobRecord; created: boolean } | { error:
       name: e.name,
       message: e.message,
       ...(e instanceof ValidationError && e.field ? { field: e.field } : {}),
-      ...(e instanceof QueueFullError || e instanceof DatabaseUnavailableError ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
+      ...(e instanceof QueueFullError || e instanceof DatabaseUnavailableError
+        ? { retryAfterSeconds: e.retryAfterSeconds }
+        : {}),
       ...(e instanceof QuotaExceededError ? { quota: e.quota } : {}),
     },
   };
@@ -34,9 +58,14 @@ const REFUSALS = new Map<string, (e: Refusal) => Error>([
   [QueueFullError.name, (e) => new QueueFullError(e.message, e.retryAfterSeconds ?? 5)],
   [QuotaExceededError.name, (e) => new QuotaExceededError(e.message, e.quota ?? "jobs", e.retryAfterSeconds ?? 5)],
   [DatabaseUnavailableError.name, (e) => new DatabaseUnavailableError(e.message, e.retryAfterSeconds)],
-  ...[NotFoundError, ConflictError, BadRequestError, MigrationRequiredError, SchemaMismatchError, NotConfiguredError].map(
-    (Kind) => [Kind.name, (e: Refusal) => new Kind(e.message)] as const,
-  ),
+  ...[
+    NotFoundError,
+    ConflictError,
+    BadRequestError,
+    MigrationRequiredError,
+    SchemaMismatchError,
+    NotConfiguredError,
+  ].map((Kind) => [Kind.name, (e: Refusal) => new Kind(e.message)] as const),
 ]);
 
 /** The error an enqueue refused with, as the Worker throws it (an unknown kind stays a 500). */
@@ -45,7 +74,10 @@ function errorOf(error: Refusal): Error {
 }
 
 /** The Worker's side: enqueue through the queue object, as `JobStore.enqueueRun` would. */
-export async function enqueueVia(stub: { enqueue(input: EnqueueRunInput): Promise<EnqueueReply> }, input: EnqueueRunInput) {
+export async function enqueueVia(
+  stub: { enqueue(input: EnqueueRunInput): Promise<EnqueueReply> },
+  input: EnqueueRunInput,
+) {
   const reply = await stub.enqueue(input);
   if (!reply.ok) throw errorOf(reply.error);
   return { job: reply.job, created: reply.created };

@@ -43,7 +43,11 @@ export function requestLifetime(ctx: ExecutionContext, release: () => Promise<vo
     },
     /** For a fetch that threw: release after whatever was already started. */
     abandon(): void {
-      ctx.waitUntil(settle().finally(release).catch(() => undefined));
+      ctx.waitUntil(
+        settle()
+          .finally(release)
+          .catch(() => undefined),
+      );
     },
   };
 }

@@ -32,11 +32,28 @@ export async function scheduledTick(deps: TickDeps, scheduledTime: number): Prom
   const steps: Array<[string, () => Promise<unknown>]> = [
     ["wake the queue", wakeAll],
     // Claims and dispatches due schedules to the queue; their runs happen there, not here.
-    ["dispatch schedules", async () => config.queueBound && runDueSchedules(db, { wake: wakeAll, maxDepth: config.queue.maxDepth, maxUserJobs: config.quotas.maxJobsPerUser }, scheduledTime)],
+    [
+      "dispatch schedules",
+      async () =>
+        config.queueBound &&
+        runDueSchedules(
+          db,
+          { wake: wakeAll, maxDepth: config.queue.maxDepth, maxUserJobs: config.quotas.maxJobsPerUser },
+          scheduledTime,
+        ),
+    ],
     ["prune tool results", async () => storage && pruneToolResults(db, storage, now)],
     ["prune run events", () => db.pruneRunEvents(now - config.runEventsTtlSeconds)],
     // Interactive runs whose runtime died (no heartbeat, no job holding them) end as interrupted.
-    ["end interrupted runs", () => db.interruptStaleRuns({ ...INTERRUPTED, staleBefore: now - staleAfterSeconds(deps.heartbeatSeconds), limit: 500 })],
+    [
+      "end interrupted runs",
+      () =>
+        db.interruptStaleRuns({
+          ...INTERRUPTED,
+          staleBefore: now - staleAfterSeconds(deps.heartbeatSeconds),
+          limit: 500,
+        }),
+    ],
   ];
   const failures: unknown[] = [];
   let unavailable: DatabaseUnavailableError | undefined;

@@ -39,5 +39,7 @@ export const upgradeWebSocket = defineWebSocketHelper(async (c, events) => {
 
 /** A close code that may be sent (RFC 6455 7.4): 1004-1006 and 1015 are reserved or only describe a close, so they are answered with 1000. */
 function sendableCode(code: number): number {
-  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999) ? code : 1000;
+  return (code >= 1000 && code <= 1003) || (code >= 1007 && code <= 1014) || (code >= 3000 && code <= 4999)
+    ? code
+    : 1000;
 }

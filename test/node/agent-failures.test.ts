@@ -23,23 +23,34 @@ describe.each(stores)("Agent failures and cancellation on %s", (_name, open) => 
 
   it.each([
     [{ status: 401, message: "Incorrect API key provided" }, "auth"],
-    [{ status: 400, message: "This model's maximum context length is 8192 tokens", code: "context_length_exceeded" }, "context_length"],
-  ] as const)("classifies a provider error %j as %s, stores the run as ERROR and never retries it", async (error, kind) => {
-    const { model, script } = await scriptedModel([{ error }]);
-    const events = await collect(new Agent({ model, db: t.db }).run("hi", { stream: true }));
-    const last = events.at(-1) as Extract<RunEvent, { event: "RunError" }>;
-    expect(last).toMatchObject({ event: "RunError", error_kind: kind, error_type: "ModelProviderError" });
-    expect((await t.db.getRun(last.run_id))!.run_data).toMatchObject({ status: "ERROR", error: { kind } });
-    expect(await script.requests()).toHaveLength(1);
-  });
+    [
+      { status: 400, message: "This model's maximum context length is 8192 tokens", code: "context_length_exceeded" },
+      "context_length",
+    ],
+  ] as const)(
+    "classifies a provider error %j as %s, stores the run as ERROR and never retries it",
+    async (error, kind) => {
+      const { model, script } = await scriptedModel([{ error }]);
+      const events = await collect(new Agent({ model, db: t.db }).run("hi", { stream: true }));
+      const last = events.at(-1) as Extract<RunEvent, { event: "RunError" }>;
+      expect(last).toMatchObject({ event: "RunError", error_kind: kind, error_type: "ModelProviderError" });
+      expect((await t.db.getRun(last.run_id))!.run_data).toMatchObject({ status: "ERROR", error: { kind } });
+      expect(await script.requests()).toHaveLength(1);
+    },
+  );
 
   it("refuses session state too deep for a stack or for jsonb before anything is stored or sent to the model", async () => {
     let deep: Record<string, unknown> = {};
     for (let i = 0; i < 7000; i++) deep = { a: deep };
     const { model, script } = await scriptedModel([{ text: "never" }]);
     const agent = new Agent({ model, db: t.db });
-    await expect(agent.run("hi", { sessionId: "deep-sdk", sessionState: deep })).rejects.toMatchObject({ name: "ValidationError", message: expect.stringMatching(/^sessionState\.a\.a.*deeper than 64 levels/) });
-    expect(() => agent.run("hi", { sessionId: "deep-sdk", metadata: { list: [deep] }, stream: true })).toThrow(/metadata\.list\.0/);
+    await expect(agent.run("hi", { sessionId: "deep-sdk", sessionState: deep })).rejects.toMatchObject({
+      name: "ValidationError",
+      message: expect.stringMatching(/^sessionState\.a\.a.*deeper than 64 levels/),
+    });
+    expect(() => agent.run("hi", { sessionId: "deep-sdk", metadata: { list: [deep] }, stream: true })).toThrow(
+      /metadata\.list\.0/,
+    );
     expect(await t.db.getSession("deep-sdk")).toBeNull();
     expect(await script.requests()).toEqual([]);
   });
@@ -56,7 +67,9 @@ describe.each(stores)("Agent failures and cancellation on %s", (_name, open) => 
   });
 
   it("gives up after its retries with a classified error", async () => {
-    const { model, script } = await scriptedModel([{ error: { status: 500 } }, { error: { status: 500 } }], "openai", { maxRetries: 1 });
+    const { model, script } = await scriptedModel([{ error: { status: 500 } }, { error: { status: 500 } }], "openai", {
+      maxRetries: 1,
+    });
     const out = await new Agent({ model, db: t.db }).run("hi");
     expect(out.status).toBe("ERROR");
     expect(out.error).toMatchObject({ type: "ModelProviderError", kind: "server" });
@@ -64,9 +77,14 @@ describe.each(stores)("Agent failures and cancellation on %s", (_name, open) => 
   });
 
   it("does not retry a stream that broke after output: that would repeat it", async () => {
-    const { model, script } = await scriptedModel([{ dropAfterChunks: 3, text: "partial answer that never ends" }, { text: "must not be used" }]);
+    const { model, script } = await scriptedModel([
+      { dropAfterChunks: 3, text: "partial answer that never ends" },
+      { text: "must not be used" },
+    ]);
     // Streamed, so the model call streams and its answer breaks off after it began.
-    const events = await collect(new Agent({ model, db: t.db }).run("hi", { stream: true, runId: `dropped-${crypto.randomUUID()}` }));
+    const events = await collect(
+      new Agent({ model, db: t.db }).run("hi", { stream: true, runId: `dropped-${crypto.randomUUID()}` }),
+    );
     expect(events.at(-1)).toMatchObject({ event: "RunError", error_kind: "network" });
     expect((await t.db.getRun(String(events[0]!.run_id)))?.status).toBe("ERROR");
     expect(await script.requests()).toHaveLength(1);
@@ -76,14 +94,27 @@ describe.each(stores)("Agent failures and cancellation on %s", (_name, open) => 
     expect(ModelProviderError.classify({ statusCode: 429 })).toBe("rate_limit");
     expect(ModelProviderError.classify({ statusCode: 403 })).toBe("auth");
     expect(ModelProviderError.classify({ statusCode: 502 })).toBe("server");
-    expect(ModelProviderError.classify({ statusCode: 400, message: "prompt is too long: 250000 tokens" })).toBe("context_length");
+    expect(ModelProviderError.classify({ statusCode: 400, message: "prompt is too long: 250000 tokens" })).toBe(
+      "context_length",
+    );
     expect(ModelProviderError.classify(Object.assign(new Error("connect"), { code: "ECONNREFUSED" }))).toBe("network");
     expect(ModelProviderError.classify(new TypeError("fetch failed"))).toBe("network");
     // workerd's fetch: a plain Error, alone or as the cause of the SDK's error for a 200 whose body was cut
     expect(ModelProviderError.classify(new Error("Network connection lost."))).toBe("network");
-    expect(ModelProviderError.classify(Object.assign(new Error("Failed to process successful response"), { statusCode: 200, cause: new Error("Network connection lost.") }))).toBe("network");
+    expect(
+      ModelProviderError.classify(
+        Object.assign(new Error("Failed to process successful response"), {
+          statusCode: 200,
+          cause: new Error("Network connection lost."),
+        }),
+      ),
+    ).toBe("network");
     expect(ModelProviderError.classify({ statusCode: 400, message: "bad temperature" })).toBe("unknown");
-    expect(ModelProviderError.classify(Object.assign(new Error("OpenAI API key is missing."), { name: "AI_LoadAPIKeyError" }))).toBe("auth");
+    expect(
+      ModelProviderError.classify(
+        Object.assign(new Error("OpenAI API key is missing."), { name: "AI_LoadAPIKeyError" }),
+      ),
+    ).toBe("auth");
   });
 
   it("cancels a running run from another Agent object (another request): the model call is dropped", async () => {
@@ -100,7 +131,8 @@ describe.each(stores)("Agent failures and cancellation on %s", (_name, open) => 
     await done;
     expect(events.at(-1)!.event).toBe("RunCancelled");
     expect((await t.db.getRun(runId))!.status).toBe("CANCELLED");
-    for (let i = 0; i < 50 && !(await script.requests())[0]?.disconnected; i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 50 && !(await script.requests())[0]?.disconnected; i++)
+      await new Promise((r) => setTimeout(r, 20));
     expect((await script.requests())[0]!.disconnected).toBe(true);
     expect(await new Agent({ model, db: t.db }).cancelRun(runId)).toBe(false);
   });

@@ -14,9 +14,22 @@ const work = mkdtempSync(join(tmpdir(), "agno-bundle-test-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 function bundleSize(...args: string[]) {
-  const run = spawnSync(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/bundle-size.ts", ...args], { cwd: root, encoding: "utf8" });
+  const run = spawnSync(
+    process.execPath,
+    [join(root, "node_modules/tsx/dist/cli.mjs"), "scripts/bundle-size.ts", ...args],
+    { cwd: root, encoding: "utf8" },
+  );
   const line = run.stdout.trim().split("\n").pop() ?? "";
-  return { status: run.status, stderr: run.stderr, report: (line.startsWith("{") ? JSON.parse(line) : {}) as { gzip_bytes: number; raw_bytes: number; budget_gzip_bytes: number; within_budget: boolean } };
+  return {
+    status: run.status,
+    stderr: run.stderr,
+    report: (line.startsWith("{") ? JSON.parse(line) : {}) as {
+      gzip_bytes: number;
+      raw_bytes: number;
+      budget_gzip_bytes: number;
+      within_budget: boolean;
+    },
+  };
 }
 
 describe("bundle size", { timeout: 180_000 }, () => {
@@ -41,10 +54,21 @@ describe("bundle size", { timeout: 180_000 }, () => {
 
   it("a Worker on one model provider and R2 bundles that provider's package only, and no S3 code is in its module graph", () => {
     const metafile = join(work, "one-provider.meta.json");
-    const { status } = bundleSize("--config", "test/workers/fixtures/one-provider-wrangler.toml", "--metafile", metafile);
+    const { status } = bundleSize(
+      "--config",
+      "test/workers/fixtures/one-provider-wrangler.toml",
+      "--metafile",
+      metafile,
+    );
     expect(status).toBe(0);
-    const meta = JSON.parse(readFileSync(metafile, "utf8")) as { inputs: Record<string, unknown>; outputs: Record<string, { inputs: Record<string, unknown> }> };
-    const providers = (files: string[]) => [...new Set(files.flatMap((f) => f.match(/node_modules\/@ai-sdk\/([a-z-]+)\/dist\//)?.[1] ?? []))].filter((p) => p !== "provider" && p !== "provider-utils").sort();
+    const meta = JSON.parse(readFileSync(metafile, "utf8")) as {
+      inputs: Record<string, unknown>;
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    const providers = (files: string[]) =>
+      [...new Set(files.flatMap((f) => f.match(/node_modules\/@ai-sdk\/([a-z-]+)\/dist\//)?.[1] ?? []))]
+        .filter((p) => p !== "provider" && p !== "provider-utils")
+        .sort();
     // Every module esbuild read, kept or not: the graph. Then what reached the upload.
     const graph = Object.keys(meta.inputs);
     const bundled = Object.values(meta.outputs).flatMap((o) => Object.keys(o.inputs));

@@ -64,11 +64,20 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
 
   // Every continue goes through a new Agent: the cell's journal comes from storage, not memory.
   const agentWith = (model: Agent["model"]) =>
-    new Agent({ id: "coder", model, db: t.db, tools: [new CodeMode({ tools: [lookup, deleteItem, notify, shell, refund], runner })] });
+    new Agent({
+      id: "coder",
+      model,
+      db: t.db,
+      tools: [new CodeMode({ tools: [lookup, deleteItem, notify, shell, refund], runner })],
+    });
   const codeCall = (id: string, code: string) => ({ toolCalls: [{ id, name: "run_code", arguments: { code } }] });
   const lastToolAnswer = async (script: Awaited<ReturnType<typeof scriptedModel>>["script"], request: number) => {
     const messages = (await script.requests())[request]!.body.messages as Array<{ role: string; content: string }>;
-    return JSON.parse(messages.filter((m) => m.role === "tool").at(-1)!.content) as { result?: unknown; error?: string; logs?: string };
+    return JSON.parse(messages.filter((m) => m.role === "tool").at(-1)!.content) as {
+      result?: unknown;
+      error?: string;
+      logs?: string;
+    };
   };
   const take = () => ran.splice(0);
 
@@ -83,18 +92,35 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     const stored = await t.db.getRun(paused.run_id);
     expect(stored!.status).toBe("PAUSED");
     const requirement = (stored!.run_data as unknown as RunOutput).requirements[0]!;
-    expect(requirement).toMatchObject({ id: "k1", kind: "confirmation", paused_tool_name: "run_code", resolved: false, tool_execution: { tool_call_id: "k1", tool_name: "delete_item", tool_args: { id: 1 }, requires_confirmation: true } });
+    expect(requirement).toMatchObject({
+      id: "k1",
+      kind: "confirmation",
+      paused_tool_name: "run_code",
+      resolved: false,
+      tool_execution: {
+        tool_call_id: "k1",
+        tool_name: "delete_item",
+        tool_args: { id: 1 },
+        requires_confirmation: true,
+      },
+    });
     // The event and the stored run list the same paused call: run_code, flagged, which agno's client answers.
     const flagged = [{ tool_call_id: "k1", tool_name: "run_code", requires_confirmation: true }];
     expect((paused as { tools: unknown[] }).tools).toMatchObject(flagged);
     expect((stored!.run_data as unknown as RunOutput).tools).toMatchObject(flagged);
     expect(take()).toEqual(["lookup 1", "lookup 2"]);
 
-    const out = await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k1", confirmed: true }], userId: "u1" });
+    const out = await agentWith(model).continueRun(paused.run_id, {
+      requirements: [{ id: "k1", confirmed: true }],
+      userId: "u1",
+    });
     expect(out.status).toBe("COMPLETED");
     expect(out.content).toBe("Deleted item 1.");
     expect(take()).toEqual(["delete 1"]);
-    expect(await lastToolAnswer(script, 1)).toEqual({ result: { done: { deleted: 1 }, owners: ["user1@example.com", "user2@example.com"] }, logs: "owners user1@example.com user2@example.com\n" });
+    expect(await lastToolAnswer(script, 1)).toEqual({
+      result: { done: { deleted: 1 }, owners: ["user1@example.com", "user2@example.com"] },
+      logs: "owners user1@example.com user2@example.com\n",
+    });
     // The cell finished on the continued run, so its top-level names are the session's now.
     const { model: next, script: nextScript } = await scriptedModel([codeCall("k1b", "return total"), { text: "42" }]);
     await agentWith(next).run("and the total?", { userId: "u1", sessionId: out.session_id });
@@ -108,10 +134,14 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     const { model, script } = await scriptedModel([codeCall("k2", code), { text: "Kept it." }]);
     const paused = await agentWith(model).run("delete item 3");
     expect(paused.status).toBe("PAUSED");
-    const out = await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k2", confirmed: false, confirmation_note: "not today" }] });
+    const out = await agentWith(model).continueRun(paused.run_id, {
+      requirements: [{ id: "k2", confirmed: false, confirmation_note: "not today" }],
+    });
     expect(out.status).toBe("COMPLETED");
     expect(take()).toEqual(["lookup 3"]);
-    expect(await lastToolAnswer(script, 1)).toEqual({ result: "kept: the user rejected this call to delete_item: not today" });
+    expect(await lastToolAnswer(script, 1)).toEqual({
+      result: "kept: the user rejected this call to delete_item: not today",
+    });
   });
 
   it("two confirmations in one cell pause twice; each call runs once in all", async () => {
@@ -123,7 +153,11 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     const second = await agentWith(model).continueRun(first.run_id, { requirements: [{ id: "k3", confirmed: true }] });
     expect(second.status).toBe("PAUSED");
     expect(second.requirements).toHaveLength(1);
-    expect(second.requirements[0]).toMatchObject({ id: "k3", resolved: false, tool_execution: { tool_name: "delete_item", tool_args: { id: 5 } } });
+    expect(second.requirements[0]).toMatchObject({
+      id: "k3",
+      resolved: false,
+      tool_execution: { tool_name: "delete_item", tool_args: { id: 5 } },
+    });
     const done = await agentWith(model).continueRun(first.run_id, { requirements: [{ id: "k3", confirmed: true }] });
     expect(done.status).toBe("COMPLETED");
     expect(take().sort()).toEqual(["delete 4", "delete 5", "lookup 4", "lookup 5"]);
@@ -148,8 +182,13 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     const code = `return await notify({ to: "", text: "build is green" })`;
     const { model, script } = await scriptedModel([codeCall("k5", code), { text: "Notified." }]);
     const paused = await agentWith(model).run("tell someone");
-    expect(paused.requirements[0]).toMatchObject({ kind: "user_input", tool_execution: { tool_name: "notify", user_input_schema: [{ name: "to", value: "" }] } });
-    const out = await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k5", user_input: { to: "ops@example.com" } }] });
+    expect(paused.requirements[0]).toMatchObject({
+      kind: "user_input",
+      tool_execution: { tool_name: "notify", user_input_schema: [{ name: "to", value: "" }] },
+    });
+    const out = await agentWith(model).continueRun(paused.run_id, {
+      requirements: [{ id: "k5", user_input: { to: "ops@example.com" } }],
+    });
     expect(out.status).toBe("COMPLETED");
     expect(take()).toEqual(["notify ops@example.com: build is green"]);
     expect(await lastToolAnswer(script, 1)).toEqual({ result: "sent" });
@@ -157,12 +196,19 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
 
   it("checks a person's input against the tool's schema: a bad field throws into the cell, naming it; the tool never runs", async () => {
     take();
-    const { model, script } = await scriptedModel([codeCall("k9", `return await notify({ to: "", text: "hi" })`), { text: "Could not notify." }]);
+    const { model, script } = await scriptedModel([
+      codeCall("k9", `return await notify({ to: "", text: "hi" })`),
+      { text: "Could not notify." },
+    ]);
     const paused = await agentWith(model).run("tell someone");
-    const out = await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k9", user_input: { to: "not an address" } }] });
+    const out = await agentWith(model).continueRun(paused.run_id, {
+      requirements: [{ id: "k9", user_input: { to: "not an address" } }],
+    });
     expect(out.status).toBe("COMPLETED");
     expect(take()).toEqual([]);
-    expect((await lastToolAnswer(script, 1)).error).toMatch(/^ToolError: notify: invalid arguments after the user's input: to: .*email/i);
+    expect((await lastToolAnswer(script, 1)).error).toMatch(
+      /^ToolError: notify: invalid arguments after the user's input: to: .*email/i,
+    );
   });
 
   it("hands an external execution to the caller and returns its result into the cell", async () => {
@@ -170,8 +216,13 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     const code = `const up = await shell({ cmd: "uptime" });\nreturn up.days * 24`;
     const { model, script } = await scriptedModel([codeCall("k6", code), { text: "72 hours." }]);
     const paused = await agentWith(model).run("uptime in hours");
-    expect(paused.requirements[0]).toMatchObject({ kind: "external_execution", tool_execution: { tool_name: "shell", tool_args: { cmd: "uptime" }, external_execution_required: true } });
-    await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k6", external_execution_result: '{"days":3}' }] });
+    expect(paused.requirements[0]).toMatchObject({
+      kind: "external_execution",
+      tool_execution: { tool_name: "shell", tool_args: { cmd: "uptime" }, external_execution_required: true },
+    });
+    await agentWith(model).continueRun(paused.run_id, {
+      requirements: [{ id: "k6", external_execution_result: '{"days":3}' }],
+    });
     expect(await lastToolAnswer(script, 1)).toEqual({ result: 72 });
   });
 
@@ -180,10 +231,21 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
     const code = `const a = await lookup({ id: 8 });\nreturn await refund({ cents: a.id * 100 })`;
     const { model, script } = await scriptedModel([codeCall("k8", code), { text: "Refunded." }]);
     const paused = await agentWith(model).run("refund item 8");
-    expect(paused.requirements[0]).toMatchObject({ id: "k8", kind: "confirmation", requires_admin: true, paused_tool_name: "run_code", tool_execution: { tool_name: "refund", tool_args: { cents: 800 }, requires_approval: true } });
-    await expect(agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k8", confirmed: true }] })).rejects.toThrow(ForbiddenError);
+    expect(paused.requirements[0]).toMatchObject({
+      id: "k8",
+      kind: "confirmation",
+      requires_admin: true,
+      paused_tool_name: "run_code",
+      tool_execution: { tool_name: "refund", tool_args: { cents: 800 }, requires_approval: true },
+    });
+    await expect(
+      agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k8", confirmed: true }] }),
+    ).rejects.toThrow(ForbiddenError);
     expect((await t.db.getRun(paused.run_id))!.status).toBe("PAUSED");
-    const out = await agentWith(model).continueRun(paused.run_id, { requirements: [{ id: "k8", confirmed: true }], approver: { isAdmin: true } });
+    const out = await agentWith(model).continueRun(paused.run_id, {
+      requirements: [{ id: "k8", confirmed: true }],
+      approver: { isAdmin: true },
+    });
     expect(out.status).toBe("COMPLETED");
     expect(take()).toEqual(["lookup 8", "refund 800"]);
     expect(await lastToolAnswer(script, 1)).toEqual({ result: "refunded" });
@@ -192,8 +254,14 @@ describe("CodeMode: a cell pauses for a person and continues without repeating t
   it("a paused run's checkpoint stays on the server: a continue cannot carry one", async () => {
     const { model } = await scriptedModel([codeCall("k7", `return await delete_item({ id: 9 })`)]);
     const paused = await agentWith(model).run("delete 9");
-    const forged = { id: "k7", confirmed: true, checkpoint: { code: "return 1", journal: [], pending: { name: "delete_item", args: '{"id":9}' } } };
-    await expect(agentWith(model).continueRun(paused.run_id, { requirements: [forged as never] })).rejects.toThrow(/checkpoint/);
+    const forged = {
+      id: "k7",
+      confirmed: true,
+      checkpoint: { code: "return 1", journal: [], pending: { name: "delete_item", args: '{"id":9}' } },
+    };
+    await expect(agentWith(model).continueRun(paused.run_id, { requirements: [forged as never] })).rejects.toThrow(
+      /checkpoint/,
+    );
     expect((await t.db.getRun(paused.run_id))!.status).toBe("PAUSED");
     expect(take()).toEqual([]);
   });

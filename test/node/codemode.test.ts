@@ -44,7 +44,9 @@ describe("CodeMode signatures", () => {
   it("covers records, tuples, arrays of unions and unknowns", () => {
     expect(schemaToType(z.toJSONSchema(z.record(z.string(), z.number())))).toBe("{\n  [key: string]: number;\n}");
     expect(schemaToType(z.toJSONSchema(z.tuple([z.string(), z.number()])))).toBe("[string, number]");
-    expect(schemaToType(z.toJSONSchema(z.tuple([z.string(), z.number()]), { target: "draft-7" }))).toBe("[string, number]");
+    expect(schemaToType(z.toJSONSchema(z.tuple([z.string(), z.number()]), { target: "draft-7" }))).toBe(
+      "[string, number]",
+    );
     expect(schemaToType(z.toJSONSchema(z.tuple([z.string()], z.boolean())))).toBe("[string, ...boolean[]]");
     expect(schemaToType(z.toJSONSchema(z.array(z.union([z.string(), z.number()]))))).toBe("Array<string | number>");
     expect(schemaToType({})).toBe("unknown");
@@ -65,9 +67,17 @@ describe("CodeMode signatures", () => {
 
   it("tells the model which tools wait for a person, and that a paused cell re-runs with its calls replayed", () => {
     const lookup = tool({ name: "lookup", parameters: z.object({ id: z.number() }), execute: () => 1 });
-    const remove = tool({ name: "remove", description: "Deletes a row", parameters: z.object({ id: z.number() }), requiresConfirmation: true, execute: () => 1 });
+    const remove = tool({
+      name: "remove",
+      description: "Deletes a row",
+      parameters: z.object({ id: z.number() }),
+      requiresConfirmation: true,
+      execute: () => 1,
+    });
     const text = codeToolDescription([lookup, remove], { timeoutMs: 30_000, maxOutputChars: 100 });
-    expect(text).toContain("/** Deletes a row (A person must confirm each call: the cell pauses until they do; a rejection throws.) */\ndeclare function remove(");
+    expect(text).toContain(
+      "/** Deletes a row (A person must confirm each call: the cell pauses until they do; a rejection throws.) */\ndeclare function remove(",
+    );
     expect(text).toContain("declare function lookup(args");
     expect(text).not.toMatch(/confirm each call[^\n]*\ndeclare function lookup/);
     expect(text).toMatch(/runs again from its start: tool calls it already made return their recorded results/);
@@ -87,7 +97,9 @@ describe("CodeMode top-level declarations", () => {
       if (x) { var nested = 1 }
       obj.let = 5; const o = function named() {};
     `;
-    expect(topLevelDeclarations(code).sort()).toEqual(["L", "a", "b", "c", "e", "g", "gen", "h", "i", "j", "k", "more", "o", "rest"].sort());
+    expect(topLevelDeclarations(code).sort()).toEqual(
+      ["L", "a", "b", "c", "e", "g", "gen", "h", "i", "j", "k", "more", "o", "rest"].sort(),
+    );
   });
 
   it("is not fooled by strings, templates, comments and regular expressions", () => {
@@ -106,10 +118,14 @@ describe("CodeMode top-level declarations", () => {
 describe("CodeMode memory runner", () => {
   it("turns a failed interpreter into a SandboxError and loads a fresh one for the next cell", async () => {
     let loads = 0;
-    const runner = memoryCodeRunner(() => (++loads === 1 ? Promise.reject(new Error("wasm trap")) : newQuickJSWASMModuleFromVariant(releaseSync)));
+    const runner = memoryCodeRunner(() =>
+      ++loads === 1 ? Promise.reject(new Error("wasm trap")) : newQuickJSWASMModuleFromVariant(releaseSync),
+    );
     const host = { call: async () => ({ ok: true as const, value: null }) };
     const cell = (code: string) => runner.run({ sessionId: "s", code, toolNames: [], host });
-    expect(await cell(`const lost = 1`)).toMatchObject({ error: { name: "SandboxError", message: "the sandbox failed: wasm trap; the session's state is kept" } });
+    expect(await cell(`const lost = 1`)).toMatchObject({
+      error: { name: "SandboxError", message: "the sandbox failed: wasm trap; the session's state is kept" },
+    });
     expect((await cell(`const kept = 41`)).error).toBeUndefined();
     expect((await cell(`return [kept + 1, typeof lost]`)).result).toEqual([42, "undefined"]);
     expect(loads).toBe(2);

@@ -25,7 +25,10 @@ const STATEMENT_TIMEOUT_MS = 2_000;
 const BOUNDED_MS = 2 * (CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS);
 const JSON_BODY = { "content-type": "application/json" };
 
-const targets = [{ name: "pglite", url: inject("pgliteUrl") }, ...(inject("realPgUrl") ? [{ name: "postgresql", url: inject("realPgUrl") }] : [])];
+const targets = [
+  { name: "pglite", url: inject("pgliteUrl") },
+  ...(inject("realPgUrl") ? [{ name: "postgresql", url: inject("realPgUrl") }] : []),
+];
 const dataDirs: string[] = [];
 afterAll(() => dataDirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
@@ -44,7 +47,14 @@ describe.each(targets)("database outage on $name", (target) => {
     const fault: FaultProxy = await startFaultProxy(target.url);
     // Job A answers slowly, so with one job at a time job B is still queued when the database goes.
     const slow = { text: "A done", delayMs: 1_500 };
-    const script = await scriptModel(inject("modelServerUrl"), [slow, { text: "done" }, { text: "done" }, { text: "done" }, { text: "done" }, { text: "done" }]);
+    const script = await scriptModel(inject("modelServerUrl"), [
+      slow,
+      { text: "done" },
+      { text: "done" },
+      { text: "done" },
+      { text: "done" },
+      { text: "done" },
+    ]);
     let dev: DevServer | undefined;
     try {
       dev = await startDev(
@@ -58,15 +68,32 @@ describe.each(targets)("database outage on $name", (target) => {
           AGNO_BACKGROUND_MAX_CONCURRENCY: "1",
           AGNO_QUEUE_LEASE_SECONDS: "3",
         },
-        ["--test-scheduled", "--var", `AGNO_DB_CONNECT_TIMEOUT_MS:${CONNECT_TIMEOUT_MS}`, "--var", `AGNO_DB_STATEMENT_TIMEOUT_MS:${STATEMENT_TIMEOUT_MS}`],
+        [
+          "--test-scheduled",
+          "--var",
+          `AGNO_DB_CONNECT_TIMEOUT_MS:${CONNECT_TIMEOUT_MS}`,
+          "--var",
+          `AGNO_DB_STATEMENT_TIMEOUT_MS:${STATEMENT_TIMEOUT_MS}`,
+        ],
       );
       const url = dev.url;
       /** A request that never answers fails the test after `limit` instead of hanging it. */
       const api = async (method: string, path: string, body?: unknown, limit = 60_000): Promise<Answer> => {
         const started = performance.now();
-        const res = await fetch(`${url}${path}`, { method, signal: AbortSignal.timeout(limit), ...(body === undefined ? {} : { headers: JSON_BODY, body: JSON.stringify(body) }) });
+        const res = await fetch(`${url}${path}`, {
+          method,
+          signal: AbortSignal.timeout(limit),
+          ...(body === undefined ? {} : { headers: JSON_BODY, body: JSON.stringify(body) }),
+        });
         const text = await res.text();
-        return { status: res.status, headers: res.headers, body: res.headers.get("content-type")?.includes("json") ? (JSON.parse(text) as Record<string, unknown>) : null, ms: performance.now() - started };
+        return {
+          status: res.status,
+          headers: res.headers,
+          body: res.headers.get("content-type")?.includes("json")
+            ? (JSON.parse(text) as Record<string, unknown>)
+            : null,
+          ms: performance.now() - started,
+        };
       };
       const fire = () => api("GET", "/__scheduled?cron=*+*+*+*+*", undefined, BOUNDED_MS * 3);
       const expectUnavailable = (answer: Answer, what: string) => {
@@ -77,40 +104,82 @@ describe.each(targets)("database outage on $name", (target) => {
 
       // Up: the database routes work and /health says so.
       expect((await api("GET", "/sessions")).status).toBe(200);
-      expect((await api("GET", "/health")).body).toMatchObject({ status: "ok", databases: [{ id: "default", status: "ok" }] });
-      const schedule = await api("POST", "/schedules", { name: "through-the-outage", cron_expr: "* * * * *", endpoint: "/agents/assistant/runs", payload: { message: "scheduled" } });
+      expect((await api("GET", "/health")).body).toMatchObject({
+        status: "ok",
+        databases: [{ id: "default", status: "ok" }],
+      });
+      const schedule = await api("POST", "/schedules", {
+        name: "through-the-outage",
+        cron_expr: "* * * * *",
+        endpoint: "/agents/assistant/runs",
+        payload: { message: "scheduled" },
+      });
       expect(schedule.status, JSON.stringify(schedule.body)).toBe(201);
       const scheduleId = schedule.body!.id as string;
       // Due a minute ago; only the cron trigger dispatches it, and it fires next during the outage.
-      expect((await api("PATCH", `/schedules/${scheduleId}`, { next_run_at: Math.floor(Date.now() / 1000) - 60 })).status).toBe(200);
-      const enqueue = (message: string) => api("POST", "/agents/assistant/runs", { message, background: true, stream: false });
+      expect(
+        (await api("PATCH", `/schedules/${scheduleId}`, { next_run_at: Math.floor(Date.now() / 1000) - 60 })).status,
+      ).toBe(200);
+      const enqueue = (message: string) =>
+        api("POST", "/agents/assistant/runs", { message, background: true, stream: false });
       const jobA = await enqueue("job A");
       const jobB = await enqueue("job B");
       expect([jobA.status, jobB.status]).toEqual([202, 202]);
       const job = (j: Answer) => api("GET", `/queue/jobs/${j.body!.job_id as string}`);
-      await until(() => job(jobA), (j) => j.body?.status === "RUNNING", "job A to start", { ms: 30_000 });
+      await until(
+        () => job(jobA),
+        (j) => j.body?.status === "RUNNING",
+        "job A to start",
+        { ms: 30_000 },
+      );
 
       // Refused (the port is closed): every database route answers 503 at once, before any timeout could fire.
       await fault.set("refuse");
-      for (const [method, path] of [["GET", "/sessions"], ["GET", "/agents/assistant/runs?session_id=none"], ["GET", `/schedules/${scheduleId}`], ["GET", "/queue/stats"]] as const) {
+      for (const [method, path] of [
+        ["GET", "/sessions"],
+        ["GET", "/agents/assistant/runs?session_id=none"],
+        ["GET", `/schedules/${scheduleId}`],
+        ["GET", "/queue/stats"],
+      ] as const) {
         const answer = await api(method, path, undefined, BOUNDED_MS * 3);
         expectUnavailable(answer, `${method} ${path} (refused)`);
-        expect(answer.ms, `${method} ${path} (refused) answers before the connect timeout`).toBeLessThan(CONNECT_TIMEOUT_MS);
+        expect(answer.ms, `${method} ${path} (refused) answers before the connect timeout`).toBeLessThan(
+          CONNECT_TIMEOUT_MS,
+        );
       }
       expectUnavailable(await enqueue("while refused"), "background run (refused)");
-      expectUnavailable(await api("POST", "/databases/default/migrate", undefined, BOUNDED_MS * 3), "migrate one (refused)");
-      expectUnavailable(await api("POST", "/databases/all/migrate", undefined, BOUNDED_MS * 3), "migrate all (refused)");
-      const health = await until(() => api("GET", "/health", undefined, BOUNDED_MS * 3), (h) => (h.body?.databases as { status: string }[] | undefined)?.[0]?.status === "unavailable", "/health to report the database down", { ms: 20_000, every: 500 });
+      expectUnavailable(
+        await api("POST", "/databases/default/migrate", undefined, BOUNDED_MS * 3),
+        "migrate one (refused)",
+      );
+      expectUnavailable(
+        await api("POST", "/databases/all/migrate", undefined, BOUNDED_MS * 3),
+        "migrate all (refused)",
+      );
+      const health = await until(
+        () => api("GET", "/health", undefined, BOUNDED_MS * 3),
+        (h) => (h.body?.databases as { status: string }[] | undefined)?.[0]?.status === "unavailable",
+        "/health to report the database down",
+        { ms: 20_000, every: 500 },
+      );
       expect(health.status).toBe(200);
       expect(health.body).toMatchObject({ status: "degraded", databases: [{ id: "default", status: "unavailable" }] });
-      expectUnavailable(await api("PATCH", `/schedules/${scheduleId}`, { name: "renamed" }, BOUNDED_MS * 3), "a write (refused)");
+      expectUnavailable(
+        await api("PATCH", `/schedules/${scheduleId}`, { name: "renamed" }, BOUNDED_MS * 3),
+        "a write (refused)",
+      );
 
       // Blackholed (connections accepted, never answered): 503 within the configured timeouts instead of hanging.
       await fault.set("blackhole");
-      for (const [method, path] of [["GET", "/sessions"], ["GET", `/schedules/${scheduleId}`]] as const) {
+      for (const [method, path] of [
+        ["GET", "/sessions"],
+        ["GET", `/schedules/${scheduleId}`],
+      ] as const) {
         const answer = await api(method, path, undefined, BOUNDED_MS * 3);
         expectUnavailable(answer, `${method} ${path} (blackholed)`);
-        expect(answer.ms, `${method} ${path} (blackholed) answers within the configured timeouts`).toBeLessThan(BOUNDED_MS);
+        expect(answer.ms, `${method} ${path} (blackholed) answers within the configured timeouts`).toBeLessThan(
+          BOUNDED_MS,
+        );
       }
       const blackholedEnqueue = await enqueue("while blackholed");
       expectUnavailable(blackholedEnqueue, "background run (blackholed)");
@@ -120,28 +189,57 @@ describe.each(targets)("database outage on $name", (target) => {
       expect(blackholedMigrate.ms).toBeLessThan(BOUNDED_MS);
       const tick = await fire();
       // One wait for the database, not one per step of the tick.
-      expect(tick.ms, "a cron tick with the database blackholed stops after its first wait").toBeLessThan(CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS);
+      expect(tick.ms, "a cron tick with the database blackholed stops after its first wait").toBeLessThan(
+        CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS,
+      );
       const blackholedHealth = await api("GET", "/health", undefined, BOUNDED_MS * 3);
       expect(blackholedHealth.ms).toBeLessThan(BOUNDED_MS);
-      expect(blackholedHealth.body).toMatchObject({ status: "degraded", databases: [{ id: "default", status: "unavailable" }] });
+      expect(blackholedHealth.body).toMatchObject({
+        status: "degraded",
+        databases: [{ id: "default", status: "unavailable" }],
+      });
 
       // Back: routes work at once, /health follows, and what waited through the outage runs without anyone's help.
       await fault.set("forward");
       expect((await api("GET", "/sessions")).status).toBe(200);
-      await until(() => api("GET", "/health"), (h) => h.body?.status === "ok", "/health to report the database back", { ms: 20_000, every: 500 });
+      await until(
+        () => api("GET", "/health"),
+        (h) => h.body?.status === "ok",
+        "/health to report the database back",
+        { ms: 20_000, every: 500 },
+      );
       for (const j of [jobA, jobB]) {
-        const done = await until(() => job(j), (r) => r.body?.status === "COMPLETED" || r.body?.status === "FAILED", `job ${j.body!.run_id as string} to end`, { ms: 120_000, every: 500, retryErrors: true });
+        const done = await until(
+          () => job(j),
+          (r) => r.body?.status === "COMPLETED" || r.body?.status === "FAILED",
+          `job ${j.body!.run_id as string} to end`,
+          { ms: 120_000, every: 500, retryErrors: true },
+        );
         expect(done.body).toMatchObject({ status: "COMPLETED" });
       }
       // The next tick dispatches the schedule that fell due while the database was away.
       await fire();
-      const [attempt] = (await until(() => api("GET", `/schedules/${scheduleId}/runs`), (r) => (r.body?.data as unknown[]).length > 0, "the schedule's dispatch", { ms: 60_000, every: 500 })).body!.data as { run_id: string }[];
-      const run = await until(() => api("GET", `/agents/assistant/runs/${attempt!.run_id}`), (r) => r.body?.status === "COMPLETED", "the scheduled run", { ms: 60_000, every: 500 });
+      const [attempt] = (
+        await until(
+          () => api("GET", `/schedules/${scheduleId}/runs`),
+          (r) => (r.body?.data as unknown[]).length > 0,
+          "the schedule's dispatch",
+          { ms: 60_000, every: 500 },
+        )
+      ).body!.data as { run_id: string }[];
+      const run = await until(
+        () => api("GET", `/agents/assistant/runs/${attempt!.run_id}`),
+        (r) => r.body?.status === "COMPLETED",
+        "the scheduled run",
+        { ms: 60_000, every: 500 },
+      );
       expect(run.body).toMatchObject({ status: "COMPLETED", content: "done" });
 
       // Meanwhile the queue object backed off instead of looping on failing claims: each retry
       // waited twice as long as the one before (up to its cap), and nothing crashed.
-      const delays = [...dev.output().matchAll(/job queue: the database is unavailable; claiming again in (\d+) s/g)].map((m) => Number(m[1]));
+      const delays = [
+        ...dev.output().matchAll(/job queue: the database is unavailable; claiming again in (\d+) s/g),
+      ].map((m) => Number(m[1]));
       expect(delays.length, "the queue's alarm found the database down").toBeGreaterThanOrEqual(2);
       expect(delays).toEqual(delays.map((_, i) => Math.min(30, 2 ** i)));
       expect(dev.output()).not.toMatch(/Uncaught/);

@@ -29,7 +29,12 @@ describe.each(dbTargets())("database unavailable on $name", (target) => {
     fault = await startFaultProxy(target.url);
     proxy = await startWsProxy({ allow: [`${fault.host}:${fault.port}`] });
     useLocalWsProxy(proxy.address, ws);
-    pool = new Pool({ connectionString: fault.url, max: 4, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, query_timeout: STATEMENT_TIMEOUT_MS });
+    pool = new Pool({
+      connectionString: fault.url,
+      max: 4,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      query_timeout: STATEMENT_TIMEOUT_MS,
+    });
     pool.on("error", () => undefined);
     db = new PostgresDb({ pool, schema });
     expect(await db.init()).toBe("current");
@@ -54,7 +59,9 @@ describe.each(dbTargets())("database unavailable on $name", (target) => {
 
   it("keeps genuine errors what they are: a conflict, a statement Postgres rejects", async () => {
     await db.createSession({ session_id: "s-dup", session_type: "agent", agent_id: "a" });
-    expect((await timed(() => db.createSession({ session_id: "s-dup", session_type: "agent", agent_id: "a" }))).error).toBeInstanceOf(ConflictError);
+    expect(
+      (await timed(() => db.createSession({ session_id: "s-dup", session_type: "agent", agent_id: "a" }))).error,
+    ).toBeInstanceOf(ConflictError);
     const sqlError = await pool.query("SELECT 1/0").catch((e: unknown) => e);
     expect(asUnavailable(sqlError)).toBe(sqlError);
     // A statement whose data reads like a driver failure is still the statement's error.
@@ -66,7 +73,12 @@ describe.each(dbTargets())("database unavailable on $name", (target) => {
 
   it("refused: DatabaseUnavailableError at once, from reads and writes alike", async () => {
     await fault.set("refuse");
-    for (const work of [() => db.getSessions(), () => db.upsertSession({ session_id: "s-new", session_type: "agent", agent_id: "a" }), () => db.jobs.claimJobs({ workerId: "w", limit: 1, leaseSeconds: 5 }), () => db.ping()]) {
+    for (const work of [
+      () => db.getSessions(),
+      () => db.upsertSession({ session_id: "s-new", session_type: "agent", agent_id: "a" }),
+      () => db.jobs.claimJobs({ workerId: "w", limit: 1, leaseSeconds: 5 }),
+      () => db.ping(),
+    ]) {
       const { error, ms } = await timed(work);
       expect(error).toBeInstanceOf(DatabaseUnavailableError);
       expect((error as DatabaseUnavailableError).retryAfterSeconds).toBeGreaterThan(0);
@@ -79,7 +91,11 @@ describe.each(dbTargets())("database unavailable on $name", (target) => {
     // Connections opened while the database answered, then silenced: the statement timeout ends the wait.
     await Promise.all([db.getSessions(), db.getSessions(), db.getSessions()]);
     await fault.set("blackhole");
-    for (const work of [() => db.getSessions(), () => db.ping(), () => db.jobs.claimJobs({ workerId: "w", limit: 1, leaseSeconds: 5 })]) {
+    for (const work of [
+      () => db.getSessions(),
+      () => db.ping(),
+      () => db.jobs.claimJobs({ workerId: "w", limit: 1, leaseSeconds: 5 }),
+    ]) {
       const { error, ms } = await timed(work);
       expect(error).toBeInstanceOf(DatabaseUnavailableError);
       expect(ms).toBeLessThan(2 * (CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS));

@@ -11,9 +11,13 @@ for (const target of dbTargets()) {
     const t = openTestDb(target);
     return {
       db: t.db,
-      setRunUpdatedAt: async (runId, at) => void (await t.query(`UPDATE "${t.schema}".agno_runs SET updated_at = $2 WHERE run_id = $1`, [runId, at])),
+      setRunUpdatedAt: async (runId, at) =>
+        void (await t.query(`UPDATE "${t.schema}".agno_runs SET updated_at = $2 WHERE run_id = $1`, [runId, at])),
       ageRunEvents: async (runId, seconds, belowIndex) =>
-        void (await t.query(`UPDATE "${t.schema}".agno_run_events SET created_at = created_at - $2 WHERE run_id = $1 AND event_index < $3`, [runId, seconds, belowIndex ?? 2 ** 31 - 1])),
+        void (await t.query(
+          `UPDATE "${t.schema}".agno_run_events SET created_at = created_at - $2 WHERE run_id = $1 AND event_index < $3`,
+          [runId, seconds, belowIndex ?? 2 ** 31 - 1],
+        )),
       close: () => t.close(),
     };
   });
@@ -25,14 +29,26 @@ describeDbContract("memory", memoryContractDb);
 describe("MemoryDb beyond the contract", () => {
   it("refuses schedules with a NotConfiguredError naming why, instead of dropping them", async () => {
     const db = new MemoryDb();
-    await expect(db.schedules.createSchedule({ name: "n", endpoint: "/agents/a/runs", cron_expr: "0 8 * * *", payload: { message: "hi" } }, { userId: null })).rejects.toThrow(NotConfiguredError);
-    await expect(db.schedules.claimDueSchedules({ workerId: "w", dueBy: 0, now: 0, limit: 1, lockSeconds: 1 })).rejects.toThrow(/PostgresDb/);
+    await expect(
+      db.schedules.createSchedule(
+        { name: "n", endpoint: "/agents/a/runs", cron_expr: "0 8 * * *", payload: { message: "hi" } },
+        { userId: null },
+      ),
+    ).rejects.toThrow(NotConfiguredError);
+    await expect(
+      db.schedules.claimDueSchedules({ workerId: "w", dueBy: 0, now: 0, limit: 1, lockSeconds: 1 }),
+    ).rejects.toThrow(/PostgresDb/);
   });
 
   it("hands out copies: changing what a read returned changes nothing stored", async () => {
     const db = new MemoryDb();
     await db.upsertSession({ session_id: "s", session_type: "agent", session_data: { session_state: { n: 1 } } });
-    const run = await db.upsertRun({ run_id: "r", session_id: "s", status: "COMPLETED", messages: [{ role: "user", content: "hi" }] });
+    const run = await db.upsertRun({
+      run_id: "r",
+      session_id: "s",
+      status: "COMPLETED",
+      messages: [{ role: "user", content: "hi" }],
+    });
     run.run_data.messages!.push({ role: "assistant", content: "injected" });
     (await db.getSession("s"))!.record.session_data!.session_state = { n: 2 };
     expect((await db.getRun("r"))!.run_data.messages).toHaveLength(1);

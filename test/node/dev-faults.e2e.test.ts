@@ -12,7 +12,10 @@ import { until } from "../support/until.js";
 const JSON_BODY = { "content-type": "application/json" };
 
 /** An oversized body sent chunked on a raw connection; resolves with the answer's head once the server has closed the connection (or after `waitMs`). */
-function oversizedChunked(url: string, opts: { dropAfterAnswer: boolean; waitMs: number }): Promise<{ head: string; closedByServer: boolean }> {
+function oversizedChunked(
+  url: string,
+  opts: { dropAfterAnswer: boolean; waitMs: number },
+): Promise<{ head: string; closedByServer: boolean }> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
     const socket = connect({ host: hostname, port: Number(port) });
@@ -20,7 +23,9 @@ function oversizedChunked(url: string, opts: { dropAfterAnswer: boolean; waitMs:
     let closedByServer = false;
     const done = () => resolve({ head: got.slice(0, got.indexOf("\r\n\r\n") + 1 || undefined), closedByServer });
     socket.on("error", () => undefined);
-    socket.write(`POST /sessions HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(
+      `POST /sessions HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+    );
     const chunk = "x".repeat(64 * 1024);
     // 1.5 MiB, past the 1 MiB limit, and no final chunk: the client is still "sending".
     for (let i = 0; i < 24; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
@@ -45,7 +50,12 @@ async function batch(url: string, tag: string): Promise<{ statuses: number[]; ms
         const res =
           i % 2 === 0
             ? await fetch(`${url}/info`, { signal: AbortSignal.timeout(30_000) })
-            : await fetch(`${url}/sessions`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: `${tag}-${i}`, agent_id: "dev" }), signal: AbortSignal.timeout(30_000) });
+            : await fetch(`${url}/sessions`, {
+                method: "POST",
+                headers: JSON_BODY,
+                body: JSON.stringify({ session_id: `${tag}-${i}`, agent_id: "dev" }),
+                signal: AbortSignal.timeout(30_000),
+              });
         await res.arrayBuffer();
         return res.status;
       } catch {
@@ -80,7 +90,10 @@ describe("npm run dev under faults", () => {
         }
         const after = await batch(dev.url, `after${round}`);
         expect(after.statuses, `round ${round}`).toEqual([200, 201, 200, 201, 200, 201]);
-        expect(after.ms, `round ${round}: ${Math.round(after.ms)} ms against ${Math.round(baseline)} ms before`).toBeLessThan(baseline * 20);
+        expect(
+          after.ms,
+          `round ${round}: ${Math.round(after.ms)} ms against ${Math.round(baseline)} ms before`,
+        ).toBeLessThan(baseline * 20);
       }
     } finally {
       await dev.stop();
@@ -100,7 +113,11 @@ describe("npm run dev under faults", () => {
         { ms: 120_000, every: 500, retryErrors: true },
       );
       expect(info).toBe(200);
-      const created = await fetch(`${dev.url}/sessions`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "after-restart", agent_id: "dev" }) });
+      const created = await fetch(`${dev.url}/sessions`, {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ session_id: "after-restart", agent_id: "dev" }),
+      });
       expect(created.status).toBe(201);
       // WebSockets reach the new runtime through the dev server's port too.
       const socket = new WebSocket(`${dev.url.replace("http", "ws")}/ws`);
@@ -123,7 +140,10 @@ describe("npm run dev under faults", () => {
 
   it("exits with one clear line and a non-zero code when DATABASE_URL cannot be reached", async () => {
     const port = await freePort(); // nothing listens there
-    const { code, output } = await runDevToExit({ AGNO_DEV_DATA: join(dataDir, "unreachable"), DATABASE_URL: `postgres://agno:s3cret-pw@127.0.0.1:${port}/agno` });
+    const { code, output } = await runDevToExit({
+      AGNO_DEV_DATA: join(dataDir, "unreachable"),
+      DATABASE_URL: `postgres://agno:s3cret-pw@127.0.0.1:${port}/agno`,
+    });
     expect(code).not.toBe(0);
     expect(code).not.toBeNull();
     const lines = output.trim().split("\n");
@@ -139,10 +159,15 @@ describe("npm run dev under faults", () => {
     await new Promise<void>((r) => blackHole.listen(0, "127.0.0.1", r));
     const port = (blackHole.address() as { port: number }).port;
     try {
-      const { code, output } = await runDevToExit({ AGNO_DEV_DATA: join(dataDir, "black-hole"), DATABASE_URL: `postgres://agno:s3cret-pw@127.0.0.1:${port}/agno` });
+      const { code, output } = await runDevToExit({
+        AGNO_DEV_DATA: join(dataDir, "black-hole"),
+        DATABASE_URL: `postgres://agno:s3cret-pw@127.0.0.1:${port}/agno`,
+      });
       expect(code).not.toBe(0);
       expect(code).not.toBeNull();
-      expect(output.split("\n").filter((l) => l.includes(`127.0.0.1:${port}`) && /did not answer/.test(l))).toHaveLength(1);
+      expect(
+        output.split("\n").filter((l) => l.includes(`127.0.0.1:${port}`) && /did not answer/.test(l)),
+      ).toHaveLength(1);
       expect(output).not.toContain("s3cret-pw");
       expect(output).not.toMatch(/^\s+at /m);
     } finally {

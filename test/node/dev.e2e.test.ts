@@ -15,7 +15,9 @@ function frames(text: string) {
     .split("\n\n")
     .filter(Boolean)
     .map((block) => {
-      const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]));
+      const fields = Object.fromEntries(
+        block.split("\n").map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
+      );
       return { id: Number(fields.id), event: fields.event!, data: JSON.parse(fields.data!) as Record<string, unknown> };
     });
 }
@@ -29,7 +31,11 @@ describe("npm run dev", () => {
     const first = await startDev({ AGNO_DEV_DATA: dataDir });
     try {
       expect(await (await fetch(`${first.url}/info`)).json()).toMatchObject({ os_id: "agno-edge" });
-      const created = await fetch(`${first.url}/sessions`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "kept", agent_id: "dev", session_name: "Kept" }) });
+      const created = await fetch(`${first.url}/sessions`, {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ session_id: "kept", agent_id: "dev", session_name: "Kept" }),
+      });
       expect(created.status).toBe(201);
       expect(first.output()).toMatch(/authentication is off/);
     } finally {
@@ -55,9 +61,19 @@ describe("npm run dev", () => {
       { text: "Saved your note." },
       { text: alphabet, chunkSize: 2, delayMs: 60 },
     ]);
-    const dev = await startDev({ AGNO_DEV_DATA: dataDir, MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-local" });
+    const dev = await startDev({
+      AGNO_DEV_DATA: dataDir,
+      MODEL: "openai:gpt-test",
+      OPENAI_BASE_URL: script.baseURL,
+      OPENAI_API_KEY: "sk-local",
+    });
     const run = (fields: Record<string, string>, init: RequestInit = {}) =>
-      fetch(`${dev.url}/agents/assistant/runs`, { method: "POST", headers: FORM, body: new URLSearchParams({ user_id: "dev-user", ...fields }), ...init });
+      fetch(`${dev.url}/agents/assistant/runs`, {
+        method: "POST",
+        headers: FORM,
+        body: new URLSearchParams({ user_id: "dev-user", ...fields }),
+        ...init,
+      });
     try {
       // SSE, as agno's client sends it (a form; stream defaults to true)
       const sse = await run({ message: "What time is it in Paris?" });
@@ -77,9 +93,18 @@ describe("npm run dev", () => {
       const paused = frames(await (await run({ message: "Remember to buy milk", session_id: sessionId })).text());
       expect(paused.at(-1)).toMatchObject({ event: "RunPaused", data: { requirements: [{ id: "note-1" }] } });
       const runId = paused[0]!.data.run_id as string;
-      const tools = (paused.at(-1)!.data.tools as Array<Record<string, unknown>>).map((t) => ({ ...t, confirmed: true }));
+      const tools = (paused.at(-1)!.data.tools as Array<Record<string, unknown>>).map((t) => ({
+        ...t,
+        confirmed: true,
+      }));
       const continued = frames(
-        await (await fetch(`${dev.url}/agents/assistant/runs/${runId}/continue`, { method: "POST", headers: FORM, body: new URLSearchParams({ tools: JSON.stringify(tools), user_id: "dev-user" }) })).text(),
+        await (
+          await fetch(`${dev.url}/agents/assistant/runs/${runId}/continue`, {
+            method: "POST",
+            headers: FORM,
+            body: new URLSearchParams({ tools: JSON.stringify(tools), user_id: "dev-user" }),
+          })
+        ).text(),
       );
       expect(continued[0]).toMatchObject({ id: paused.length, event: "RunContinued" });
       expect(continued.at(-1)).toMatchObject({ event: "RunCompleted", data: { content: "Saved your note." } });
@@ -93,19 +118,38 @@ describe("npm run dev", () => {
       abort.abort();
       const seen = frames(text.slice(0, text.lastIndexOf("\n\n") + 2));
       const rest = frames(
-        await (await fetch(`${dev.url}/agents/assistant/runs/${seen[0]!.data.run_id}/resume`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ last_event_index: seen.at(-1)!.id, user_id: "dev-user" }) })).text(),
+        await (
+          await fetch(`${dev.url}/agents/assistant/runs/${seen[0]!.data.run_id}/resume`, {
+            method: "POST",
+            headers: JSON_BODY,
+            body: JSON.stringify({ last_event_index: seen.at(-1)!.id, user_id: "dev-user" }),
+          })
+        ).text(),
       );
       expect(rest[0]!.id).toBe(seen.at(-1)!.id + 1);
       expect(rest.at(-1)!.event).toBe("RunCompleted");
-      const spelled = [...seen, ...rest].filter((f) => f.event === "RunContent").map((f) => f.data.content).join("");
+      const spelled = [...seen, ...rest]
+        .filter((f) => f.event === "RunContent")
+        .map((f) => f.data.content)
+        .join("");
       expect(spelled).toBe(alphabet);
 
       // Sessions: the one session, named after its first message, holding the confirmed note
       const sessions = await (await fetch(`${dev.url}/sessions?user_id=dev-user`)).json();
       expect(sessions.data).toHaveLength(1);
-      expect(sessions.data[0]).toMatchObject({ session_id: sessionId, session_name: "What time is it in Paris?", agent_id: "assistant", session_state: { notes: ["buy milk"] } });
+      expect(sessions.data[0]).toMatchObject({
+        session_id: sessionId,
+        session_name: "What time is it in Paris?",
+        agent_id: "assistant",
+        session_state: { notes: ["buy milk"] },
+      });
       const runs = await (await fetch(`${dev.url}/sessions/${sessionId}/runs?user_id=dev-user`)).json();
-      expect(runs.map((r: { status: string }) => r.status)).toEqual(["COMPLETED", "COMPLETED", "COMPLETED", "COMPLETED"]);
+      expect(runs.map((r: { status: string }) => r.status)).toEqual([
+        "COMPLETED",
+        "COMPLETED",
+        "COMPLETED",
+        "COMPLETED",
+      ]);
       expect((await script.requests())[0]!.headers.authorization).toBe("Bearer sk-local");
       expect(dev.output()).toMatch(/example agent "assistant" uses openai:gpt-test/);
     } finally {
@@ -117,7 +161,9 @@ describe("npm run dev", () => {
     const dev = await startDev({ AGNO_DEV_DATA: dataDir, OS_SECURITY_KEY: "local-secret" });
     try {
       expect((await fetch(`${dev.url}/sessions`)).status).toBe(401);
-      expect((await fetch(`${dev.url}/sessions`, { headers: { authorization: "Bearer local-secret" } })).status).toBe(200);
+      expect((await fetch(`${dev.url}/sessions`, { headers: { authorization: "Bearer local-secret" } })).status).toBe(
+        200,
+      );
     } finally {
       await dev.stop();
     }
@@ -125,10 +171,20 @@ describe("npm run dev", () => {
 
   it("AGNO_DEV_INSPECTOR=off serves the same Worker without the inspector: a background run completes", async () => {
     const script = await scriptModel(inject("modelServerUrl"), [{ text: "queued and done" }]);
-    const dev = await startDev({ AGNO_DEV_DATA: dataDir, AGNO_DEV_INSPECTOR: "off", MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-local" });
+    const dev = await startDev({
+      AGNO_DEV_DATA: dataDir,
+      AGNO_DEV_INSPECTOR: "off",
+      MODEL: "openai:gpt-test",
+      OPENAI_BASE_URL: script.baseURL,
+      OPENAI_API_KEY: "sk-local",
+    });
     try {
       expect(dev.output()).toMatch(/without the DevTools inspector/);
-      const accepted = await fetch(`${dev.url}/agents/assistant/runs`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "later", background: true, stream: false }) });
+      const accepted = await fetch(`${dev.url}/agents/assistant/runs`, {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ message: "later", background: true, stream: false }),
+      });
       expect(accepted.status).toBe(202);
       const { run_id } = (await accepted.json()) as { run_id: string };
       const deadline = Date.now() + 30_000;
@@ -148,9 +204,15 @@ describe("npm run dev", () => {
     const direct = openTestDb(real!);
     const dev = await startDev({ DATABASE_URL: real!.url, AGNO_DB_SCHEMA: direct.schema, AGNO_DEV_DATA: dataDir });
     try {
-      const created = await fetch(`${dev.url}/sessions`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "on-real-pg", agent_id: "dev" }) });
+      const created = await fetch(`${dev.url}/sessions`, {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ session_id: "on-real-pg", agent_id: "dev" }),
+      });
       expect(created.status).toBe(201);
-      expect(await direct.query(`SELECT session_id FROM "${direct.schema}".agno_sessions`)).toEqual([{ session_id: "on-real-pg" }]);
+      expect(await direct.query(`SELECT session_id FROM "${direct.schema}".agno_sessions`)).toEqual([
+        { session_id: "on-real-pg" },
+      ]);
     } finally {
       await dev.stop();
       await direct.close();

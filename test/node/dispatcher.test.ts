@@ -11,7 +11,12 @@ function memoryStore(pending: number) {
   const claims: number[] = [];
   let next = 0;
   const job = (): JobRecord =>
-    ({ id: `j${next++}`, attempt: 1, max_attempts: 3, payload: { run_id: `r${next}`, message: "m" } }) as unknown as JobRecord;
+    ({
+      id: `j${next++}`,
+      attempt: 1,
+      max_attempts: 3,
+      payload: { run_id: `r${next}`, message: "m" },
+    }) as unknown as JobRecord;
   const store = {
     claims,
     async claimJobs({ limit }: { limit: number }) {
@@ -32,7 +37,8 @@ function memoryStore(pending: number) {
 function gate() {
   const waiting = new Map<string, () => void>();
   return {
-    execute: (job: JobRecord) => new Promise<{ status: "COMPLETED" }>((resolve) => waiting.set(job.id, () => resolve({ status: "COMPLETED" }))),
+    execute: (job: JobRecord) =>
+      new Promise<{ status: "COMPLETED" }>((resolve) => waiting.set(job.id, () => resolve({ status: "COMPLETED" }))),
     end(n: number) {
       for (const [id, done] of [...waiting].slice(0, n)) {
         waiting.delete(id);
@@ -48,7 +54,14 @@ describe("Dispatcher claims", () => {
   it("while jobs run, waits for claimBatch free slots and claims them in one statement", async () => {
     const store = memoryStore(100);
     const jobs = gate();
-    const d = new Dispatcher({ store, execute: jobs.execute, workerId: "w", concurrency: 8, claimBatch: 4, claimWaitMs: 60_000 });
+    const d = new Dispatcher({
+      store,
+      execute: jobs.execute,
+      workerId: "w",
+      concurrency: 8,
+      claimBatch: 4,
+      claimWaitMs: 60_000,
+    });
     expect(await d.fill()).toBe(8);
     jobs.end(1);
     await settle();
@@ -66,7 +79,14 @@ describe("Dispatcher claims", () => {
   it("claims a single free slot once claimWaitMs has passed, and next() settles for it", async () => {
     const store = memoryStore(100);
     const jobs = gate();
-    const d = new Dispatcher({ store, execute: jobs.execute, workerId: "w", concurrency: 8, claimBatch: 4, claimWaitMs: 30 });
+    const d = new Dispatcher({
+      store,
+      execute: jobs.execute,
+      workerId: "w",
+      concurrency: 8,
+      claimBatch: 4,
+      claimWaitMs: 30,
+    });
     expect(await d.fill()).toBe(8);
     jobs.end(1);
     await d.next(); // the job that ended

@@ -59,7 +59,9 @@ it("keeps 24 connections' parameterised queries, named statements, inserts and t
   const N = 24;
   const ROUNDS = 30;
   const pool = new Pool({ connectionString: pg.url, max: N });
-  await pool.query("CREATE TABLE hammer (conn int NOT NULL, seq int NOT NULL, payload text NOT NULL, PRIMARY KEY (conn, seq))");
+  await pool.query(
+    "CREATE TABLE hammer (conn int NOT NULL, seq int NOT NULL, payload text NOT NULL, PRIMARY KEY (conn, seq))",
+  );
   const clients = await Promise.all(Array.from({ length: N }, () => pool.connect()));
   const problems: string[] = [];
   const committed = new Map<number, number[]>();
@@ -73,7 +75,10 @@ it("keeps 24 connections' parameterised queries, named statements, inserts and t
       committed.set(conn, mine);
       const check = (what: string, got: unknown, want: unknown) => {
         checks++;
-        if (!isDeepStrictEqual(got, want)) problems.push(`conn ${conn} ${what}: got ${JSON.stringify(got)?.slice(0, 200)}, want ${JSON.stringify(want)?.slice(0, 200)}`);
+        if (!isDeepStrictEqual(got, want))
+          problems.push(
+            `conn ${conn} ${what}: got ${JSON.stringify(got)?.slice(0, 200)}, want ${JSON.stringify(want)?.slice(0, 200)}`,
+          );
       };
       for (let round = 0; round < ROUNDS; round++) {
         try {
@@ -81,12 +86,19 @@ it("keeps 24 connections' parameterised queries, named statements, inserts and t
           const r1 = await c.query(`SELECT $1::int + 1 AS n, $2::text AS who, ${conn} AS conn`, [round, `c${conn}`]);
           check("select", r1.rows, [{ n: round + 1, who: `c${conn}`, conn }]);
           // a named prepared statement: the same name on every connection, a different text
-          const r2 = await c.query({ name: "hammer_named", text: `SELECT $1::int * ${conn + 2} AS product`, values: [round] });
+          const r2 = await c.query({
+            name: "hammer_named",
+            text: `SELECT $1::int * ${conn + 2} AS product`,
+            values: [round],
+          });
           check("named statement", r2.rows, [{ product: round * (conn + 2) }]);
           // an insert outside a transaction, every fifth one big
           const seq = round * 2;
           const payload = round % 5 === 0 ? `${big}${conn}` : `p${conn}-${seq}`;
-          const r3 = await c.query("INSERT INTO hammer (conn, seq, payload) VALUES ($1, $2, $3) RETURNING conn, seq, length(payload) AS len", [conn, seq, payload]);
+          const r3 = await c.query(
+            "INSERT INTO hammer (conn, seq, payload) VALUES ($1, $2, $3) RETURNING conn, seq, length(payload) AS len",
+            [conn, seq, payload],
+          );
           check("insert", r3.rows, [{ conn, seq, len: payload.length }]);
           mine.push(seq);
           // a short transaction, committed two times in three, rolled back otherwise
@@ -103,10 +115,20 @@ it("keeps 24 connections' parameterised queries, named statements, inserts and t
           // an error fails this connection's transaction, and only this one's
           if (round % 7 === 0) {
             await c.query("BEGIN");
-            const failed = await c.query("SELECT * FROM no_such_table").then(() => "no error", (e: Error) => e.message);
+            const failed = await c.query("SELECT * FROM no_such_table").then(
+              () => "no error",
+              (e: Error) => e.message,
+            );
             check("error", failed, 'relation "no_such_table" does not exist');
-            const aborted = await c.query("SELECT 1").then(() => "no error", (e: Error) => e.message);
-            check("aborted transaction", aborted, "current transaction is aborted, commands ignored until end of transaction block");
+            const aborted = await c.query("SELECT 1").then(
+              () => "no error",
+              (e: Error) => e.message,
+            );
+            check(
+              "aborted transaction",
+              aborted,
+              "current transaction is aborted, commands ignored until end of transaction block",
+            );
             await c.query("ROLLBACK");
           }
         } catch (e) {
@@ -118,7 +140,9 @@ it("keeps 24 connections' parameterised queries, named statements, inserts and t
   for (const c of clients) c.release();
   expect(problems).toEqual([]);
   expect(checks).toBe(N * ROUNDS * 4 + N * Math.ceil(ROUNDS / 7) * 2);
-  const stored = await pool.query("SELECT conn, array_agg(seq ORDER BY seq) AS seqs FROM hammer GROUP BY conn ORDER BY conn");
+  const stored = await pool.query(
+    "SELECT conn, array_agg(seq ORDER BY seq) AS seqs FROM hammer GROUP BY conn ORDER BY conn",
+  );
   expect(stored.rows).toEqual([...committed].sort(([a], [b]) => a - b).map(([conn, seqs]) => ({ conn, seqs })));
   await pool.end();
 });
@@ -247,7 +271,9 @@ it("serves 200 simultaneous connections, each with a transaction of its own (Neo
       return { plain: plain.rows[0], v: inside.rows[0]?.v, n: inside.rows[0]?.n };
     }),
   );
-  expect(results.map(({ plain, v }) => ({ plain, v }))).toEqual(clients.map((_, k) => ({ plain: { i: k * 3, k }, v: `v${k}` })));
+  expect(results.map(({ plain, v }) => ({ plain, v }))).toEqual(
+    clients.map((_, k) => ({ plain: { i: k * 3, k }, v: `v${k}` })),
+  );
   // one transaction at a time: each saw the rows committed before it, plus its own
   expect(results.map(({ n }) => n).sort((x, y) => x! - y!)).toEqual(clients.map((_, k) => k + 1));
   await Promise.all(clients.map((c) => c.end()));
@@ -272,14 +298,18 @@ describe("the handshake and the end", () => {
   it("closes the connection after Terminate, at once even while another connection's transaction holds the backend", async () => {
     const c = await RawPg.connect(pg.port);
     c.send(wire.terminate());
-    await expect(Promise.race([c.closed.then(() => "closed"), sleep(2_000).then(() => "open")])).resolves.toBe("closed");
+    await expect(Promise.race([c.closed.then(() => "closed"), sleep(2_000).then(() => "open")])).resolves.toBe(
+      "closed",
+    );
 
     const holder = await RawPg.connect(pg.port);
     const leaving = await RawPg.connect(pg.port);
     expect((await leaving.query("SELECT 1")).status).toBe("I");
     expect((await holder.query("BEGIN")).status).toBe("T");
     leaving.send(wire.terminate());
-    await expect(Promise.race([leaving.closed.then(() => "closed"), sleep(2_000).then(() => "open")])).resolves.toBe("closed");
+    await expect(Promise.race([leaving.closed.then(() => "closed"), sleep(2_000).then(() => "open")])).resolves.toBe(
+      "closed",
+    );
     expect((await holder.query("COMMIT")).status).toBe("I");
     holder.destroy();
   });

@@ -52,7 +52,10 @@ describe.each(dbTargets())("GroupEnqueue on $name", (target) => {
     for (const [i, o] of outcomes.entries()) {
       const sent = inputs[i]!;
       if (plain.includes(sent)) {
-        expect(jobOf(o)).toMatchObject({ created: true, job: { session_id: sent.session_id, payload: { run_id: sent.payload.run_id } } });
+        expect(jobOf(o)).toMatchObject({
+          created: true,
+          job: { session_id: sent.session_id, payload: { run_id: sent.payload.run_id } },
+        });
         expect((await t.db.getRun(sent.payload.run_id))?.status).toBe("PENDING");
       }
     }
@@ -77,7 +80,8 @@ describe.each(dbTargets())("GroupEnqueue on $name", (target) => {
       expect(calls.some((c) => c.kind === "many")).toBe(true);
       const created = outcomes.filter((o) => "job" in o);
       expect(created).toHaveLength(5);
-      for (const o of outcomes.filter((o) => "error" in o)) expect((o as { error: Error }).error).toBeInstanceOf(QueueFullError);
+      for (const o of outcomes.filter((o) => "error" in o))
+        expect((o as { error: Error }).error).toBeInstanceOf(QueueFullError);
       expect((await own.db.jobs.queueStats()).pending).toBe(5);
       const runs = await Promise.all(inputs.map((i) => own.db.getRun(i.payload.run_id)));
       expect(runs.filter(Boolean)).toHaveLength(5);
@@ -91,7 +95,8 @@ describe.each(dbTargets())("GroupEnqueue on $name", (target) => {
     const group = new GroupEnqueue(
       () => ({
         enqueueRun: (i) => t.db.jobs.enqueueRun(i),
-        enqueueRuns: (is) => (failNext ? ((failNext = false), Promise.reject(new Error("connection reset"))) : t.db.jobs.enqueueRuns(is)),
+        enqueueRuns: (is) =>
+          failNext ? ((failNext = false), Promise.reject(new Error("connection reset"))) : t.db.jobs.enqueueRuns(is),
       }),
       { inFlight: 1, minBatch: 2 },
     );

@@ -27,7 +27,11 @@ function frames(text: string): Array<{ id?: number; event: string; data: Record<
     .map((lines) => {
       const field = (name: string) => lines.find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2);
       const id = field("id");
-      return { ...(id === undefined ? {} : { id: Number(id) }), event: field("event")!, data: JSON.parse(field("data")!) as Record<string, unknown> };
+      return {
+        ...(id === undefined ? {} : { id: Number(id) }),
+        event: field("event")!,
+        data: JSON.parse(field("data")!) as Record<string, unknown>,
+      };
     });
 }
 
@@ -35,7 +39,10 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
   it("a streamed and a plain run whose runtime was killed end as interrupted at the next cron tick, and /resume ends with that error", async () => {
     const t = openTestDb(target);
     const dataDir = mkdtempSync(join(tmpdir(), "agno-interrupted-"));
-    const script = await scriptModel(inject("modelServerUrl"), [{ text: ANSWER, chunkSize: 4, delayMs: 300 }, { hang: true }]);
+    const script = await scriptModel(inject("modelServerUrl"), [
+      { text: ANSWER, chunkSize: 4, delayMs: 300 },
+      { hang: true },
+    ]);
     const env = {
       DATABASE_URL: target.url,
       AGNO_DB_SCHEMA: t.schema,
@@ -50,10 +57,19 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
     try {
       dev = await startDev(env, ["--test-scheduled"]);
       const row = async (runId: string) =>
-        (await t.query<{ status: string; created_at: string; updated_at: string }>(`SELECT status, created_at, updated_at FROM "${t.schema}".agno_runs WHERE run_id = $1`, [runId]))[0];
+        (
+          await t.query<{ status: string; created_at: string; updated_at: string }>(
+            `SELECT status, created_at, updated_at FROM "${t.schema}".agno_runs WHERE run_id = $1`,
+            [runId],
+          )
+        )[0];
 
       // A streamed run, followed until the model's answer is flowing.
-      const streamed = await fetch(`${dev.url}/agents/assistant/runs`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "stream it slowly" }) });
+      const streamed = await fetch(`${dev.url}/agents/assistant/runs`, {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ message: "stream it slowly" }),
+      });
       expect(streamed.status).toBe(200);
       const reader = streamed.body!.pipeThrough(new TextDecoderStream()).getReader();
       let seen = "";
@@ -61,9 +77,16 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
       const streamedId = frames(seen.slice(0, seen.lastIndexOf("\n\n") + 2))[0]!.data.run_id as string;
 
       // A plain run, whose model never answers: its id is read from the database.
-      const plain = fetch(`${dev.url}/agents/assistant/runs`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "answer in one piece", stream: false }) }).catch(() => null);
+      const plain = fetch(`${dev.url}/agents/assistant/runs`, {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ message: "answer in one piece", stream: false }),
+      }).catch(() => null);
       const [plainRow] = await until(
-        () => t.query<{ run_id: string }>(`SELECT run_id FROM "${t.schema}".agno_runs WHERE run_data->'input'->>'input_content' = 'answer in one piece' AND status = 'RUNNING'`),
+        () =>
+          t.query<{ run_id: string }>(
+            `SELECT run_id FROM "${t.schema}".agno_runs WHERE run_data->'input'->>'input_content' = 'answer in one piece' AND status = 'RUNNING'`,
+          ),
         (rows) => rows.length === 1,
         "the plain run to be RUNNING",
         { ms: 30_000 },
@@ -72,7 +95,12 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
 
       // Both beat while they wait on the model.
       for (const runId of [streamedId, plainId]) {
-        await until(() => row(runId), (r) => r?.status === "RUNNING" && Number(r.updated_at) > Number(r.created_at) + 1, `${runId} to beat`, { ms: 30_000, every: 200 });
+        await until(
+          () => row(runId),
+          (r) => r?.status === "RUNNING" && Number(r.updated_at) > Number(r.created_at) + 1,
+          `${runId} to beat`,
+          { ms: 30_000, every: 200 },
+        );
       }
 
       await dev.kill();
@@ -95,12 +123,18 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
       );
 
       for (const runId of [streamedId, plainId]) {
-        const run = (await (await fetch(`${url}/agents/assistant/runs/${runId}`)).json()) as { status: string; error?: Record<string, unknown> };
+        const run = (await (await fetch(`${url}/agents/assistant/runs/${runId}`)).json()) as {
+          status: string;
+          error?: Record<string, unknown>;
+        };
         expect(run, runId).toMatchObject({ status: "ERROR", error: { kind: "interrupted", type: "RunInterrupted" } });
       }
 
       const resume = async (runId: string) => {
-        const res = await fetch(`${url}/agents/assistant/runs/${runId}/resume`, { method: "POST", signal: AbortSignal.timeout(30_000) });
+        const res = await fetch(`${url}/agents/assistant/runs/${runId}/resume`, {
+          method: "POST",
+          signal: AbortSignal.timeout(30_000),
+        });
         expect(res.status).toBe(200);
         return frames(await res.text());
       };
@@ -108,12 +142,20 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
       const tail = await resume(streamedId);
       expect(tail.map((f) => f.id)).toEqual(tail.map((_, i) => i));
       expect(tail[0]!.event).toBe("RunStarted");
-      const said = tail.filter((f) => f.event === "RunContent").map((f) => f.data.content).join("");
+      const said = tail
+        .filter((f) => f.event === "RunContent")
+        .map((f) => f.data.content)
+        .join("");
       expect(said.length).toBeGreaterThan(0);
       expect(ANSWER.startsWith(said)).toBe(true);
-      expect(tail.at(-1)).toMatchObject({ event: "RunError", data: { run_id: streamedId, error_type: "RunInterrupted", error_kind: "interrupted" } });
+      expect(tail.at(-1)).toMatchObject({
+        event: "RunError",
+        data: { run_id: streamedId, error_type: "RunInterrupted", error_kind: "interrupted" },
+      });
       // The plain run had no events: its log is the RunError alone.
-      expect(await resume(plainId)).toEqual([{ id: 0, event: "RunError", data: expect.objectContaining({ run_id: plainId, error_kind: "interrupted" }) }]);
+      expect(await resume(plainId)).toEqual([
+        { id: 0, event: "RunError", data: expect.objectContaining({ run_id: plainId, error_kind: "interrupted" }) },
+      ]);
     } finally {
       await dev?.stop();
       await t.close();

@@ -54,7 +54,17 @@ describe.each(dbTargets().map((t) => [t.name, t] as const))("media and session i
     const pending: Promise<unknown>[] = [];
     const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => undefined };
     const call = async (as: string, path: string, init: RequestInit = {}) => {
-      const res = await os.fetch(new Request(`http://os.test${path}`, { ...init, headers: { ...(await bearer(as)), ...(init.body && typeof init.body === "string" ? { "content-type": "application/json" } : {}) } }), { dbs: [t.db] }, ctx);
+      const res = await os.fetch(
+        new Request(`http://os.test${path}`, {
+          ...init,
+          headers: {
+            ...(await bearer(as)),
+            ...(init.body && typeof init.body === "string" ? { "content-type": "application/json" } : {}),
+          },
+        }),
+        { dbs: [t.db] },
+        ctx,
+      );
       const text = await res.text();
       await Promise.allSettled(pending.splice(0));
       return { status: res.status, text };
@@ -70,30 +80,76 @@ describe.each(dbTargets().map((t) => [t.name, t] as const))("media and session i
     expect(withImage.status, withImage.text).toBe(200);
     const runA = JSON.parse(withImage.text) as RunOutput;
     const imageRef = runA.input.images![0]!.media_reference as MediaReference;
-    const withTool = await call(A, "/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "time?", stream: false, session_id: runA.session_id }) });
+    const withTool = await call(A, "/agents/assistant/runs", {
+      method: "POST",
+      body: JSON.stringify({ message: "time?", stream: false, session_id: runA.session_id }),
+    });
     expect(withTool.status, withTool.text).toBe(200);
-    const [row] = await t.query<{ path: string }>(`SELECT path FROM "${t.schema}".agno_tool_results WHERE session_id = $1`, [runA.session_id]);
+    const [row] = await t.query<{ path: string }>(
+      `SELECT path FROM "${t.schema}".agno_tool_results WHERE session_id = $1`,
+      [runA.session_id],
+    );
     const toolKey = row!.path;
     expect(toolKey).toMatch(/^tool-results\//);
-    const media = (as: string, session: string, key: string) => call(as, `/sessions/${session}/media/${encodeURIComponent(key)}`);
+    const media = (as: string, session: string, key: string) =>
+      call(as, `/sessions/${session}/media/${encodeURIComponent(key)}`);
     expect((await media(A, runA.session_id, imageRef.storage_key)).status).toBe(200);
     expect((await media(A, runA.session_id, toolKey)).status).toBe(404);
 
-    const toolRef = { ...imageRef, storage_key: toolKey, mime_type: "text/plain", media_type: "file", content_hash: "" };
-    const records = [{ id: "p1", media_reference: imageRef }, { id: "p2", media_reference: toolRef }];
+    const toolRef = {
+      ...imageRef,
+      storage_key: toolKey,
+      mime_type: "text/plain",
+      media_type: "file",
+      content_hash: "",
+    };
+    const records = [
+      { id: "p1", media_reference: imageRef },
+      { id: "p2", media_reference: toolRef },
+    ];
     const planted = { images: records, files: records, media_reference: imageRef };
     const sessionB = "media-iso-session-b";
-    expect((await call(B, "/sessions", { method: "POST", body: JSON.stringify({ session_id: sessionB, agent_id: "assistant", session_state: planted, metadata: planted }) })).status).toBe(201);
+    expect(
+      (
+        await call(B, "/sessions", {
+          method: "POST",
+          body: JSON.stringify({
+            session_id: sessionB,
+            agent_id: "assistant",
+            session_state: planted,
+            metadata: planted,
+          }),
+        })
+      ).status,
+    ).toBe(201);
     for (const body of [{ metadata: planted }, { session_state: planted }, { dependencies: planted }]) {
-      expect((await call(B, "/agents/assistant/runs", { method: "POST", body: JSON.stringify({ message: "hi", stream: false, session_id: sessionB, ...body }) })).status).toBe(200);
+      expect(
+        (
+          await call(B, "/agents/assistant/runs", {
+            method: "POST",
+            body: JSON.stringify({ message: "hi", stream: false, session_id: sessionB, ...body }),
+          })
+        ).status,
+      ).toBe(200);
     }
     expect((await call(B, `/sessions/${sessionB}/runs`)).text).toContain(toolKey);
-    for (const key of [imageRef.storage_key, toolKey]) expect({ key, status: (await media(B, sessionB, key)).status }).toEqual({ key, status: 404 });
+    for (const key of [imageRef.storage_key, toolKey])
+      expect({ key, status: (await media(B, sessionB, key)).status }).toEqual({ key, status: 404 });
 
     // Creating a session over A's id: B learns nothing (404, as a read); A, who can read it, gets 409.
-    const over = await call(B, "/sessions", { method: "POST", body: JSON.stringify({ session_id: runA.session_id, agent_id: "assistant" }) });
+    const over = await call(B, "/sessions", {
+      method: "POST",
+      body: JSON.stringify({ session_id: runA.session_id, agent_id: "assistant" }),
+    });
     expect(over.status).toBe(404);
     expect(over.text).not.toContain(A);
-    expect((await call(A, "/sessions", { method: "POST", body: JSON.stringify({ session_id: runA.session_id, agent_id: "assistant" }) })).status).toBe(409);
+    expect(
+      (
+        await call(A, "/sessions", {
+          method: "POST",
+          body: JSON.stringify({ session_id: runA.session_id, agent_id: "assistant" }),
+        })
+      ).status,
+    ).toBe(409);
   });
 });

@@ -24,7 +24,8 @@ const B64_PROBE = JPEG_B64.slice(1000, 1064);
 const directory = await mkdtemp(join(tmpdir(), "agno-media-"));
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
-const s3 = (opts: { presignedUrlSeconds?: number; prefix?: string } = {}) => new S3MediaStorage({ ...s3TestOptions(inject("s3Url")), ...opts });
+const s3 = (opts: { presignedUrlSeconds?: number; prefix?: string } = {}) =>
+  new S3MediaStorage({ ...s3TestOptions(inject("s3Url")), ...opts });
 
 /** Counts the uploads a MediaStorage makes (its ObjectStorage's puts). */
 function countPuts(storage: MediaStorage): { puts: number } {
@@ -38,7 +39,11 @@ function countPuts(storage: MediaStorage): { puts: number } {
 }
 
 const backends: Array<[string, () => MediaStorage, { backend: string; bucket: string }]> = [
-  ["LocalMediaStorage", () => new LocalMediaStorage({ directory: join(directory, "local-bucket") }), { backend: "local", bucket: "local-bucket" }],
+  [
+    "LocalMediaStorage",
+    () => new LocalMediaStorage({ directory: join(directory, "local-bucket") }),
+    { backend: "local", bucket: "local-bucket" },
+  ],
   ["S3MediaStorage (S3 API server)", () => s3(), { backend: "s3", bucket: S3_TEST_BUCKET }],
 ];
 
@@ -58,7 +63,10 @@ describe.each(backends)("%s", (_name, make, where) => {
     });
     expect(Buffer.from(await storage.read(ref)).equals(Buffer.from(JPEG))).toBe(true);
     const object = await storage.open(ref.storage_key);
-    expect({ size: object?.size, contentType: object?.contentType }).toEqual({ size: 113_250, contentType: "image/jpeg" });
+    expect({ size: object?.size, contentType: object?.contentType }).toEqual({
+      size: 113_250,
+      contentType: "image/jpeg",
+    });
     await object!.body.cancel();
   });
 
@@ -72,18 +80,29 @@ describe.each(backends)("%s", (_name, make, where) => {
     expect(second.storage_key).toBe(first.storage_key);
     expect([first.filename, second.filename]).toEqual(["a.txt", "b.txt"]);
     expect(second.media_id).not.toBe(first.media_id);
-    const other = await storage.store(new TextEncoder().encode("something else"), { mimeType: "text/plain", mediaType: "file" });
+    const other = await storage.store(new TextEncoder().encode("something else"), {
+      mimeType: "text/plain",
+      mediaType: "file",
+    });
     expect(other.storage_key).not.toBe(first.storage_key);
     expect(counter.puts).toBe(2);
   });
 
   it("refuses bytes that no longer match the reference's hash, and references into another storage", async () => {
     const storage = make();
-    const ref = await storage.store(new TextEncoder().encode(`original ${crypto.randomUUID()}`), { mimeType: "text/plain", mediaType: "file" });
+    const ref = await storage.store(new TextEncoder().encode(`original ${crypto.randomUUID()}`), {
+      mimeType: "text/plain",
+      mediaType: "file",
+    });
     await storage.objects.put(ref.storage_key, "tampered", { contentType: "text/plain" });
     await expect(storage.read(ref)).rejects.toThrow(/does not match its content hash/);
-    await expect(storage.read({ ...ref, bucket: "elsewhere" })).rejects.toMatchObject({ status: 404, message: expect.stringMatching(/elsewhere/) });
-    await expect(storage.read({ ...ref, storage_key: `media/${"0".repeat(64)}`, content_hash: "0".repeat(64) })).rejects.toMatchObject({ status: 404 });
+    await expect(storage.read({ ...ref, bucket: "elsewhere" })).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringMatching(/elsewhere/),
+    });
+    await expect(
+      storage.read({ ...ref, storage_key: `media/${"0".repeat(64)}`, content_hash: "0".repeat(64) }),
+    ).rejects.toMatchObject({ status: 404 });
   });
 });
 
@@ -116,8 +135,14 @@ describe("MediaStorage options", () => {
 /** Every media record a run carries: input lists, messages, and output lists. */
 function recordsOf(run: Record<string, unknown>): MediaRecord[] {
   const lists = (holder: Record<string, unknown>) =>
-    ["images", "audio", "audios", "videos", "files"].flatMap((f) => (Array.isArray(holder[f]) ? (holder[f] as MediaRecord[]) : []));
-  return [...lists(run), ...lists(run.input as Record<string, unknown>), ...(run.messages as Message[]).flatMap((m) => lists(m))];
+    ["images", "audio", "audios", "videos", "files"].flatMap((f) =>
+      Array.isArray(holder[f]) ? (holder[f] as MediaRecord[]) : [],
+    );
+  return [
+    ...lists(run),
+    ...lists(run.input as Record<string, unknown>),
+    ...(run.messages as Message[]).flatMap((m) => lists(m)),
+  ];
 }
 
 describe.each(dbTargets())("Agent with mediaStorage on $name", (target) => {
@@ -129,7 +154,10 @@ describe.each(dbTargets())("Agent with mediaStorage on $name", (target) => {
 
   /** The run's row as Postgres holds it (run_data::text): what the database really stores. */
   async function storedJson(runId: string): Promise<string> {
-    const [row] = await t.query<{ json: string }>(`SELECT run_data::text AS json FROM "${t.schema}".agno_runs WHERE run_id = $1`, [runId]);
+    const [row] = await t.query<{ json: string }>(
+      `SELECT run_data::text AS json FROM "${t.schema}".agno_runs WHERE run_id = $1`,
+      [runId],
+    );
     return row!.json;
   }
 
@@ -144,7 +172,9 @@ describe.each(dbTargets())("Agent with mediaStorage on $name", (target) => {
     expect(out.status).toBe("COMPLETED");
 
     const [request] = await script.requests();
-    const user = (request!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>).find((m) => m.role === "user")!;
+    const user = (request!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>).find(
+      (m) => m.role === "user",
+    )!;
     expect(user.content[1]).toEqual({ type: "image_url", image_url: { url: `data:image/jpeg;base64,${JPEG_B64}` } });
 
     const json = await storedJson(out.run_id);
@@ -168,7 +198,9 @@ describe.each(dbTargets())("Agent with mediaStorage on $name", (target) => {
     }
     // The answer the caller gets matches what was stored: references, no bytes.
     expect(JSON.stringify(out)).not.toContain(B64_PROBE);
-    expect(Buffer.from(await storage.read(records[0]!.media_reference as MediaReference)).equals(Buffer.from(JPEG))).toBe(true);
+    expect(
+      Buffer.from(await storage.read(records[0]!.media_reference as MediaReference)).equals(Buffer.from(JPEG)),
+    ).toBe(true);
   });
 
   it("reads the image back for history on the next run, and a text file back as its text", async () => {
@@ -205,10 +237,15 @@ describe.each(dbTargets())("Agent with mediaStorage on $name", (target) => {
 
   it("moves rows written before media storage to references when their messages come back as history", async () => {
     const { model } = await scriptedModel([{ text: "Grey." }, { text: "Yes." }]);
-    const before = await new Agent({ model, db: t.db, addHistoryToContext: true }).run("Look", { media: [{ data: JPEG, mimeType: "image/jpeg" }] });
+    const before = await new Agent({ model, db: t.db, addHistoryToContext: true }).run("Look", {
+      media: [{ data: JPEG, mimeType: "image/jpeg" }],
+    });
     expect(await storedJson(before.run_id)).toContain(B64_PROBE);
     const storage = new LocalMediaStorage({ directory: join(directory, "legacy") });
-    const after = await new Agent({ model, db: t.db, addHistoryToContext: true, mediaStorage: storage }).run("Same picture?", { sessionId: before.session_id });
+    const after = await new Agent({ model, db: t.db, addHistoryToContext: true, mediaStorage: storage }).run(
+      "Same picture?",
+      { sessionId: before.session_id },
+    );
     expect(after.status).toBe("COMPLETED");
     expect(await storedJson(after.run_id)).not.toContain(B64_PROBE);
   });
@@ -218,13 +255,22 @@ describe.each(dbTargets())("Agent with mediaStorage on $name", (target) => {
     const storage = new LocalMediaStorage({ directory: join(directory, "output") });
     const { model } = await scriptedModel([{ text: "Here is a picture." }]);
     const attach = (out: RunOutput) => {
-      (out as unknown as { images: MediaRecord[] }).images = [{ id: "out-1", mime_type: "image/jpeg", format: "jpeg", content: JPEG_B64 }];
+      (out as unknown as { images: MediaRecord[] }).images = [
+        { id: "out-1", mime_type: "image/jpeg", format: "jpeg", content: JPEG_B64 },
+      ];
     };
     const out = await new Agent({ model, db: t.db, mediaStorage: storage, postHooks: [attach] }).run("Draw");
     const json = await storedJson(out.run_id);
     expect(json).not.toContain(B64_PROBE);
     const images = (JSON.parse(json) as { images: MediaRecord[] }).images;
-    expect(images).toEqual([{ id: "out-1", mime_type: "image/jpeg", format: "jpeg", media_reference: expect.objectContaining({ media_id: "out-1", storage_key: `media/${JPEG_SHA}` }) }]);
+    expect(images).toEqual([
+      {
+        id: "out-1",
+        mime_type: "image/jpeg",
+        format: "jpeg",
+        media_reference: expect.objectContaining({ media_id: "out-1", storage_key: `media/${JPEG_SHA}` }),
+      },
+    ]);
   });
 
   it("ends the run as a stored ERROR naming the key when referenced bytes are gone", async () => {
@@ -265,8 +311,13 @@ describe("AgentOS with S3MediaStorage (Node host)", () => {
 
   it("hands its storage to its agents, and redirect=true answers 302 to a presigned URL that reads the same bytes", async () => {
     const { model, script } = await scriptedModel([{ text: "A grey square." }]);
-    const os = new AgentOS({ agents: [new Agent({ id: "viewer", model })], auth: { mode: "none" }, mediaStorage: s3({ presignedUrlSeconds: 60 }) });
-    const call = (path: string, init?: RequestInit) => os.fetch(new Request(`http://os.test${path}`, init), { dbs: [t.db] });
+    const os = new AgentOS({
+      agents: [new Agent({ id: "viewer", model })],
+      auth: { mode: "none" },
+      mediaStorage: s3({ presignedUrlSeconds: 60 }),
+    });
+    const call = (path: string, init?: RequestInit) =>
+      os.fetch(new Request(`http://os.test${path}`, init), { dbs: [t.db] });
     const form = new FormData();
     form.set("message", "What is this?");
     form.set("stream", "false");
@@ -286,7 +337,10 @@ describe("AgentOS with S3MediaStorage (Node host)", () => {
     const presigned = await fetch(location);
     expect(Buffer.from(await presigned.arrayBuffer()).equals(Buffer.from(JPEG))).toBe(true);
     const streamed = await call(path);
-    expect({ status: streamed.status, type: streamed.headers.get("content-type") }).toEqual({ status: 200, type: "image/jpeg" });
+    expect({ status: streamed.status, type: streamed.headers.get("content-type") }).toEqual({
+      status: 200,
+      type: "image/jpeg",
+    });
     expect(Buffer.from(await streamed.arrayBuffer()).equals(Buffer.from(JPEG))).toBe(true);
   });
 });

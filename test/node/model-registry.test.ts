@@ -7,7 +7,12 @@ it("an Agent's model string resolves through the default registry at its first r
   // Written before any provider is registered, as at the top of a Worker's module.
   const agent = new Agent({ name: "Greeter", model: "openai:gpt-lazy" });
   expect(agent.model).toMatchObject({ id: "gpt-lazy", provider: "openai" });
-  defaultModelRegistry.register({ openai }).configure({ credentials: defaultModelRegistry.credentialsFromEnv({ OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: script.baseURL }) });
+  defaultModelRegistry.register({ openai }).configure({
+    credentials: defaultModelRegistry.credentialsFromEnv({
+      OPENAI_API_KEY: "sk-test",
+      OPENAI_BASE_URL: script.baseURL,
+    }),
+  });
   const out = await agent.run("hi");
   expect(out).toMatchObject({ status: "COMPLETED", content: "Hello.", model: "gpt-lazy", model_provider: "openai" });
   const [request] = await script.requests();
@@ -24,7 +29,9 @@ it("a run of an unregistered provider's model ends in an error naming the regist
 
 it("a registry resolves the providers registered in it, under the names chosen, with per-model credentials over its defaults", async () => {
   const script = await scriptModel(inject("modelServerUrl"), [{ text: "From vLLM." }]);
-  const models = new ModelRegistry({ "my-vllm": vllm }).configure({ credentials: { "my-vllm": { baseURL: "http://127.0.0.1:9/v1" } } });
+  const models = new ModelRegistry({ "my-vllm": vllm }).configure({
+    credentials: { "my-vllm": { baseURL: "http://127.0.0.1:9/v1" } },
+  });
   expect(models.names()).toEqual(["my-vllm"]);
   expect(() => models.resolve("openai:gpt-x")).toThrow(NotConfiguredError);
   const model = models.resolve("my-vllm:qwen", { credentials: { "my-vllm": { baseURL: script.baseURL } } });

@@ -51,7 +51,10 @@ function partsOf<T extends LanguageModelV3StreamPart["type"]>(parts: LanguageMod
   return parts.filter((p): p is Extract<LanguageModelV3StreamPart, { type: T }> => p.type === type);
 }
 
-const textOf = (parts: LanguageModelV3StreamPart[]) => partsOf(parts, "text-delta").map((p) => p.delta).join("");
+const textOf = (parts: LanguageModelV3StreamPart[]) =>
+  partsOf(parts, "text-delta")
+    .map((p) => p.delta)
+    .join("");
 
 /** The APICallError a model call fails with. */
 async function apiError(call: PromiseLike<unknown>): Promise<APICallError> {
@@ -114,20 +117,31 @@ describe("OpenAI Chat Completions", () => {
 
     const [request] = await s.requests();
     expect(request!.body.tools).toEqual([
-      { type: "function", function: { name: "get_weather", description: "the get_weather tool", parameters: tools[0]!.inputSchema } },
-      { type: "function", function: { name: "get_time", description: "the get_time tool", parameters: tools[1]!.inputSchema } },
+      {
+        type: "function",
+        function: { name: "get_weather", description: "the get_weather tool", parameters: tools[0]!.inputSchema },
+      },
+      {
+        type: "function",
+        function: { name: "get_time", description: "the get_time tool", parameters: tools[1]!.inputSchema },
+      },
     ]);
   });
 
   it("passes text before a tool call, and malformed arguments verbatim", async () => {
-    const s = await script([{ text: "Let me check.", toolCalls: [{ name: "get_weather", arguments: '{"city": "Par' }] }]);
+    const s = await script([
+      { text: "Let me check.", toolCalls: [{ name: "get_weather", arguments: '{"city": "Par' }] },
+    ]);
     const parts = await collect((await openai(s.baseURL).doStream({ prompt, tools })).stream);
     expect(textOf(parts)).toBe("Let me check.");
     expect(partsOf(parts, "tool-call").map((c) => c.input)).toEqual(['{"city": "Par']);
   });
 
   it("answers without streaming: text, tool calls, usage, and what was asked (response_format, reasoning_effort)", async () => {
-    const s = await script([{ text: "It is sunny.", usage }, { toolCalls: [{ id: "call_1x", name: "get_weather", arguments: { city: "Paris" } }] }]);
+    const s = await script([
+      { text: "It is sunny.", usage },
+      { toolCalls: [{ id: "call_1x", name: "get_weather", arguments: { city: "Paris" } }] },
+    ]);
     const model = openai(s.baseURL);
     const answer = await model.doGenerate({
       prompt,
@@ -140,7 +154,9 @@ describe("OpenAI Chat Completions", () => {
     expect(answer.usage.outputTokens).toEqual({ total: 8, text: 5, reasoning: 3 });
 
     const second = await model.doGenerate({ prompt, tools });
-    expect(second.content).toEqual([{ type: "tool-call", toolCallId: "call_1x", toolName: "get_weather", input: '{"city":"Paris"}' }]);
+    expect(second.content).toEqual([
+      { type: "tool-call", toolCallId: "call_1x", toolName: "get_weather", input: '{"city":"Paris"}' },
+    ]);
     expect(second.finishReason.unified).toBe("tool-calls");
 
     const [first] = await s.requests();
@@ -159,7 +175,13 @@ describe("OpenAI Chat Completions", () => {
     const s = await script([
       { error: { status: 429, message: "Rate limit reached", headers: { "retry-after": "2" } } },
       { error: { status: 401, message: "Incorrect API key provided" } },
-      { error: { status: 400, message: "This model's maximum context length is 8192 tokens.", code: "context_length_exceeded" } },
+      {
+        error: {
+          status: 400,
+          message: "This model's maximum context length is 8192 tokens.",
+          code: "context_length_exceeded",
+        },
+      },
       { error: { status: 503, body: "<html>upstream unavailable</html>" } },
     ]);
     const model = openai(s.baseURL);
@@ -172,11 +194,19 @@ describe("OpenAI Chat Completions", () => {
     expect([unauthorized.statusCode, unauthorized.isRetryable]).toEqual([401, false]);
 
     const tooLong = await apiError(model.doGenerate({ prompt }));
-    expect([tooLong.statusCode, tooLong.isRetryable, tooLong.message]).toEqual([400, false, "This model's maximum context length is 8192 tokens."]);
+    expect([tooLong.statusCode, tooLong.isRetryable, tooLong.message]).toEqual([
+      400,
+      false,
+      "This model's maximum context length is 8192 tokens.",
+    ]);
     expect(tooLong.data).toMatchObject({ error: { code: "context_length_exceeded", type: "invalid_request_error" } });
 
     const unavailable = await apiError(model.doGenerate({ prompt }));
-    expect([unavailable.statusCode, unavailable.isRetryable, unavailable.responseBody]).toEqual([503, true, "<html>upstream unavailable</html>"]);
+    expect([unavailable.statusCode, unavailable.isRetryable, unavailable.responseBody]).toEqual([
+      503,
+      true,
+      "<html>upstream unavailable</html>",
+    ]);
   });
 
   it("fails loudly when the script has no turns left", async () => {
@@ -235,7 +265,11 @@ describe("Anthropic Messages", () => {
 
     expect(textOf(parts)).toBe("Sunny in Paris.");
     expect(partsOf(parts, "text-delta").length).toBe(3);
-    expect(partsOf(parts, "reasoning-delta").map((p) => p.delta).join("")).toBe("The user wants weather.");
+    expect(
+      partsOf(parts, "reasoning-delta")
+        .map((p) => p.delta)
+        .join(""),
+    ).toBe("The user wants weather.");
     expect(partsOf(parts, "reasoning-delta").some((p) => p.providerMetadata?.anthropic?.signature)).toBe(true);
     const [finish] = partsOf(parts, "finish");
     expect(finish!.finishReason).toEqual({ unified: "stop", raw: "end_turn" });
@@ -286,7 +320,11 @@ describe("Anthropic Messages", () => {
 
   it("answers without streaming: text and tool_use content, usage, tool_use and max_tokens stop reasons", async () => {
     const s = await script([
-      { text: "Let me look.", toolCalls: [{ id: "toolu_1x", name: "get_weather", arguments: { city: "Paris" } }], usage },
+      {
+        text: "Let me look.",
+        toolCalls: [{ id: "toolu_1x", name: "get_weather", arguments: { city: "Paris" } }],
+        usage,
+      },
       { text: "cut sho", truncated: true },
     ]);
     const model = anthropic(s.baseURL);
@@ -306,18 +344,35 @@ describe("Anthropic Messages", () => {
 
   it("surfaces error turns in Anthropic's error shape as APICallError", async () => {
     const s = await script([
-      { error: { status: 429, message: "Number of requests has exceeded your rate limit", headers: { "retry-after": "7" } } },
+      {
+        error: {
+          status: 429,
+          message: "Number of requests has exceeded your rate limit",
+          headers: { "retry-after": "7" },
+        },
+      },
       { error: { status: 400, message: "prompt is too long: 210000 tokens > 200000 maximum" } },
       { error: { status: 529, message: "Overloaded" } },
     ]);
     const model = anthropic(s.baseURL);
 
     const limited = await apiError(model.doStream({ prompt }));
-    expect([limited.statusCode, limited.isRetryable, limited.responseHeaders?.["retry-after"]]).toEqual([429, true, "7"]);
-    expect(limited.data).toEqual({ type: "error", error: { type: "rate_limit_error", message: "Number of requests has exceeded your rate limit" } });
+    expect([limited.statusCode, limited.isRetryable, limited.responseHeaders?.["retry-after"]]).toEqual([
+      429,
+      true,
+      "7",
+    ]);
+    expect(limited.data).toEqual({
+      type: "error",
+      error: { type: "rate_limit_error", message: "Number of requests has exceeded your rate limit" },
+    });
 
     const tooLong = await apiError(model.doGenerate({ prompt }));
-    expect([tooLong.statusCode, tooLong.isRetryable, tooLong.message]).toEqual([400, false, "prompt is too long: 210000 tokens > 200000 maximum"]);
+    expect([tooLong.statusCode, tooLong.isRetryable, tooLong.message]).toEqual([
+      400,
+      false,
+      "prompt is too long: 210000 tokens > 200000 maximum",
+    ]);
 
     const overloaded = await apiError(model.doGenerate({ prompt }));
     expect([overloaded.statusCode, overloaded.isRetryable]).toEqual([529, true]);
@@ -332,7 +387,11 @@ describe("Gemini generateContent", () => {
 
     expect(textOf(parts)).toBe("Sunny in Paris.");
     expect(partsOf(parts, "text-delta")).toHaveLength(3);
-    expect(partsOf(parts, "reasoning-delta").map((p) => p.delta).join("")).toBe("The user wants weather.");
+    expect(
+      partsOf(parts, "reasoning-delta")
+        .map((p) => p.delta)
+        .join(""),
+    ).toBe("The user wants weather.");
     const [finish] = partsOf(parts, "finish");
     expect(finish!.finishReason).toEqual({ unified: "stop", raw: "STOP" });
     expect(finish!.usage.inputTokens).toEqual({ total: 20, noCache: 15, cacheRead: 5, cacheWrite: undefined });
@@ -352,7 +411,11 @@ describe("Gemini generateContent", () => {
       { id: "fc_weather", name: "get_weather", arguments: { city: "Paris" } },
       { name: "get_time", arguments: { city: "Tokyo" } },
     ];
-    const s = await script([{ text: "Checking both.", toolCalls: calls }, { toolCalls: calls, usage }, { text: "cut sho", truncated: true }]);
+    const s = await script([
+      { text: "Checking both.", toolCalls: calls },
+      { toolCalls: calls, usage },
+      { text: "cut sho", truncated: true },
+    ]);
     const model = google(s.baseURL);
 
     const parts = await collect((await model.doStream({ prompt, tools })).stream);
@@ -378,13 +441,25 @@ describe("Gemini generateContent", () => {
     expect(truncated.finishReason).toEqual({ unified: "length", raw: "MAX_TOKENS" });
 
     const requests = await s.requests();
-    expect(requests.map((r) => r.path.split(":")[1])).toEqual(["streamGenerateContent", "generateContent", "generateContent"]);
-    expect(requests[0]!.body.tools).toMatchObject([{ functionDeclarations: [{ name: "get_weather" }, { name: "get_time" }] }]);
+    expect(requests.map((r) => r.path.split(":")[1])).toEqual([
+      "streamGenerateContent",
+      "generateContent",
+      "generateContent",
+    ]);
+    expect(requests[0]!.body.tools).toMatchObject([
+      { functionDeclarations: [{ name: "get_weather" }, { name: "get_time" }] },
+    ]);
   });
 
   it("surfaces error turns in Google's error shape as APICallError, and drops mid-stream", async () => {
     const s = await script([
-      { error: { status: 429, message: "Resource has been exhausted (e.g. check quota).", headers: { "retry-after": "3" } } },
+      {
+        error: {
+          status: 429,
+          message: "Resource has been exhausted (e.g. check quota).",
+          headers: { "retry-after": "3" },
+        },
+      },
       { error: { status: 400, message: "API key not valid. Please pass a valid API key." } },
       { error: { status: 503, message: "The model is overloaded. Please try again later." } },
       { dropAfterChunks: 2, text: "hello world, this is cut", chunkSize: 4 },
@@ -392,11 +467,21 @@ describe("Gemini generateContent", () => {
     const model = google(s.baseURL);
 
     const limited = await apiError(model.doStream({ prompt }));
-    expect([limited.statusCode, limited.isRetryable, limited.responseHeaders?.["retry-after"]]).toEqual([429, true, "3"]);
-    expect(limited.data).toEqual({ error: { code: 429, message: "Resource has been exhausted (e.g. check quota).", status: "RESOURCE_EXHAUSTED" } });
+    expect([limited.statusCode, limited.isRetryable, limited.responseHeaders?.["retry-after"]]).toEqual([
+      429,
+      true,
+      "3",
+    ]);
+    expect(limited.data).toEqual({
+      error: { code: 429, message: "Resource has been exhausted (e.g. check quota).", status: "RESOURCE_EXHAUSTED" },
+    });
 
     const invalid = await apiError(model.doGenerate({ prompt }));
-    expect([invalid.statusCode, invalid.isRetryable, invalid.message]).toEqual([400, false, "API key not valid. Please pass a valid API key."]);
+    expect([invalid.statusCode, invalid.isRetryable, invalid.message]).toEqual([
+      400,
+      false,
+      "API key not valid. Please pass a valid API key.",
+    ]);
     expect(invalid.data).toMatchObject({ error: { status: "INVALID_ARGUMENT" } });
 
     const overloaded = await apiError(model.doGenerate({ prompt }));

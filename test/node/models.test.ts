@@ -32,7 +32,12 @@ it.each([
 });
 
 it("reads keys and base URLs from a plain environment record", () => {
-  const c = credentialsFromEnv({ OPENAI_API_KEY: "sk", OPENAI_BASE_URL: "http://llm:8000/v1", GROQ_API_KEY: "", OLLAMA_BASE_URL: "http://box:11434/v1" });
+  const c = credentialsFromEnv({
+    OPENAI_API_KEY: "sk",
+    OPENAI_BASE_URL: "http://llm:8000/v1",
+    GROQ_API_KEY: "",
+    OLLAMA_BASE_URL: "http://box:11434/v1",
+  });
   expect(c.openai).toEqual({ apiKey: "sk", baseURL: "http://llm:8000/v1" });
   expect(c.groq!.apiKey).toBeUndefined();
   expect(c.ollama!.baseURL).toBe("http://box:11434/v1");
@@ -52,13 +57,29 @@ it("passes OpenAI's reasoning_effort, service_tier and verbosity through to the 
   });
   await new Agent({ model }).run("hi");
   const [request] = await script.requests();
-  expect(request!.body).toMatchObject({ model: "gpt-4.1-test", reasoning_effort: "low", service_tier: "priority", verbosity: "high", temperature: 0.2 });
+  expect(request!.body).toMatchObject({
+    model: "gpt-4.1-test",
+    reasoning_effort: "low",
+    service_tier: "priority",
+    verbosity: "high",
+    temperature: 0.2,
+  });
 });
 
 it("reports cost when the model has pricing", async () => {
-  const script = await scriptModel(inject("modelServerUrl"), [{ text: "ok", usage: { inputTokens: 1_000_000, outputTokens: 500_000 } }]);
-  const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: script.baseURL } }, pricing: { inputPerMTok: 2, outputPerMTok: 8 } });
+  const script = await scriptModel(inject("modelServerUrl"), [
+    { text: "ok", usage: { inputTokens: 1_000_000, outputTokens: 500_000 } },
+  ]);
+  const model = createModel("openai:gpt-test", {
+    credentials: { openai: { apiKey: "k", baseURL: script.baseURL } },
+    pricing: { inputPerMTok: 2, outputPerMTok: 8 },
+  });
   const out = await new Agent({ model }).run("hi");
   expect(out.metrics.cost).toBeCloseTo(6, 6);
-  expect(out.metrics.details!.model[0]).toMatchObject({ id: "gpt-test", provider: "openai", input_tokens: 1_000_000, cost: 6 });
+  expect(out.metrics.details!.model[0]).toMatchObject({
+    id: "gpt-test",
+    provider: "openai",
+    input_tokens: 1_000_000,
+    cost: 6,
+  });
 });

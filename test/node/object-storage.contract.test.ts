@@ -13,14 +13,19 @@ const directory = await mkdtemp(join(tmpdir(), "agno-local-storage-"));
 afterAll(() => rm(directory, { recursive: true, force: true }));
 
 describeObjectStorageContract("S3Storage against an S3 API server", s3, { presignedUrls: true });
-describeObjectStorageContract("LocalStorage in a temp folder", () => new LocalStorage({ directory }), { presignedUrls: false });
+describeObjectStorageContract("LocalStorage in a temp folder", () => new LocalStorage({ directory }), {
+  presignedUrls: false,
+});
 
 it("S3Storage names its backend and bucket as references store them", () => {
   expect(s3()).toMatchObject({ backend: "s3", bucket: S3_TEST_BUCKET });
 });
 
 it("S3Storage reports a wrong secret as an error, not as a missing object", async () => {
-  const wrong = new S3Storage({ ...s3TestOptions(inject("s3Url")), credentials: { ...S3_TEST_CREDENTIALS, secretAccessKey: "wrong" } });
+  const wrong = new S3Storage({
+    ...s3TestOptions(inject("s3Url")),
+    credentials: { ...S3_TEST_CREDENTIALS, secretAccessKey: "wrong" },
+  });
   await expect(wrong.get("anything")).rejects.toMatchObject({ name: "SignatureDoesNotMatch" });
   await expect(wrong.put("anything", "x")).rejects.toMatchObject({ name: "SignatureDoesNotMatch" });
 });

@@ -23,18 +23,31 @@ describe("a Worker defined with defineAgentOS", () => {
       { toolCalls: [{ name: "get_forecast", arguments: { city: "Lyon" } }] },
       { text: "Sunny in Lyon tomorrow." },
     ]);
-    const dev = await startDev({ AGNO_DEV_DATA: dataDir, OPENAI_BASE_URL: script.baseURL }, ["--config", "test/workers/fixtures/own-worker-wrangler.toml"]);
+    const dev = await startDev({ AGNO_DEV_DATA: dataDir, OPENAI_BASE_URL: script.baseURL }, [
+      "--config",
+      "test/workers/fixtures/own-worker-wrangler.toml",
+    ]);
     try {
       expect(await (await fetch(`${dev.url}/info`)).json()).toMatchObject({ name: "weather desk" });
       const agents = (await (await fetch(`${dev.url}/agents`)).json()) as Array<{ id: string }>;
       expect(agents.map((a) => a.id)).toEqual(["weather"]);
       expect((await fetch(`${dev.url}/agents/assistant`)).status).toBe(404);
 
-      const sse = await (await fetch(`${dev.url}/agents/weather/runs`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "weather?" }) })).text();
+      const sse = await (
+        await fetch(`${dev.url}/agents/weather/runs`, {
+          method: "POST",
+          headers: JSON_BODY,
+          body: JSON.stringify({ message: "weather?" }),
+        })
+      ).text();
       expect(sse).toMatch(/event: RunCompleted/);
       expect(sse).toContain("Streaming the weather.");
 
-      const accepted = await fetch(`${dev.url}/agents/weather/runs`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "Lyon tomorrow?", background: true, stream: false }) });
+      const accepted = await fetch(`${dev.url}/agents/weather/runs`, {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ message: "Lyon tomorrow?", background: true, stream: false }),
+      });
       expect(accepted.status).toBe(202);
       const { run_id, job_id } = (await accepted.json()) as { run_id: string; job_id: string };
       const deadline = Date.now() + 30_000;
@@ -44,8 +57,13 @@ describe("a Worker defined with defineAgentOS", () => {
         run = (await (await fetch(`${dev.url}/agents/weather/runs/${run_id}`)).json()) as typeof run;
       }
       expect(run).toMatchObject({ status: "COMPLETED", content: "Sunny in Lyon tomorrow." });
-      expect(run.tools).toEqual([expect.objectContaining({ tool_name: "get_forecast", result: "sunny in Lyon, 24 degrees" })]);
-      expect(await (await fetch(`${dev.url}/queue/jobs/${job_id}`)).json()).toMatchObject({ status: "COMPLETED", component_id: "weather" });
+      expect(run.tools).toEqual([
+        expect.objectContaining({ tool_name: "get_forecast", result: "sunny in Lyon, 24 degrees" }),
+      ]);
+      expect(await (await fetch(`${dev.url}/queue/jobs/${job_id}`)).json()).toMatchObject({
+        status: "COMPLETED",
+        component_id: "weather",
+      });
       expect(await script.requests()).toHaveLength(3);
     } finally {
       expect(await dev.stop()).toBe(0);

@@ -16,35 +16,77 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
   });
   afterAll(() => t.close());
 
-  const session = (id: string) => t.db.upsertSession({ session_id: id, session_type: "agent", agent_id: "assistant", user_id: "alice" });
+  const session = (id: string) =>
+    t.db.upsertSession({ session_id: id, session_type: "agent", agent_id: "assistant", user_id: "alice" });
 
   it("creates the 3.0 tables on a fresh database, without a runs blob on sessions", async () => {
     const cols = await t.query<{ table_name: string; column_name: string }>(
       `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = $1`,
       [t.schema],
     );
-    const of = (table: string) => cols.filter((c) => c.table_name === table).map((c) => c.column_name).sort();
+    const of = (table: string) =>
+      cols
+        .filter((c) => c.table_name === table)
+        .map((c) => c.column_name)
+        .sort();
     expect(of("agno_sessions")).not.toContain("runs");
-    expect(of("agno_runs")).toEqual(
-      ["agent_id", "created_at", "parent_run_id", "run_data", "run_id", "run_index", "run_type", "session_id", "status", "team_id", "updated_at", "user_id", "workflow_id"],
-    );
+    expect(of("agno_runs")).toEqual([
+      "agent_id",
+      "created_at",
+      "parent_run_id",
+      "run_data",
+      "run_id",
+      "run_index",
+      "run_type",
+      "session_id",
+      "status",
+      "team_id",
+      "updated_at",
+      "user_id",
+      "workflow_id",
+    ]);
     expect(of("agno_jobs")).toContain("idempotency_key");
     expect(of("agno_tool_results")).toContain("expires_at");
-    const versions = await t.query<{ table_name: string; version: string }>(`SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`);
+    const versions = await t.query<{ table_name: string; version: string }>(
+      `SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`,
+    );
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_jobs=3.0.2", "agno_memories=3.0.2", "agno_run_events=3.0.2", "agno_runs=3.0.2", "agno_schedule_runs=3.0.2", "agno_schedules=3.0.2",
-      "agno_schema_versions=3.0.2", "agno_sessions=3.0.2", "agno_tool_results=3.0.2",
+      "agno_jobs=3.0.2",
+      "agno_memories=3.0.2",
+      "agno_run_events=3.0.2",
+      "agno_runs=3.0.2",
+      "agno_schedule_runs=3.0.2",
+      "agno_schedules=3.0.2",
+      "agno_schema_versions=3.0.2",
+      "agno_sessions=3.0.2",
+      "agno_tool_results=3.0.2",
     ]);
     expect(await t.db.schemaVersion()).toBe("3.0.2");
   });
 
   it("upserting a run rewrites that run's row only (its row version), not its neighbours'", async () => {
     await t.db.upsertSession({ session_id: "s-o1", session_type: "agent", agent_id: "assistant", user_id: "alice" });
-    for (let i = 0; i < 5; i++) await t.db.upsertRun({ run_id: `o1-${i}`, session_id: "s-o1", agent_id: "assistant", status: "RUNNING", messages: [] });
+    for (let i = 0; i < 5; i++)
+      await t.db.upsertRun({
+        run_id: `o1-${i}`,
+        session_id: "s-o1",
+        agent_id: "assistant",
+        status: "RUNNING",
+        messages: [],
+      });
     const xmin = () =>
-      t.query<{ run_id: string; x: string }>(`SELECT run_id, xmin::text AS x FROM "${t.schema}".agno_runs WHERE session_id = 's-o1' ORDER BY run_id`);
+      t.query<{ run_id: string; x: string }>(
+        `SELECT run_id, xmin::text AS x FROM "${t.schema}".agno_runs WHERE session_id = 's-o1' ORDER BY run_id`,
+      );
     const before = await xmin();
-    await t.db.upsertRun({ run_id: "o1-2", session_id: "s-o1", agent_id: "assistant", status: "COMPLETED", content: "done", messages: [] });
+    await t.db.upsertRun({
+      run_id: "o1-2",
+      session_id: "s-o1",
+      agent_id: "assistant",
+      status: "COMPLETED",
+      content: "done",
+      messages: [],
+    });
     const after = await xmin();
     const changed = after.filter((r, i) => r.x !== before[i]!.x).map((r) => r.run_id);
     expect(changed).toEqual(["o1-2"]);
@@ -71,7 +113,17 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
         `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1`,
         [custom.schema],
       );
-      expect(tables.map((r) => r.table_name)).toEqual(["agno_jobs", "agno_memories", "agno_run_events", "agno_schedule_runs", "agno_schedules", "agno_schema_versions", "agno_tool_results", "team_runs", "team_sessions"]);
+      expect(tables.map((r) => r.table_name)).toEqual([
+        "agno_jobs",
+        "agno_memories",
+        "agno_run_events",
+        "agno_schedule_runs",
+        "agno_schedules",
+        "agno_schema_versions",
+        "agno_tool_results",
+        "team_runs",
+        "team_sessions",
+      ]);
     } finally {
       await custom.close();
     }
@@ -81,7 +133,9 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
     const ahead = openTestDb(target);
     try {
       await ahead.db.init();
-      await ahead.query(`UPDATE "${ahead.schema}".agno_schema_versions SET version = '3.4.0' WHERE table_name = 'agno_runs'`);
+      await ahead.query(
+        `UPDATE "${ahead.schema}".agno_schema_versions SET version = '3.4.0' WHERE table_name = 'agno_runs'`,
+      );
       const again = openTestDb(target, { schema: ahead.schema });
       await expect(again.db.getRuns()).rejects.toThrow(SchemaMismatchError);
       await expect(again.db.init()).rejects.toMatchObject({ errorId: "schema_mismatch_error", message: /3\.4\.0/ });

@@ -140,14 +140,23 @@ describe("durable background runs survive kill -9 of the runtime", () => {
       join(root, "node_modules", ".bin", "wrangler"),
       [
         "dev",
-        "--ip", "127.0.0.1",
-        "--port", String(port),
-        "--inspector-port", String(await freePort()),
-        "--persist-to", stateDir,
+        "--ip",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "--inspector-port",
+        String(await freePort()),
+        "--persist-to",
+        stateDir,
         "--show-interactive-dev-session=false",
         ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
       ],
-      { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" } },
+      {
+        cwd: root,
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+      },
     );
     child.stdout!.on("data", (d) => (out += d));
     child.stderr!.on("data", (d) => (out += d));
@@ -161,7 +170,12 @@ describe("durable background runs survive kill -9 of the runtime", () => {
         if (groupAlive(pid)) process.kill(-pid, "SIGKILL");
         await exited;
         // workerd is wrangler's child, reparented when wrangler dies: wait until it is reaped too.
-        await until(async () => groupAlive(pid), (alive) => !alive, `process group ${pid} to be gone`, { ms: 10_000, every: 20, retryErrors: true });
+        await until(
+          async () => groupAlive(pid),
+          (alive) => !alive,
+          `process group ${pid} to be gone`,
+          { ms: 10_000, every: 20, retryErrors: true },
+        );
         runtimes.delete(runtime);
       },
     };
@@ -194,7 +208,10 @@ describe("durable background runs survive kill -9 of the runtime", () => {
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
       // A slow model: runs are not streamed, so each answer is one reply after 0.2-0.5 s. Twice the
       // turns needed, so re-executions never exhaust the script (and if they did, the counts below say so).
-      const turns: Turn[] = Array.from({ length: JOBS_PER_CYCLE * 2 }, () => ({ text: ANSWER, delayMs: 200 + Math.floor(Math.random() * 300) }));
+      const turns: Turn[] = Array.from({ length: JOBS_PER_CYCLE * 2 }, () => ({
+        text: ANSWER,
+        delayMs: 200 + Math.floor(Math.random() * 300),
+      }));
       const script = await scriptModel(modelUrl, turns, { channel: "crash" });
       const before = await stats(runtime.url);
       const cycleStart = Date.now();
@@ -202,7 +219,11 @@ describe("durable background runs survive kill -9 of the runtime", () => {
       // Enqueue the cycle's jobs (the queue starts on them at once), each with a unique message.
       const keys = Array.from({ length: JOBS_PER_CYCLE }, (_, i) => `c${cycle} job ${i}`);
       const mine = await pool(keys, 8, async (key) => {
-        const res = await fetch(`${runtime.url}/agents/assistant/runs`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: key, background: true, stream: false }) });
+        const res = await fetch(`${runtime.url}/agents/assistant/runs`, {
+          method: "POST",
+          headers: JSON_BODY,
+          body: JSON.stringify({ message: key, background: true, stream: false }),
+        });
         const body = (await res.json()) as { job_id: string; run_id: string; status: string };
         expect(res.status, JSON.stringify(body)).toBe(202);
         expect(body.status).toBe("PENDING");
@@ -212,16 +233,26 @@ describe("durable background runs survive kill -9 of the runtime", () => {
 
       // A random moment while jobs run: once 5-60% of this cycle's jobs finished, plus a little jitter.
       const target = before.completed + Math.floor(JOBS_PER_CYCLE * (0.05 + Math.random() * 0.55));
-      const seen = await until(() => stats(runtime.url), (s) => s.completed >= target || s.pending === 0, "the kill moment", { ms: 60_000, every: 50, retryErrors: true });
+      const seen = await until(
+        () => stats(runtime.url),
+        (s) => s.completed >= target || s.pending === 0,
+        "the kill moment",
+        { ms: 60_000, every: 50, retryErrors: true },
+      );
       await sleep(Math.random() * 100);
       const killedAt = Date.now();
       await runtime.kill();
 
       // The runtime is gone; what it held is what the database still says is RUNNING. A statement
       // already on its way may still land while the proxy sees the sockets close: read until stable.
-      const running = async () => (await direct!.query<{ id: string; attempt: number }>(`SELECT id, attempt FROM ai.agno_jobs WHERE status = 'RUNNING' ORDER BY id`)).rows;
+      const running = async () =>
+        (
+          await direct!.query<{ id: string; attempt: number }>(
+            `SELECT id, attempt FROM ai.agno_jobs WHERE status = 'RUNNING' ORDER BY id`,
+          )
+        ).rows;
       let snapshot = await running();
-      for (let same = 0; same < 2; ) {
+      for (let same = 0; same < 2;) {
         await sleep(200);
         const again = await running();
         same = JSON.stringify(again) === JSON.stringify(snapshot) ? same + 1 : 0;
@@ -242,7 +273,10 @@ describe("durable background runs survive kill -9 of the runtime", () => {
       const done = await until(
         async () => {
           if (inFlightRecoveredMs === undefined) {
-            const open = await direct!.query(`SELECT 1 FROM ai.agno_jobs WHERE id = ANY($1) AND status IN ('PENDING', 'RUNNING')`, [ids]);
+            const open = await direct!.query(
+              `SELECT 1 FROM ai.agno_jobs WHERE id = ANY($1) AND status IN ('PENDING', 'RUNNING')`,
+              [ids],
+            );
             if (open.rows.length === 0) inFlightRecoveredMs = Date.now() - restartedAt;
           }
           return stats(runtime.url);
@@ -255,9 +289,18 @@ describe("durable background runs survive kill -9 of the runtime", () => {
       inFlightRecoveredMs ??= recoveryMs;
 
       // Every job of the cycle ended COMPLETED; those in flight were claimed once more, the others never.
-      const jobs = await pool(mine, 8, async ({ job_id }) => (await (await fetch(`${runtime.url}/queue/jobs/${job_id}`)).json()) as JobView);
+      const jobs = await pool(
+        mine,
+        8,
+        async ({ job_id }) => (await (await fetch(`${runtime.url}/queue/jobs/${job_id}`)).json()) as JobView,
+      );
       for (const [i, job] of jobs.entries()) {
-        expect(job, mine[i]!.key).toMatchObject({ id: mine[i]!.job_id, run_id: mine[i]!.run_id, status: "COMPLETED", attempt: inFlight.has(job.id) ? 2 : 1 });
+        expect(job, mine[i]!.key).toMatchObject({
+          id: mine[i]!.job_id,
+          run_id: mine[i]!.run_id,
+          status: "COMPLETED",
+          attempt: inFlight.has(job.id) ? 2 : 1,
+        });
       }
       expect(done).toMatchObject({ failed: 0, cancelled: 0, completed: before.completed + JOBS_PER_CYCLE });
 
@@ -266,7 +309,10 @@ describe("durable background runs survive kill -9 of the runtime", () => {
       const executions = new Map<string, number>(keys.map((k) => [k, 0]));
       for (const request of requests) {
         const key = keyOf(request);
-        expect(key !== undefined && executions.has(key), `a model request for an unknown job: ${JSON.stringify(request.body).slice(0, 300)}`).toBe(true);
+        expect(
+          key !== undefined && executions.has(key),
+          `a model request for an unknown job: ${JSON.stringify(request.body).slice(0, 300)}`,
+        ).toBe(true);
         executions.set(key!, executions.get(key!)! + 1);
       }
       const reExecuted = mine.filter((m) => executions.get(m.key)! > 1);
@@ -274,7 +320,9 @@ describe("durable background runs survive kill -9 of the runtime", () => {
       for (const m of mine) {
         const n = executions.get(m.key)!;
         expect(n, `${m.key}: model requests`).toBeGreaterThanOrEqual(1);
-        expect(n, `${m.key}: model requests (in flight at the kill: ${inFlight.has(m.job_id)})`).toBeLessThanOrEqual(inFlight.has(m.job_id) ? 2 : 1);
+        expect(n, `${m.key}: model requests (in flight at the kill: ${inFlight.has(m.job_id)})`).toBeLessThanOrEqual(
+          inFlight.has(m.job_id) ? 2 : 1,
+        );
       }
       expect(reExecutions).toBeLessThanOrEqual(inFlight.size);
       // A model call the kill cut off left its run unfinished: that job ran again (others in flight may
@@ -290,7 +338,10 @@ describe("durable background runs survive kill -9 of the runtime", () => {
       expect(runs.rows).toHaveLength(JOBS_PER_CYCLE);
       for (const run of runs.rows) expect(run, run.run_id).toMatchObject({ status: "COMPLETED", content: ANSWER });
       for (const m of reExecuted) {
-        const run = (await (await fetch(`${runtime.url}/agents/assistant/runs/${m.run_id}`)).json()) as { status: string; content: string };
+        const run = (await (await fetch(`${runtime.url}/agents/assistant/runs/${m.run_id}`)).json()) as {
+          status: string;
+          content: string;
+        };
         expect(run, m.key).toMatchObject({ status: "COMPLETED", content: ANSWER });
       }
 
@@ -315,7 +366,10 @@ describe("durable background runs survive kill -9 of the runtime", () => {
     }
 
     // Nothing lost over the whole run: the database holds exactly the accepted jobs, all COMPLETED.
-    const listed = (await (await fetch(`${runtime.url}/queue/jobs?limit=1000`)).json()) as { data: JobView[]; meta: { total_count: number } };
+    const listed = (await (await fetch(`${runtime.url}/queue/jobs?limit=1000`)).json()) as {
+      data: JobView[];
+      meta: { total_count: number };
+    };
     expect(listed.meta.total_count).toBe(accepted.length);
     expect(new Set(listed.data.map((j) => j.id))).toEqual(new Set(accepted.map((a) => a.job_id)));
     expect(listed.data.every((j) => j.status === "COMPLETED")).toBe(true);

@@ -77,8 +77,16 @@ describe.each(dbTargets())("statements per background job on $name", (target) =>
     let outcome: unknown;
     const statements = await count(async () => {
       // The earlier test's jobs are claimed too, in the same one statement.
-      const [claimed] = (await t.db.jobs.claimJobs({ workerId: "W", limit: 1000, leaseSeconds: 30 })).filter((j) => j.id === job.id);
-      outcome = await executeRunJob(claimed!, { id: job.id, attempt: claimed!.attempt, workerId: "W" }, [agent], t.db, t.db.jobs);
+      const [claimed] = (await t.db.jobs.claimJobs({ workerId: "W", limit: 1000, leaseSeconds: 30 })).filter(
+        (j) => j.id === job.id,
+      );
+      outcome = await executeRunJob(
+        claimed!,
+        { id: job.id, attempt: claimed!.attempt, workerId: "W" },
+        [agent],
+        t.db,
+        t.db.jobs,
+      );
     });
     expect(outcome).toEqual({ status: "COMPLETED", recorded: true });
     expect(statements).toHaveLength(4);
@@ -86,13 +94,23 @@ describe.each(dbTargets())("statements per background job on $name", (target) =>
   });
 
   it("jobs claimed together read and start in one statement each: 4 jobs are 1 claim, 1 read, 1 RUNNING write, 4 last writes", async () => {
-    const jobs = await Promise.all(Array.from({ length: 4 }, async () => (await t.db.jobs.enqueueRun(input({ new_session: true }))).job));
+    const jobs = await Promise.all(
+      Array.from({ length: 4 }, async () => (await t.db.jobs.enqueueRun(input({ new_session: true }))).job),
+    );
     const outcomes: unknown[] = [];
     const statements = await count(async () => {
-      const claimed = (await t.db.jobs.claimJobs({ workerId: "W", limit: 1000, leaseSeconds: 30 })).filter((j) => jobs.some((x) => x.id === j.id));
+      const claimed = (await t.db.jobs.claimJobs({ workerId: "W", limit: 1000, leaseSeconds: 30 })).filter((j) =>
+        jobs.some((x) => x.id === j.id),
+      );
       expect(claimed).toHaveLength(4);
       // As the dispatcher starts them: all in one turn.
-      outcomes.push(...(await Promise.all(claimed.map((j) => executeRunJob(j, { id: j.id, attempt: j.attempt, workerId: "W" }, [agent], t.db, t.db.jobs)))));
+      outcomes.push(
+        ...(await Promise.all(
+          claimed.map((j) =>
+            executeRunJob(j, { id: j.id, attempt: j.attempt, workerId: "W" }, [agent], t.db, t.db.jobs),
+          ),
+        )),
+      );
     });
     expect(outcomes).toEqual(Array.from({ length: 4 }, () => ({ status: "COMPLETED", recorded: true })));
     expect(statements).toHaveLength(7);

@@ -10,15 +10,28 @@ it("runs the README's storage example through the SDK exports", async () => {
   const db: PostgresDb = new PostgresDb({ pool: t.pool, schema: t.schema });
   await db.upsertSession({ session_id: "s1", session_type: "agent", agent_id: "helper", user_id: "ann" });
   await db.upsertRun({
-    run_id: "r1", session_id: "s1", agent_id: "helper", status: "COMPLETED",
-    messages: [{ role: "user", content: "hi" }, { role: "assistant", content: "hello" }],
+    run_id: "r1",
+    session_id: "s1",
+    agent_id: "helper",
+    status: "COMPLETED",
+    messages: [
+      { role: "user", content: "hi" },
+      { role: "assistant", content: "hello" },
+    ],
   });
   const session = await db.getSession("s1");
-  expect(session!.getChatHistory().map((m) => [m.role, m.content])).toEqual([["user", "hi"], ["assistant", "hello"]]);
-  expect((await db.getRuns({ userId: "ann", status: "COMPLETED", limit: 20, page: 1 })).data.map((r) => r.run_id)).toEqual(["r1"]);
+  expect(session!.getChatHistory().map((m) => [m.role, m.content])).toEqual([
+    ["user", "hi"],
+    ["assistant", "hello"],
+  ]);
+  expect(
+    (await db.getRuns({ userId: "ann", status: "COMPLETED", limit: 20, page: 1 })).data.map((r) => r.run_id),
+  ).toEqual(["r1"]);
   expect((await db.getSessions({ includeRuns: false, limit: 50 })).total_count).toBe(1);
   await expect(db.getRuns({ page: 1 })).rejects.toThrow(ValidationError);
-  expect(await new MigrationManager(db).up()).toEqual({ default: { fromVersion: "3.0.2", toVersion: "3.0.2", sessionsScanned: 0, runsCopied: 0 } });
+  expect(await new MigrationManager(db).up()).toEqual({
+    default: { fromVersion: "3.0.2", toVersion: "3.0.2", sessionsScanned: 0, runsCopied: 0 },
+  });
 });
 
 it("runs the README's agent example through the SDK exports", async () => {

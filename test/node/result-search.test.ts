@@ -15,21 +15,28 @@ describe("searchText", () => {
 
   it("anchors ^ and $ at lines, not at window edges", () => {
     const text = `${"a".repeat(700)}\nrow 1\n${"b".repeat(1500)}`;
-    expect(searchText(text, { query: "^[ab]", regex: true, contextChars: 0 }).matches.map((m) => m.offset)).toEqual([0, 707]);
-    expect(searchText(text, { query: "\\d$", regex: true, contextChars: 0 }).matches.map((m) => m.offset)).toEqual([705]);
+    expect(searchText(text, { query: "^[ab]", regex: true, contextChars: 0 }).matches.map((m) => m.offset)).toEqual([
+      0, 707,
+    ]);
+    expect(searchText(text, { query: "\\d$", regex: true, contextChars: 0 }).matches.map((m) => m.offset)).toEqual([
+      705,
+    ]);
   });
 
   it("searches plain text literally, and case-insensitively when asked", () => {
     const text = "a+b (a+b) A+B";
     expect(searchText(text, { query: "a+b", contextChars: 0 }).matches.map((m) => m.offset)).toEqual([0, 5]);
-    expect(searchText(text, { query: "a+b", ignoreCase: true, contextChars: 0 }).matches.map((m) => m.offset)).toEqual([0, 5, 10]);
+    expect(searchText(text, { query: "a+b", ignoreCase: true, contextChars: 0 }).matches.map((m) => m.offset)).toEqual([
+      0, 5, 10,
+    ]);
   });
 
   it("refuses patterns that backtrack badly, and says why", () => {
     for (const p of ["(a+)+$", "(x|xy)*z", "(\\d+,?)+"]) expect(riskyPattern(p)).toMatch(/repeated group/);
     for (const p of ["\\w*\\w*x", ".*,.*x", "a{2,}a*b"]) expect(riskyPattern(p)).toMatch(/more than one repeat/);
     expect(riskyPattern("(\\w)\\1")).toMatch(/backreferences/);
-    for (const p of [".*needle", "\\d+\\.\\d+\\.\\d+", "[^,]*,[^,]*,x", "\\w+\\s+\\w+", "(?:foo|bar) \\d{2,4}"]) expect(riskyPattern(p)).toBeNull();
+    for (const p of [".*needle", "\\d+\\.\\d+\\.\\d+", "[^,]*,[^,]*,x", "\\w+\\s+\\w+", "(?:foo|bar) \\d{2,4}"])
+      expect(riskyPattern(p)).toBeNull();
     expect(() => searchText("aaa", { query: "(a*)*b", regex: true })).toThrow(ValidationError);
     expect(() => searchText("aaa", { query: "[a-", regex: true })).toThrow(/invalid regex/);
   });

@@ -19,10 +19,20 @@ describe.each(dbTargets())("run liveness on $name", (target) => {
   afterAll(() => t.close());
 
   const now = () => Math.floor(Date.now() / 1000);
-  const row = async (id: string) => (await t.query<{ status: string; updated_at: string }>(`SELECT status, updated_at FROM "${t.schema}".agno_runs WHERE run_id = $1`, [id]))[0]!;
-  const sweep = (limit?: number, runId?: string) => t.db.interruptStaleRuns({ ...INTERRUPTED, staleBefore: now() - 30, ...(limit ? { limit } : {}), ...(runId ? { runId } : {}) });
-
-
+  const row = async (id: string) =>
+    (
+      await t.query<{ status: string; updated_at: string }>(
+        `SELECT status, updated_at FROM "${t.schema}".agno_runs WHERE run_id = $1`,
+        [id],
+      )
+    )[0]!;
+  const sweep = (limit?: number, runId?: string) =>
+    t.db.interruptStaleRuns({
+      ...INTERRUPTED,
+      staleBefore: now() - 30,
+      ...(limit ? { limit } : {}),
+      ...(runId ? { runId } : {}),
+    });
 
   it("leaves a run whose job is PENDING or RUNNING (the queue recovers it), and ends one whose job is over", async () => {
     const input = enqueueInputs("lvq");
@@ -30,7 +40,10 @@ describe.each(dbTargets())("run liveness on $name", (target) => {
     for (const status of ["PENDING", "RUNNING", "FAILED"]) {
       const { job } = await t.db.jobs.enqueueRun(input());
       await t.query(`UPDATE "${t.schema}".agno_jobs SET status = $2 WHERE id = $1`, [job.id, status]);
-      await t.query(`UPDATE "${t.schema}".agno_runs SET status = 'RUNNING', updated_at = $2 WHERE run_id = $1`, [job.payload.run_id, now() - 300]);
+      await t.query(`UPDATE "${t.schema}".agno_runs SET status = 'RUNNING', updated_at = $2 WHERE run_id = $1`, [
+        job.payload.run_id,
+        now() - 300,
+      ]);
       held.push(job.payload.run_id);
     }
     const [pending, leased, failed] = held;

@@ -8,15 +8,20 @@ const iso = (epoch: number | null) => (epoch === null ? null : new Date(epoch * 
 /** Every occurrence in [from, to), by asking for the next one after the previous, as the tick does. */
 function occurrences(expr: string, tz: string, from: string, to: string): string[] {
   const out: string[] = [];
-  for (let t = nextOccurrence(expr, tz, at(from) - 1); t !== null && t < at(to); t = nextOccurrence(expr, tz, t)) out.push(iso(t)!);
+  for (let t = nextOccurrence(expr, tz, at(from) - 1); t !== null && t < at(to); t = nextOccurrence(expr, tz, t))
+    out.push(iso(t)!);
   return out;
 }
 
 describe("cron math (croner, 5 fields, IANA timezones)", () => {
   it("computes the next occurrence strictly after a time, in the schedule's timezone", () => {
-    expect(iso(nextOccurrence("0 8 * * 1-5", "Europe/Berlin", at("2026-06-05T06:00:00Z")))).toBe("2026-06-08T06:00:00.000Z"); // Fri 08:00 CEST passed: Monday
+    expect(iso(nextOccurrence("0 8 * * 1-5", "Europe/Berlin", at("2026-06-05T06:00:00Z")))).toBe(
+      "2026-06-08T06:00:00.000Z",
+    ); // Fri 08:00 CEST passed: Monday
     expect(iso(nextOccurrence("*/15 * * * *", "UTC", at("2026-06-05T06:00:00Z")))).toBe("2026-06-05T06:15:00.000Z");
-    expect(iso(nextOccurrence("0 0 1 * *", "Asia/Kolkata", at("2026-06-05T00:00:00Z")))).toBe("2026-06-30T18:30:00.000Z");
+    expect(iso(nextOccurrence("0 0 1 * *", "Asia/Kolkata", at("2026-06-05T00:00:00Z")))).toBe(
+      "2026-06-30T18:30:00.000Z",
+    );
     expect(nextOccurrence("0 0 30 2 *", "UTC", at("2026-06-05T00:00:00Z"))).toBeNull();
   });
 
@@ -48,7 +53,16 @@ describe("cron math (croner, 5 fields, IANA timezones)", () => {
 
   it("refuses what is not a 5-field expression or an IANA timezone, naming the field", () => {
     const now = at("2026-06-05T00:00:00Z");
-    for (const bad of ["* * * * * *", "* * * *", "@daily", "61 * * * *", "* 24 * * *", "0 0 * * MONDAY", "a b c d e", ""]) {
+    for (const bad of [
+      "* * * * * *",
+      "* * * *",
+      "@daily",
+      "61 * * * *",
+      "* 24 * * *",
+      "0 0 * * MONDAY",
+      "a b c d e",
+      "",
+    ]) {
       expect(() => validateCron(bad, "UTC", now), bad).toThrow(ValidationError);
       try {
         validateCron(bad, "UTC", now);
@@ -58,7 +72,9 @@ describe("cron math (croner, 5 fields, IANA timezones)", () => {
     }
     expect(() => validateCron("0 0 30 2 *", "UTC", now)).toThrow(/never fires/);
     expect(() => validateTimezone("Mars/Olympus_Mons")).toThrow(/not an IANA timezone/);
-    expect(() => validateCron("0 8 * * *", "Nowhere/City", now)).toThrow(expect.objectContaining({ field: "timezone" }));
+    expect(() => validateCron("0 8 * * *", "Nowhere/City", now)).toThrow(
+      expect.objectContaining({ field: "timezone" }),
+    );
     expect(validateCron("0 8 * * MON-FRI", "Pacific/Chatham", now)).toBeGreaterThan(now);
   });
 });

@@ -21,22 +21,43 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
 
   const T = Date.parse("2031-01-06T12:00:00Z") / 1000; // a Monday noon, minute-aligned
   let n = 0;
-  const tick = (at: number, extra = {}): Promise<TickReport> => runDueSchedules(t.db, { now: () => at, wake: async () => void wakes++, ...extra }, at * 1000);
+  const tick = (at: number, extra = {}): Promise<TickReport> =>
+    runDueSchedules(t.db, { now: () => at, wake: async () => void wakes++, ...extra }, at * 1000);
   const table = (name: string) => `"${t.schema}".${name}`;
-  const runsOf = async (s: Schedule): Promise<ScheduleRun[]> => (await t.db.schedules.listScheduleRuns(s.id, { limit: 100 })).data.sort((a, b) => a.created_at - b.created_at || a.attempt - b.attempt);
-  const jobsOf = (s: Schedule) => t.query<{ id: string; idempotency_key: string; max_attempts: number; user_id: string }>(`SELECT id, idempotency_key, max_attempts, user_id FROM ${table("agno_jobs")} WHERE idempotency_key LIKE $1 ORDER BY created_at, idempotency_key`, [`schedule:${s.id}:%`]);
+  const runsOf = async (s: Schedule): Promise<ScheduleRun[]> =>
+    (await t.db.schedules.listScheduleRuns(s.id, { limit: 100 })).data.sort(
+      (a, b) => a.created_at - b.created_at || a.attempt - b.attempt,
+    );
+  const jobsOf = (s: Schedule) =>
+    t.query<{ id: string; idempotency_key: string; max_attempts: number; user_id: string }>(
+      `SELECT id, idempotency_key, max_attempts, user_id FROM ${table("agno_jobs")} WHERE idempotency_key LIKE $1 ORDER BY created_at, idempotency_key`,
+      [`schedule:${s.id}:%`],
+    );
   /** A schedule due at `due` (its cron says when it comes back after that). */
   async function schedule(cron: string, due: number, extra: Record<string, unknown> = {}): Promise<Schedule> {
     const s = await t.db.schedules.createSchedule(
-      { name: `s-${n++}`, cron_expr: cron, endpoint: "/agents/assistant/runs", payload: { message: "scheduled hello" }, ...extra },
+      {
+        name: `s-${n++}`,
+        cron_expr: cron,
+        endpoint: "/agents/assistant/runs",
+        payload: { message: "scheduled hello" },
+        ...extra,
+      },
       { userId: "owner-1" },
     );
     return t.db.schedules.updateSchedule(s.id, { next_run_at: due });
   }
   /** Ends a dispatched run's job as the queue would: job status, and the run's status and content. */
   async function finish(run: ScheduleRun, job: string, status: string, content = "") {
-    await t.query(`UPDATE ${table("agno_jobs")} SET status = $2::text, error = $3 WHERE id = $1`, [run.job_id, job, job === "FAILED" ? content : null]);
-    await t.query(`UPDATE ${table("agno_runs")} SET status = $2::text, run_data = run_data || jsonb_build_object('status', $2::text, 'content', $3::text) WHERE run_id = $1`, [run.run_id, status, content]);
+    await t.query(`UPDATE ${table("agno_jobs")} SET status = $2::text, error = $3 WHERE id = $1`, [
+      run.job_id,
+      job,
+      job === "FAILED" ? content : null,
+    ]);
+    await t.query(
+      `UPDATE ${table("agno_runs")} SET status = $2::text, run_data = run_data || jsonb_build_object('status', $2::text, 'content', $3::text) WHERE run_id = $1`,
+      [run.run_id, status, content],
+    );
   }
 
   it("dispatches a due schedule once to the queue and moves next_run_at to the next occurrence", async () => {
@@ -46,11 +67,26 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
     expect(report).toMatchObject({ claimed: 1, dispatched: 1, advanced: 1, failed: 0 });
     expect(wakes).toBe(before + 1);
     const [run] = await runsOf(s);
-    expect(run).toMatchObject({ status: "running", attempt: 1, scheduled_for: T, triggered_at: T + 30, status_code: 202, user_id: "owner-1", input: { message: "scheduled hello" } });
-    expect(await jobsOf(s)).toEqual([{ id: run!.job_id, idempotency_key: `schedule:${s.id}:${T}`, max_attempts: 1, user_id: "owner-1" }]);
+    expect(run).toMatchObject({
+      status: "running",
+      attempt: 1,
+      scheduled_for: T,
+      triggered_at: T + 30,
+      status_code: 202,
+      user_id: "owner-1",
+      input: { message: "scheduled hello" },
+    });
+    expect(await jobsOf(s)).toEqual([
+      { id: run!.job_id, idempotency_key: `schedule:${s.id}:${T}`, max_attempts: 1, user_id: "owner-1" },
+    ]);
     const queued = await t.db.getRun(run!.run_id!);
     expect(queued).toMatchObject({ status: "PENDING", session_id: run!.session_id, user_id: "owner-1" });
-    expect(await t.db.schedules.getSchedule(s.id)).toMatchObject({ next_run_at: T + 300, locked_by: null, locked_at: null, enabled: true });
+    expect(await t.db.schedules.getSchedule(s.id)).toMatchObject({
+      next_run_at: T + 300,
+      locked_by: null,
+      locked_at: null,
+      enabled: true,
+    });
   });
 
   it("is harmless when the same minute is invoked twice, at once or one after the other", async () => {
@@ -85,8 +121,15 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
 
   it("a tick that dies after enqueueing: its claim holds off others, then the next tick re-dispatches the same job", async () => {
     const s = await schedule("*/10 * * * *", T);
-    const [claimed] = (await t.db.schedules.claimDueSchedules({ workerId: "dead-tick", dueBy: T, now: T, limit: 1000, lockSeconds: 300 })).filter((c) => c.id === s.id);
-    await dispatchAttempt({ jobs: t.db.jobs }, claimed!, { occurrenceKey: `schedule:${s.id}:${T}`, attempt: 1, scheduledFor: T, now: T }); // ...and the process dies
+    const [claimed] = (
+      await t.db.schedules.claimDueSchedules({ workerId: "dead-tick", dueBy: T, now: T, limit: 1000, lockSeconds: 300 })
+    ).filter((c) => c.id === s.id);
+    await dispatchAttempt({ jobs: t.db.jobs }, claimed!, {
+      occurrenceKey: `schedule:${s.id}:${T}`,
+      attempt: 1,
+      scheduledFor: T,
+      now: T,
+    }); // ...and the process dies
     expect((await tick(T + 60)).claimed).toBe(0); // still locked by the dead tick
     expect((await tick(T + 301)).claimed).toBe(1); // the lock lapsed
     expect(await jobsOf(s)).toHaveLength(1); // the idempotency key made the second enqueue return the first job
@@ -107,7 +150,13 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
     const report = await runDueSchedules({ schedules, jobs: t.db.jobs }, { now: () => T }, T * 1000);
     expect(report).toMatchObject({ claimed: 1, dispatched: 1, advanced: 0 });
     expect(edited!.next_run_at).not.toBe(T);
-    expect(await t.db.schedules.getSchedule(s.id)).toMatchObject({ cron_expr: "0 * * * *", next_run_at: edited!.next_run_at, locked_by: null, locked_at: null, enabled: true });
+    expect(await t.db.schedules.getSchedule(s.id)).toMatchObject({
+      cron_expr: "0 * * * *",
+      next_run_at: edited!.next_run_at,
+      locked_by: null,
+      locked_at: null,
+      enabled: true,
+    });
     expect(await runsOf(s)).toHaveLength(1);
   });
 
@@ -121,7 +170,10 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
     expect(freshRuns).toHaveLength(2);
     expect(freshRuns[0]!.session_id).not.toBe(freshRuns[1]!.session_id);
     expect((await runsOf(named)).map((r) => r.session_id)).toEqual([session, session]);
-    const payloads = await t.query<{ payload: { stream: unknown } }>(`SELECT payload FROM ${table("agno_jobs")} WHERE id = ANY($1)`, [[...freshRuns, ...(await runsOf(named))].map((r) => r.job_id)]);
+    const payloads = await t.query<{ payload: { stream: unknown } }>(
+      `SELECT payload FROM ${table("agno_jobs")} WHERE id = ANY($1)`,
+      [[...freshRuns, ...(await runsOf(named))].map((r) => r.job_id)],
+    );
     expect(payloads.map((p) => p.payload.stream)).toEqual([false, false, false, false]);
   });
 
@@ -139,21 +191,42 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
   it("records each attempt's final status from its run, and retries failures up to max_retries after retry_delay_seconds", async () => {
     const s = await schedule("0 0 * * *", T, { max_retries: 2, retry_delay_seconds: 30 });
     await tick(T);
-    for (const [i, at] of [[0, T + 10], [1, T + 50]] as const) {
+    for (const [i, at] of [
+      [0, T + 10],
+      [1, T + 50],
+    ] as const) {
       const attempt = (await runsOf(s))[i]!;
       await finish(attempt, "COMPLETED", "ERROR", `model down ${i}`);
       expect((await tick(at)).reconciled).toBeGreaterThanOrEqual(1);
-      expect((await runsOf(s))[i]).toMatchObject({ status: "failed", error: `model down ${i}`, completed_at: at, next_attempt_at: at + 30 });
+      expect((await runsOf(s))[i]).toMatchObject({
+        status: "failed",
+        error: `model down ${i}`,
+        completed_at: at,
+        next_attempt_at: at + 30,
+      });
       expect((await tick(at + 29)).retried).toBe(0);
       expect((await tick(at + 30)).retried).toBe(1);
     }
     const runs = await runsOf(s);
-    expect(runs.map((r) => [r.attempt, r.status])).toEqual([[1, "failed"], [2, "failed"], [3, "running"]]);
+    expect(runs.map((r) => [r.attempt, r.status])).toEqual([
+      [1, "failed"],
+      [2, "failed"],
+      [3, "running"],
+    ]);
     expect(new Set(runs.map((r) => r.session_id)).size).toBe(1); // retries continue the first attempt's session
-    expect((await jobsOf(s)).map((j) => j.idempotency_key)).toEqual([`schedule:${s.id}:${T}`, `schedule:${s.id}:${T}#2`, `schedule:${s.id}:${T}#3`]);
+    expect((await jobsOf(s)).map((j) => j.idempotency_key)).toEqual([
+      `schedule:${s.id}:${T}`,
+      `schedule:${s.id}:${T}#2`,
+      `schedule:${s.id}:${T}#3`,
+    ]);
     await finish(runs[2]!, "COMPLETED", "COMPLETED", "third time");
     await tick(T + 200);
-    expect((await runsOf(s))[2]).toMatchObject({ status: "success", output: { content: "third time" }, error: null, next_attempt_at: null });
+    expect((await runsOf(s))[2]).toMatchObject({
+      status: "success",
+      output: { content: "third time" },
+      error: null,
+      next_attempt_at: null,
+    });
     const last = await tick(T + 10_000);
     expect(last.retried).toBe(0);
   });
@@ -164,7 +237,12 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
     const [first] = await runsOf(s);
     expect((await tick(T + 59)).timedOut).toBe(0);
     expect((await tick(T + 60)).timedOut).toBe(1);
-    expect((await runsOf(s))[0]).toMatchObject({ status: "timeout", completed_at: T + 60, next_attempt_at: T + 65, error: expect.stringMatching(/timeout_seconds \(60 s\)/) });
+    expect((await runsOf(s))[0]).toMatchObject({
+      status: "timeout",
+      completed_at: T + 60,
+      next_attempt_at: T + 65,
+      error: expect.stringMatching(/timeout_seconds \(60 s\)/),
+    });
     expect((await t.db.jobs.getJob(first!.job_id!))!.status).toBe("CANCELLED");
     expect((await t.db.getRun(first!.run_id!))!.status).toBe("CANCELLED");
     expect((await tick(T + 65)).retried).toBe(1);
@@ -175,15 +253,25 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
     const s = await schedule("0 0 * * *", T);
     await tick(T);
     const [run] = await runsOf(s);
-    await t.query(`UPDATE ${table("agno_runs")} SET status = 'PAUSED', run_data = run_data || '{"status":"PAUSED","requirements":[{"id":"req-1"}]}' WHERE run_id = $1`, [run!.run_id]);
+    await t.query(
+      `UPDATE ${table("agno_runs")} SET status = 'PAUSED', run_data = run_data || '{"status":"PAUSED","requirements":[{"id":"req-1"}]}' WHERE run_id = $1`,
+      [run!.run_id],
+    );
     await t.query(`UPDATE ${table("agno_jobs")} SET status = 'COMPLETED' WHERE id = $1`, [run!.job_id]);
     const other = await schedule("0 0 * * *", T);
     await tick(T + 1);
     const [never] = await runsOf(other);
-    await t.query(`UPDATE ${table("agno_jobs")} SET status = 'FAILED', error = 'agent gone is not served by this deployment' WHERE id = $1`, [never!.job_id]);
+    await t.query(
+      `UPDATE ${table("agno_jobs")} SET status = 'FAILED', error = 'agent gone is not served by this deployment' WHERE id = $1`,
+      [never!.job_id],
+    );
     await tick(T + 2);
     expect((await runsOf(s))[0]).toMatchObject({ status: "paused", requirements: [{ id: "req-1" }] });
-    expect((await runsOf(other))[0]).toMatchObject({ status: "failed", error: "agent gone is not served by this deployment", next_attempt_at: null });
+    expect((await runsOf(other))[0]).toMatchObject({
+      status: "failed",
+      error: "agent gone is not served by this deployment",
+      next_attempt_at: null,
+    });
   });
 
   it("disables a schedule whose cron can no longer be computed, and one that never fires again after its last run", async () => {
@@ -193,9 +281,16 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
     await t.query(`UPDATE ${table("agno_schedules")} SET cron_expr = '0 0 30 2 *' WHERE id = $1`, [last.id]);
     const report = await tick(T);
     expect(report.disabled).toBe(2);
-    expect(await t.db.schedules.getSchedule(broken.id)).toMatchObject({ enabled: false, next_run_at: null, disabled_reason: expect.stringMatching(/cron_expr can no longer be computed/) });
+    expect(await t.db.schedules.getSchedule(broken.id)).toMatchObject({
+      enabled: false,
+      next_run_at: null,
+      disabled_reason: expect.stringMatching(/cron_expr can no longer be computed/),
+    });
     expect(await jobsOf(broken)).toHaveLength(0);
-    expect(await t.db.schedules.getSchedule(last.id)).toMatchObject({ enabled: false, disabled_reason: expect.stringMatching(/no occurrence after/) });
+    expect(await t.db.schedules.getSchedule(last.id)).toMatchObject({
+      enabled: false,
+      disabled_reason: expect.stringMatching(/no occurrence after/),
+    });
     expect(await jobsOf(last)).toHaveLength(1);
     expect((await tick(T + 60)).claimed).toBe(0);
   });
@@ -203,7 +298,13 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
   it("a dispatch the queue refuses is a failed attempt with its error, and retried", async () => {
     const s = await schedule("0 0 * * *", T, { max_retries: 1, retry_delay_seconds: 10 });
     await tick(T, { maxDepth: 0 });
-    expect((await runsOf(s))[0]).toMatchObject({ status: "failed", status_code: 429, job_id: null, next_attempt_at: T + 10, error: expect.stringMatching(/queue is full/) });
+    expect((await runsOf(s))[0]).toMatchObject({
+      status: "failed",
+      status_code: 429,
+      job_id: null,
+      next_attempt_at: T + 10,
+      error: expect.stringMatching(/queue is full/),
+    });
     await tick(T + 10);
     expect((await runsOf(s)).map((r) => r.status)).toEqual(["failed", "running"]);
   });

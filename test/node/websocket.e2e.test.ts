@@ -13,11 +13,17 @@ describe("WebSocket under npm run dev", () => {
   it("answers each client close with the client's code, and the runtime logs no hung request", async () => {
     const dev = await startDev({ AGNO_DEV_DATA: dataDir });
     try {
-      for (const [code, reason] of [[1000, "bye"], [4000, "app-defined"]] as const) {
+      for (const [code, reason] of [
+        [1000, "bye"],
+        [4000, "app-defined"],
+      ] as const) {
         const ws = new WebSocket(`${dev.url.replace("http", "ws")}/ws`);
         await new Promise((resolve, reject) => (ws.once("open", resolve), ws.once("error", reject)));
         ws.send(JSON.stringify({ action: "ping", id: "p" }));
-        expect(JSON.parse(String(await new Promise((resolve) => ws.once("message", resolve))))).toMatchObject({ event: "pong", request_id: "p" });
+        expect(JSON.parse(String(await new Promise((resolve) => ws.once("message", resolve))))).toMatchObject({
+          event: "pong",
+          request_id: "p",
+        });
         const closed = new Promise<[number, string]>((resolve) => ws.once("close", (c, r) => resolve([c, String(r)])));
         ws.close(code, reason);
         // Unanswered, the client sees 1006 (abnormal closure) once the server drops the connection.

@@ -7,7 +7,11 @@ import { scriptModel, type ModelScript, type Turn } from "./model-script.js";
 const MODEL_IDS = { openai: "gpt-test", anthropic: "claude-test", google: "gemini-test" } as const;
 
 /** A model whose answers are scripted turns, reached through the real provider package. */
-export async function scriptedModel(turns: Turn[], provider: keyof typeof MODEL_IDS = "openai", opts: { maxRetries?: number } = {}): Promise<{ model: Model; script: ModelScript }> {
+export async function scriptedModel(
+  turns: Turn[],
+  provider: keyof typeof MODEL_IDS = "openai",
+  opts: { maxRetries?: number } = {},
+): Promise<{ model: Model; script: ModelScript }> {
   const script = await scriptModel(inject("modelServerUrl"), turns);
   const model = createModel(`${provider}:${MODEL_IDS[provider]}`, {
     credentials: { [provider]: { apiKey: "test-key", baseURL: script.baseURL } },

@@ -15,7 +15,14 @@ const configs = {
  */
 export async function startCodeModeHarness(opts: { persistTo: string; build: string; sandbox?: "loader" | "object" }) {
   const port = await freePort();
-  const worker = await startInProcessWorker({ configPath: configs[opts.sandbox ?? "loader"], port, vars: { BUILD: opts.build }, persistTo: opts.persistTo, testScheduled: false, logLevel: "warn" });
+  const worker = await startInProcessWorker({
+    configPath: configs[opts.sandbox ?? "loader"],
+    port,
+    vars: { BUILD: opts.build },
+    persistTo: opts.persistTo,
+    testScheduled: false,
+    logLevel: "warn",
+  });
   const url = `http://127.0.0.1:${port}`;
   return {
     url,
@@ -25,7 +32,10 @@ export async function startCodeModeHarness(opts: { persistTo: string; build: str
       return (await res.json()) as { build: string | null; result?: unknown; error?: string; logs?: string };
     },
     /** where the session's cells run, and whether `probe` is reachable from there */
-    isolation: async (session: string, probe: string) => (await fetch(`${url}/isolation?session=${encodeURIComponent(session)}&probe=${encodeURIComponent(probe)}`)).json(),
+    isolation: async (session: string, probe: string) =>
+      (
+        await fetch(`${url}/isolation?session=${encodeURIComponent(session)}&probe=${encodeURIComponent(probe)}`)
+      ).json(),
     stop: worker.stop,
   };
 }

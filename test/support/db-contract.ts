@@ -63,9 +63,17 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       const history = s!.getMessages();
       expect(history.filter((m) => m.role === "system")).toHaveLength(1);
       expect(s!.getChatHistory().map((m) => m.content)).toEqual([
-        "question join-0", "answer join-0", "question join-1", "answer join-1", "question join-2", "answer join-2",
+        "question join-0",
+        "answer join-0",
+        "question join-1",
+        "answer join-1",
+        "question join-2",
+        "answer join-2",
       ]);
-      expect(s!.getMessages({ lastNRuns: 1, skipRoles: ["system"] }).map((m) => m.content)).toEqual(["question join-2", "answer join-2"]);
+      expect(s!.getMessages({ lastNRuns: 1, skipRoles: ["system"] }).map((m) => m.content)).toEqual([
+        "question join-2",
+        "answer join-2",
+      ]);
     });
 
     it("upserting a run rewrites that run only and keeps its run_index", async () => {
@@ -76,15 +84,18 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       expect(updated.run_index).toBe(2);
       expect(updated.status).toBe("COMPLETED");
       const after = (await c.db.getRuns({ sessionId: "s-o1", sortOrder: "asc" })).data;
-      expect(after.filter((r, i) => JSON.stringify(r) !== JSON.stringify(before[i])).map((r) => r.run_id)).toEqual(["o1-2"]);
+      expect(after.filter((r, i) => JSON.stringify(r) !== JSON.stringify(before[i])).map((r) => r.run_id)).toEqual([
+        "o1-2",
+      ]);
       expect((await c.db.getRun("o1-2"))!.run_data.content).toBe("done");
     });
 
     it("two writers upserting runs of one session at once lose nothing", async () => {
       await session("s-race");
-      const writer = (w: string) => (async () => {
-        for (let i = 0; i < 15; i++) await c.db.upsertRun(run(`race-${w}-${i}`, "s-race"));
-      })();
+      const writer = (w: string) =>
+        (async () => {
+          for (let i = 0; i < 15; i++) await c.db.upsertRun(run(`race-${w}-${i}`, "s-race"));
+        })();
       await Promise.all([writer("a"), writer("b"), writer("c")]);
       const rows = (await c.db.getRuns({ sessionId: "s-race", sortOrder: "asc" })).data;
       expect(rows.map((r) => r.run_index)).toEqual(Array.from({ length: 45 }, (_, i) => i));
@@ -113,9 +124,17 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
         expect(both.session!.record).toEqual((await c.db.getSession("s-with", opts))!.record);
         expect(both.run).toEqual(await c.db.getRun("w-2"));
       }
-      expect((await c.db.getSessionWithRun("s-with", "w-2", { runsLimit: 2 })).session!.runs.map((r) => r.run_id)).toEqual(["w-0", "w-2"]);
-      expect(await c.db.getSessionWithRun("s-with", "w-absent")).toMatchObject({ session: { record: { session_id: "s-with" } }, run: null });
-      expect(await c.db.getSessionWithRun("s-with", "w-0", { userId: "bob" })).toMatchObject({ session: null, run: { run_id: "w-0" } });
+      expect(
+        (await c.db.getSessionWithRun("s-with", "w-2", { runsLimit: 2 })).session!.runs.map((r) => r.run_id),
+      ).toEqual(["w-0", "w-2"]);
+      expect(await c.db.getSessionWithRun("s-with", "w-absent")).toMatchObject({
+        session: { record: { session_id: "s-with" } },
+        run: null,
+      });
+      expect(await c.db.getSessionWithRun("s-with", "w-0", { userId: "bob" })).toMatchObject({
+        session: null,
+        run: { run_id: "w-0" },
+      });
       expect(await c.db.getSessionWithRun("s-absent", "w-absent")).toEqual({ session: null, run: null });
       await expect(c.db.getSessionWithRun("s-with", "w-0", { runsLimit: -1 })).rejects.toThrow(ValidationError);
       await expect(c.db.getSessionWithRun("s-with", "")).rejects.toThrow(ValidationError);
@@ -128,7 +147,8 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       await db.init();
       await db.upsertSession({ session_id: "s-bat-a", session_type: "agent", agent_id: "assistant", user_id: "carol" });
       await db.upsertSession({ session_id: "s-bat-b", session_type: "agent", agent_id: "assistant", user_id: "dave" });
-      for (const [i, id] of ["b-0", "b-1", "b-2"].entries()) await db.upsertRun(run(id, "s-bat-a", { status: i === 1 ? "ERROR" : "COMPLETED" }));
+      for (const [i, id] of ["b-0", "b-1", "b-2"].entries())
+        await db.upsertRun(run(id, "s-bat-a", { status: i === 1 ? "ERROR" : "COMPLETED" }));
       await db.upsertRun(run("b-3", "s-bat-b"));
       const calls: Array<[string, string, GetSessionOptions]> = [
         ["s-bat-a", "b-2", { runsLimit: 2 }],
@@ -153,7 +173,10 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       expect(together[0]!.session!.runs.map((r) => r.run_id)).toEqual(["b-0", "b-2"]);
       expect(together[10]!.session).toBeNull();
       // A bad call in the same turn fails alone.
-      const mixed = await Promise.allSettled([db.getSessionWithRun("s-bat-a", "b-0", { runsLimit: 2 }), db.getSessionWithRun("s-bat-a", "", { runsLimit: 2 })]);
+      const mixed = await Promise.allSettled([
+        db.getSessionWithRun("s-bat-a", "b-0", { runsLimit: 2 }),
+        db.getSessionWithRun("s-bat-a", "", { runsLimit: 2 }),
+      ]);
       expect(mixed.map((m) => m.status)).toEqual(["fulfilled", "rejected"]);
       await own.close();
     });
@@ -170,13 +193,22 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
         await db.upsertRun(run("u-4", "s-up-b", { status: "PENDING" }));
         const outcomes = await Promise.allSettled([
           db.upsertRun(run("u-0", "s-up-a", { status: "RUNNING", content: "zero" }), { expectStatus: ["PENDING"] }),
-          db.upsertRun(run("u-1", "s-up-a", { status: "RUNNING", content: "one" }), { expectStatus: ["PENDING", "RUNNING"] }), // same session, one batch
+          db.upsertRun(run("u-1", "s-up-a", { status: "RUNNING", content: "one" }), {
+            expectStatus: ["PENDING", "RUNNING"],
+          }), // same session, one batch
           db.upsertRun(run("u-3", "s-up-b", { status: "RUNNING" }), { expectStatus: ["PENDING"] }), // COMPLETED: 409, nothing written
           db.upsertRun(run("u-new", "s-up-b", { status: "RUNNING" }), { expectStatus: ["PENDING"] }), // not there yet: inserted, as alone
           db.upsertRun(run("u-4", "s-up-b", { status: "RUNNING", user_id: "erin" }), { expectStatus: ["PENDING"] }), // another user's session: 409
           db.upsertRun(run("u-2", "s-up-a", { status: "RUNNING", content: "first" }), { expectStatus: ["PENDING"] }),
         ]);
-        expect(outcomes.map((o) => o.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled", "rejected", "fulfilled"]);
+        expect(outcomes.map((o) => o.status)).toEqual([
+          "fulfilled",
+          "fulfilled",
+          "rejected",
+          "fulfilled",
+          "rejected",
+          "fulfilled",
+        ]);
         // The same run written twice in one turn: one after the other, in call order.
         await Promise.all([
           db.upsertRun(run("u-2", "s-up-a", { status: "COMPLETED", content: "second" }), { expectStatus: ["RUNNING"] }),
@@ -201,9 +233,17 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       await session("s-list-a");
       await c.db.upsertSession({ session_id: "s-list-b", session_type: "team", team_id: "crew", user_id: "bob" });
       for (let i = 0; i < 7; i++) {
-        await c.db.upsertRun(run(`la-${i}`, "s-list-a", { status: i % 2 ? "ERROR" : "COMPLETED", created_at: 1_000 + i }));
+        await c.db.upsertRun(
+          run(`la-${i}`, "s-list-a", { status: i % 2 ? "ERROR" : "COMPLETED", created_at: 1_000 + i }),
+        );
       }
-      await c.db.upsertRun({ run_id: "lb-0", session_id: "s-list-b", team_id: "crew", status: "COMPLETED", created_at: 2_000 });
+      await c.db.upsertRun({
+        run_id: "lb-0",
+        session_id: "s-list-b",
+        team_id: "crew",
+        status: "COMPLETED",
+        created_at: 2_000,
+      });
       const page2 = await c.db.getRuns({ sessionId: "s-list-a", limit: 3, page: 2, sortOrder: "asc" });
       expect(page2.data.map((r) => r.run_id)).toEqual(["la-3", "la-4", "la-5"]);
       expect(page2).toMatchObject({ page: 2, limit: 3, total_count: 7, total_pages: 3 });
@@ -211,7 +251,13 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       expect(errors.data.map((r) => r.run_id).sort()).toEqual(["la-1", "la-3", "la-5"]);
       const bob = await c.db.getRuns({ userId: "bob" });
       expect(bob.data.map((r) => [r.run_id, r.run_type])).toEqual([["lb-0", "team"]]);
-      const newest = await c.db.getRuns({ sessionId: "s-list-a", agentId: "assistant", sortBy: "created_at", sortOrder: "desc", limit: 1 });
+      const newest = await c.db.getRuns({
+        sessionId: "s-list-a",
+        agentId: "assistant",
+        sortBy: "created_at",
+        sortOrder: "desc",
+        limit: 1,
+      });
       expect(newest.data[0]!.run_id).toBe("la-6");
     });
 
@@ -226,7 +272,13 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
 
     it("lists sessions without their runs, filtered and paged", async () => {
       for (let i = 0; i < 4; i++) {
-        await c.db.upsertSession({ session_id: `ls-${i}`, session_type: "agent", agent_id: "lister", user_id: "carol", created_at: 5_000 + i });
+        await c.db.upsertSession({
+          session_id: `ls-${i}`,
+          session_type: "agent",
+          agent_id: "lister",
+          user_id: "carol",
+          created_at: 5_000 + i,
+        });
         await c.db.upsertRun(run(`ls-run-${i}`, `ls-${i}`, { agent_id: "lister" }));
       }
       await c.db.renameSession("ls-2", "Quarterly report");
@@ -244,11 +296,22 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
     it("rejects bad input with typed errors and writes nothing", async () => {
       await expect(c.db.upsertRun(run("orphan", "no-such-session"))).rejects.toThrow(NotFoundError);
       expect(await c.db.getRun("orphan")).toBeNull();
-      await expect(c.db.upsertRun({ run_id: 42, session_id: "s-join" } as never)).rejects.toMatchObject({ name: "ValidationError", field: "run_id" });
-      await expect(c.db.upsertRun(run("bad-status", "s-join", { status: "DONE" }))).rejects.toMatchObject({ field: "status" });
-      await expect(c.db.upsertRun(run("bad-ts", "s-join", { created_at: "yesterday" as never }))).rejects.toMatchObject({ field: "created_at" });
-      await expect(c.db.upsertSession({ session_id: "x", session_type: "robot" } as never)).rejects.toMatchObject({ field: "session_type" });
-      await expect(c.db.upsertSession({ session_id: "y".repeat(300), session_type: "agent" })).rejects.toMatchObject({ field: "session_id" });
+      await expect(c.db.upsertRun({ run_id: 42, session_id: "s-join" } as never)).rejects.toMatchObject({
+        name: "ValidationError",
+        field: "run_id",
+      });
+      await expect(c.db.upsertRun(run("bad-status", "s-join", { status: "DONE" }))).rejects.toMatchObject({
+        field: "status",
+      });
+      await expect(c.db.upsertRun(run("bad-ts", "s-join", { created_at: "yesterday" as never }))).rejects.toMatchObject(
+        { field: "created_at" },
+      );
+      await expect(c.db.upsertSession({ session_id: "x", session_type: "robot" } as never)).rejects.toMatchObject({
+        field: "session_type",
+      });
+      await expect(c.db.upsertSession({ session_id: "y".repeat(300), session_type: "agent" })).rejects.toMatchObject({
+        field: "session_id",
+      });
       expect(await c.db.getSession("x")).toBeNull();
       // A run id cannot move to another session, and a session never changes owner through an upsert.
       await session("s-other");
@@ -258,7 +321,11 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       expect((await c.db.getSession("s-join"))!.record.user_id).toBe("alice");
       // A session with runs in the same upsert: all or nothing.
       await expect(
-        c.db.upsertSession({ session_id: "s-atomic", session_type: "agent", runs: [run("atomic-0", "s-atomic"), run("join-1", "s-atomic")] }),
+        c.db.upsertSession({
+          session_id: "s-atomic",
+          session_type: "agent",
+          runs: [run("atomic-0", "s-atomic"), run("join-1", "s-atomic")],
+        }),
       ).rejects.toThrow(ConflictError);
       expect(await c.db.getSession("s-atomic")).toBeNull();
       expect(await c.db.getRun("atomic-0")).toBeNull();
@@ -283,11 +350,18 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       await session("ev-s");
       await c.db.upsertRun(run("ev-r", "ev-s", { status: "RUNNING" }));
       expect(await c.db.lastRunEventIndex("ev-r")).toBe(-1);
-      const ev = (n: number) => ({ event: n === 4 ? "RunCompleted" : "RunContent", run_id: "ev-r", content: `c${n}`, note: "日本語 🎉" });
+      const ev = (n: number) => ({
+        event: n === 4 ? "RunCompleted" : "RunContent",
+        run_id: "ev-r",
+        content: `c${n}`,
+        note: "日本語 🎉",
+      });
       await c.db.appendRunEvents("ev-r", 0, [ev(0), ev(1)]);
       await c.db.appendRunEvents("ev-r", 2, [ev(2), ev(3), ev(4)]);
       expect(await c.db.lastRunEventIndex("ev-r")).toBe(4);
-      expect(await c.db.getRunEvents("ev-r", { afterIndex: -1 })).toEqual([0, 1, 2, 3, 4].map((i) => ({ index: i, event: ev(i) })));
+      expect(await c.db.getRunEvents("ev-r", { afterIndex: -1 })).toEqual(
+        [0, 1, 2, 3, 4].map((i) => ({ index: i, event: ev(i) })),
+      );
       expect((await c.db.getRunEvents("ev-r", { afterIndex: 1, limit: 2 })).map((e) => e.index)).toEqual([2, 3]);
       expect(await c.db.getRunEvents("ev-r", { afterIndex: 4 })).toEqual([]);
       await expect(c.db.appendRunEvents("ev-r", 4, [ev(9)])).rejects.toThrow(ConflictError);
@@ -310,13 +384,25 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
     });
 
     it("stores user memories per user: listed newest first, another user's id is refused", async () => {
-      await c.db.upsertUserMemory({ memory_id: "m1", user_id: "mia", memory: "Mia likes green tea", topics: ["drinks"] });
+      await c.db.upsertUserMemory({
+        memory_id: "m1",
+        user_id: "mia",
+        memory: "Mia likes green tea",
+        topics: ["drinks"],
+      });
       await c.db.upsertUserMemory({ memory_id: "m2", user_id: "mia", memory: "Mia lives in Lyon" });
       await c.db.upsertUserMemory({ memory_id: "m3", user_id: "noah", memory: "Noah plays chess" });
-      expect((await c.db.getUserMemories("mia")).map((m) => m.memory).sort()).toEqual(["Mia likes green tea", "Mia lives in Lyon"]);
-      await expect(c.db.upsertUserMemory({ memory_id: "m1", user_id: "noah", memory: "stolen" })).rejects.toThrow(ConflictError);
+      expect((await c.db.getUserMemories("mia")).map((m) => m.memory).sort()).toEqual([
+        "Mia likes green tea",
+        "Mia lives in Lyon",
+      ]);
+      await expect(c.db.upsertUserMemory({ memory_id: "m1", user_id: "noah", memory: "stolen" })).rejects.toThrow(
+        ConflictError,
+      );
       await expect(c.db.deleteUserMemory("m1", { userId: "noah" })).rejects.toThrow(NotFoundError);
-      await expect(c.db.upsertUserMemory({ memory_id: "m4", user_id: "mia", memory: "" })).rejects.toThrow(ValidationError);
+      await expect(c.db.upsertUserMemory({ memory_id: "m4", user_id: "mia", memory: "" })).rejects.toThrow(
+        ValidationError,
+      );
       await c.db.upsertUserMemory({ memory_id: "m1", user_id: "mia", memory: "Mia prefers oolong now" });
       expect((await c.db.getUserMemories("mia", { limit: 1 }))[0]!.memory).toBe("Mia prefers oolong now");
       await c.db.deleteUserMemory("m2", { userId: "mia" });
@@ -331,9 +417,13 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       expect(await c.db.getSession("shared-s", { userId: "sam", includeShared: true })).not.toBeNull();
       const listed = await c.db.getSessions({ componentId: "kb", userId: "sam", includeShared: true });
       expect(listed.data.map((x) => x.sessionId).sort()).toEqual(["own-s", "shared-s"]);
-      expect((await c.db.getSessions({ componentId: "kb", userId: "sam" })).data.map((x) => x.sessionId)).toEqual(["own-s"]);
+      expect((await c.db.getSessions({ componentId: "kb", userId: "sam" })).data.map((x) => x.sessionId)).toEqual([
+        "own-s",
+      ]);
       expect(await c.db.getRun("shared-r", { userId: "sam", includeShared: true })).not.toBeNull();
-      expect((await c.db.getRuns({ agentId: "kb", userId: "sam", includeShared: true })).data.map((r) => r.run_id)).toEqual(["shared-r"]);
+      expect(
+        (await c.db.getRuns({ agentId: "kb", userId: "sam", includeShared: true })).data.map((r) => r.run_id),
+      ).toEqual(["shared-r"]);
       await expect(c.db.renameSession("shared-s", "x", { userId: "sam" })).rejects.toThrow(NotFoundError);
     });
 
@@ -341,7 +431,11 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
 
     it("merges changes into the stored state under the session's lock: keys at any depth, appended lists, deletes", async () => {
       const sessionId = `merge-${crypto.randomUUID()}`;
-      await c.db.createSession({ session_id: sessionId, session_type: "agent", session_data: { session_name: "m", session_state: { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true } } });
+      await c.db.createSession({
+        session_id: sessionId,
+        session_type: "agent",
+        session_data: { session_name: "m", session_state: { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true } },
+      });
       const loaded = { n: 1, list: ["a"], nested: { x: 1, y: 2 }, gone: true };
       const runs = [
         { n: 1, list: ["a", "b"], nested: { x: 10, y: 2 }, gone: true },
@@ -350,7 +444,12 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       ];
       await Promise.all(runs.map((next) => c.db.updateSessionState(sessionId, stateChanges(loaded, next))));
       const stored = (await c.db.getSession(sessionId))!.record.session_data!.session_state as Record<string, unknown>;
-      expect({ ...stored, list: [...(stored.list as string[])].sort() }).toEqual({ n: 2, list: ["a", "b", "c"], nested: { x: 10, y: 2, z: 3 }, fresh: ["d"] });
+      expect({ ...stored, list: [...(stored.list as string[])].sort() }).toEqual({
+        n: 2,
+        list: ["a", "b", "c"],
+        nested: { x: 10, y: 2, z: 3 },
+        fresh: ["d"],
+      });
       expect(await c.db.updateSessionState("no-such-session", [{ op: "set", path: ["k"], value: 1 }])).toBeNull();
     });
 
@@ -367,7 +466,13 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
         return id;
       };
       const row = async (id: string) => (await c.db.getRun(id))!;
-      const sweep = (limit?: number, runId?: string) => c.db.interruptStaleRuns({ ...INTERRUPTED, staleBefore: now() - 30, ...(limit ? { limit } : {}), ...(runId ? { runId } : {}) });
+      const sweep = (limit?: number, runId?: string) =>
+        c.db.interruptStaleRuns({
+          ...INTERRUPTED,
+          staleBefore: now() - 30,
+          ...(limit ? { limit } : {}),
+          ...(runId ? { runId } : {}),
+        });
 
       it("a heartbeat freshens a RUNNING run's row, and says false for a run no longer RUNNING", async () => {
         const live = await running(100);
@@ -390,10 +495,24 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
         expect(await sweep(10)).toEqual([]);
         expect((await row(fresh)).status).toBe("RUNNING");
         const stored = await c.db.getRun(oldest);
-        expect(stored).toMatchObject({ status: "ERROR", run_data: { status: "ERROR", content: INTERRUPTED.message, error: { kind: "interrupted", type: INTERRUPTED.errorType } } });
+        expect(stored).toMatchObject({
+          status: "ERROR",
+          run_data: {
+            status: "ERROR",
+            content: INTERRUPTED.message,
+            error: { kind: "interrupted", type: INTERRUPTED.errorType },
+          },
+        });
         expect((await c.db.getRunEvents(oldest, { afterIndex: -1 })).map((e) => e.event)).toEqual([
           { event: "RunStarted", run_id: oldest },
-          expect.objectContaining({ event: "RunError", run_id: oldest, session_id: `${oldest}-s`, agent_id: "a", error_kind: "interrupted", content: INTERRUPTED.message }),
+          expect.objectContaining({
+            event: "RunError",
+            run_id: oldest,
+            session_id: `${oldest}-s`,
+            agent_id: "a",
+            error_kind: "interrupted",
+            content: INTERRUPTED.message,
+          }),
         ]);
       });
     });

@@ -73,7 +73,7 @@ export async function startDev(env: Record<string, string>, args: string[] = [])
       }
       await exited;
       // workerd is reparented when wrangler dies: wait until the group has no member left.
-      for (let alive = true; alive; ) {
+      for (let alive = true; alive;) {
         try {
           process.kill(-child.pid!, 0);
           await new Promise((r) => setTimeout(r, 20));
@@ -99,7 +99,10 @@ export async function runDevToExit(env: Record<string, string>): Promise<{ code:
 }
 
 /** `npm run dev`'s script in a process group of its own on a free port, its output collected. */
-async function spawnDev(env: Record<string, string>, args: string[]): Promise<{ port: number; child: ChildProcess; output: () => string }> {
+async function spawnDev(
+  env: Record<string, string>,
+  args: string[],
+): Promise<{ port: number; child: ChildProcess; output: () => string }> {
   const port = await freePort();
   let out = "";
   const child = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts", ...args], {

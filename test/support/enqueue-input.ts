@@ -5,7 +5,10 @@ import type { EnqueueRunInput } from "../../src/queue/types.js";
  * session and run (`<prefix>-s-N`, `<prefix>-r-N`) for user u1; `base` sets fields for every call
  * (its payload is merged into each), and `extra` overrides any field of one.
  */
-export function enqueueInputs(prefix: string, base: Omit<Partial<EnqueueRunInput>, "payload"> & { payload?: Partial<EnqueueRunInput["payload"]> } = {}) {
+export function enqueueInputs(
+  prefix: string,
+  base: Omit<Partial<EnqueueRunInput>, "payload"> & { payload?: Partial<EnqueueRunInput["payload"]> } = {},
+) {
   let n = 0;
   return (extra: Partial<EnqueueRunInput> = {}): EnqueueRunInput => ({
     component_type: "agent",

@@ -35,7 +35,9 @@ export default async function setup(project: TestProject) {
     const u = new URL(realPgUrl);
     allow.push(`${u.hostname}:${u.port || "5432"}`);
   } else {
-    console.log("[agno-edge tests] TEST_DATABASE_URL is not set: the storage suites run against the embedded Postgres only");
+    console.log(
+      "[agno-edge tests] TEST_DATABASE_URL is not set: the storage suites run against the embedded Postgres only",
+    );
   }
   const proxy = await startWsProxy({ allow });
   const models = await startModelServer();

@@ -14,10 +14,10 @@ export async function seedLegacy(t: TestDb, layout: LegacyLayout, rows: LegacySe
   const stamp = legacyStampedVersion(layout);
   if (stamp) {
     for (const statement of legacyVersionsDDL(t.schema)) await t.query(statement);
-    await t.query(`INSERT INTO "${t.schema}".agno_schema_versions (table_name, version, created_at) VALUES ('agno_sessions', $1, $2)`, [
-      stamp,
-      "2025-06-01T00:00:00",
-    ]);
+    await t.query(
+      `INSERT INTO "${t.schema}".agno_schema_versions (table_name, version, created_at) VALUES ('agno_sessions', $1, $2)`,
+      [stamp, "2025-06-01T00:00:00"],
+    );
   }
   for (const row of rows) {
     const { text, values } = legacyInsertSQL(t.schema, row);

@@ -8,7 +8,12 @@ export function memoryContractDb(): ContractDb {
     db: new MemoryDb({ tables }),
     setRunUpdatedAt: async (runId, at) => void tables.runs.set(runId, { ...tables.runs.get(runId)!, updated_at: at }),
     ageRunEvents: async (runId, seconds, belowIndex = Infinity) =>
-      void tables.runEvents.set(runId, tables.runEvents.get(runId)!.map((e) => (e.index < belowIndex ? { ...e, created_at: e.created_at - seconds } : e))),
+      void tables.runEvents.set(
+        runId,
+        tables.runEvents
+          .get(runId)!
+          .map((e) => (e.index < belowIndex ? { ...e, created_at: e.created_at - seconds } : e)),
+      ),
     close: async () => {},
   };
 }

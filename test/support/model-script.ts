@@ -94,7 +94,11 @@ export interface ModelScript {
 }
 
 /** Registers a script on the server at `serverUrl`; each model request to its `baseURL` consumes the next turn. */
-export async function scriptModel(serverUrl: string, turns: Turn[], opts: { channel?: string } = {}): Promise<ModelScript> {
+export async function scriptModel(
+  serverUrl: string,
+  turns: Turn[],
+  opts: { channel?: string } = {},
+): Promise<ModelScript> {
   const res = await fetch(`${serverUrl}/scripts${opts.channel ? `?channel=${encodeURIComponent(opts.channel)}` : ""}`, {
     method: "POST",
     headers: { "content-type": "application/json" },

@@ -41,7 +41,8 @@ const PROTOCOLS: Record<string, WireProtocol> = {
 
 /** Gemini names the model and the method in the path. */
 const protocolFor = (path: string): WireProtocol | undefined =>
-  PROTOCOLS[path] ?? (/^\/v1\/models\/[^/]+:(generateContent|streamGenerateContent)$/.test(path) ? googleGenerateContent : undefined);
+  PROTOCOLS[path] ??
+  (/^\/v1\/models\/[^/]+:(generateContent|streamGenerateContent)$/.test(path) ? googleGenerateContent : undefined);
 
 export async function startModelServer(): Promise<ModelServer> {
   const scripts = new Map<string, Script>();
@@ -53,7 +54,8 @@ export async function startModelServer(): Promise<ModelServer> {
     const path = new URL(req.url ?? "/", "http://local").pathname;
     if (req.method === "POST" && path === "/scripts") {
       const turns = ((await readJson(req)) as { turns?: unknown } | null)?.turns;
-      if (!Array.isArray(turns) || !turns.every(isTurn)) return sendJson(res, 400, { error: `expected {turns: Turn[]}, got ${JSON.stringify(turns)}` });
+      if (!Array.isArray(turns) || !turns.every(isTurn))
+        return sendJson(res, 400, { error: `expected {turns: Turn[]}, got ${JSON.stringify(turns)}` });
       const id = String(++lastScript);
       scripts.set(id, { turns: turns as Turn[], used: 0, requests: [] });
       const channel = new URL(req.url ?? "/", "http://local").searchParams.get("channel");
@@ -66,7 +68,9 @@ export async function startModelServer(): Promise<ModelServer> {
       return script ? sendJson(res, 200, script.requests) : sendJson(res, 404, { error: `no script ${listing[1]}` });
     }
     const viaChannel = /^\/c\/([^/]+)(\/v1\/.*)$/.exec(path);
-    const call = viaChannel ? ([path, channels.get(viaChannel[1]!) ?? `channel-${viaChannel[1]}`, viaChannel[2]!] as const) : /^\/s\/([^/]+)(\/v1\/.*)$/.exec(path);
+    const call = viaChannel
+      ? ([path, channels.get(viaChannel[1]!) ?? `channel-${viaChannel[1]}`, viaChannel[2]!] as const)
+      : /^\/s\/([^/]+)(\/v1\/.*)$/.exec(path);
     const protocol = call && protocolFor(call[2]!);
     if (req.method === "POST" && call && protocol) {
       const script = scripts.get(call[1]!);
@@ -98,7 +102,14 @@ export async function startModelServer(): Promise<ModelServer> {
 }
 
 /** Records the request, then answers it with the script's next turn. */
-async function answer(id: string, script: Script, protocol: WireProtocol, path: string, req: IncomingMessage, res: ServerResponse) {
+async function answer(
+  id: string,
+  script: Script,
+  protocol: WireProtocol,
+  path: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+) {
   const body = (await readJson(req)) as Record<string, unknown>;
   const record: RecordedRequest = { path, headers: headersOf(req), body, disconnected: false };
   script.requests.push(record);
@@ -117,7 +128,10 @@ async function answer(id: string, script: Script, protocol: WireProtocol, path: 
     const payload = raw ?? protocol.errorBody(status, message ?? STATUS_CODES[status] ?? "error", code);
     // A string body goes out verbatim, to imitate a proxy's HTML or plain-text error page.
     const text = typeof payload === "string" ? payload : JSON.stringify(payload);
-    res.writeHead(status, { "content-type": typeof payload === "string" ? "text/plain" : "application/json", ...headers });
+    res.writeHead(status, {
+      "content-type": typeof payload === "string" ? "text/plain" : "application/json",
+      ...headers,
+    });
     return void res.end(text);
   }
   // Nothing to do: the socket stays open until the client leaves or stop() closes it.
@@ -171,7 +185,9 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 }
 
 function headersOf(req: IncomingMessage): Record<string, string> {
-  return Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]));
+  return Object.fromEntries(
+    Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : (v ?? "")]),
+  );
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown) {

@@ -9,7 +9,8 @@ export const anthropicMessages: WireProtocol = {
 
   events(reply, request) {
     const out: string[] = [];
-    const event = (type: string, data: object = {}) => out.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+    const event = (type: string, data: object = {}) =>
+      out.push(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
     let index = 0;
     const block = (content_block: object, deltas: object[]) => {
       event("content_block_start", { index, content_block });
@@ -20,7 +21,16 @@ export const anthropicMessages: WireProtocol = {
     // Input token counts are known up front, so the API sends them in message_start.
     const { output_tokens, output_tokens_details, ...inputUsage } = usage(reply);
     event("message_start", {
-      message: { id: `msg_${nextId()}`, type: "message", role: "assistant", model: request.model, content: [], stop_reason: null, stop_sequence: null, usage: { ...inputUsage, output_tokens: 1 } },
+      message: {
+        id: `msg_${nextId()}`,
+        type: "message",
+        role: "assistant",
+        model: request.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...inputUsage, output_tokens: 1 },
+      },
     });
     event("ping");
     if (reply.reasoning) {
@@ -28,14 +38,23 @@ export const anthropicMessages: WireProtocol = {
       block({ type: "thinking", thinking: "" }, [...thinking, { type: "signature_delta", signature: SIGNATURE }]);
     }
     if (reply.text) {
-      block({ type: "text", text: "" }, pieces(reply.text, reply.chunkSize).map((t) => ({ type: "text_delta", text: t })));
+      block(
+        { type: "text", text: "" },
+        pieces(reply.text, reply.chunkSize).map((t) => ({ type: "text_delta", text: t })),
+      );
     }
     for (const call of reply.toolCalls) {
       // The API starts a tool_use block with empty input and an empty partial_json, then streams the JSON.
-      const json = ["", ...pieces(call.arguments, reply.chunkSize)].map((p) => ({ type: "input_json_delta", partial_json: p }));
+      const json = ["", ...pieces(call.arguments, reply.chunkSize)].map((p) => ({
+        type: "input_json_delta",
+        partial_json: p,
+      }));
       block({ type: "tool_use", id: call.id, name: call.name, input: {} }, json);
     }
-    event("message_delta", { delta: { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null }, usage: { output_tokens, output_tokens_details } });
+    event("message_delta", {
+      delta: { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null },
+      usage: { output_tokens, output_tokens_details },
+    });
     event("message_stop");
     return out;
   },
@@ -44,7 +63,8 @@ export const anthropicMessages: WireProtocol = {
     const content: object[] = [];
     if (reply.reasoning) content.push({ type: "thinking", thinking: reply.reasoning, signature: SIGNATURE });
     if (reply.text || reply.toolCalls.length === 0) content.push({ type: "text", text: reply.text });
-    for (const call of reply.toolCalls) content.push({ type: "tool_use", id: call.id, name: call.name, input: parsedOrRaw(call.arguments) });
+    for (const call of reply.toolCalls)
+      content.push({ type: "tool_use", id: call.id, name: call.name, input: parsedOrRaw(call.arguments) });
     return {
       id: `msg_${nextId()}`,
       type: "message",
@@ -58,7 +78,10 @@ export const anthropicMessages: WireProtocol = {
   },
 
   errorBody(status, message) {
-    return { type: "error", error: { type: ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message } };
+    return {
+      type: "error",
+      error: { type: ERROR_TYPES[status] ?? (status >= 500 ? "api_error" : "invalid_request_error"), message },
+    };
   },
 };
 

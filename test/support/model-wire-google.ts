@@ -30,7 +30,11 @@ export const googleGenerateContent: WireProtocol = {
     if (partsPerEvent.length === 0) partsPerEvent.push([{ text: "" }]);
     return partsPerEvent.map((parts, i) => {
       const last = i === partsPerEvent.length - 1;
-      const candidate = { content: { parts, role: "model" }, ...(last && { finishReason: FINISH_REASONS[reply.finish] }), index: 0 };
+      const candidate = {
+        content: { parts, role: "model" },
+        ...(last && { finishReason: FINISH_REASONS[reply.finish] }),
+        index: 0,
+      };
       return `data: ${JSON.stringify({ candidates: [candidate], ...(last && { usageMetadata: usage(reply) }), ...head })}\r\n\r\n`;
     });
   },
@@ -49,7 +53,13 @@ export const googleGenerateContent: WireProtocol = {
 
   /** Google's error shape; `code` (OpenAI's `error.code` elsewhere) overrides the status name, e.g. `FAILED_PRECONDITION`. */
   errorBody(status, message, code) {
-    return { error: { code: status, message, status: code ?? STATUS_NAMES[status] ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT") } };
+    return {
+      error: {
+        code: status,
+        message,
+        status: code ?? STATUS_NAMES[status] ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT"),
+      },
+    };
   },
 };
 

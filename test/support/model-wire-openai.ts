@@ -19,7 +19,8 @@ export const openaiChat: WireProtocol = {
       return r;
     };
     const out: string[] = [];
-    for (const piece of pieces(reply.reasoning, reply.chunkSize)) out.push(chunk({ ...first(), reasoning_content: piece }));
+    for (const piece of pieces(reply.reasoning, reply.chunkSize))
+      out.push(chunk({ ...first(), reasoning_content: piece }));
     if (reply.text) {
       // As the API does, text opens with an empty content delta (the SDK turns it into an empty text-delta).
       out.push(chunk({ ...first(), content: "", refusal: null }));
@@ -29,7 +30,8 @@ export const openaiChat: WireProtocol = {
       // id, type and name come once, with empty arguments; the arguments follow in fragments.
       const start = { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } };
       out.push(chunk({ ...first(), tool_calls: [start] }));
-      for (const piece of pieces(call.arguments, reply.chunkSize)) out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
+      for (const piece of pieces(call.arguments, reply.chunkSize))
+        out.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     });
     out.push(chunk({}, reply.finish));
     // Usage comes only when asked for, in a last chunk without choices.
@@ -46,7 +48,11 @@ export const openaiChat: WireProtocol = {
       refusal: null,
       ...(reply.reasoning && { reasoning_content: reply.reasoning }),
       ...(reply.toolCalls.length > 0 && {
-        tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })),
+        tool_calls: reply.toolCalls.map((c) => ({
+          id: c.id,
+          type: "function",
+          function: { name: c.name, arguments: c.arguments },
+        })),
       }),
     };
     return {
@@ -60,7 +66,14 @@ export const openaiChat: WireProtocol = {
   },
 
   errorBody(status, message, code) {
-    return { error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: code ?? null } };
+    return {
+      error: {
+        message,
+        type: status >= 500 ? "server_error" : "invalid_request_error",
+        param: null,
+        code: code ?? null,
+      },
+    };
   },
 };
 

@@ -30,7 +30,11 @@ export function describeObjectStorageContract(name: string, make: () => ObjectSt
       const storage = make();
       const text = "héllo 世界 — 🎉👩‍👩‍👧 done";
       const info = await storage.put(key("text"), text);
-      expect(info).toEqual({ key: key("text"), size: new TextEncoder().encode(text).byteLength, contentType: "text/plain; charset=utf-8" });
+      expect(info).toEqual({
+        key: key("text"),
+        size: new TextEncoder().encode(text).byteLength,
+        contentType: "text/plain; charset=utf-8",
+      });
       expect(new TextDecoder().decode(await bytesOf(await storage.get(key("text"))))).toBe(text);
     });
 
@@ -40,7 +44,11 @@ export function describeObjectStorageContract(name: string, make: () => ObjectSt
       const object = await storage.get(key("typed.jpg"));
       expect(object?.contentType).toBe("image/jpeg");
       expect(await bytesOf(object)).toEqual(allBytes);
-      expect(await storage.head(key("typed.jpg"))).toEqual({ key: key("typed.jpg"), size: 256, contentType: "image/jpeg" });
+      expect(await storage.head(key("typed.jpg"))).toEqual({
+        key: key("typed.jpg"),
+        size: 256,
+        contentType: "image/jpeg",
+      });
     });
 
     it("reads byte ranges: offset only, offset and length, past the end; size stays the object's", async () => {
@@ -65,8 +73,14 @@ export function describeObjectStorageContract(name: string, make: () => ObjectSt
 
     it("refuses a negative or fractional range", async () => {
       const storage = make();
-      await expect(storage.get(key("ranged"), { range: { offset: -1 } })).rejects.toMatchObject({ errorId: "validation_error", field: "offset" });
-      await expect(storage.get(key("ranged"), { range: { offset: 0, length: 1.5 } })).rejects.toMatchObject({ errorId: "validation_error", field: "length" });
+      await expect(storage.get(key("ranged"), { range: { offset: -1 } })).rejects.toMatchObject({
+        errorId: "validation_error",
+        field: "offset",
+      });
+      await expect(storage.get(key("ranged"), { range: { offset: 0, length: 1.5 } })).rejects.toMatchObject({
+        errorId: "validation_error",
+        field: "length",
+      });
     });
 
     it("answers null for an absent key, from get (with or without a range) and head", async () => {
@@ -110,14 +124,32 @@ export function describeObjectStorageContract(name: string, make: () => ObjectSt
     it("refuses keys that could leave the bucket or differ between backends, before touching anything", async () => {
       const storage = make();
       await storage.put(key("kept"), "kept");
-      for (const bad of ["", "/abs", "../up", `${prefix}/../x`, `${prefix}/./x`, `${prefix}//x`, `${prefix}/`, "nul\u0000byte", "back\\slash", "é", "a b", "x".repeat(1025)]) {
-        await expect(storage.put(bad, "x"), JSON.stringify(bad)).rejects.toMatchObject({ errorId: "validation_error", field: "key" });
+      for (const bad of [
+        "",
+        "/abs",
+        "../up",
+        `${prefix}/../x`,
+        `${prefix}/./x`,
+        `${prefix}//x`,
+        `${prefix}/`,
+        "nul\u0000byte",
+        "back\\slash",
+        "é",
+        "a b",
+        "x".repeat(1025),
+      ]) {
+        await expect(storage.put(bad, "x"), JSON.stringify(bad)).rejects.toMatchObject({
+          errorId: "validation_error",
+          field: "key",
+        });
         await expect(storage.get(bad)).rejects.toMatchObject({ field: "key" });
         await expect(storage.head(bad)).rejects.toMatchObject({ field: "key" });
         await expect(storage.delete([key("kept"), bad])).rejects.toMatchObject({ field: "key" });
       }
       expect(await storage.head(key("kept"))).toMatchObject({ size: 4 });
-      await expect(storage.put(key("typed"), "x", { contentType: "text/plain\r\nX-Injected: 1" })).rejects.toMatchObject({ field: "contentType" });
+      await expect(
+        storage.put(key("typed"), "x", { contentType: "text/plain\r\nX-Injected: 1" }),
+      ).rejects.toMatchObject({ field: "contentType" });
       expect(await storage.head(key("typed"))).toBeNull();
     });
 
@@ -126,7 +158,9 @@ export function describeObjectStorageContract(name: string, make: () => ObjectSt
       const big = Uint8Array.from({ length: 5 * 1024 * 1024 }, (_, i) => (i * 31 + (i >> 8)) & 0xff);
       expect(await storage.put(key("big.bin"), big)).toMatchObject({ size: big.byteLength });
       expect(firstDifference(await bytesOf(await storage.get(key("big.bin"))), big)).toBe(-1);
-      const middle = await bytesOf(await storage.get(key("big.bin"), { range: { offset: 3_000_001, length: 100_000 } }));
+      const middle = await bytesOf(
+        await storage.get(key("big.bin"), { range: { offset: 3_000_001, length: 100_000 } }),
+      );
       expect(firstDifference(middle, big.subarray(3_000_001, 3_100_001))).toBe(-1);
     });
 
@@ -158,7 +192,9 @@ export function describeObjectStorageContract(name: string, make: () => ObjectSt
         const expired = await fetch(url);
         expect(expired.status).toBe(403);
         await expired.body?.cancel();
-        await expect(storage.presignedGetUrl!(key("signed.txt"), 0)).rejects.toMatchObject({ field: "expiresInSeconds" });
+        await expect(storage.presignedGetUrl!(key("signed.txt"), 0)).rejects.toMatchObject({
+          field: "expiresInSeconds",
+        });
       });
     } else {
       it("has no presignedGetUrl (the backend cannot sign URLs)", () => {

@@ -24,7 +24,10 @@ export interface CycleResult {
 
 export const wire = {
   startup(params: Record<string, string> = { user: "postgres", database: "postgres" }): Buffer {
-    const body = Buffer.concat([...Object.entries(params).map(([k, v]) => Buffer.from(`${k}\0${v}\0`)), Buffer.from([0])]);
+    const body = Buffer.concat([
+      ...Object.entries(params).map(([k, v]) => Buffer.from(`${k}\0${v}\0`)),
+      Buffer.from([0]),
+    ]);
     const head = Buffer.alloc(8);
     head.writeInt32BE(8 + body.length, 0);
     head.writeInt32BE(196608, 4);
@@ -63,7 +66,15 @@ export const wire = {
       len.writeInt32BE(bytes.length);
       return Buffer.concat([len, bytes]);
     });
-    return wire.message("B", wire.cstr(portal), wire.cstr(statement), Buffer.from([0, 0]), count, ...params, Buffer.from([0, 0]));
+    return wire.message(
+      "B",
+      wire.cstr(portal),
+      wire.cstr(statement),
+      Buffer.from([0, 0]),
+      count,
+      ...params,
+      Buffer.from([0, 0]),
+    );
   },
   describePortal(portal: string): Buffer {
     return wire.message("D", Buffer.from("P"), wire.cstr(portal));

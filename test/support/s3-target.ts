@@ -9,5 +9,11 @@ export const S3_TEST_CREDENTIALS = { accessKeyId: "S3RVER", secretAccessKey: "S3
 
 /** S3Storage (or S3MediaStorage) options for that server at `endpoint` (the injected `s3Url`), path-style as it needs. */
 export function s3TestOptions(endpoint: string) {
-  return { bucket: S3_TEST_BUCKET, region: S3_TEST_REGION, endpoint, credentials: S3_TEST_CREDENTIALS, forcePathStyle: true };
+  return {
+    bucket: S3_TEST_BUCKET,
+    region: S3_TEST_REGION,
+    endpoint,
+    credentials: S3_TEST_CREDENTIALS,
+    forcePathStyle: true,
+  };
 }

@@ -28,7 +28,12 @@ describe("AgentOS over HTTP", () => {
     expect((await call("/config", {}, {}, { authorization: "Bearer wrong" })).status).toBe(401);
     expect((await call("/sessions", {}, {}, { authorization: `Basic ${KEY}` })).status).toBe(401);
     const config = await call("/config");
-    expect(config.body).toMatchObject({ databases: ["default"], agents: [{ id: "assistant" }], interfaces: [], available_models: [env.MODEL] });
+    expect(config.body).toMatchObject({
+      databases: ["default"],
+      agents: [{ id: "assistant" }],
+      interfaces: [],
+      available_models: [env.MODEL],
+    });
   });
 
   it("stays closed when no auth is configured, and opens only on an explicit AGNO_AUTH=none", async () => {
@@ -39,30 +44,92 @@ describe("AgentOS over HTTP", () => {
   });
 
   it("creates, lists, renames, reads and deletes sessions in agno's shapes", async () => {
-    const created = await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_type: "agent", agent_id: "helper", user_id: "ann-sessions", session_name: "First" }) });
+    const created = await call("/sessions", {
+      method: "POST",
+      headers: JSON_BODY,
+      body: JSON.stringify({
+        session_type: "agent",
+        agent_id: "helper",
+        user_id: "ann-sessions",
+        session_name: "First",
+      }),
+    });
     expect(created.status).toBe(201);
     const id = created.body.session_id as string;
-    expect(created.body).toMatchObject({ session_name: "First", agent_id: "helper", team_id: null, workflow_id: null, agent_session_id: id });
+    expect(created.body).toMatchObject({
+      session_name: "First",
+      agent_id: "helper",
+      team_id: null,
+      workflow_id: null,
+      agent_session_id: id,
+    });
     const list = await call("/sessions?type=agent&user_id=ann-sessions&limit=5&page=1");
     expect(list.body.meta).toMatchObject({ page: 1, limit: 5, total_count: 1, total_pages: 1 });
     expect(list.body.data.map((s: { session_id: string }) => s.session_id)).toEqual([id]);
-    expect((await call(`/sessions/${id}/rename`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "Renamed" }) })).body.session_name).toBe("Renamed");
+    expect(
+      (
+        await call(`/sessions/${id}/rename`, {
+          method: "POST",
+          headers: JSON_BODY,
+          body: JSON.stringify({ session_name: "Renamed" }),
+        })
+      ).body.session_name,
+    ).toBe("Renamed");
     expect((await call(`/sessions/${id}/runs`)).body).toEqual([]);
     expect((await call(`/sessions/${id}?user_id=someone-else`)).status).toBe(404);
     expect((await call(`/sessions/${id}`, { method: "DELETE" })).status).toBe(204);
     expect((await call(`/sessions/${id}`)).status).toBe(404);
-    expect((await call("/sessions/never-made", { method: "PATCH", headers: JSON_BODY, body: JSON.stringify({ session_name: "x" }) })).status).toBe(404);
-    await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "patch-me", agent_id: "helper" }) });
-    const updated = await call("/sessions/patch-me", { method: "PATCH", headers: JSON_BODY, body: JSON.stringify({ session_name: "Patched", session_state: { step: 2 }, metadata: { tag: "x" } }) });
+    expect(
+      (
+        await call("/sessions/never-made", {
+          method: "PATCH",
+          headers: JSON_BODY,
+          body: JSON.stringify({ session_name: "x" }),
+        })
+      ).status,
+    ).toBe(404);
+    await call("/sessions", {
+      method: "POST",
+      headers: JSON_BODY,
+      body: JSON.stringify({ session_id: "patch-me", agent_id: "helper" }),
+    });
+    const updated = await call("/sessions/patch-me", {
+      method: "PATCH",
+      headers: JSON_BODY,
+      body: JSON.stringify({ session_name: "Patched", session_state: { step: 2 }, metadata: { tag: "x" } }),
+    });
     expect(updated.body).toMatchObject({ session_name: "Patched", session_state: { step: 2 }, metadata: { tag: "x" } });
-    expect((await call("/sessions/patch-me", { method: "PATCH", headers: JSON_BODY, body: JSON.stringify({ owner: "me" }) })).status).toBe(422);
-    await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "bulk-1", agent_id: "helper" }) });
-    const partial = await call("/sessions", { method: "DELETE", headers: JSON_BODY, body: JSON.stringify({ session_ids: ["bulk-1", "patch-me", "missing-one"] }) });
+    expect(
+      (await call("/sessions/patch-me", { method: "PATCH", headers: JSON_BODY, body: JSON.stringify({ owner: "me" }) }))
+        .status,
+    ).toBe(422);
+    await call("/sessions", {
+      method: "POST",
+      headers: JSON_BODY,
+      body: JSON.stringify({ session_id: "bulk-1", agent_id: "helper" }),
+    });
+    const partial = await call("/sessions", {
+      method: "DELETE",
+      headers: JSON_BODY,
+      body: JSON.stringify({ session_ids: ["bulk-1", "patch-me", "missing-one"] }),
+    });
     expect(partial).toMatchObject({ status: 404, body: { detail: expect.stringMatching(/missing-one/) } });
     expect((await call("/sessions/bulk-1")).status).toBe(200); // all or nothing
-    expect((await call("/sessions", { method: "DELETE", headers: JSON_BODY, body: JSON.stringify({ session_ids: ["bulk-1", "patch-me"] }) })).status).toBe(204);
+    expect(
+      (
+        await call("/sessions", {
+          method: "DELETE",
+          headers: JSON_BODY,
+          body: JSON.stringify({ session_ids: ["bulk-1", "patch-me"] }),
+        })
+      ).status,
+    ).toBe(204);
     expect((await call("/sessions/patch-me")).status).toBe(404);
-    const duplicate = { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id: "dup-1", agent_id: "helper" }) };
+    const duplicate = {
+      method: "POST",
+      headers: JSON_BODY,
+      body: JSON.stringify({ session_id: "dup-1", agent_id: "helper" }),
+    };
     expect((await call("/sessions", duplicate)).status).toBe(201);
     expect((await call("/sessions", duplicate)).body).toMatchObject({ error_id: "conflict" });
   });
@@ -70,9 +137,19 @@ describe("AgentOS over HTTP", () => {
   it("answers bad input with a 4xx that names the problem, never a 500", async () => {
     const cases: Array<[string, RequestInit, number, RegExp]> = [
       ["/sessions", { method: "POST", headers: JSON_BODY, body: "{not json" }, 422, /not valid JSON/],
-      ["/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_type: "agent" }) }, 422, /agent_id/],
+      [
+        "/sessions",
+        { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_type: "agent" }) },
+        422,
+        /agent_id/,
+      ],
       ["/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: 7 }) }, 422, /agent_id/],
-      ["/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "a", surprise: 1 }) }, 422, /surprise|unrecognized/i],
+      [
+        "/sessions",
+        { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "a", surprise: 1 }) },
+        422,
+        /surprise|unrecognized/i,
+      ],
       ["/sessions?limit=abc", {}, 422, /limit/],
       ["/sessions?page=0", {}, 422, /page/],
       ["/sessions?limit=100000", {}, 422, /limit/],
@@ -80,11 +157,25 @@ describe("AgentOS over HTTP", () => {
       ["/sessions?db_id=nope", {}, 404, /nope/],
       ["/sessions/unknown-session/runs", {}, 404, /unknown-session/],
       ["/sessions/unknown/runs/unknown", {}, 404, /unknown/],
-      ["/sessions/x/rename", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "" }) }, 422, /session_name/],
+      [
+        "/sessions/x/rename",
+        { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "" }) },
+        422,
+        /session_name/,
+      ],
       ["/no/such/route", {}, 404, /no route/],
       ["/databases/nope/migrate", { method: "POST" }, 404, /nope/],
       ["/databases/default/migrate?target_version=9.9.9", { method: "POST" }, 422, /9\.9\.9/],
-      ["/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "a", metadata: { pad: "x".repeat(2 * 1024 * 1024) } }) }, 413, /larger than/],
+      [
+        "/sessions",
+        {
+          method: "POST",
+          headers: JSON_BODY,
+          body: JSON.stringify({ agent_id: "a", metadata: { pad: "x".repeat(2 * 1024 * 1024) } }),
+        },
+        413,
+        /larger than/,
+      ],
     ];
     for (const [path, init, status, detail] of cases) {
       const res = await call(path, init);
@@ -103,7 +194,12 @@ describe("AgentOS over HTTP", () => {
         else controller.close();
       },
     });
-    const res = await call("/sessions", { method: "POST", headers: JSON_BODY, body: chunked, duplex: "half" } as RequestInit);
+    const res = await call("/sessions", {
+      method: "POST",
+      headers: JSON_BODY,
+      body: chunked,
+      duplex: "half",
+    } as RequestInit);
     expect(res).toMatchObject({ status: 413, body: { error_id: "payload_too_large" } });
     expect(chunks.length).toBeGreaterThan(0); // refused before the whole body was read
     const bigHeader = await call("/sessions", { headers: { "x-padding": "p".repeat(20 * 1024) } });
@@ -129,15 +225,30 @@ describe("AgentOS over HTTP", () => {
       expect(runs.body.map((r: { run_id: string }) => r.run_id)).toEqual(row.runs!.map((r) => r.run_id));
       const blocked = await call("/sessions/old-chat/runs/old-chat-run-0", { method: "DELETE" }, legacyEnv);
       expect(blocked.status).toBe(503);
-      expect(blocked.body).toMatchObject({ error_id: "migration_required_error", detail: expect.stringMatching(/migrate/) });
+      expect(blocked.body).toMatchObject({
+        error_id: "migration_required_error",
+        detail: expect.stringMatching(/migrate/),
+      });
       const migrated = await call("/databases/all/migrate", { method: "POST" }, legacyEnv);
-      expect(migrated).toMatchObject({ status: 200, body: { message: "All databases migrated successfully to latest version" } });
+      expect(migrated).toMatchObject({
+        status: 200,
+        body: { message: "All databases migrated successfully to latest version" },
+      });
       expect(migrated.body.results.default.runsCopied).toBe(row.runs!.length);
       expect((await call("/sessions/old-chat/runs/old-chat-run-0", { method: "DELETE" }, legacyEnv)).status).toBe(204);
       const after = await call("/sessions/old-chat/runs", {}, legacyEnv);
-      expect(after.body.map((r: { run_id: string }) => r.run_id)).toEqual(row.runs!.map((r) => r.run_id).filter((id) => id !== "old-chat-run-0"));
-      const again = await call("/databases/default/migrate", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ target_version: "3.0.0" }) }, legacyEnv);
-      expect(again).toMatchObject({ status: 200, body: { message: "Database migrated successfully to version 3.0.2", result: { runsCopied: 0 } } });
+      expect(after.body.map((r: { run_id: string }) => r.run_id)).toEqual(
+        row.runs!.map((r) => r.run_id).filter((id) => id !== "old-chat-run-0"),
+      );
+      const again = await call(
+        "/databases/default/migrate",
+        { method: "POST", headers: JSON_BODY, body: JSON.stringify({ target_version: "3.0.0" }) },
+        legacyEnv,
+      );
+      expect(again).toMatchObject({
+        status: 200,
+        body: { message: "Database migrated successfully to version 3.0.2", result: { runsCopied: 0 } },
+      });
     });
   });
 
@@ -146,7 +257,9 @@ describe("AgentOS over HTTP", () => {
     const db = sql(schema);
     beforeAll(async () => {
       await db.run(`CREATE SCHEMA "${schema}"`);
-      await db.run(`CREATE TABLE "${schema}".agno_schema_versions (table_name varchar primary key, version varchar not null, created_at varchar not null, updated_at varchar)`);
+      await db.run(
+        `CREATE TABLE "${schema}".agno_schema_versions (table_name varchar primary key, version varchar not null, created_at varchar not null, updated_at varchar)`,
+      );
       await db.run(`INSERT INTO "${schema}".agno_schema_versions VALUES ('agno_sessions', '4.0.0', 'now', null)`);
     });
     afterAll(() => db.drop());

@@ -31,18 +31,50 @@ beforeAll(async () => {
     { ...(await exportJWK(retired.publicKey)), kid: "es-old" },
     { kty: "oct", k: base64url.encode(secret), kid: "hs-1" },
   ];
-  k = { rsa, rsaPem, other, retired, secret, env: { OS_SECURITY_KEY: undefined, JWT_VERIFICATION_KEYS: JSON.stringify(keys), JWT_AUDIENCE: AUD, JWT_ISSUER: ISS } };
+  k = {
+    rsa,
+    rsaPem,
+    other,
+    retired,
+    secret,
+    env: {
+      OS_SECURITY_KEY: undefined,
+      JWT_VERIFICATION_KEYS: JSON.stringify(keys),
+      JWT_AUDIENCE: AUD,
+      JWT_ISSUER: ISS,
+    },
+  };
 });
 
-const claims = (extra: JWTPayload = {}): JWTPayload => ({ sub: "user-1", aud: AUD, iss: ISS, exp: now() + 600, iat: now(), scopes: ["agent_os:admin"], ...extra });
+const claims = (extra: JWTPayload = {}): JWTPayload => ({
+  sub: "user-1",
+  aud: AUD,
+  iss: ISS,
+  exp: now() + 600,
+  iat: now(),
+  scopes: ["agent_os:admin"],
+  ...extra,
+});
 
-async function rs(payload: JWTPayload = claims(), header: Record<string, unknown> = { alg: "RS256", kid: "rsa-1" }, key: CryptoKey = k.rsa.privateKey) {
+async function rs(
+  payload: JWTPayload = claims(),
+  header: Record<string, unknown> = { alg: "RS256", kid: "rsa-1" },
+  key: CryptoKey = k.rsa.privateKey,
+) {
   return new SignJWT(payload).setProtectedHeader(header as { alg: string }).sign(key);
 }
-async function hs(payload: JWTPayload = claims(), header: Record<string, unknown> = { alg: "HS256", kid: "hs-1" }, secret: Uint8Array = k.secret) {
+async function hs(
+  payload: JWTPayload = claims(),
+  header: Record<string, unknown> = { alg: "HS256", kid: "hs-1" },
+  secret: Uint8Array = k.secret,
+) {
   return new SignJWT(payload).setProtectedHeader(header as { alg: string }).sign(secret);
 }
-const withoutExp = () => { const c = claims(); delete c.exp; return c; };
+const withoutExp = () => {
+  const c = claims();
+  delete c.exp;
+  return c;
+};
 const tamperPayload = (token: string) => {
   const [h, , s] = token.split(".");
   return `${h}.${base64url.encode(JSON.stringify(claims({ sub: "mallory" })))}.${s}`;
@@ -68,7 +100,11 @@ function suite(kind: "RS256" | "HS256"): Case[] {
     [`${kind}: tampered payload`, async () => tamperPayload(await sign()), 401],
     [`${kind}: tampered signature`, async () => tamperSignature(await sign()), 401],
     [`${kind}: scopes as a string`, () => sign(claims({ scopes: "agent_os:admin" as unknown as string[] })), 401],
-    [`${kind}: scopes with a non-string`, () => sign(claims({ scopes: ["sessions:read", 7] as unknown as string[] })), 401],
+    [
+      `${kind}: scopes with a non-string`,
+      () => sign(claims({ scopes: ["sessions:read", 7] as unknown as string[] })),
+      401,
+    ],
     [`${kind}: no subject`, () => sign(claims({ sub: undefined })), 401],
     [`${kind}: reserved subject *`, () => sign(claims({ sub: "*" })), 401],
     [`${kind}: subject with control characters`, () => sign(claims({ sub: "ann\n" })), 401],
@@ -76,18 +112,34 @@ function suite(kind: "RS256" | "HS256"): Case[] {
     [`${kind}: oversized token`, () => sign(claims({ pad: "x".repeat(10_000) })), 401],
     [`${kind}: unknown kid`, () => sign(claims(), { alg: kind, kid: "nobody" }), 401],
     [`${kind}: no kid (tried with each key)`, () => sign(claims(), { alg: kind }), 200],
-    [`${kind}: header alg changed`, async () => {
-      const [, p, s] = (await sign()).split(".");
-      return `${base64url.encode(JSON.stringify({ alg: kind === "RS256" ? "RS384" : "HS512", kid }))}.${p}.${s}`;
-    }, 401],
+    [
+      `${kind}: header alg changed`,
+      async () => {
+        const [, p, s] = (await sign()).split(".");
+        return `${base64url.encode(JSON.stringify({ alg: kind === "RS256" ? "RS384" : "HS512", kid }))}.${p}.${s}`;
+      },
+      401,
+    ],
   ];
 }
 
 const shared: Case[] = [
-  ["HS/RS confusion: HS256 signed with the RSA public key", () => hs(claims(), { alg: "HS256", kid: "rsa-1" }, new TextEncoder().encode(k.rsaPem)), 401],
+  [
+    "HS/RS confusion: HS256 signed with the RSA public key",
+    () => hs(claims(), { alg: "HS256", kid: "rsa-1" }, new TextEncoder().encode(k.rsaPem)),
+    401,
+  ],
   ["a key that is not configured", () => rs(claims(), { alg: "RS256", kid: "rsa-1" }, k.other.privateKey), 401],
-  ["a rotated-in key (second in the list) by kid", async () => new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: "es-old" }).sign(k.retired.privateKey), 200],
-  ["a wrong HS secret", () => hs(claims(), { alg: "HS256", kid: "hs-1" }, crypto.getRandomValues(new Uint8Array(32))), 401],
+  [
+    "a rotated-in key (second in the list) by kid",
+    async () => new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: "es-old" }).sign(k.retired.privateKey),
+    200,
+  ],
+  [
+    "a wrong HS secret",
+    () => hs(claims(), { alg: "HS256", kid: "hs-1" }, crypto.getRandomValues(new Uint8Array(32))),
+    401,
+  ],
   ["two segments", () => "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0", 401],
   ["four segments", async () => `${await hs()}.extra`, 401],
   ["not base64", () => "###.###.###", 401],
@@ -100,11 +152,14 @@ describe("JWT authentication: a table of bad tokens, all 401, none a 500", () =>
   it("has at least 40 cases", () => {
     expect(cases().length).toBeGreaterThanOrEqual(40);
   });
-  it.each([...suite("RS256"), ...suite("HS256"), ...shared].map((c) => [c[0], c] as const))("%s", async (_name, [, token, expected]) => {
-    const res = await call("/sessions", {}, k.env, { authorization: `Bearer ${await token()}` });
-    expect(res.status).toBe(expected);
-    if (expected === 401) expect(res.body).toMatchObject({ error_id: "unauthorized", detail: expect.any(String) });
-  });
+  it.each([...suite("RS256"), ...suite("HS256"), ...shared].map((c) => [c[0], c] as const))(
+    "%s",
+    async (_name, [, token, expected]) => {
+      const res = await call("/sessions", {}, k.env, { authorization: `Bearer ${await token()}` });
+      expect(res.status).toBe(expected);
+      if (expected === 401) expect(res.body).toMatchObject({ error_id: "unauthorized", detail: expect.any(String) });
+    },
+  );
 
   it("takes the scheme case-insensitively and refuses other schemes", async () => {
     expect((await call("/sessions", {}, k.env, { authorization: `bearer ${await rs()}` })).status).toBe(200);
@@ -113,8 +168,12 @@ describe("JWT authentication: a table of bad tokens, all 401, none a 500", () =>
   });
 
   it("refuses a key removed from the configuration (rotated out)", async () => {
-    const token = await new SignJWT(claims()).setProtectedHeader({ alg: "ES256", kid: "es-old" }).sign(k.retired.privateKey);
-    const keys = (JSON.parse(k.env.JWT_VERIFICATION_KEYS!) as Array<{ kid?: string }>).filter((x) => x.kid !== "es-old");
+    const token = await new SignJWT(claims())
+      .setProtectedHeader({ alg: "ES256", kid: "es-old" })
+      .sign(k.retired.privateKey);
+    const keys = (JSON.parse(k.env.JWT_VERIFICATION_KEYS!) as Array<{ kid?: string }>).filter(
+      (x) => x.kid !== "es-old",
+    );
     const rotated = { ...k.env, JWT_VERIFICATION_KEYS: JSON.stringify(keys) };
     expect((await call("/sessions", {}, rotated, { authorization: `Bearer ${token}` })).status).toBe(401);
   });
@@ -126,31 +185,61 @@ describe("JWT authentication: a table of bad tokens, all 401, none a 500", () =>
 });
 
 describe("RBAC with agno's scope grammar", () => {
-  const asUser = async (scopes: string[], sub = "user-1") => ({ authorization: `Bearer ${await rs(claims({ sub, scopes }))}` });
+  const asUser = async (scopes: string[], sub = "user-1") => ({
+    authorization: `Bearer ${await rs(claims({ sub, scopes }))}`,
+  });
 
   it("403 for a missing scope, with the scope named; 200 with it", async () => {
     const none = await call("/sessions", {}, k.env, await asUser([]));
-    expect(none).toMatchObject({ status: 403, body: { error_id: "forbidden", detail: expect.stringMatching(/sessions:read/) } });
+    expect(none).toMatchObject({
+      status: 403,
+      body: { error_id: "forbidden", detail: expect.stringMatching(/sessions:read/) },
+    });
     expect((await call("/sessions", {}, k.env, await asUser(["sessions:read"]))).status).toBe(200);
-    expect((await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "a" }) }, k.env, await asUser(["sessions:read"]))).status).toBe(403);
+    expect(
+      (
+        await call(
+          "/sessions",
+          { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "a" }) },
+          k.env,
+          await asUser(["sessions:read"]),
+        )
+      ).status,
+    ).toBe(403);
   });
 
   it("accepts system:read as config:read, and agent_os:admin for everything", async () => {
     expect((await call("/config", {}, k.env, await asUser(["config:read"]))).status).toBe(200);
     expect((await call("/config", {}, k.env, await asUser(["system:read"]))).status).toBe(200);
     expect((await call("/config", {}, k.env, await asUser(["sessions:read"]))).status).toBe(403);
-    expect((await call("/databases/all/migrate", { method: "POST" }, k.env, await asUser(["system:read"]))).status).toBe(403);
-    expect((await call("/databases/all/migrate", { method: "POST" }, k.env, await asUser(["system:write"]))).status).toBe(200);
+    expect(
+      (await call("/databases/all/migrate", { method: "POST" }, k.env, await asUser(["system:read"]))).status,
+    ).toBe(403);
+    expect(
+      (await call("/databases/all/migrate", { method: "POST" }, k.env, await asUser(["system:write"]))).status,
+    ).toBe(200);
     expect((await call("/config", {}, k.env, await asUser(["agent_os:admin"]))).status).toBe(200);
   });
 
   it("only the exact agent_os:admin is admin: agent_os:*:admin and other shapes pass no admin route", async () => {
-    for (const scopes of [["agent_os:*:admin"], ["agent_os:admin:x"], ["agent_os:x:admin"], ["Agent_OS:admin"], ["agent_os:admin "], ["agent_os:*"], ["*:*:*"], ["*:admin"]]) {
+    for (const scopes of [
+      ["agent_os:*:admin"],
+      ["agent_os:admin:x"],
+      ["agent_os:x:admin"],
+      ["Agent_OS:admin"],
+      ["agent_os:admin "],
+      ["agent_os:*"],
+      ["*:*:*"],
+      ["*:admin"],
+    ]) {
       for (const path of ["/queue/jobs", "/queue/stats"]) {
         const res = await call(path, {}, k.env, await asUser(scopes));
         expect({ scopes, path, status: res.status }).toEqual({ scopes, path, status: 403 });
       }
-      expect({ scopes, status: (await call("/config", {}, k.env, await asUser(scopes))).status }).toEqual({ scopes, status: 403 });
+      expect({ scopes, status: (await call("/config", {}, k.env, await asUser(scopes))).status }).toEqual({
+        scopes,
+        status: 403,
+      });
     }
     expect((await call("/queue/stats", {}, k.env, await asUser(["agent_os:admin"]))).status).toBe(200);
   });
@@ -176,33 +265,69 @@ describe("RBAC with agno's scope grammar", () => {
 
   it("per-resource scopes filter lists instead of refusing them", async () => {
     expect((await call("/agents", {}, k.env, await asUser([]))).body).toEqual([]);
-    expect((await call("/agents", {}, k.env, await asUser(["agents:assistant:read"]))).body.map((a: { id: string }) => a.id)).toEqual(["assistant"]);
+    expect(
+      (await call("/agents", {}, k.env, await asUser(["agents:assistant:read"]))).body.map((a: { id: string }) => a.id),
+    ).toEqual(["assistant"]);
     expect((await call("/agents", {}, k.env, await asUser(["agents:*:read"]))).body).toHaveLength(1);
     expect((await call("/agents/assistant", {}, k.env, await asUser(["agents:other:read"]))).status).toBe(403);
-    expect((await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false }) }, k.env, await asUser(["agents:assistant:read"]))).status).toBe(403);
+    expect(
+      (
+        await call(
+          "/agents/assistant/runs",
+          { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false }) },
+          k.env,
+          await asUser(["agents:assistant:read"]),
+        )
+      ).status,
+    ).toBe(403);
   });
 });
 
 describe("per-user isolation with AGNO_USER_ISOLATION=true", () => {
   const isolated = () => ({ ...k.env, AGNO_USER_ISOLATION: "true" });
-  const as = async (sub: string) => ({ authorization: `Bearer ${await rs(claims({ sub, scopes: ["sessions:read", "sessions:write", "sessions:delete", "agents:*:run", "agents:*:read"] }))}` });
+  const as = async (sub: string) => ({
+    authorization: `Bearer ${await rs(claims({ sub, scopes: ["sessions:read", "sessions:write", "sessions:delete", "agents:*:run", "agents:*:read"] }))}`,
+  });
 
   it("a user never reads, lists, renames or deletes another user's sessions: 404, not 403", async () => {
     const a = await as("iso-a");
     const b = await as("iso-b");
-    const created = await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "assistant", user_id: "iso-b", session_name: "A's" }) }, isolated(), a);
+    const created = await call(
+      "/sessions",
+      {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ agent_id: "assistant", user_id: "iso-b", session_name: "A's" }),
+      },
+      isolated(),
+      a,
+    );
     expect(created.status).toBe(201);
     expect(created.body.user_id).toBe("iso-a"); // the token's subject, not the body's user_id
     const sid = created.body.session_id as string;
     expect((await call(`/sessions/${sid}`, {}, isolated(), b)).status).toBe(404);
     expect((await call(`/sessions/${sid}/runs`, {}, isolated(), b)).status).toBe(404);
-    expect((await call(`/sessions/${sid}/rename`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "mine now" }) }, isolated(), b)).status).toBe(404);
+    expect(
+      (
+        await call(
+          `/sessions/${sid}/rename`,
+          { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "mine now" }) },
+          isolated(),
+          b,
+        )
+      ).status,
+    ).toBe(404);
     expect((await call(`/sessions/${sid}`, { method: "DELETE" }, isolated(), b)).status).toBe(404);
     // B's view: B's own rows and shared ones (other test files make shared rows), never A's.
-    const seenByB = (await call(`/sessions?user_id=iso-a&limit=1000`, {}, isolated(), b)).body.data as Array<{ session_id: string; user_id: string | null }>;
+    const seenByB = (await call(`/sessions?user_id=iso-a&limit=1000`, {}, isolated(), b)).body.data as Array<{
+      session_id: string;
+      user_id: string | null;
+    }>;
     expect(seenByB.filter((s) => s.user_id !== null && s.user_id !== "iso-b")).toEqual([]);
     expect(seenByB.map((s) => s.session_id)).not.toContain(sid);
-    expect((await call(`/sessions`, {}, isolated(), a)).body.data.map((s: { session_id: string }) => s.session_id)).toContain(sid);
+    expect(
+      (await call(`/sessions`, {}, isolated(), a)).body.data.map((s: { session_id: string }) => s.session_id),
+    ).toContain(sid);
     expect((await call(`/sessions/${sid}`, {}, isolated(), a)).body.session_name).toBe("A's");
   });
 
@@ -211,34 +336,98 @@ describe("per-user isolation with AGNO_USER_ISOLATION=true", () => {
     const e = { ...isolated(), MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "k" };
     const a = await as("run-a");
     const b = await as("run-b");
-    const run = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false, user_id: "run-b" }) }, e, a);
+    const run = await call(
+      "/agents/assistant/runs",
+      { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "hi", stream: false, user_id: "run-b" }) },
+      e,
+      a,
+    );
     expect(run.body).toMatchObject({ status: "COMPLETED", user_id: "run-a" });
     const id = run.body.run_id as string;
     expect((await call(`/agents/assistant/runs/${id}`, {}, e, a)).status).toBe(200);
     expect((await call(`/agents/assistant/runs/${id}`, {}, e, b)).status).toBe(404);
     expect((await call(`/agents/assistant/runs/${id}/cancel`, { method: "POST" }, e, b)).status).toBe(404);
-    expect((await call(`/agents/assistant/runs/${id}/continue`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ requirements: [] }) }, e, b)).status).toBe(404);
-    const runsSeenByB = (await call(`/agents/assistant/runs?user_id=run-a&limit=100`, {}, e, b)).body as Array<{ run_id: string; user_id?: string | null }>;
+    expect(
+      (
+        await call(
+          `/agents/assistant/runs/${id}/continue`,
+          { method: "POST", headers: JSON_BODY, body: JSON.stringify({ requirements: [] }) },
+          e,
+          b,
+        )
+      ).status,
+    ).toBe(404);
+    const runsSeenByB = (await call(`/agents/assistant/runs?user_id=run-a&limit=100`, {}, e, b)).body as Array<{
+      run_id: string;
+      user_id?: string | null;
+    }>;
     expect(runsSeenByB.filter((r) => r.user_id && r.user_id !== "run-b")).toEqual([]);
     expect(runsSeenByB.map((r) => r.run_id)).not.toContain(id);
     expect((await call(`/sessions/${run.body.session_id}/runs`, {}, e, b)).status).toBe(404);
     // Another user cannot start a run in A's session either.
-    const hijack = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "mine", stream: false, session_id: run.body.session_id }) }, e, b);
+    const hijack = await call(
+      "/agents/assistant/runs",
+      {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ message: "mine", stream: false, session_id: run.body.session_id }),
+      },
+      e,
+      b,
+    );
     expect(hijack.status).toBe(404);
-    const streamed = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message: "mine", session_id: run.body.session_id }) }, e, b);
+    const streamed = await call(
+      "/agents/assistant/runs",
+      {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ message: "mine", session_id: run.body.session_id }),
+      },
+      e,
+      b,
+    );
     expect(streamed.status).toBe(404);
   });
 
   it("shared rows (no owner) are read by every user and edited only by admins", async () => {
     const admin = { authorization: `Bearer ${await rs(claims({ sub: "root", scopes: ["agent_os:admin"] }))}` };
     const a = await as("shared-a");
-    const created = await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ agent_id: "assistant", session_name: "Team handbook" }) }, isolated(), admin);
+    const created = await call(
+      "/sessions",
+      {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ agent_id: "assistant", session_name: "Team handbook" }),
+      },
+      isolated(),
+      admin,
+    );
     expect(created.body.user_id).toBeNull();
     const sid = created.body.session_id as string;
     expect((await call(`/sessions/${sid}`, {}, isolated(), a)).status).toBe(200);
-    expect((await call(`/sessions`, {}, isolated(), a)).body.data.map((s: { session_id: string }) => s.session_id)).toContain(sid);
-    expect((await call(`/sessions/${sid}/rename`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "mine" }) }, isolated(), a)).status).toBe(404);
+    expect(
+      (await call(`/sessions`, {}, isolated(), a)).body.data.map((s: { session_id: string }) => s.session_id),
+    ).toContain(sid);
+    expect(
+      (
+        await call(
+          `/sessions/${sid}/rename`,
+          { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "mine" }) },
+          isolated(),
+          a,
+        )
+      ).status,
+    ).toBe(404);
     expect((await call(`/sessions/${sid}`, { method: "DELETE" }, isolated(), a)).status).toBe(404);
-    expect((await call(`/sessions/${sid}/rename`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "Handbook v2" }) }, isolated(), admin)).body.session_name).toBe("Handbook v2");
+    expect(
+      (
+        await call(
+          `/sessions/${sid}/rename`,
+          { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "Handbook v2" }) },
+          isolated(),
+          admin,
+        )
+      ).body.session_name,
+    ).toBe("Handbook v2");
   });
 });

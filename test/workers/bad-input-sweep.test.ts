@@ -117,24 +117,34 @@ function generated(method: string, path: string, op: Op, resolve: (s: Schema) =>
   const params = op.parameters ?? [];
   const fill = (p: string, name: string, value: string) => p.replace(`{${name}}`, value);
   let concrete = path;
-  for (const p of params.filter((p) => p.in === "path")) concrete = fill(concrete, p.name, pathValues[p.name] ?? "x-sweep");
+  for (const p of params.filter((p) => p.in === "path"))
+    concrete = fill(concrete, p.name, pathValues[p.name] ?? "x-sweep");
   for (const p of params.filter((p) => p.in === "path")) {
     for (const bad of ["a%00b", "a%01b", "a%7Fb", "%00"]) {
       let url = path;
-      for (const q of params.filter((q) => q.in === "path")) url = fill(url, q.name, q.name === p.name ? bad : (pathValues[q.name] ?? "x-sweep"));
+      for (const q of params.filter((q) => q.in === "path"))
+        url = fill(url, q.name, q.name === p.name ? bad : (pathValues[q.name] ?? "x-sweep"));
       cases.push({ label: `path ${p.name}=${bad}`, url, init: { method }, mustRefuse: true });
     }
   }
   for (const p of params.filter((p) => p.in === "query" && p.schema && isString(resolve(p.schema)))) {
     const bads = ["%00", "a%00b", ...(resolve(p.schema!).pattern ? ["a%01b", "%7F"] : [])];
-    for (const bad of bads) cases.push({ label: `query ${p.name}=${bad}`, url: `${concrete}?${p.name}=${bad}`, init: { method }, mustRefuse: true });
+    for (const bad of bads)
+      cases.push({
+        label: `query ${p.name}=${bad}`,
+        url: `${concrete}?${p.name}=${bad}`,
+        init: { method },
+        mustRefuse: true,
+      });
   }
   const content = op.requestBody?.content ?? {};
   const schema = content["application/json"]?.schema ? resolve(content["application/json"].schema) : undefined;
   if (!schema) return cases;
   const props = Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, resolve(v)]));
   const base: Record<string, unknown> = {};
-  for (const [name, s] of Object.entries(props)) if (schema.required?.includes(name) || name === "agent_id" || name === "session_id") base[name] = plausible(name, s);
+  for (const [name, s] of Object.entries(props))
+    if (schema.required?.includes(name) || name === "agent_id" || name === "session_id")
+      base[name] = plausible(name, s);
   const json = (body: string): RequestInit => ({ method, body, headers: { "content-type": "application/json" } });
   // A free-form body (no documented fields) is one object: spoil a field of it.
   const freeFields = isFreeForm(schema) ? ["x_sweep"] : [];
@@ -142,26 +152,54 @@ function generated(method: string, path: string, op: Op, resolve: (s: Schema) =>
     const item = s.items ? resolve(s.items) : undefined;
     if (isFreeForm(s)) freeFields.push(name);
     else if (typesOf(s).includes("array") && item && isFreeForm(item)) {
-      for (const [label, raw] of freeFormCases) cases.push({ label: `body ${name}[0] ${label}`, url: concrete, init: json(bodyWith(base, name, `[${raw}]`)), mustRefuse: true });
+      for (const [label, raw] of freeFormCases)
+        cases.push({
+          label: `body ${name}[0] ${label}`,
+          url: concrete,
+          init: json(bodyWith(base, name, `[${raw}]`)),
+          mustRefuse: true,
+        });
     } else if (isString(s) || (typesOf(s).includes("array") && item && isString(item))) {
       const wrap = (v: string) => (isString(s) ? JSON.stringify(v) : JSON.stringify([v]));
       for (const [label, bad] of [...textCases, ...(s.pattern || item?.pattern ? idCases : [])]) {
-        cases.push({ label: `body ${name} with ${label}`, url: concrete, init: json(bodyWith(base, name, wrap(bad))), mustRefuse: true });
+        cases.push({
+          label: `body ${name} with ${label}`,
+          url: concrete,
+          init: json(bodyWith(base, name, wrap(bad))),
+          mustRefuse: true,
+        });
       }
     }
   }
   for (const name of freeFields) {
-    for (const [label, raw] of freeFormCases) cases.push({ label: `body ${name} ${label}`, url: concrete, init: json(bodyWith(base, name, raw)), mustRefuse: true });
+    for (const [label, raw] of freeFormCases)
+      cases.push({
+        label: `body ${name} ${label}`,
+        url: concrete,
+        init: json(bodyWith(base, name, raw)),
+        mustRefuse: true,
+      });
   }
   // The same through agno's form encoding, where objects travel as JSON text.
   if (content["application/x-www-form-urlencoded"]) {
     const form = (field: string, value: string): RequestInit => ({
       method,
-      body: new URLSearchParams({ ...Object.fromEntries(Object.entries(base).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])), [field]: value }).toString(),
+      body: new URLSearchParams({
+        ...Object.fromEntries(Object.entries(base).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v)])),
+        [field]: value,
+      }).toString(),
       headers: { "content-type": "application/x-www-form-urlencoded" },
     });
-    for (const name of freeFields) cases.push({ label: `form ${name} 5,000 levels deep`, url: concrete, init: form(name, deepText(5000)), mustRefuse: true });
-    for (const [name, s] of Object.entries(props)) if (isString(s)) cases.push({ label: `form ${name} with NUL`, url: concrete, init: form(name, "a\u0000b"), mustRefuse: true });
+    for (const name of freeFields)
+      cases.push({
+        label: `form ${name} 5,000 levels deep`,
+        url: concrete,
+        init: form(name, deepText(5000)),
+        mustRefuse: true,
+      });
+    for (const [name, s] of Object.entries(props))
+      if (isString(s))
+        cases.push({ label: `form ${name} with NUL`, url: concrete, init: form(name, "a\u0000b"), mustRefuse: true });
   }
   return cases;
 }
@@ -169,41 +207,90 @@ function generated(method: string, path: string, op: Op, resolve: (s: Schema) =>
 const bodies: Array<[label: string, body: string, type: string]> = [
   ["malformed JSON", "{not json", "application/json"],
   ["a JSON array", "[1,2,3]", "application/json"],
-  ["wrong types", JSON.stringify({ message: 42, session_name: ["x"], session_ids: "s", limit: "many", tools: 7, target_version: 3, last_event_index: "x", media: "nope", background: "maybe" }), "application/json"],
+  [
+    "wrong types",
+    JSON.stringify({
+      message: 42,
+      session_name: ["x"],
+      session_ids: "s",
+      limit: "many",
+      tools: 7,
+      target_version: 3,
+      last_event_index: "x",
+      media: "nope",
+      background: "maybe",
+    }),
+    "application/json",
+  ],
   ["JSON sent as text", JSON.stringify({ message: "hi" }), "text/plain"],
   ["unknown fields", JSON.stringify({ surprise: true }), "application/json"],
   ["a broken form", "message=%E0%A4%A&stream=perhaps&session_state=%7Bnope", "application/x-www-form-urlencoded"],
   ["an oversized body", JSON.stringify({ message: "x".repeat(1_200_000) }), "application/json"],
 ];
 
-const queries = ["?limit=-1", "?limit=abc", "?page=0", "?limit=1000000", "?sort_order=sideways", "?type=robot", "?user_id=" + "u".repeat(300), "?db_id=nope", "?target_version=1.0", "?status=LOST"];
+const queries = [
+  "?limit=-1",
+  "?limit=abc",
+  "?page=0",
+  "?limit=1000000",
+  "?sort_order=sideways",
+  "?type=robot",
+  "?user_id=" + "u".repeat(300),
+  "?db_id=nope",
+  "?target_version=1.0",
+  "?status=LOST",
+];
 
 it("answers every route's bad input with a 4xx, calls no model and writes nothing", async () => {
   const script = await scriptModel(env.MODEL_SERVER_URL, []);
   const e = { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "k" };
   const { body: doc } = await call("/openapi.json", {}, e);
-  const resolve = (s: Schema): Schema => (s.$ref ? resolve(doc.components.schemas[s.$ref.split("/").at(-1)!] as Schema) : s.anyOf?.length === 1 ? resolve(s.anyOf[0]!) : s);
-  const ops = Object.entries(doc.paths as Record<string, Record<string, Op>>).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })));
+  const resolve = (s: Schema): Schema =>
+    s.$ref
+      ? resolve(doc.components.schemas[s.$ref.split("/").at(-1)!] as Schema)
+      : s.anyOf?.length === 1
+        ? resolve(s.anyOf[0]!)
+        : s;
+  const ops = Object.entries(doc.paths as Record<string, Record<string, Op>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ path, method: method.toUpperCase(), op })),
+  );
   // Every route of the app is swept, including those added after this test was written.
   expect(ops.length).toBeGreaterThanOrEqual(40);
   const failures: string[] = [];
   let generatedCount = 0;
   for (const { path, method, op } of ops) {
     let concrete = path;
-    for (const p of op.parameters?.filter((p) => p.in === "path") ?? []) concrete = concrete.replace(`{${p.name}}`, pathValues[p.name] ?? "x-sweep");
+    for (const p of op.parameters?.filter((p) => p.in === "path") ?? [])
+      concrete = concrete.replace(`{${p.name}}`, pathValues[p.name] ?? "x-sweep");
     const attempts: Case[] = [];
-    if (method !== "GET") for (const [label, body, type] of bodies) attempts.push({ label, url: concrete, init: { method, body, headers: { "content-type": type } }, mustRefuse: false });
-    for (const q of queries) attempts.push({ label: `query ${q.slice(0, 30)}`, url: concrete + q, init: { method }, mustRefuse: false });
+    if (method !== "GET")
+      for (const [label, body, type] of bodies)
+        attempts.push({
+          label,
+          url: concrete,
+          init: { method, body, headers: { "content-type": type } },
+          mustRefuse: false,
+        });
+    for (const q of queries)
+      attempts.push({ label: `query ${q.slice(0, 30)}`, url: concrete + q, init: { method }, mustRefuse: false });
     const gen = generated(method, path, op, resolve);
     generatedCount += gen.length;
     for (const c of [...attempts, ...gen]) {
       // A route that ignores a bad query answers what it always does (the docs page is HTML).
       const raw = await send(c.url, c.init, e);
       const text = await raw.text();
-      const res = { status: raw.status, body: raw.headers.get("content-type")?.includes("json") && text ? JSON.parse(text) : text };
+      const res = {
+        status: raw.status,
+        body: raw.headers.get("content-type")?.includes("json") && text ? JSON.parse(text) : text,
+      };
       const shaped = typeof res.body?.detail === "string" && typeof res.body?.error_id === "string";
-      const ok = c.mustRefuse ? res.status >= 400 && res.status < 500 && shaped : res.status >= 200 && res.status < 500 && (res.status < 400 || shaped);
-      if (!ok) failures.push(`${method} ${path} ${c.url.slice(0, 60)} with ${c.label}: ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`);
+      const ok = c.mustRefuse
+        ? res.status >= 400 && res.status < 500 && shaped
+        : res.status >= 200 && res.status < 500 && (res.status < 400 || shaped);
+      if (!ok)
+        failures.push(
+          `${method} ${path} ${c.url.slice(0, 60)} with ${c.label}: ${res.status} ${JSON.stringify(res.body).slice(0, 160)}`,
+        );
     }
   }
   expect(failures).toEqual([]);

@@ -38,28 +38,49 @@ const never = tool({ name: "never", parameters: z.object({}), execute: () => new
 /** The run_code tool of a CodeMode over the test tools, called as the agent's run loop would. */
 function codeTool(limits?: Partial<CellLimits>, tools: Tool[] = [lookup, wait, never]) {
   const runCode = new CodeMode({ tools, runner, limits }).tools[0]!;
-  return (sessionId: string, code: string) => runCode.execute!({ code }, context(sessionId)) as Promise<{ result?: unknown; logs?: string; error?: string; not_persisted?: string[] }>;
+  return (sessionId: string, code: string) =>
+    runCode.execute!({ code }, context(sessionId)) as Promise<{
+      result?: unknown;
+      logs?: string;
+      error?: string;
+      not_persisted?: string[];
+    }>;
 }
 
-const context = (sessionId: string): ToolContext => ({ runId: "run", sessionId, userId: null, sessionState: {}, dependencies: {}, signal: new AbortController().signal });
+const context = (sessionId: string): ToolContext => ({
+  runId: "run",
+  sessionId,
+  userId: null,
+  sessionState: {},
+  dependencies: {},
+  signal: new AbortController().signal,
+});
 const fresh = () => `codemode-${crypto.randomUUID()}`;
 const run = codeTool();
 
 describe("CodeMode in the Workers runtime", () => {
   it("runs tools as async functions, Promise.all included, and returns the result and console output", async () => {
     const sid = fresh();
-    const out = await run(sid, `const items = await Promise.all([1, 2, 3].map((id) => lookup({ id })));\nconsole.log("got", items.length, { first: items[0] });\nreturn items.reduce((s, i) => s + i.price, 0);`);
+    const out = await run(
+      sid,
+      `const items = await Promise.all([1, 2, 3].map((id) => lookup({ id })));\nconsole.log("got", items.length, { first: items[0] });\nreturn items.reduce((s, i) => s + i.price, 0);`,
+    );
     expect(out).toEqual({ result: 60, logs: 'got 3 {"first":{"id":1,"price":10}}\n' });
   });
 
   it("keeps variables, functions and classes between cells, and through an abort of the object", async () => {
     const sid = fresh();
-    const first = await run(sid, `const base = 40; let seen = [1]; function add(x) { return x + base } class Box { constructor(v) { this.v = v } get twice() { return this.v * 2 } }\nconst m = new Map();`);
+    const first = await run(
+      sid,
+      `const base = 40; let seen = [1]; function add(x) { return x + base } class Box { constructor(v) { this.v = v } get twice() { return this.v * 2 } }\nconst m = new Map();`,
+    );
     expect(first).toEqual({ not_persisted: ["m"] });
     expect(await run(sid, `seen.push(2); return add(2)`)).toEqual({ result: 42 });
     const stub = sessions.get(sessions.idFromName(sid));
     await runInDurableObject(stub, (_i, state) => state.abort("simulated eviction")).catch(() => undefined);
-    expect(await run(sid, `return { seen, boxed: new Box(base).twice, m: typeof m }`)).toEqual({ result: { seen: [1, 2], boxed: 80, m: "undefined" } });
+    expect(await run(sid, `return { seen, boxed: new Box(base).twice, m: typeof m }`)).toEqual({
+      result: { seen: [1, 2], boxed: 80, m: "undefined" },
+    });
   });
 
   it("stops while (true) {} by its CPU budget, and the session's next cell still runs", async () => {
@@ -87,10 +108,15 @@ describe("CodeMode in the Workers runtime", () => {
   });
 
   it("has no network: fetch to a canary on loopback records zero hits (the host reaching it records one)", async () => {
-    const canary = await scriptModel(env.MODEL_SERVER_URL, [{ text: "canary" }, { text: "canary" }], { channel: `canary-${crypto.randomUUID()}` });
+    const canary = await scriptModel(env.MODEL_SERVER_URL, [{ text: "canary" }, { text: "canary" }], {
+      channel: `canary-${crypto.randomUUID()}`,
+    });
     const url = `${canary.baseURL}/chat/completions`;
     const body = JSON.stringify({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
-    const out = await run(fresh(), `const r = await fetch(${JSON.stringify(url)}, { method: "POST", body: ${JSON.stringify(body)} }); return r.status`);
+    const out = await run(
+      fresh(),
+      `const r = await fetch(${JSON.stringify(url)}, { method: "POST", body: ${JSON.stringify(body)} }); return r.status`,
+    );
     expect(out.error).toMatch(/fetch/);
     expect(await canary.requests()).toHaveLength(0);
     await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body });
@@ -98,43 +124,70 @@ describe("CodeMode in the Workers runtime", () => {
   });
 
   it("runs cells in a Worker Loader sandbox of the session's own, whose isolate has no network and no bindings", async () => {
-    const canary = await scriptModel(env.MODEL_SERVER_URL, [{ text: "canary" }], { channel: `canary-${crypto.randomUUID()}` });
+    const canary = await scriptModel(env.MODEL_SERVER_URL, [{ text: "canary" }], {
+      channel: `canary-${crypto.randomUUID()}`,
+    });
     const sid = fresh();
     expect(await run(sid, `return 6 * 7`)).toEqual({ result: 42 });
     const stub = sessions.get(sessions.idFromName(sid));
     // Outside QuickJS too: the loaded Worker's own fetch() cannot leave the isolate.
-    expect(await stub.isolation(`${canary.baseURL}/chat/completions`)).toEqual({ where: "worker-loader", network: "blocked", bindings: [] });
+    expect(await stub.isolation(`${canary.baseURL}/chat/completions`)).toEqual({
+      where: "worker-loader",
+      network: "blocked",
+      bindings: [],
+    });
     expect(await canary.requests()).toHaveLength(0);
   });
 
   it("without a loader binding, the same sandbox runs in the object's own isolate", async () => {
     const qjs = await quickJS.get();
-    const busy = await runCell(qjs, { code: `while (true) {}`, state: [], toolNames: [], callTool: async () => ({ ok: true, value: null }), limits: { cpuBudget: 200 } });
+    const busy = await runCell(qjs, {
+      code: `while (true) {}`,
+      state: [],
+      toolNames: [],
+      callTool: async () => ({ ok: true, value: null }),
+      limits: { cpuBudget: 200 },
+    });
     expect(busy.cell.error?.name).toBe("CpuLimitError");
-    const kept = await runCell(qjs, { code: `const x = 2; return x * 21`, state: busy.state, toolNames: [], callTool: async () => ({ ok: true, value: null }) });
+    const kept = await runCell(qjs, {
+      code: `const x = 2; return x * 21`,
+      state: busy.state,
+      toolNames: [],
+      callTool: async () => ({ ok: true, value: null }),
+    });
     expect(kept.cell.result).toBe(42);
     expect(kept.state).toEqual([{ name: "x", json: "2" }]);
   });
 
   it("keeps prototype pollution inside the cell: the host and the next cell are clean", async () => {
     const sid = fresh();
-    const out = await run(sid, `Object.prototype.polluted = "yes"; Array.prototype.map = () => "hijacked"; JSON.parse = () => "hijacked"; return ({}).polluted`);
+    const out = await run(
+      sid,
+      `Object.prototype.polluted = "yes"; Array.prototype.map = () => "hijacked"; JSON.parse = () => "hijacked"; return ({}).polluted`,
+    );
     expect(out).toEqual({ result: "yes" });
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(await run(sid, `return [({}).polluted === undefined, [1].map((x) => x + 1), (await lookup({ id: 2 })).price]`)).toEqual({ result: [true, [2], 20] });
+    expect(
+      await run(sid, `return [({}).polluted === undefined, [1].map((x) => x + 1), (await lookup({ id: 2 })).price]`),
+    ).toEqual({ result: [true, [2], 20] });
   });
 
   it("times out a promise that never settles, and a tool call that never answers", async () => {
     const sid = fresh();
     expect((await run(sid, `await new Promise(() => {}); return "unreachable"`)).error).toMatch(/^TimeoutError:/);
     const started = Date.now();
-    expect((await codeTool({ timeoutMs: 500 })(sid, `await never({}); return "unreachable"`)).error).toMatch(/^TimeoutError:.*500 ms/);
+    expect((await codeTool({ timeoutMs: 500 })(sid, `await never({}); return "unreachable"`)).error).toMatch(
+      /^TimeoutError:.*500 ms/,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(await run(sid, `return "alive"`)).toEqual({ result: "alive" });
   });
 
   it("truncates 10 MB of console output", async () => {
-    const out = await run(fresh(), `console.log("x".repeat(10 * 1024 * 1024)); for (let i = 0; i < 100; i++) console.log("line " + i); return "done"`);
+    const out = await run(
+      fresh(),
+      `console.log("x".repeat(10 * 1024 * 1024)); for (let i = 0; i < 100; i++) console.log("line " + i); return "done"`,
+    );
     expect(out.result).toBe("done");
     expect(out.logs!.length).toBeLessThan(64 * 1024 + 200);
     expect(out.logs).toMatch(/output truncated: \d+ more characters not shown$/);
@@ -149,12 +202,17 @@ describe("CodeMode in the Workers runtime", () => {
     expect(big.result).toBeUndefined();
     const heavy = await small(sid, `const blob = "y".repeat(500); const kept2 = 1`);
     expect(heavy.error).toMatch(/^StateTooLargeError: .*exceed 200 characters/);
-    expect(await small(sid, `return [kept, typeof blob, typeof kept2]`)).toEqual({ result: ["before", "undefined", "undefined"] });
+    expect(await small(sid, `return [kept, typeof blob, typeof kept2]`)).toEqual({
+      result: ["before", "undefined", "undefined"],
+    });
   });
 
   it("returns a tool's validation error into the code, which can catch it; the tool does not run", async () => {
     const before = calls.length;
-    const out = await run(fresh(), `try { await lookup({ id: "seven" }); return "ran" } catch (e) { return e.name + " | " + e.message }`);
+    const out = await run(
+      fresh(),
+      `try { await lookup({ id: "seven" }); return "ran" } catch (e) { return e.name + " | " + e.message }`,
+    );
     expect(out.result).toMatch(/^ToolError \| lookup: invalid arguments: id: .*number/);
     expect(calls.length).toBe(before);
     const uncaught = await run(fresh(), `await lookup({})`);
@@ -167,7 +225,11 @@ describe("CodeMode in the Workers runtime", () => {
     // B is sent once A is inside the object (two RPCs sent at the same instant may arrive either way round).
     let entered!: () => void;
     const inA = new Promise<void>((resolve) => (entered = resolve));
-    const hold = tool({ name: "hold", parameters: z.object({}), execute: () => (entered(), new Promise((resolve) => setTimeout(() => resolve(null), 300))) });
+    const hold = tool({
+      name: "hold",
+      parameters: z.object({}),
+      execute: () => (entered(), new Promise((resolve) => setTimeout(() => resolve(null), 300))),
+    });
     const runHeld = codeTool(undefined, [hold]);
     const a = runHeld(sid, `await hold({}); order.push("A"); return order`);
     await inA;
@@ -185,7 +247,10 @@ describe("CodeMode in the Workers runtime", () => {
 
   it("serves an Agent: the model writes one cell that makes 5 lookups, in two model round trips", async () => {
     const code = `const rows = await Promise.all([1, 2, 3, 4, 5].map((id) => lookup({ id }))); return rows.map((r) => r.price)`;
-    const script = await scriptModel(env.MODEL_SERVER_URL, [{ toolCalls: [{ name: "run_code", arguments: { code } }] }, { text: "Total 150." }]);
+    const script = await scriptModel(env.MODEL_SERVER_URL, [
+      { toolCalls: [{ name: "run_code", arguments: { code } }] },
+      { text: "Total 150." },
+    ]);
     const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: script.baseURL } } });
     const agent = new Agent({ name: "coder", model, tools: [new CodeMode({ tools: [lookup], runner })] });
     const out = await agent.run("Sum the prices of items 1-5");
@@ -195,31 +260,60 @@ describe("CodeMode in the Workers runtime", () => {
     const toolsSent = requests[0]!.body.tools as Array<{ function: { name: string; description: string } }>;
     expect(toolsSent.map((t) => t.function.name)).toEqual(["run_code"]);
     expect(toolsSent[0]!.function.description).toContain("declare function lookup(args: {");
-    const answer = (requests[1]!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!;
+    const answer = (requests[1]!.body.messages as Array<{ role: string; content: string }>).find(
+      (m) => m.role === "tool",
+    )!;
     expect(JSON.parse(answer.content)).toEqual({ result: [10, 20, 30, 40, 50] });
   });
 
   it("over HTTP, a cell pauses for confirmation and the continued run finishes it without repeating its lookups", async () => {
     const removed: number[] = [];
-    const remove = tool({ name: "remove_item", parameters: z.object({ id: z.number() }), requiresConfirmation: true, execute: ({ id }) => (removed.push(id), { removed: id }) });
+    const remove = tool({
+      name: "remove_item",
+      parameters: z.object({ id: z.number() }),
+      requiresConfirmation: true,
+      execute: ({ id }) => (removed.push(id), { removed: id }),
+    });
     const code = `const rows = await Promise.all([11, 12].map((id) => lookup({ id })));\nconst gone = await remove_item({ id: rows[0].id });\nreturn { gone, prices: rows.map((r) => r.price) };`;
-    const script = await scriptModel(env.MODEL_SERVER_URL, [{ toolCalls: [{ id: "rc1", name: "run_code", arguments: { code } }] }, { text: "Removed 11." }]);
+    const script = await scriptModel(env.MODEL_SERVER_URL, [
+      { toolCalls: [{ id: "rc1", name: "run_code", arguments: { code } }] },
+      { text: "Removed 11." },
+    ]);
     const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: script.baseURL } } });
     const agent = new Agent({ id: "coder", model, tools: [new CodeMode({ tools: [lookup, remove], runner })] });
     const fetchOs = sdkFetch(new AgentOS({ agents: [agent], auth: { mode: "none" } }), "codemode_hitl");
     const before = calls.length;
-    const paused = JSON.parse((await fetchOs("/agents/coder/runs", form({ message: "remove item 11", stream: "false" }))).text);
-    expect(paused).toMatchObject({ status: "PAUSED", requirements: [{ id: "rc1", kind: "confirmation", paused_tool_name: "run_code", tool_execution: { tool_name: "remove_item", tool_args: { id: 11 } } }] });
+    const paused = JSON.parse(
+      (await fetchOs("/agents/coder/runs", form({ message: "remove item 11", stream: "false" }))).text,
+    );
+    expect(paused).toMatchObject({
+      status: "PAUSED",
+      requirements: [
+        {
+          id: "rc1",
+          kind: "confirmation",
+          paused_tool_name: "run_code",
+          tool_execution: { tool_name: "remove_item", tool_args: { id: 11 } },
+        },
+      ],
+    });
     expect(calls.slice(before).map((c) => c.args)).toEqual([{ id: 11 }, { id: 12 }]);
     expect(removed).toEqual([]);
     // agno's client answers with the paused tools, marked confirmed.
     const tools = paused.tools.map((t: Record<string, unknown>) => ({ ...t, confirmed: true }));
-    const resumed = await fetchOs(`/agents/coder/runs/${paused.run_id}/continue`, form({ tools: JSON.stringify(tools), session_id: paused.session_id }));
+    const resumed = await fetchOs(
+      `/agents/coder/runs/${paused.run_id}/continue`,
+      form({ tools: JSON.stringify(tools), session_id: paused.session_id }),
+    );
     expect(resumed.status).toBe(200);
-    expect(parseSse(resumed.text).map((f) => f.event)).toEqual(expect.arrayContaining(["RunContinued", "ToolCallCompleted", "RunCompleted"]));
+    expect(parseSse(resumed.text).map((f) => f.event)).toEqual(
+      expect.arrayContaining(["RunContinued", "ToolCallCompleted", "RunCompleted"]),
+    );
     expect(removed).toEqual([11]);
     expect(calls.length - before).toBe(2);
-    const answer = ((await script.requests())[1]!.body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!;
+    const answer = ((await script.requests())[1]!.body.messages as Array<{ role: string; content: string }>).find(
+      (m) => m.role === "tool",
+    )!;
     expect(JSON.parse(answer.content)).toEqual({ result: { gone: { removed: 11 }, prices: [110, 120] } });
   });
 });

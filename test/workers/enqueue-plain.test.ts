@@ -18,11 +18,30 @@ it("enqueues a background run from plain arguments, as a webhook would (no HTTP 
     // The same registry the HTTP app and the queue object read: no HTTP app is built to find the agent.
     const agent = worker.components(env).agent("assistant")!.withDb(db);
     const queue = env.JOB_QUEUE.get(env.JOB_QUEUE.idFromName("default"));
-    const { job, created } = await enqueueBackgroundRun({ jobs: db.jobs, queue: { wake: () => queue.wake() } }, { durable: true }, agent, { message: "from the hook", stream: false }, { userId: "hook-user", idempotencyKey: `hook-${crypto.randomUUID()}` });
+    const { job, created } = await enqueueBackgroundRun(
+      { jobs: db.jobs, queue: { wake: () => queue.wake() } },
+      { durable: true },
+      agent,
+      { message: "from the hook", stream: false },
+      { userId: "hook-user", idempotencyKey: `hook-${crypto.randomUUID()}` },
+    );
     expect(created).toBe(true);
-    expect(job).toMatchObject({ component_type: "agent", component_id: "assistant", user_id: "hook-user", max_attempts: 3 });
-    const run = await until(() => call(`/agents/assistant/runs/${job.payload.run_id}`).then((r) => r.body), (r) => r.status === "COMPLETED", "the hook's run to complete");
-    expect(run).toMatchObject({ content: "Answered from a webhook.", user_id: "hook-user", session_id: job.session_id });
+    expect(job).toMatchObject({
+      component_type: "agent",
+      component_id: "assistant",
+      user_id: "hook-user",
+      max_attempts: 3,
+    });
+    const run = await until(
+      () => call(`/agents/assistant/runs/${job.payload.run_id}`).then((r) => r.body),
+      (r) => r.status === "COMPLETED",
+      "the hook's run to complete",
+    );
+    expect(run).toMatchObject({
+      content: "Answered from a webhook.",
+      user_id: "hook-user",
+      session_id: job.session_id,
+    });
     expect(await script.requests()).toHaveLength(1);
   } finally {
     await pool.end();

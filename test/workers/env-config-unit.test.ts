@@ -21,11 +21,28 @@ describe("readEnvConfig", () => {
   });
 
   it("takes given values, and picks the auth mode: JWT over the key over AGNO_AUTH=none", () => {
-    const read = readEnvConfig({ AGNO_BACKGROUND_MAX_CONCURRENCY: " 8 ", AGNO_QUEUE_DB_CONNECTIONS: "6", AGNO_SSE_PING_SECONDS: "2", OS_SECURITY_KEY: "k", AGNO_AUTH: "none", MODEL: "ollama:llama3.2:3b" });
-    expect(read.ok && read.config).toMatchObject({ queue: { concurrency: 8, dbConnections: 6 }, ssePingMs: 2000, auth: { mode: "security_key" }, model: "ollama:llama3.2:3b", queueBound: false });
+    const read = readEnvConfig({
+      AGNO_BACKGROUND_MAX_CONCURRENCY: " 8 ",
+      AGNO_QUEUE_DB_CONNECTIONS: "6",
+      AGNO_SSE_PING_SECONDS: "2",
+      OS_SECURITY_KEY: "k",
+      AGNO_AUTH: "none",
+      MODEL: "ollama:llama3.2:3b",
+    });
+    expect(read.ok && read.config).toMatchObject({
+      queue: { concurrency: 8, dbConnections: 6 },
+      ssePingMs: 2000,
+      auth: { mode: "security_key" },
+      model: "ollama:llama3.2:3b",
+      queueBound: false,
+    });
     expect(readEnvConfig({ AGNO_AUTH: "none" })).toMatchObject({ ok: true, config: { auth: { mode: "none" } } });
     const secret = btoa("x".repeat(32)).replace(/=+$/, "");
-    const jwt = readEnvConfig({ OS_SECURITY_KEY: "k", JWT_VERIFICATION_KEYS: JSON.stringify({ kty: "oct", k: secret }), AGNO_USER_ISOLATION: "true" });
+    const jwt = readEnvConfig({
+      OS_SECURITY_KEY: "k",
+      JWT_VERIFICATION_KEYS: JSON.stringify({ kty: "oct", k: secret }),
+      AGNO_USER_ISOLATION: "true",
+    });
     expect(jwt).toMatchObject({ ok: true, config: { auth: { mode: "jwt", userIsolation: true } } });
   });
 
@@ -41,13 +58,22 @@ describe("readEnvConfig", () => {
     });
     expect(read.ok).toBe(false);
     if (read.ok) return;
-    expect(read.error.problems.map((p) => p.variable).sort()).toEqual(["AGNO_DB_CONNECT_TIMEOUT_MS", "AGNO_QUEUE_MAX_DEPTH", "AGNO_QUEUE_SHARDS", "AGNO_USER_ISOLATION", "DATABASE_URL", "JWT_VERIFICATION_KEYS", "MODEL"]);
+    expect(read.error.problems.map((p) => p.variable).sort()).toEqual([
+      "AGNO_DB_CONNECT_TIMEOUT_MS",
+      "AGNO_QUEUE_MAX_DEPTH",
+      "AGNO_QUEUE_SHARDS",
+      "AGNO_USER_ISOLATION",
+      "DATABASE_URL",
+      "JWT_VERIFICATION_KEYS",
+      "MODEL",
+    ]);
     expect(read.error.message).not.toContain("secret-value");
     expect(read.error.concernsAuth).toBe(true);
   });
 
   it("refuses settings that contradict each other", () => {
-    const problems = (env: WorkerEnv) => (r => (r.ok ? [] : r.error.problems.map((p) => p.variable)))(readEnvConfig(env));
+    const problems = (env: WorkerEnv) =>
+      ((r) => (r.ok ? [] : r.error.problems.map((p) => p.variable)))(readEnvConfig(env));
     expect(problems({ JOB_QUEUE: queue })).toEqual(["DATABASE_URL"]);
     expect(problems({ MODEL: "workers-ai:@cf/m" })).toEqual(["MODEL"]);
     expect(problems({ MODEL: "workers-ai:@cf/m", AI: {} })).toEqual([]);

@@ -10,7 +10,17 @@ const REF = /^internal error \(ref [0-9a-f]{16}\)$/;
 const MARKER = "UNSTORABLE-ANSWER";
 
 /** What must never reach a client: the statement, its parameters, the database's own words, the run's content. */
-const leaks = (text: string) => ["insert into", "update ", "failed query", "agno_", "params:", "refused by the test", "private question", MARKER].filter((s) => text.toLowerCase().includes(s.toLowerCase()));
+const leaks = (text: string) =>
+  [
+    "insert into",
+    "update ",
+    "failed query",
+    "agno_",
+    "params:",
+    "refused by the test",
+    "private question",
+    MARKER,
+  ].filter((s) => text.toLowerCase().includes(s.toLowerCase()));
 
 /**
  * The Worker on a schema of its own whose runs table refuses any row holding MARKER (as Postgres
@@ -30,7 +40,9 @@ describe("errors never leak internals, and a run whose last write fails ends as 
         RETURN NEW;
       END $$`);
     for (const table of ["agno_runs", "agno_sessions"]) {
-      await pool.query(`CREATE TRIGGER refuse_marked BEFORE INSERT OR UPDATE ON "${schema}".${table} FOR EACH ROW EXECUTE FUNCTION "${schema}".refuse_marked()`);
+      await pool.query(
+        `CREATE TRIGGER refuse_marked BEFORE INSERT OR UPDATE ON "${schema}".${table} FOR EACH ROW EXECUTE FUNCTION "${schema}".refuse_marked()`,
+      );
     }
   });
   afterAll(async () => {
@@ -43,15 +55,27 @@ describe("errors never leak internals, and a run whose last write fails ends as 
 
   it("streams a RunError with the run's ids and a reference, never the SQL, its parameters or the messages", async () => {
     const e = await scripted();
-    const frames = parseSse(await (await send("/agents/assistant/runs", form({ message: "private question" }), e)).text());
+    const frames = parseSse(
+      await (await send("/agents/assistant/runs", form({ message: "private question" }), e)).text(),
+    );
     const started = frames[0]!.data;
     const last = frames.at(-1)!;
-    expect(last).toMatchObject({ event: "RunError", data: { run_id: started.run_id, session_id: started.session_id, error_id: "internal_error", content: expect.stringMatching(REF) } });
+    expect(last).toMatchObject({
+      event: "RunError",
+      data: {
+        run_id: started.run_id,
+        session_id: started.session_id,
+        error_id: "internal_error",
+        content: expect.stringMatching(REF),
+      },
+    });
     expect(leaks(JSON.stringify(last))).toEqual([]);
     const run = await runOf(String(started.run_id), e);
     expect(run).toMatchObject({ status: "ERROR", content: last.data.content });
     // What /resume replays is the same clean end.
-    const replay = parseSse(await (await send(`/agents/assistant/runs/${started.run_id}/resume`, { method: "POST" }, e)).text());
+    const replay = parseSse(
+      await (await send(`/agents/assistant/runs/${started.run_id}/resume`, { method: "POST" }, e)).text(),
+    );
     expect(replay.at(-1)).toEqual(last);
   });
 
@@ -61,16 +85,31 @@ describe("errors never leak internals, and a run whose last write fails ends as 
     const text = await res.text();
     expect(res.status).toBe(200);
     const out = JSON.parse(text) as { run_id: string; status: string; content: string; error: unknown };
-    expect(out).toMatchObject({ status: "ERROR", content: expect.stringMatching(REF), error: { type: "InternalError" } });
+    expect(out).toMatchObject({
+      status: "ERROR",
+      content: expect.stringMatching(REF),
+      error: { type: "InternalError" },
+    });
     expect(leaks(JSON.stringify({ content: out.content, error: out.error }))).toEqual([]);
-    expect(["insert into", "failed query", "agno_", "params:", "refused by the test"].filter((s) => text.toLowerCase().includes(s))).toEqual([]);
+    expect(
+      ["insert into", "failed query", "agno_", "params:", "refused by the test"].filter((s) =>
+        text.toLowerCase().includes(s),
+      ),
+    ).toEqual([]);
     expect((await runOf(out.run_id, e)).status).toBe("ERROR");
   });
 
   it("sends WebSocket clients the same clean RunError, with the run's ids", async () => {
     const e = await scripted();
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
+    const res = await worker.fetch(
+      new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<
+        unknown,
+        IncomingRequestCfProperties
+      >,
+      envFor(e),
+      ctx,
+    );
     const ws = res.webSocket!;
     ws.accept();
     const frames: Array<Record<string, unknown>> = [];
@@ -86,14 +125,31 @@ describe("errors never leak internals, and a run whose last write fails ends as 
     ws.close(1000, "done");
     await waitOnExecutionContext(ctx);
     const last = frames.at(-1)!;
-    expect(last).toMatchObject({ event: "RunError", request_id: "r", run_id: frames[0]!.run_id, session_id: frames[0]!.session_id, content: expect.stringMatching(REF) });
+    expect(last).toMatchObject({
+      event: "RunError",
+      request_id: "r",
+      run_id: frames[0]!.run_id,
+      session_id: frames[0]!.session_id,
+      content: expect.stringMatching(REF),
+    });
     expect(leaks(JSON.stringify(last))).toEqual([]);
     expect((await runOf(String(last.run_id), e)).status).toBe("ERROR");
   });
 
   it("answers an unexpected failure in any route with a generic 500 and a reference", async () => {
-    const res = await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_type: "agent", agent_id: "assistant", session_name: `named ${MARKER}` }) }, base);
-    expect(res).toMatchObject({ status: 500, body: { error_id: "internal_error", detail: expect.stringMatching(REF) } });
+    const res = await call(
+      "/sessions",
+      {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ session_type: "agent", agent_id: "assistant", session_name: `named ${MARKER}` }),
+      },
+      base,
+    );
+    expect(res).toMatchObject({
+      status: 500,
+      body: { error_id: "internal_error", detail: expect.stringMatching(REF) },
+    });
     expect(leaks(JSON.stringify(res.body))).toEqual([]);
   });
 });

@@ -14,7 +14,8 @@ import { call, envFor, form, JSON_BODY, auth, modelEnv, parseSse, send } from ".
 /** `{"a":{"a":…1…}}`, `levels` deep, as JSON text (about 42 KB at 7,000 levels). */
 const deepText = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
 /** A JSON body with `field` set to `deepText(levels)` (JSON.stringify itself overflows on such a value). */
-const withDeep = (fields: Record<string, unknown>, field: string, levels: number) => JSON.stringify(fields).slice(0, -1) + `,"${field}":${deepText(levels)}}`;
+const withDeep = (fields: Record<string, unknown>, field: string, levels: number) =>
+  JSON.stringify(fields).slice(0, -1) + `,"${field}":${deepText(levels)}}`;
 
 const real = inject("realPgUrl");
 const realSchema = `hostile_${Date.now().toString(36)}`;
@@ -38,7 +39,15 @@ describe.each(targets)("hostile input on $name", ({ name, db }) => {
     const e = { ...m, ...db };
     for (const stream of [true, false]) {
       const session_id = sid(`deep-${stream}`);
-      const json = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: withDeep({ message: "hi", stream, session_id }, "session_state", 7000) }, e);
+      const json = await call(
+        "/agents/assistant/runs",
+        {
+          method: "POST",
+          headers: JSON_BODY,
+          body: withDeep({ message: "hi", stream, session_id }, "session_state", 7000),
+        },
+        e,
+      );
       expect(json).toMatchObject({ status: 422, body: { ...errorShape, error_id: "validation_error" } });
       expect(json.body.detail).toMatch(/session_state/);
       expect(json.body.detail).toMatch(/deeper than 64/);
@@ -46,7 +55,11 @@ describe.each(targets)("hostile input on $name", ({ name, db }) => {
     }
     // As agno's form sends it: JSON text in a field.
     const session_id = sid("deep-form");
-    const fromForm = await call("/agents/assistant/runs", form({ message: "hi", session_id, metadata: deepText(7000) }), e);
+    const fromForm = await call(
+      "/agents/assistant/runs",
+      form({ message: "hi", session_id, metadata: deepText(7000) }),
+      e,
+    );
     expect(fromForm).toMatchObject({ status: 422, body: errorShape });
     expect(fromForm.body.detail).toMatch(/metadata/);
     expect((await call(`/sessions/${session_id}`, {}, e)).status).toBe(404);
@@ -55,17 +68,41 @@ describe.each(targets)("hostile input on $name", ({ name, db }) => {
 
   it("refuses POST /sessions with deep session_state as 422 (not 409), and the session does not exist", async () => {
     const session_id = sid("create-deep");
-    const json = await call("/sessions", { method: "POST", headers: JSON_BODY, body: withDeep({ session_id, agent_id: "assistant" }, "session_state", 7000) }, db);
+    const json = await call(
+      "/sessions",
+      {
+        method: "POST",
+        headers: JSON_BODY,
+        body: withDeep({ session_id, agent_id: "assistant" }, "session_state", 7000),
+      },
+      db,
+    );
     expect(json).toMatchObject({ status: 422, body: errorShape });
     expect(json.body.detail).toMatch(/session_state/);
     expect((await call(`/sessions/${session_id}`, {}, db)).status).toBe(404);
     // Wide instead of deep: more keys than a field may hold.
     const wide = Object.fromEntries(Array.from({ length: 10_001 }, (_, i) => [`k${i}`, i]));
-    const tooWide = await call("/sessions", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_id, agent_id: "assistant", metadata: wide }) }, db);
+    const tooWide = await call(
+      "/sessions",
+      {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ session_id, agent_id: "assistant", metadata: wide }),
+      },
+      db,
+    );
     expect(tooWide).toMatchObject({ status: 422, body: errorShape });
     expect(tooWide.body.detail).toMatch(/metadata.*10000/);
     // Within the limits the same session is created.
-    const ok = await call("/sessions", { method: "POST", headers: JSON_BODY, body: withDeep({ session_id, agent_id: "assistant" }, "session_state", 60) }, db);
+    const ok = await call(
+      "/sessions",
+      {
+        method: "POST",
+        headers: JSON_BODY,
+        body: withDeep({ session_id, agent_id: "assistant" }, "session_state", 60),
+      },
+      db,
+    );
     expect(ok.status).toBe(201);
   });
 
@@ -82,7 +119,11 @@ describe.each(targets)("hostile input on $name", ({ name, db }) => {
     for (const [body, detail] of cases) {
       const session_id = sid("nul");
       // JSON.stringify writes a lone surrogate as its escape, as a hostile client would.
-      const json = await call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ ...body, session_id, stream: false }) }, e);
+      const json = await call(
+        "/agents/assistant/runs",
+        { method: "POST", headers: JSON_BODY, body: JSON.stringify({ ...body, session_id, stream: false }) },
+        e,
+      );
       expect(json, JSON.stringify(body).slice(0, 80)).toMatchObject({ status: 422, body: errorShape });
       expect(json.body.detail).toMatch(detail);
       expect((await call(`/sessions/${session_id}`, {}, e)).status).toBe(404);
@@ -113,7 +154,10 @@ describe.each(targets)("hostile input on $name", ({ name, db }) => {
     for (const [path, init] of [
       ["/agents/assistant/runs/r%00/cancel", { method: "POST" }],
       ["/sessions/s%00/rename", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ session_name: "x" }) }],
-      ["/sessions", { method: "DELETE", headers: JSON_BODY, body: JSON.stringify({ session_ids: ["ok", "bad\u0000"] }) }],
+      [
+        "/sessions",
+        { method: "DELETE", headers: JSON_BODY, body: JSON.stringify({ session_ids: ["ok", "bad\u0000"] }) },
+      ],
     ] as Array<[string, RequestInit]>) {
       const res = await call(path, init, db);
       expect([404, 422], `${path}: ${res.status} ${JSON.stringify(res.body)}`).toContain(res.status);
@@ -127,13 +171,20 @@ describe.each(targets)("hostile input on $name", ({ name, db }) => {
       { text: "Done, without dice." },
     ]);
     const e = { ...m, ...db };
-    const frames = parseSse(await (await send("/agents/assistant/runs", form({ message: "roll", session_id: sid("args") }), e)).text());
+    const frames = parseSse(
+      await (await send("/agents/assistant/runs", form({ message: "roll", session_id: sid("args") }), e)).text(),
+    );
     expect(frames.at(-1)!.event, JSON.stringify(frames.at(-1)).slice(0, 600)).toBe("RunCompleted");
     expect(frames.filter((f) => f.event === "ToolCallError")).toHaveLength(2);
     const requests = await script.requests();
     expect(requests).toHaveLength(3);
-    const toolAnswers = (i: number) => (requests[i]!.body.messages as Array<{ role: string; content: string }>).filter((msg) => msg.role === "tool").map((msg) => msg.content);
-    expect(toolAnswers(1)).toEqual([expect.stringMatching(/^Error: tool arguments at sides\.a\.a.* nested deeper than 64 levels/)]);
+    const toolAnswers = (i: number) =>
+      (requests[i]!.body.messages as Array<{ role: string; content: string }>)
+        .filter((msg) => msg.role === "tool")
+        .map((msg) => msg.content);
+    expect(toolAnswers(1)).toEqual([
+      expect.stringMatching(/^Error: tool arguments at sides\.a\.a.* nested deeper than 64 levels/),
+    ]);
     expect(toolAnswers(2)[1]).toMatch(/^Error: tool arguments at note must not contain NUL/);
     const stored = await call(`/agents/assistant/runs/${frames[0]!.data.run_id}`, {}, e);
     expect(stored.body).toMatchObject({ status: "COMPLETED", content: "Done, without dice." });
@@ -142,19 +193,30 @@ describe.each(targets)("hostile input on $name", ({ name, db }) => {
   });
 
   it("stores a model's text with NUL and a lone surrogate sanitised: the run completes, streamed or not", async () => {
-    const { env: m } = await modelEnv([{ text: "a\u0000b\ud800c", chunkSize: 50 }, { text: "x\udc00y\u0000", chunkSize: 50 }]);
+    const { env: m } = await modelEnv([
+      { text: "a\u0000b\ud800c", chunkSize: 50 },
+      { text: "x\udc00y\u0000", chunkSize: 50 },
+    ]);
     const e = { ...m, ...db };
-    const frames = parseSse(await (await send("/agents/assistant/runs", form({ message: "say it", session_id: sid("text") }), e)).text());
+    const frames = parseSse(
+      await (await send("/agents/assistant/runs", form({ message: "say it", session_id: sid("text") }), e)).text(),
+    );
     expect(frames.at(-1)!.event).toBe("RunCompleted");
     const streamed = await call(`/agents/assistant/runs/${frames[0]!.data.run_id}`, {}, e);
     expect(streamed.body).toMatchObject({ status: "COMPLETED", content: "a\ufffdb\ufffdc" });
-    const plain = await call("/agents/assistant/runs", form({ message: "again", stream: "false", session_id: sid("text-plain") }), e);
+    const plain = await call(
+      "/agents/assistant/runs",
+      form({ message: "again", stream: "false", session_id: sid("text-plain") }),
+      e,
+    );
     expect(plain.status).toBe(200);
     expect(plain.body.status).toBe("COMPLETED");
     const stored = await call(`/agents/assistant/runs/${plain.body.run_id}`, {}, e);
     expect(stored.body).toMatchObject({ status: "COMPLETED", content: "x\ufffdy\ufffd" });
     // The stored event log replays too (it was written sanitised).
-    const replay = parseSse(await (await send(`/agents/assistant/runs/${frames[0]!.data.run_id}/resume`, { method: "POST" }, e)).text());
+    const replay = parseSse(
+      await (await send(`/agents/assistant/runs/${frames[0]!.data.run_id}/resume`, { method: "POST" }, e)).text(),
+    );
     expect(replay.at(-1)!.event).toBe("RunCompleted");
   });
 });
@@ -173,16 +235,30 @@ describe("resume positions the event log cannot hold", () => {
       expect(res.body.detail).toMatch(/last_event_index/);
     }
     for (const header of ["-5", "2147483648", "99999999999"]) {
-      const res = await call(`/agents/assistant/runs/${runId}/resume`, { method: "POST" }, e, { ...auth, "last-event-id": header });
+      const res = await call(`/agents/assistant/runs/${runId}/resume`, { method: "POST" }, e, {
+        ...auth,
+        "last-event-id": header,
+      });
       expect(res, header).toMatchObject({ status: 422, body: errorShape });
       expect(res.body.detail).toMatch(/Last-Event-ID/);
     }
     // In range, the header still works.
-    const fromTwo = parseSse(await (await send(`/agents/assistant/runs/${runId}/resume`, { method: "POST" }, e, { ...auth, "last-event-id": "2" })).text());
+    const fromTwo = parseSse(
+      await (
+        await send(`/agents/assistant/runs/${runId}/resume`, { method: "POST" }, e, { ...auth, "last-event-id": "2" })
+      ).text(),
+    );
     expect(fromTwo[0]!.id).toBe(3);
 
     const ctx = createExecutionContext();
-    const upgrade = await worker.fetch(new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
+    const upgrade = await worker.fetch(
+      new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<
+        unknown,
+        IncomingRequestCfProperties
+      >,
+      envFor(e),
+      ctx,
+    );
     const ws = upgrade.webSocket!;
     ws.accept();
     const answers: Array<Record<string, unknown>> = [];
@@ -195,13 +271,27 @@ describe("resume positions the event log cannot hold", () => {
       while (answers.length === 0) await new Promise<void>((resolve) => (wake = resolve));
       return answers.shift()!;
     };
-    ws.send(JSON.stringify({ action: "resume", id: "big", agent_id: "assistant", run_id: runId, last_event_index: 2 ** 31 }));
-    expect(await next()).toMatchObject({ event: "error", error_id: "validation_error", detail: expect.stringMatching(/last_event_index/) });
+    ws.send(
+      JSON.stringify({ action: "resume", id: "big", agent_id: "assistant", run_id: runId, last_event_index: 2 ** 31 }),
+    );
+    expect(await next()).toMatchObject({
+      event: "error",
+      error_id: "validation_error",
+      detail: expect.stringMatching(/last_event_index/),
+    });
     // The socket's runs take the same bounds as the HTTP routes.
     ws.send(withDeep({ action: "run", id: "deep", agent_id: "assistant", message: "hi" }, "session_state", 7000));
-    expect(await next()).toMatchObject({ event: "error", error_id: "validation_error", detail: expect.stringMatching(/session_state.*deeper than 64/) });
+    expect(await next()).toMatchObject({
+      event: "error",
+      error_id: "validation_error",
+      detail: expect.stringMatching(/session_state.*deeper than 64/),
+    });
     ws.send(JSON.stringify({ action: "run", id: "nul", agent_id: "assistant", message: "hi\u0000" }));
-    expect(await next()).toMatchObject({ event: "error", error_id: "validation_error", detail: expect.stringMatching(/message.*NUL/) });
+    expect(await next()).toMatchObject({
+      event: "error",
+      error_id: "validation_error",
+      detail: expect.stringMatching(/message.*NUL/),
+    });
     ws.close(1000, "done");
     await waitOnExecutionContext(ctx);
     expect(await script.requests()).toHaveLength(1); // the first run's only

@@ -125,7 +125,10 @@ async function listSessions(as: Who, query = ""): Promise<Array<{ session_id: st
 }
 
 /** Every run of the example agent the caller can list, across all pages. */
-async function listRuns(as: Who, query = ""): Promise<Array<{ run_id: string; user_id: string | null; session_id: string }>> {
+async function listRuns(
+  as: Who,
+  query = "",
+): Promise<Array<{ run_id: string; user_id: string | null; session_id: string }>> {
   const rows: Array<{ run_id: string; user_id: string | null; session_id: string }> = [];
   for (let page = 1; page <= 100; page++) {
     const res = await req(as, "GET", `/agents/assistant/runs?limit=100&page=${page}${query}`);
@@ -170,7 +173,14 @@ const fresh = (name: string) => `iso-${name}-${tag}${generation === 0 ? "" : `-g
 const self = (as: Who) => (as === "A" ? { user_id: A } : as === "B" ? { user_id: B } : {});
 
 async function createSession(as: Who, session_id: string, name: string) {
-  const res = await req(as, "POST", "/sessions", { session_id, agent_id: "assistant", session_name: name, session_state: { owner: name }, metadata: { tag }, ...self(as) });
+  const res = await req(as, "POST", "/sessions", {
+    session_id,
+    agent_id: "assistant",
+    session_name: name,
+    session_state: { owner: name },
+    metadata: { tag },
+    ...self(as),
+  });
   expect(res.status, `seed ${session_id}: ${res.text}`).toBe(201);
   expect(res.body.user_id).toBe(as === "A" ? A : as === "B" ? B : null);
   return res.body;
@@ -197,7 +207,11 @@ async function seedB() {
   await createSession("B", seed.sB1, "B one");
   await createSession("B", seed.sB2, "B two");
   seed.rB = await runIn("B", seed.sB1, "B secret message");
-  const streamed = await req("B", "POST", "/agents/assistant/runs", { message: "B streamed message", session_id: seed.sB1, user_id: B });
+  const streamed = await req("B", "POST", "/agents/assistant/runs", {
+    message: "B streamed message",
+    session_id: seed.sB1,
+    user_id: B,
+  });
   expect(streamed.status, streamed.text).toBe(200);
   const frames = sseEvents(streamed.text);
   expect(frames.at(-1)?.event).toBe("RunCompleted");
@@ -241,29 +255,118 @@ interface Cell {
 
 const crossUser: Cell[] = [
   { name: "GET /sessions/{B's session}", method: "GET", path: (s) => `/sessions/${s.sB1}`, write: false },
-  { name: "PATCH /sessions/{B's session}", method: "PATCH", path: (s) => `/sessions/${s.sB1}`, body: () => ({ session_name: "pwned", session_state: { pwned: true }, metadata: { pwned: true } }), write: true },
+  {
+    name: "PATCH /sessions/{B's session}",
+    method: "PATCH",
+    path: (s) => `/sessions/${s.sB1}`,
+    body: () => ({ session_name: "pwned", session_state: { pwned: true }, metadata: { pwned: true } }),
+    write: true,
+  },
   { name: "DELETE /sessions/{B's session}", method: "DELETE", path: (s) => `/sessions/${s.sB1}`, write: true },
-  { name: "POST /sessions/{B's session}/rename", method: "POST", path: (s) => `/sessions/${s.sB1}/rename`, body: () => ({ session_name: "pwned" }), write: true },
+  {
+    name: "POST /sessions/{B's session}/rename",
+    method: "POST",
+    path: (s) => `/sessions/${s.sB1}/rename`,
+    body: () => ({ session_name: "pwned" }),
+    write: true,
+  },
   { name: "GET /sessions/{B's session}/runs", method: "GET", path: (s) => `/sessions/${s.sB1}/runs`, write: false },
-  { name: "GET /sessions/{B's session}/runs/{B's run}", method: "GET", path: (s) => `/sessions/${s.sB1}/runs/${s.rB}`, write: false },
-  { name: "GET /sessions/{A's own session}/runs/{B's run}", method: "GET", path: (s) => `/sessions/${s.sA1}/runs/${s.rB}`, write: false },
-  { name: "DELETE /sessions/{B's session}/runs/{B's run}", method: "DELETE", path: (s) => `/sessions/${s.sB1}/runs/${s.rB}`, write: true },
-  { name: "DELETE /sessions/{A's own session}/runs/{B's run}", method: "DELETE", path: (s) => `/sessions/${s.sA1}/runs/${s.rB}`, write: true },
-  { name: "DELETE /sessions (bulk) [B's session]", method: "DELETE", path: () => `/sessions`, body: (s) => ({ session_ids: [s.sB2] }), write: true },
-  { name: "DELETE /sessions (bulk) [A's own session, B's session]", method: "DELETE", path: () => `/sessions`, body: (s) => ({ session_ids: [s.sA2, s.sB1] }), write: true },
-  { name: "GET /agents/assistant/runs/{B's run}", method: "GET", path: (s) => `/agents/assistant/runs/${s.rB}`, write: false },
-  { name: "POST /agents/assistant/runs/{B's run}/cancel", method: "POST", path: (s) => `/agents/assistant/runs/${s.rB}/cancel`, write: true },
+  {
+    name: "GET /sessions/{B's session}/runs/{B's run}",
+    method: "GET",
+    path: (s) => `/sessions/${s.sB1}/runs/${s.rB}`,
+    write: false,
+  },
+  {
+    name: "GET /sessions/{A's own session}/runs/{B's run}",
+    method: "GET",
+    path: (s) => `/sessions/${s.sA1}/runs/${s.rB}`,
+    write: false,
+  },
+  {
+    name: "DELETE /sessions/{B's session}/runs/{B's run}",
+    method: "DELETE",
+    path: (s) => `/sessions/${s.sB1}/runs/${s.rB}`,
+    write: true,
+  },
+  {
+    name: "DELETE /sessions/{A's own session}/runs/{B's run}",
+    method: "DELETE",
+    path: (s) => `/sessions/${s.sA1}/runs/${s.rB}`,
+    write: true,
+  },
+  {
+    name: "DELETE /sessions (bulk) [B's session]",
+    method: "DELETE",
+    path: () => `/sessions`,
+    body: (s) => ({ session_ids: [s.sB2] }),
+    write: true,
+  },
+  {
+    name: "DELETE /sessions (bulk) [A's own session, B's session]",
+    method: "DELETE",
+    path: () => `/sessions`,
+    body: (s) => ({ session_ids: [s.sA2, s.sB1] }),
+    write: true,
+  },
+  {
+    name: "GET /agents/assistant/runs/{B's run}",
+    method: "GET",
+    path: (s) => `/agents/assistant/runs/${s.rB}`,
+    write: false,
+  },
+  {
+    name: "POST /agents/assistant/runs/{B's run}/cancel",
+    method: "POST",
+    path: (s) => `/agents/assistant/runs/${s.rB}/cancel`,
+    write: true,
+  },
   // The example agent has no human-in-the-loop tool, so B has no PAUSED run to reach over HTTP.
   // B's run is COMPLETED: without isolation this would be a 409 (not PAUSED), so 404 still
   // proves the ownership check comes first.
-  { name: "POST /agents/assistant/runs/{B's run}/continue (JSON)", method: "POST", path: (s) => `/agents/assistant/runs/${s.rB}/continue`, body: () => ({ tools: [], stream: false }), bodyUserId: true, write: true },
-  { name: "POST /agents/assistant/runs/{B's run}/continue (SSE)", method: "POST", path: (s) => `/agents/assistant/runs/${s.rB}/continue`, body: () => ({ requirements: [] }), bodyUserId: true, write: true },
+  {
+    name: "POST /agents/assistant/runs/{B's run}/continue (JSON)",
+    method: "POST",
+    path: (s) => `/agents/assistant/runs/${s.rB}/continue`,
+    body: () => ({ tools: [], stream: false }),
+    bodyUserId: true,
+    write: true,
+  },
+  {
+    name: "POST /agents/assistant/runs/{B's run}/continue (SSE)",
+    method: "POST",
+    path: (s) => `/agents/assistant/runs/${s.rB}/continue`,
+    body: () => ({ requirements: [] }),
+    bodyUserId: true,
+    write: true,
+  },
   // RECHECK: /resume is being written concurrently. While it is missing this 404 is Hono's "no
   // route" (a warning is logged) and passes for the wrong reason; the owner control at the end
   // ("B resumes B's own streamed run") fails until the route exists, and proves this cell then.
-  { name: "POST /agents/assistant/runs/{B's streamed run}/resume [RECHECK: new route]", method: "POST", path: (s) => `/agents/assistant/runs/${s.rBs}/resume`, body: () => ({ last_event_index: -1 }), bodyUserId: true, write: false },
-  { name: "POST /agents/assistant/runs into B's session (JSON)", method: "POST", path: () => `/agents/assistant/runs`, body: (s) => ({ message: "append to B", stream: false, session_id: s.sB1 }), bodyUserId: true, write: true },
-  { name: "POST /agents/assistant/runs into B's session (SSE)", method: "POST", path: () => `/agents/assistant/runs`, body: (s) => ({ message: "append to B", session_id: s.sB1 }), bodyUserId: true, write: true },
+  {
+    name: "POST /agents/assistant/runs/{B's streamed run}/resume [RECHECK: new route]",
+    method: "POST",
+    path: (s) => `/agents/assistant/runs/${s.rBs}/resume`,
+    body: () => ({ last_event_index: -1 }),
+    bodyUserId: true,
+    write: false,
+  },
+  {
+    name: "POST /agents/assistant/runs into B's session (JSON)",
+    method: "POST",
+    path: () => `/agents/assistant/runs`,
+    body: (s) => ({ message: "append to B", stream: false, session_id: s.sB1 }),
+    bodyUserId: true,
+    write: true,
+  },
+  {
+    name: "POST /agents/assistant/runs into B's session (SSE)",
+    method: "POST",
+    path: () => `/agents/assistant/runs`,
+    body: (s) => ({ message: "append to B", session_id: s.sB1 }),
+    bodyUserId: true,
+    write: true,
+  },
 ];
 
 const withUserIdOverride = (cell: Cell): Cell => ({
@@ -286,10 +389,13 @@ describe("isolation matrix: user A on user B's sessions and runs answers 404 and
     const before = await bSnapshot();
     const aBefore = await aSnapshot();
     // B's objects exist (so a 404 below is isolation, not absence).
-    for (const [key, value] of Object.entries(before)) expect({ key, status: value.status }).toEqual({ key, status: 200 });
+    for (const [key, value] of Object.entries(before))
+      expect({ key, status: value.status }).toEqual({ key, status: 200 });
     const res = await req("A", cell.method, cell.path(seed), cell.body?.(seed));
     if (cell.name.includes("/resume") && res.body?.detail?.startsWith?.("no route")) {
-      console.warn(`[isolation-matrix] RECHECK ${cell.name}: answered "no route" — the /resume route does not exist yet`);
+      console.warn(
+        `[isolation-matrix] RECHECK ${cell.name}: answered "no route" — the /resume route does not exist yet`,
+      );
     }
     expectNotFound(res, cell.name);
     // No partial write: B's sessions and runs read back exactly as before (updated_at included),
@@ -305,8 +411,17 @@ describe("creating over another user's id", () => {
     const before = await bSnapshot();
     // Ids are global, so the id is taken; but a 409 would say a session A cannot read exists: A
     // gets the 404 a read gives, whatever user_id A names.
-    for (const [path, extra] of [["/sessions", {}], [`/sessions?user_id=${B}`, { user_id: B }]] as const) {
-      const res = await req("A", "POST", path, { session_id: seed.sB1, agent_id: "assistant", session_name: "pwned", session_state: { pwned: true }, ...extra });
+    for (const [path, extra] of [
+      ["/sessions", {}],
+      [`/sessions?user_id=${B}`, { user_id: B }],
+    ] as const) {
+      const res = await req("A", "POST", path, {
+        session_id: seed.sB1,
+        agent_id: "assistant",
+        session_name: "pwned",
+        session_state: { pwned: true },
+        ...extra,
+      });
       expectNotFound(res, `POST ${path} with B's session_id`);
       expect(res.body.error_id).toBe("not_found");
     }
@@ -340,10 +455,18 @@ describe("planted media references: B's media route serves only what B's own run
     upload.append("files", new File([syntheticJpeg(3_000, 41)], "secret.jpg", { type: "image/jpeg" }));
     const withImage = await send("/agents/assistant/runs", { method: "POST", body: upload }, e, who.A);
     expect(withImage.status).toBe(200);
-    const imageRef = (await withImage.json() as { input: { images: Array<{ media_reference: Record<string, unknown> }> } }).input.images[0]!.media_reference;
+    const imageRef = (
+      (await withImage.json()) as { input: { images: Array<{ media_reference: Record<string, unknown> }> } }
+    ).input.images[0]!.media_reference;
     const imageKey = imageRef.storage_key as string;
     expect(imageKey).toMatch(/^media\/[0-9a-f]{64}$/);
-    const withTool = await req("A", "POST", "/agents/assistant/runs", { message: "time in Zland?", stream: false, session_id: sessionA }, e);
+    const withTool = await req(
+      "A",
+      "POST",
+      "/agents/assistant/runs",
+      { message: "time in Zland?", stream: false, session_id: sessionA },
+      e,
+    );
     expect(withTool.status, withTool.text).toBe(200);
     const offloaded = await workerEnv.STORAGE.list({ prefix: `tool-results/${sessionA}/` });
     expect(offloaded.objects).toHaveLength(1);
@@ -353,15 +476,38 @@ describe("planted media references: B's media route serves only what B's own run
     expect((await send(`/sessions/${sessionA}/media/${encodeURIComponent(toolKey)}`, {}, e, who.A)).status).toBe(404);
 
     // B's plants: records shaped exactly as the server writes them, under every field B controls.
-    const toolRef = { ...imageRef, storage_key: toolKey, mime_type: "text/plain", media_type: "file", content_hash: "" };
-    const records = [{ id: "p1", mime_type: "image/jpeg", media_reference: imageRef }, { id: "p2", mime_type: "text/plain", media_reference: toolRef }];
+    const toolRef = {
+      ...imageRef,
+      storage_key: toolKey,
+      mime_type: "text/plain",
+      media_type: "file",
+      content_hash: "",
+    };
+    const records = [
+      { id: "p1", mime_type: "image/jpeg", media_reference: imageRef },
+      { id: "p2", mime_type: "text/plain", media_reference: toolRef },
+    ];
     const planted = { images: records, files: records, media_reference: imageRef, nested: { images: records } };
     const sessionB = fresh("media-b");
-    const created = await req("B", "POST", "/sessions", { session_id: sessionB, agent_id: "assistant", session_state: planted, metadata: planted, user_id: B });
+    const created = await req("B", "POST", "/sessions", {
+      session_id: sessionB,
+      agent_id: "assistant",
+      session_state: planted,
+      metadata: planted,
+      user_id: B,
+    });
     expect(created.status, created.text).toBe(201);
-    expect((await req("B", "PATCH", `/sessions/${sessionB}`, { session_state: planted, metadata: planted })).status).toBe(200);
+    expect(
+      (await req("B", "PATCH", `/sessions/${sessionB}`, { session_state: planted, metadata: planted })).status,
+    ).toBe(200);
     for (const body of [{ metadata: planted }, { session_state: planted }, { dependencies: planted }]) {
-      const run = await req("B", "POST", "/agents/assistant/runs", { message: "hello", stream: false, session_id: sessionB, ...body }, e);
+      const run = await req(
+        "B",
+        "POST",
+        "/agents/assistant/runs",
+        { message: "hello", stream: false, session_id: sessionB, ...body },
+        e,
+      );
       expect(run.status, run.text).toBe(200);
     }
     // The plants are stored in B's runs (so the route had them to find).
@@ -403,9 +549,18 @@ describe("a run of B's still in progress: A cannot cancel it", () => {
     const runId = sseEvents(text.slice(0, text.indexOf("\n\n") + 2))[0]!.data.run_id as string;
     try {
       const before = await snapshot([session], [runId]);
-      expect(before[`GET /agents/assistant/runs/${runId}`]).toMatchObject({ status: 200, body: { status: "RUNNING", user_id: B } });
-      expectNotFound(await req("A", "POST", `/agents/assistant/runs/${runId}/cancel`, undefined, e), "cancel B's running run");
-      expectNotFound(await req("A", "POST", `/agents/assistant/runs/${runId}/cancel?user_id=${B}`, undefined, e), "cancel B's running run ?user_id=B");
+      expect(before[`GET /agents/assistant/runs/${runId}`]).toMatchObject({
+        status: 200,
+        body: { status: "RUNNING", user_id: B },
+      });
+      expectNotFound(
+        await req("A", "POST", `/agents/assistant/runs/${runId}/cancel`, undefined, e),
+        "cancel B's running run",
+      );
+      expectNotFound(
+        await req("A", "POST", `/agents/assistant/runs/${runId}/cancel?user_id=${B}`, undefined, e),
+        "cancel B's running run ?user_id=B",
+      );
       expect(await snapshot([session], [runId])).toEqual(before);
     } finally {
       // B cancels their own run: the control that the route works for the owner.
@@ -439,7 +594,11 @@ describe("listings hold the caller's rows plus the shared ones, never another us
       const ids = rows.map((r) => r.session_id);
       expect(ids).toEqual(expect.arrayContaining([...mine, seed.sS]));
       for (const id of theirs) expect(ids).not.toContain(id);
-      for (const r of rows) expect({ session_id: r.session_id, user_id: r.user_id }).toEqual({ session_id: r.session_id, user_id: r.user_id === null ? null : owner });
+      for (const r of rows)
+        expect({ session_id: r.session_id, user_id: r.user_id }).toEqual({
+          session_id: r.session_id,
+          user_id: r.user_id === null ? null : owner,
+        });
     }
   });
 
@@ -453,7 +612,11 @@ describe("listings hold the caller's rows plus the shared ones, never another us
       const ids = rows.map((r) => r.run_id);
       expect(ids).toEqual(expect.arrayContaining([mine, seed.rS]));
       expect(ids).not.toContain(theirs);
-      for (const r of rows) expect({ run_id: r.run_id, user_id: r.user_id }).toEqual({ run_id: r.run_id, user_id: r.user_id === null ? null : owner });
+      for (const r of rows)
+        expect({ run_id: r.run_id, user_id: r.user_id }).toEqual({
+          run_id: r.run_id,
+          user_id: r.user_id === null ? null : owner,
+        });
     }
   });
 
@@ -461,7 +624,9 @@ describe("listings hold the caller's rows plus the shared ones, never another us
     expect(await listRuns("A", `&session_id=${seed.sB1}`)).toEqual([]);
     expect(await listRuns("A", `&session_id=${seed.sB1}&user_id=${B}`)).toEqual([]);
     // Control: B sees the runs there.
-    expect((await listRuns("B", `&session_id=${seed.sB1}`)).map((r) => r.run_id).sort()).toEqual([seed.rB, seed.rBs].sort());
+    expect((await listRuns("B", `&session_id=${seed.sB1}`)).map((r) => r.run_id).sort()).toEqual(
+      [seed.rB, seed.rBs].sort(),
+    );
   });
 
   it("the admin lists everyone's rows, and user_id filters for the admin", async () => {
@@ -483,13 +648,32 @@ describe("listings hold the caller's rows plus the shared ones, never another us
 
 describe("shared rows: every user reads them", () => {
   beforeEach(() => repair("shared"));
-  const reads: Array<[string, (s: Seed) => string, (body: any, s: Seed) => void]> = [ // eslint-disable-line @typescript-eslint/no-explicit-any
-    ["GET /sessions/{shared}", (s) => `/sessions/${s.sS}`, (body, s) => expect(body).toMatchObject({ session_id: s.sS, user_id: null })],
-    ["GET /sessions/{shared}/runs", (s) => `/sessions/${s.sS}/runs`, (body, s) => expect(body.map((r: { run_id: string }) => r.run_id)).toContain(s.rS)],
-    ["GET /sessions/{shared}/runs/{shared run}", (s) => `/sessions/${s.sS}/runs/${s.rS}`, (body, s) => expect(body).toMatchObject({ run_id: s.rS })],
-    ["GET /agents/assistant/runs/{shared run}", (s) => `/agents/assistant/runs/${s.rS}`, (body, s) => expect(body).toMatchObject({ run_id: s.rS, user_id: null })],
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const reads: Array<[string, (s: Seed) => string, (body: any, s: Seed) => void]> = [
+    [
+      "GET /sessions/{shared}",
+      (s) => `/sessions/${s.sS}`,
+      (body, s) => expect(body).toMatchObject({ session_id: s.sS, user_id: null }),
+    ],
+    [
+      "GET /sessions/{shared}/runs",
+      (s) => `/sessions/${s.sS}/runs`,
+      (body, s) => expect(body.map((r: { run_id: string }) => r.run_id)).toContain(s.rS),
+    ],
+    [
+      "GET /sessions/{shared}/runs/{shared run}",
+      (s) => `/sessions/${s.sS}/runs/${s.rS}`,
+      (body, s) => expect(body).toMatchObject({ run_id: s.rS }),
+    ],
+    [
+      "GET /agents/assistant/runs/{shared run}",
+      (s) => `/agents/assistant/runs/${s.rS}`,
+      (body, s) => expect(body).toMatchObject({ run_id: s.rS, user_id: null }),
+    ],
   ];
-  const cases = (["A", "B"] as const).flatMap((u) => reads.map(([name, path, check]) => [`${u}: ${name}`, u, path, check] as const));
+  const cases = (["A", "B"] as const).flatMap((u) =>
+    reads.map(([name, path, check]) => [`${u}: ${name}`, u, path, check] as const),
+  );
   it.each(cases)("%s", async (_name, u, path, check) => {
     const res = await req(u, "GET", path(seed));
     expect(res.status).toBe(200);
@@ -498,16 +682,56 @@ describe("shared rows: every user reads them", () => {
 });
 
 const sharedWrites: Cell[] = [
-  { name: "PATCH /sessions/{shared}", method: "PATCH", path: (s) => `/sessions/${s.sS}`, body: () => ({ session_name: "taken", session_state: { taken: true } }), write: true },
-  { name: "POST /sessions/{shared}/rename", method: "POST", path: (s) => `/sessions/${s.sS}/rename`, body: () => ({ session_name: "taken" }), write: true },
+  {
+    name: "PATCH /sessions/{shared}",
+    method: "PATCH",
+    path: (s) => `/sessions/${s.sS}`,
+    body: () => ({ session_name: "taken", session_state: { taken: true } }),
+    write: true,
+  },
+  {
+    name: "POST /sessions/{shared}/rename",
+    method: "POST",
+    path: (s) => `/sessions/${s.sS}/rename`,
+    body: () => ({ session_name: "taken" }),
+    write: true,
+  },
   { name: "DELETE /sessions/{shared}", method: "DELETE", path: (s) => `/sessions/${s.sS}`, write: true },
-  { name: "DELETE /sessions (bulk) [shared]", method: "DELETE", path: () => `/sessions`, body: (s) => ({ session_ids: [s.sS] }), write: true },
-  { name: "DELETE /sessions/{shared}/runs/{shared run}", method: "DELETE", path: (s) => `/sessions/${s.sS}/runs/${s.rS}`, write: true },
-  { name: "POST /agents/assistant/runs/{shared run}/cancel", method: "POST", path: (s) => `/agents/assistant/runs/${s.rS}/cancel`, write: true },
-  { name: "POST /agents/assistant/runs/{shared run}/continue", method: "POST", path: (s) => `/agents/assistant/runs/${s.rS}/continue`, body: () => ({ tools: [], stream: false }), write: true },
+  {
+    name: "DELETE /sessions (bulk) [shared]",
+    method: "DELETE",
+    path: () => `/sessions`,
+    body: (s) => ({ session_ids: [s.sS] }),
+    write: true,
+  },
+  {
+    name: "DELETE /sessions/{shared}/runs/{shared run}",
+    method: "DELETE",
+    path: (s) => `/sessions/${s.sS}/runs/${s.rS}`,
+    write: true,
+  },
+  {
+    name: "POST /agents/assistant/runs/{shared run}/cancel",
+    method: "POST",
+    path: (s) => `/agents/assistant/runs/${s.rS}/cancel`,
+    write: true,
+  },
+  {
+    name: "POST /agents/assistant/runs/{shared run}/continue",
+    method: "POST",
+    path: (s) => `/agents/assistant/runs/${s.rS}/continue`,
+    body: () => ({ tools: [], stream: false }),
+    write: true,
+  },
   // Appending a run changes the shared session (its history, state and updated_at), and what is
   // appended becomes readable by every other user through the shared session: an edit.
-  { name: "POST /agents/assistant/runs into the shared session", method: "POST", path: () => `/agents/assistant/runs`, body: (s) => ({ message: "my private note in the shared session", stream: false, session_id: s.sS }), write: true },
+  {
+    name: "POST /agents/assistant/runs into the shared session",
+    method: "POST",
+    path: () => `/agents/assistant/runs`,
+    body: (s) => ({ message: "my private note in the shared session", stream: false, session_id: s.sS }),
+    write: true,
+  },
 ];
 
 describe("shared rows: users cannot edit them (404), nothing changes", () => {
@@ -515,9 +739,14 @@ describe("shared rows: users cannot edit them (404), nothing changes", () => {
   it.each(cases)("%s", async (_name, u, cell) => {
     await repair("shared");
     const before = await sharedSnapshot();
-    for (const [key, value] of Object.entries(before)) expect({ key, status: value.status }).toEqual({ key, status: 200 });
+    for (const [key, value] of Object.entries(before))
+      expect({ key, status: value.status }).toEqual({ key, status: 200 });
     const res = await req(u, cell.method, cell.path(seed), cell.body?.(seed));
-    expect({ cell: cell.name, status: res.status, body: res.body }).toMatchObject({ cell: cell.name, status: 404, body: { detail: expect.any(String), error_id: expect.any(String) } });
+    expect({ cell: cell.name, status: res.status, body: res.body }).toMatchObject({
+      cell: cell.name,
+      status: 404,
+      body: { detail: expect.any(String), error_id: expect.any(String) },
+    });
     expect(await sharedSnapshot()).toEqual(before);
   });
 });
@@ -526,14 +755,19 @@ describe("shared rows: what one user writes is never read by another through the
   it("a run A starts in the shared session (if the route lets it) is invisible to B", async () => {
     await repair("shared");
     const marker = `iso-private-${tag}`;
-    await req("A", "POST", "/agents/assistant/runs", { message: `${marker} only for A`, stream: false, session_id: seed.sS });
+    await req("A", "POST", "/agents/assistant/runs", {
+      message: `${marker} only for A`,
+      stream: false,
+      session_id: seed.sS,
+    });
     const detail = await req("B", "GET", `/sessions/${seed.sS}`);
     expect(detail.status).toBe(200);
     expect(detail.text).not.toContain(marker);
     const runs = await req("B", "GET", `/sessions/${seed.sS}/runs`);
     expect(runs.status).toBe(200);
     expect(runs.text).not.toContain(marker);
-    for (const r of runs.body as Array<{ user_id: string | null }>) expect(r.user_id === null || r.user_id === B).toBe(true);
+    for (const r of runs.body as Array<{ user_id: string | null }>)
+      expect(r.user_id === null || r.user_id === B).toBe(true);
   });
 });
 
@@ -544,14 +778,32 @@ describe("shared rows: what one user writes is never read by another through the
 describe("controls: owners and admins get through", () => {
   it("B reads, cancels, continues and runs in B's own session", async () => {
     await repair("A", "B", "shared");
-    expect((await req("B", "GET", `/sessions/${seed.sB1}`)).body).toMatchObject({ session_id: seed.sB1, user_id: B, session_name: "B one" });
-    expect((await req("B", "GET", `/sessions/${seed.sB1}/runs`)).body.map((r: { run_id: string }) => r.run_id)).toEqual([seed.rB, seed.rBs]);
+    expect((await req("B", "GET", `/sessions/${seed.sB1}`)).body).toMatchObject({
+      session_id: seed.sB1,
+      user_id: B,
+      session_name: "B one",
+    });
+    expect((await req("B", "GET", `/sessions/${seed.sB1}/runs`)).body.map((r: { run_id: string }) => r.run_id)).toEqual(
+      [seed.rB, seed.rBs],
+    );
     expect((await req("B", "GET", `/sessions/${seed.sB1}/runs/${seed.rB}`)).body).toMatchObject({ run_id: seed.rB });
-    expect((await req("B", "GET", `/agents/assistant/runs/${seed.rB}`)).body).toMatchObject({ run_id: seed.rB, user_id: B });
-    expect(await req("B", "POST", `/agents/assistant/runs/${seed.rB}/cancel`)).toMatchObject({ status: 200, body: { run_id: seed.rB, cancelled: false } });
+    expect((await req("B", "GET", `/agents/assistant/runs/${seed.rB}`)).body).toMatchObject({
+      run_id: seed.rB,
+      user_id: B,
+    });
+    expect(await req("B", "POST", `/agents/assistant/runs/${seed.rB}/cancel`)).toMatchObject({
+      status: 200,
+      body: { run_id: seed.rB, cancelled: false },
+    });
     // COMPLETED, not PAUSED: the owner gets past the ownership check to the status check.
-    expect((await req("B", "POST", `/agents/assistant/runs/${seed.rB}/continue`, { tools: [], stream: false })).status).toBe(409);
-    const second = await req("B", "POST", "/agents/assistant/runs", { message: "again", stream: false, session_id: seed.sB1 });
+    expect(
+      (await req("B", "POST", `/agents/assistant/runs/${seed.rB}/continue`, { tools: [], stream: false })).status,
+    ).toBe(409);
+    const second = await req("B", "POST", "/agents/assistant/runs", {
+      message: "again",
+      stream: false,
+      session_id: seed.sB1,
+    });
     expect(second.status).toBe(200);
     expect(second.body).toMatchObject({ status: "COMPLETED", session_id: seed.sB1, user_id: B });
   });
@@ -565,8 +817,14 @@ describe("controls: owners and admins get through", () => {
   });
 
   it("B patches, renames and deletes B's own objects", async () => {
-    expect(await req("B", "PATCH", `/sessions/${seed.sB1}`, { session_state: { edited: true } })).toMatchObject({ status: 200, body: { session_state: { edited: true } } });
-    expect(await req("B", "POST", `/sessions/${seed.sB1}/rename`, { session_name: "B renamed" })).toMatchObject({ status: 200, body: { session_name: "B renamed" } });
+    expect(await req("B", "PATCH", `/sessions/${seed.sB1}`, { session_state: { edited: true } })).toMatchObject({
+      status: 200,
+      body: { session_state: { edited: true } },
+    });
+    expect(await req("B", "POST", `/sessions/${seed.sB1}/rename`, { session_name: "B renamed" })).toMatchObject({
+      status: 200,
+      body: { session_name: "B renamed" },
+    });
     expect((await req("B", "DELETE", `/sessions/${seed.sB1}/runs/${seed.rB}`)).status).toBe(204);
     expect((await req("admin", "GET", `/agents/assistant/runs/${seed.rB}`)).status).toBe(404);
     expect((await req("B", "DELETE", "/sessions", { session_ids: [seed.sB2] })).status).toBe(204);
@@ -577,10 +835,18 @@ describe("controls: owners and admins get through", () => {
 
   it("the admin edits and deletes the shared session", async () => {
     await repair("shared");
-    expect(await req("admin", "PATCH", `/sessions/${seed.sS}`, { session_state: { edited_by: "admin" } })).toMatchObject({ status: 200, body: { user_id: null, session_state: { edited_by: "admin" } } });
-    expect(await req("admin", "POST", `/sessions/${seed.sS}/rename`, { session_name: "Shared v2" })).toMatchObject({ status: 200, body: { session_name: "Shared v2", user_id: null } });
+    expect(
+      await req("admin", "PATCH", `/sessions/${seed.sS}`, { session_state: { edited_by: "admin" } }),
+    ).toMatchObject({ status: 200, body: { user_id: null, session_state: { edited_by: "admin" } } });
+    expect(await req("admin", "POST", `/sessions/${seed.sS}/rename`, { session_name: "Shared v2" })).toMatchObject({
+      status: 200,
+      body: { session_name: "Shared v2", user_id: null },
+    });
     // Still shared after the admin's edits: A reads the new name.
-    expect((await req("A", "GET", `/sessions/${seed.sS}`)).body).toMatchObject({ session_name: "Shared v2", user_id: null });
+    expect((await req("A", "GET", `/sessions/${seed.sS}`)).body).toMatchObject({
+      session_name: "Shared v2",
+      user_id: null,
+    });
     expect((await req("admin", "DELETE", `/sessions/${seed.sS}`)).status).toBe(204);
     expect((await req("A", "GET", `/sessions/${seed.sS}`)).status).toBe(404);
   });

@@ -37,7 +37,9 @@ let script: ModelScript;
 const bearer: Record<"A" | "B" | "admin", Record<string, string>> = { A: {}, B: {}, admin: {} };
 
 async function sha256(bytes: Uint8Array): Promise<string> {
-  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return [...new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
 }
 
 function base64(bytes: Uint8Array): string {
@@ -47,9 +49,20 @@ function base64(bytes: Uint8Array): string {
 }
 
 /** A request through the Worker's fetch handler, the body kept as bytes (media are binary). */
-async function fetchWorker(path: string, init: RequestInit & { headers?: Record<string, string> } = {}, e: Partial<Env> = E) {
+async function fetchWorker(
+  path: string,
+  init: RequestInit & { headers?: Record<string, string> } = {},
+  e: Partial<Env> = E,
+) {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`http://agno.test${path}`, { redirect: "manual", ...init }) as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
+  const res = await worker.fetch(
+    new Request(`http://agno.test${path}`, { redirect: "manual", ...init }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
+    envFor(e),
+    ctx,
+  );
   const bytes = new Uint8Array(await res.arrayBuffer());
   await waitOnExecutionContext(ctx);
   const text = new TextDecoder().decode(bytes);
@@ -103,14 +116,22 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
   it("stores references only, in a small row, and the model still receives the image", async () => {
     expect(runA.status).toBe("COMPLETED");
     const [request] = await script.requests();
-    const user = (request!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>).find((m) => m.role === "user")!;
-    expect(user.content[1]).toEqual({ type: "image_url", image_url: { url: `data:image/jpeg;base64,${base64(JPEG)}` } });
+    const user = (request!.body.messages as Array<{ role: string; content: Array<Record<string, unknown>> }>).find(
+      (m) => m.role === "user",
+    )!;
+    expect(user.content[1]).toEqual({
+      type: "image_url",
+      image_url: { url: `data:image/jpeg;base64,${base64(JPEG)}` },
+    });
 
     const row = await storedRow(runA.run_id);
     expect(row).not.toContain(B64_PROBE);
     // Inline, the image alone is 151,000 characters of base64; the whole row stays under 3,000.
     expect(row.length).toBeLessThan(3_000);
-    const stored = JSON.parse(row) as { input: { images: MediaRecord[] }; messages: Array<{ role: string; images?: MediaRecord[] }> };
+    const stored = JSON.parse(row) as {
+      input: { images: MediaRecord[] };
+      messages: Array<{ role: string; images?: MediaRecord[] }>;
+    };
     const ref = {
       media_id: stored.input.images[0]!.id,
       storage_key: `media/${JPEG_SHA}`,
@@ -121,7 +142,9 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
       content_hash: JPEG_SHA,
       media_type: "image",
     };
-    expect(stored.input.images).toEqual([{ id: expect.any(String), mime_type: "image/jpeg", format: "jpg", media_reference: ref }]);
+    expect(stored.input.images).toEqual([
+      { id: expect.any(String), mime_type: "image/jpeg", format: "jpg", media_reference: ref },
+    ]);
     expect(stored.messages.find((m) => m.role === "user")!.images).toEqual(stored.input.images);
     // The object is in the R2 bucket the Worker is bound to.
     const object = await env.STORAGE.get(`media/${JPEG_SHA}`);
@@ -138,24 +161,36 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
     expect(res.bytes.length).toBe(JPEG.length);
     expect(await sha256(res.bytes)).toBe(JPEG_SHA);
     expect(res.bytes.every((b, i) => b === JPEG[i])).toBe(true);
-    const again = await fetchWorker(mediaPath(runA.session_id, `media/${JPEG_SHA}`), { headers: { ...bearer.A, "if-none-match": res.headers.get("etag")! } });
+    const again = await fetchWorker(mediaPath(runA.session_id, `media/${JPEG_SHA}`), {
+      headers: { ...bearer.A, "if-none-match": res.headers.get("etag")! },
+    });
     expect(again.status).toBe(304);
 
     // The same bytes again (through `files[]` this time): the same key, and no second upload.
     const uploaded = (await env.STORAGE.head(`media/${JPEG_SHA}`))!.uploaded.getTime();
-    const second = await runWithUpload("A", new File([JPEG], "copy.jpg", { type: "image/jpeg" }), runA.session_id, "files[]");
+    const second = await runWithUpload(
+      "A",
+      new File([JPEG], "copy.jpg", { type: "image/jpeg" }),
+      runA.session_id,
+      "files[]",
+    );
     expect((second.input.images![0]!.media_reference as MediaReference).storage_key).toBe(`media/${JPEG_SHA}`);
     expect((await env.STORAGE.head(`media/${JPEG_SHA}`))!.uploaded.getTime()).toBe(uploaded);
   });
 
   it("answers another user 404 {detail, error_id}, whatever user_id they name; an admin reads it", async () => {
-    for (const path of [mediaPath(runA.session_id, `media/${JPEG_SHA}`), `${mediaPath(runA.session_id, `media/${JPEG_SHA}`)}?user_id=${A}`]) {
+    for (const path of [
+      mediaPath(runA.session_id, `media/${JPEG_SHA}`),
+      `${mediaPath(runA.session_id, `media/${JPEG_SHA}`)}?user_id=${A}`,
+    ]) {
       const res = await fetchWorker(path, { headers: bearer.B });
       expect(res.status).toBe(404);
       expect(res.json()).toEqual({ detail: expect.any(String), error_id: "not_found", error_type: "not_found" });
       expect(res.json().detail).not.toContain(A);
     }
-    expect((await fetchWorker(mediaPath(runA.session_id, `media/${JPEG_SHA}`), { headers: bearer.admin })).status).toBe(200);
+    expect((await fetchWorker(mediaPath(runA.session_id, `media/${JPEG_SHA}`), { headers: bearer.admin })).status).toBe(
+      200,
+    );
   });
 
   it("serves only keys the session's runs reference: another session's key, or an unknown one, is 404", async () => {
@@ -167,7 +202,9 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
       expect(res.json()).toMatchObject({ detail: expect.stringContaining("not found"), error_id: "not_found" });
     }
     // The key is one URL-encoded path segment; its raw "/" form names no route.
-    expect((await fetchWorker(`/sessions/${runA.session_id}/media/media/${JPEG_SHA}`, { headers: bearer.A })).status).toBe(404);
+    expect(
+      (await fetchWorker(`/sessions/${runA.session_id}/media/media/${JPEG_SHA}`, { headers: bearer.A })).status,
+    ).toBe(404);
   });
 
   it("serves only references the server recorded: one planted in the session's metadata, state or a run's fields is 404", async () => {
@@ -175,19 +212,44 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
     const { env: models } = await modelEnv([{ text: "one" }, { text: "two" }, { text: "three" }]);
     const e = { ...E, ...models };
     const refB = runB.input.images![0]!.media_reference as MediaReference;
-    const planted = { images: [{ id: "planted", mime_type: "image/jpeg", media_reference: refB }], media_reference: refB };
-    const json = (body: unknown) => ({ method: "POST", body: JSON.stringify(body), headers: { ...bearer.A, "content-type": "application/json" } });
-    const patch = await fetchWorker(`/sessions/${runA.session_id}`, { method: "PATCH", body: JSON.stringify({ session_state: planted, metadata: planted }), headers: { ...bearer.A, "content-type": "application/json" } }, e);
+    const planted = {
+      images: [{ id: "planted", mime_type: "image/jpeg", media_reference: refB }],
+      media_reference: refB,
+    };
+    const json = (body: unknown) => ({
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { ...bearer.A, "content-type": "application/json" },
+    });
+    const patch = await fetchWorker(
+      `/sessions/${runA.session_id}`,
+      {
+        method: "PATCH",
+        body: JSON.stringify({ session_state: planted, metadata: planted }),
+        headers: { ...bearer.A, "content-type": "application/json" },
+      },
+      e,
+    );
     expect(patch.status).toBe(200);
     for (const body of [{ metadata: planted }, { session_state: planted }, { dependencies: planted }]) {
-      expect((await fetchWorker("/agents/assistant/runs", json({ message: "plant", stream: false, session_id: runA.session_id, ...body }), e)).status).toBe(200);
+      expect(
+        (
+          await fetchWorker(
+            "/agents/assistant/runs",
+            json({ message: "plant", stream: false, session_id: runA.session_id, ...body }),
+            e,
+          )
+        ).status,
+      ).toBe(200);
     }
     const runs = await fetchWorker(`/sessions/${runA.session_id}/runs`, { headers: bearer.A }, e);
     expect(new TextDecoder().decode(runs.bytes)).toContain(keyB);
     const res = await fetchWorker(mediaPath(runA.session_id, keyB), { headers: bearer.A }, e);
     expect(res.status).toBe(404);
     // A's own recorded image is still served.
-    expect((await fetchWorker(mediaPath(runA.session_id, `media/${JPEG_SHA}`), { headers: bearer.A }, e)).status).toBe(200);
+    expect((await fetchWorker(mediaPath(runA.session_id, `media/${JPEG_SHA}`), { headers: bearer.A }, e)).status).toBe(
+      200,
+    );
   });
 
   it("documents the route and its key encoding in /openapi.json", async () => {
@@ -198,7 +260,9 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
   });
 
   it("answers redirect=true with 400 on R2 (a binding cannot presign URLs), naming the field", async () => {
-    const res = await fetchWorker(`${mediaPath(runA.session_id, `media/${JPEG_SHA}`)}?redirect=true`, { headers: bearer.A });
+    const res = await fetchWorker(`${mediaPath(runA.session_id, `media/${JPEG_SHA}`)}?redirect=true`, {
+      headers: bearer.A,
+    });
     expect(res.status).toBe(400);
     expect(res.json().detail).toMatch(/^redirect: r2 media storage cannot presign URLs/);
   });
@@ -210,16 +274,38 @@ describe("an AgentOS built with the SDK inside workerd", () => {
     await env.STORAGE.put(secretKey, "another user's tool output", { httpMetadata: { contentType: "text/plain" } });
     const outputKey = `media/${"a".repeat(64)}`;
     await env.STORAGE.put(outputKey, "bytes under the prefix", { httpMetadata: { contentType: "text/plain" } });
-    const ref = (key: string) => ({ media_id: key, storage_key: key, storage_backend: "r2", bucket: "agno-edge-storage", mime_type: "text/plain", size: 10, content_hash: "", media_type: "file" });
+    const ref = (key: string) => ({
+      media_id: key,
+      storage_key: key,
+      storage_backend: "r2",
+      bucket: "agno-edge-storage",
+      mime_type: "text/plain",
+      size: 10,
+      content_hash: "",
+      media_type: "file",
+    });
     // A post hook stands for anything that records a reference (an agno-written row, a tool): the route still checks where it points.
     const attach = (out: RunOutput) => {
-      (out as unknown as { files: MediaRecord[] }).files = [{ id: "outside", mime_type: "text/plain", media_reference: ref(secretKey) }, { id: "inside", mime_type: "text/plain", media_reference: ref(outputKey) }];
+      (out as unknown as { files: MediaRecord[] }).files = [
+        { id: "outside", mime_type: "text/plain", media_reference: ref(secretKey) },
+        { id: "inside", mime_type: "text/plain", media_reference: ref(outputKey) },
+      ];
     };
     const sdkScript = await scriptModel(env.MODEL_SERVER_URL, [{ text: "Done." }]);
-    const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: sdkScript.baseURL } } });
-    const os = new AgentOS({ agents: [new Agent({ id: "filer", model, postHooks: [attach] })], auth: { mode: "none" }, mediaStorage: new R2MediaStorage(env.STORAGE, { bucketName: "agno-edge-storage" }) });
+    const model = createModel("openai:gpt-test", {
+      credentials: { openai: { apiKey: "k", baseURL: sdkScript.baseURL } },
+    });
+    const os = new AgentOS({
+      agents: [new Agent({ id: "filer", model, postHooks: [attach] })],
+      auth: { mode: "none" },
+      mediaStorage: new R2MediaStorage(env.STORAGE, { bucketName: "agno-edge-storage" }),
+    });
     const call = sdkFetch(os, "media_prefix_in_workerd");
-    const run = await call("/agents/filer/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "File it", stream: false }) });
+    const run = await call("/agents/filer/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "File it", stream: false }),
+    });
     expect(run.status, run.text).toBe(200);
     const sessionId = (JSON.parse(run.text) as { session_id: string }).session_id;
     expect((await call(mediaPath(sessionId, outputKey), {})).status).toBe(200);
@@ -232,17 +318,29 @@ describe("an AgentOS built with the SDK inside workerd", () => {
     // The model path answers text only; a post hook is where a run can carry output media today.
     const outputJpeg = syntheticJpeg(50_000, 3);
     const attach = (out: RunOutput) => {
-      (out as unknown as { images: MediaRecord[] }).images = [{ id: `out-${tag}`, mime_type: "image/jpeg", format: "jpeg", content: base64(outputJpeg) }];
+      (out as unknown as { images: MediaRecord[] }).images = [
+        { id: `out-${tag}`, mime_type: "image/jpeg", format: "jpeg", content: base64(outputJpeg) },
+      ];
     };
     const sdkScript = await scriptModel(env.MODEL_SERVER_URL, [{ text: "Here it is." }]);
-    const model = createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: sdkScript.baseURL } } });
-    const os = new AgentOS({ agents: [new Agent({ id: "painter", model, postHooks: [attach] })], auth: { mode: "none" }, mediaStorage: new R2MediaStorage(env.STORAGE) });
+    const model = createModel("openai:gpt-test", {
+      credentials: { openai: { apiKey: "k", baseURL: sdkScript.baseURL } },
+    });
+    const os = new AgentOS({
+      agents: [new Agent({ id: "painter", model, postHooks: [attach] })],
+      auth: { mode: "none" },
+      mediaStorage: new R2MediaStorage(env.STORAGE),
+    });
     useLocalWsProxy(env.DB_WS_PROXY);
     const call = async (path: string, init: RequestInit = {}) => {
       const pool = new Pool({ connectionString: env.DATABASE_URL });
       const ctx = createExecutionContext();
       try {
-        const res = await os.fetch(new Request(`http://os.test${path}`, init), { dbs: [new PostgresDb({ pool, schema: "media_sdk_in_workerd" })] }, ctx);
+        const res = await os.fetch(
+          new Request(`http://os.test${path}`, init),
+          { dbs: [new PostgresDb({ pool, schema: "media_sdk_in_workerd" })] },
+          ctx,
+        );
         const bytes = new Uint8Array(await res.arrayBuffer());
         await waitOnExecutionContext(ctx);
         return { status: res.status, headers: res.headers, bytes };
@@ -250,13 +348,22 @@ describe("an AgentOS built with the SDK inside workerd", () => {
         await pool.end();
       }
     };
-    const run = await call("/agents/painter/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ message: "Paint", stream: false }) });
+    const run = await call("/agents/painter/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "Paint", stream: false }),
+    });
     expect(run.status).toBe(200);
     const text = new TextDecoder().decode(run.bytes);
     expect(text).not.toContain(base64(outputJpeg).slice(1000, 1064));
     const out = JSON.parse(text) as { session_id: string; images: MediaRecord[] };
     const ref = out.images[0]!.media_reference as MediaReference;
-    expect(ref).toMatchObject({ media_id: `out-${tag}`, storage_backend: "r2", size: 50_000, content_hash: await sha256(outputJpeg) });
+    expect(ref).toMatchObject({
+      media_id: `out-${tag}`,
+      storage_backend: "r2",
+      size: 50_000,
+      content_hash: await sha256(outputJpeg),
+    });
     const media = await call(mediaPath(out.session_id, ref.storage_key));
     expect(media.status).toBe(200);
     expect(media.headers.get("content-type")).toBe("image/jpeg");

@@ -14,12 +14,27 @@ it("streams a scripted answer and a tool call to @ai-sdk/openai running in worke
   const prompt: LanguageModelV3Prompt = [{ role: "user", content: [{ type: "text", text: "hi" }] }];
 
   const text = await collect((await model.doStream({ prompt })).stream);
-  expect(text.filter((p) => p.type === "text-delta").map((p) => p.delta).join("")).toBe("Hello from workerd");
-  expect(text.at(-1)).toMatchObject({ type: "finish", finishReason: { unified: "stop" }, usage: { inputTokens: { total: 12 }, outputTokens: { total: 4 } } });
+  expect(
+    text
+      .filter((p) => p.type === "text-delta")
+      .map((p) => p.delta)
+      .join(""),
+  ).toBe("Hello from workerd");
+  expect(text.at(-1)).toMatchObject({
+    type: "finish",
+    finishReason: { unified: "stop" },
+    usage: { inputTokens: { total: 12 }, outputTokens: { total: 4 } },
+  });
 
-  const tools: LanguageModelV3FunctionTool[] = [{ type: "function", name: "lookup", inputSchema: { type: "object", properties: { q: { type: "string" } } } }];
+  const tools: LanguageModelV3FunctionTool[] = [
+    { type: "function", name: "lookup", inputSchema: { type: "object", properties: { q: { type: "string" } } } },
+  ];
   const call = await collect((await model.doStream({ prompt, tools })).stream);
-  expect(call.find((p) => p.type === "tool-call")).toMatchObject({ toolCallId: "call_w", toolName: "lookup", input: '{"q":"edge"}' });
+  expect(call.find((p) => p.type === "tool-call")).toMatchObject({
+    toolCallId: "call_w",
+    toolName: "lookup",
+    input: '{"q":"edge"}',
+  });
 
   const requests = await s.requests();
   expect(requests.map((r) => r.headers.authorization)).toEqual(["Bearer sk-workers", "Bearer sk-workers"]);

@@ -6,9 +6,13 @@ import { describeObjectStorageContract } from "../support/object-storage-contrac
 import { s3TestOptions } from "../support/s3-target.js";
 
 // The R2 binding from wrangler.toml, as the deployed Worker gets it.
-describeObjectStorageContract("R2Storage on the R2 binding", () => new R2Storage(env.STORAGE, { bucketName: "agno-edge-storage" }), {
-  presignedUrls: false,
-});
+describeObjectStorageContract(
+  "R2Storage on the R2 binding",
+  () => new R2Storage(env.STORAGE, { bucketName: "agno-edge-storage" }),
+  {
+    presignedUrls: false,
+  },
+);
 
 // The AWS SDK inside workerd (fetch handler, Web Crypto signing) against the S3 API server.
 describeObjectStorageContract(
@@ -18,5 +22,8 @@ describeObjectStorageContract(
 );
 
 it("R2Storage names its backend and the bucket behind the binding", () => {
-  expect(new R2Storage(env.STORAGE, { bucketName: "agno-edge-storage" })).toMatchObject({ backend: "r2", bucket: "agno-edge-storage" });
+  expect(new R2Storage(env.STORAGE, { bucketName: "agno-edge-storage" })).toMatchObject({
+    backend: "r2",
+    bucket: "agno-edge-storage",
+  });
 });

@@ -6,8 +6,28 @@ import { defineRoute, handle } from "../../src/os/route.js";
 /** An AgentOS with a key, plus a route a user adds (a webhook authenticated by its own signature, say). */
 function osWithHooks() {
   const os = new AgentOS({ auth: { mode: "security_key", securityKey: "hook-key" } });
-  handle(os.app, defineRoute({ method: "post", path: "/hooks/{name}", tags: ["Hooks"], summary: "A webhook that checks its own signature", scope: null }), (c) => c.json({ hook: c.req.param("name") }));
-  handle(os.app, defineRoute({ method: "get", path: "/hooks/{name}/log", tags: ["Hooks"], summary: "Protected", scope: { resource: "config", action: "read" } }), (c) => c.json({ log: [] }));
+  handle(
+    os.app,
+    defineRoute({
+      method: "post",
+      path: "/hooks/{name}",
+      tags: ["Hooks"],
+      summary: "A webhook that checks its own signature",
+      scope: null,
+    }),
+    (c) => c.json({ hook: c.req.param("name") }),
+  );
+  handle(
+    os.app,
+    defineRoute({
+      method: "get",
+      path: "/hooks/{name}/log",
+      tags: ["Hooks"],
+      summary: "Protected",
+      scope: { resource: "config", action: "read" },
+    }),
+    (c) => c.json({ log: [] }),
+  );
   os.app.get("/plain", (c) => c.json({ plain: true }));
   return async (method: string, path: string, headers: Record<string, string> = {}) => {
     const ctx = createExecutionContext();

@@ -24,24 +24,48 @@ describe("durable background runs (background=true)", () => {
   it("commits the job and its PENDING run before answering 202, then the queue runs it", async () => {
     const script = await queueModel([{ text: "Done in the background." }]);
     const accepted = await call("/agents/assistant/runs", background({ message: "work later", user_id: "bg-user" }));
-    expect(accepted).toMatchObject({ status: 202, body: { status: "PENDING", run_id: expect.any(String), session_id: expect.any(String), job_id: expect.any(String) } });
+    expect(accepted).toMatchObject({
+      status: 202,
+      body: {
+        status: "PENDING",
+        run_id: expect.any(String),
+        session_id: expect.any(String),
+        job_id: expect.any(String),
+      },
+    });
     const { run_id, job_id, session_id } = accepted.body;
-    const run = await until(() => runOf(run_id), (r) => r.status === "COMPLETED", "the run to complete");
+    const run = await until(
+      () => runOf(run_id),
+      (r) => r.status === "COMPLETED",
+      "the run to complete",
+    );
     expect(run).toMatchObject({ content: "Done in the background.", session_id, user_id: "bg-user" });
     expect(await jobOf(job_id)).toMatchObject({ status: "COMPLETED", attempt: 1, run_id, user_id: "bg-user" });
     expect(await script.requests()).toHaveLength(1);
     // Submitted with stream=false: nobody follows it, so no event log was kept and /resume says so.
-    const resume = await call(`/agents/assistant/runs/${run_id}/resume`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ user_id: "bg-user" }) });
+    const resume = await call(`/agents/assistant/runs/${run_id}/resume`, {
+      method: "POST",
+      headers: JSON_BODY,
+      body: JSON.stringify({ user_id: "bg-user" }),
+    });
     expect(resume).toMatchObject({ status: 409, body: { detail: expect.stringMatching(/not streamed/) } });
   });
 
   it("spreads jobs over AGNO_QUEUE_SHARDS queue objects, each claiming from the one table: every job runs once", async () => {
     const script = await queueModel(Array.from({ length: 8 }, (_, i) => ({ text: `sharded ${i}` })));
     const shards = { AGNO_QUEUE_SHARDS: "3" };
-    const accepted = await Promise.all(Array.from({ length: 8 }, (_, i) => call("/agents/assistant/runs", background({ message: `job ${i}`, user_id: "shard-user" }), shards)));
+    const accepted = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        call("/agents/assistant/runs", background({ message: `job ${i}`, user_id: "shard-user" }), shards),
+      ),
+    );
     expect(accepted.map((a) => a.status)).toEqual(Array(8).fill(202));
     for (const a of accepted) {
-      await until(() => jobOf(a.body.job_id), (j) => j.status === "COMPLETED", `job ${a.body.job_id}`);
+      await until(
+        () => jobOf(a.body.job_id),
+        (j) => j.status === "COMPLETED",
+        `job ${a.body.job_id}`,
+      );
       expect(await jobOf(a.body.job_id)).toMatchObject({ attempt: 1 });
     }
     const answered = await Promise.all(accepted.map((a) => runOf(a.body.run_id).then((r) => r.content as string)));
@@ -52,15 +76,26 @@ describe("durable background runs (background=true)", () => {
   it("answers /resume of a queued run submitted with stream=false with 409 at once, while it waits", async () => {
     await queueModel([{ text: "slow", delayMs: 1500 }]);
     const accepted = await call("/agents/assistant/runs", background({ message: "unwatched", user_id: "bg-user" }));
-    const resume = await call(`/agents/assistant/runs/${accepted.body.run_id}/resume`, { method: "POST", headers: JSON_BODY, body: JSON.stringify({ user_id: "bg-user" }) });
+    const resume = await call(`/agents/assistant/runs/${accepted.body.run_id}/resume`, {
+      method: "POST",
+      headers: JSON_BODY,
+      body: JSON.stringify({ user_id: "bg-user" }),
+    });
     expect(resume.status).toBe(409);
     expect((await runOf(accepted.body.run_id)).status).not.toBe("COMPLETED");
-    await until(() => runOf(accepted.body.run_id), (r) => r.status === "COMPLETED", "the run to complete");
+    await until(
+      () => runOf(accepted.body.run_id),
+      (r) => r.status === "COMPLETED",
+      "the run to complete",
+    );
   });
 
   it("carries uploaded files through the queue: the queued run gets them as it would inline", async () => {
     const script = await queueModel([{ text: "A pixel." }]);
-    const png = Uint8Array.from(atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="), (ch) => ch.charCodeAt(0));
+    const png = Uint8Array.from(
+      atob("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="),
+      (ch) => ch.charCodeAt(0),
+    );
     const multipart = new FormData();
     multipart.set("message", "What is this?");
     multipart.set("background", "true");
@@ -68,16 +103,30 @@ describe("durable background runs (background=true)", () => {
     multipart.append("files", new File([png], "pixel.png", { type: "image/png" }));
     const accepted = await call("/agents/assistant/runs", { method: "POST", body: multipart });
     expect(accepted.status).toBe(202);
-    const run = await until(() => runOf(accepted.body.run_id), (r) => r.status === "COMPLETED", "the queued run");
-    expect(run.input.images).toEqual([expect.objectContaining({ mime_type: "image/png", media_reference: expect.objectContaining({ storage_backend: "r2", size: png.length }) })]);
+    const run = await until(
+      () => runOf(accepted.body.run_id),
+      (r) => r.status === "COMPLETED",
+      "the queued run",
+    );
+    expect(run.input.images).toEqual([
+      expect.objectContaining({
+        mime_type: "image/png",
+        media_reference: expect.objectContaining({ storage_backend: "r2", size: png.length }),
+      }),
+    ]);
     expect(run.input.images[0].content).toBeUndefined();
-    const parts = ((await script.requests())[0]!.body.messages as Array<{ content: unknown }>).at(-1)!.content as Array<{ type: string }>;
+    const parts = ((await script.requests())[0]!.body.messages as Array<{ content: unknown }>).at(-1)!
+      .content as Array<{ type: string }>;
     expect(parts.map((p) => p.type)).toEqual(["text", "image_url"]);
   });
 
   it("streams a background run's events live when stream is true", async () => {
     await queueModel([{ text: "streamed from the queue", chunkSize: 5 }]);
-    const res = await send("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ background: true, message: "stream it" }) });
+    const res = await send("/agents/assistant/runs", {
+      method: "POST",
+      headers: JSON_BODY,
+      body: JSON.stringify({ background: true, message: "stream it" }),
+    });
     const frames = parseSse(await res.text());
     expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => i));
     expect(frames[0]!.event).toBe("RunStarted");
@@ -85,11 +134,26 @@ describe("durable background runs (background=true)", () => {
   });
 
   it("keeps one RunStarted in a retried streamed run's event log, the retry's events following on", async () => {
-    await queueModel([{ error: { status: 400, message: "first attempt fails" } }, { text: "second attempt", chunkSize: 6 }]);
+    await queueModel([
+      { error: { status: 400, message: "first attempt fails" } },
+      { text: "second attempt", chunkSize: 6 },
+    ]);
     // Answered as SSE (stream=true), which follows the log until the first attempt's error.
-    const live = parseSse(await (await send("/agents/assistant/runs", background({ message: "retried and streamed", stream: true, user_id: "bg-retry" }))).text());
+    const live = parseSse(
+      await (
+        await send(
+          "/agents/assistant/runs",
+          background({ message: "retried and streamed", stream: true, user_id: "bg-retry" }),
+        )
+      ).text(),
+    );
     const runId = live[0]!.data.run_id as string;
-    await until(() => runOf(runId), (r) => r.status === "COMPLETED", "the retried run to complete", { ms: 30_000 });
+    await until(
+      () => runOf(runId),
+      (r) => r.status === "COMPLETED",
+      "the retried run to complete",
+      { ms: 30_000 },
+    );
     const log = parseSse(await (await send(`/agents/assistant/runs/${runId}/resume`, { method: "POST" })).text());
     expect(log.map((f) => f.id)).toEqual(log.map((_, i) => i));
     expect(log.filter((f) => f.event === "RunStarted")).toHaveLength(1);
@@ -104,24 +168,51 @@ describe("durable background runs (background=true)", () => {
     const answers = await Promise.all(Array.from({ length: 6 }, () => call("/agents/assistant/runs", same)));
     expect(answers.map((a) => a.status).sort()).toEqual([202, 202, 202, 202, 202, 202]);
     expect(new Set(answers.map((a) => a.body.job_id)).size).toBe(1);
-    const changed = await call("/agents/assistant/runs", background({ message: "something else", user_id: "idem-a" }, { "idempotency-key": "k-1" }));
+    const changed = await call(
+      "/agents/assistant/runs",
+      background({ message: "something else", user_id: "idem-a" }, { "idempotency-key": "k-1" }),
+    );
     expect(changed).toMatchObject({ status: 422, body: { detail: expect.stringMatching(/Idempotency-Key/) } });
-    const otherUser = await call("/agents/assistant/runs", background({ message: "exactly once", user_id: "idem-b" }, { "idempotency-key": "k-1" }));
+    const otherUser = await call(
+      "/agents/assistant/runs",
+      background({ message: "exactly once", user_id: "idem-b" }, { "idempotency-key": "k-1" }),
+    );
     expect(otherUser.status).toBe(202);
     expect(otherUser.body.job_id).not.toBe(answers[0]!.body.job_id);
-    await until(() => jobOf(otherUser.body.job_id), (j) => j.status === "COMPLETED", "the second user's job");
-    await until(() => jobOf(answers[0]!.body.job_id), (j) => j.status === "COMPLETED", "the first user's job");
+    await until(
+      () => jobOf(otherUser.body.job_id),
+      (j) => j.status === "COMPLETED",
+      "the second user's job",
+    );
+    await until(
+      () => jobOf(answers[0]!.body.job_id),
+      (j) => j.status === "COMPLETED",
+      "the first user's job",
+    );
     expect(await script.requests()).toHaveLength(2);
   });
 
   it("answers 404 for a background run into another user's session: the queue object's refusal keeps its type", async () => {
     await queueModel([{ text: "a's run" }]);
-    const mine = await call("/agents/assistant/runs", background({ message: "mine", session_id: "owned-by-a", user_id: "owner-a" }));
+    const mine = await call(
+      "/agents/assistant/runs",
+      background({ message: "mine", session_id: "owned-by-a", user_id: "owner-a" }),
+    );
     expect(mine.status).toBe(202);
-    await until(() => jobOf(mine.body.job_id), (j) => j.status === "COMPLETED", "the owner's job");
+    await until(
+      () => jobOf(mine.body.job_id),
+      (j) => j.status === "COMPLETED",
+      "the owner's job",
+    );
     const before = (await call("/queue/stats")).body;
-    const theirs = await call("/agents/assistant/runs", background({ message: "not yours", session_id: "owned-by-a", user_id: "owner-b" }));
-    expect(theirs).toMatchObject({ status: 404, body: { error_id: "not_found", detail: expect.stringMatching(/owned-by-a/) } });
+    const theirs = await call(
+      "/agents/assistant/runs",
+      background({ message: "not yours", session_id: "owned-by-a", user_id: "owner-b" }),
+    );
+    expect(theirs).toMatchObject({
+      status: 404,
+      body: { error_id: "not_found", detail: expect.stringMatching(/owned-by-a/) },
+    });
     expect((await call("/queue/stats")).body).toMatchObject({ pending: before.pending, running: before.running });
   });
 
@@ -130,9 +221,17 @@ describe("durable background runs (background=true)", () => {
     const small = { AGNO_QUEUE_MAX_DEPTH: "1" };
     const first = await call("/agents/assistant/runs", background({ message: "occupy", session_id: "full-1" }), small);
     expect(first.status).toBe(202);
-    await until(() => jobOf(first.body.job_id), (j) => j.status === "RUNNING", "the first job to start");
+    await until(
+      () => jobOf(first.body.job_id),
+      (j) => j.status === "RUNNING",
+      "the first job to start",
+    );
     const before = (await call("/queue/stats")).body;
-    const refused = await call("/agents/assistant/runs", background({ message: "no room", session_id: "full-2" }), small);
+    const refused = await call(
+      "/agents/assistant/runs",
+      background({ message: "no room", session_id: "full-2" }),
+      small,
+    );
     expect(refused).toMatchObject({ status: 429, body: { error_id: "queue_full" } });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await call("/queue/stats")).body).toMatchObject({ pending: before.pending, running: before.running });
@@ -140,19 +239,36 @@ describe("durable background runs (background=true)", () => {
     // Cancelling the running job stops its run cooperatively; the job ends CANCELLED.
     const cancel = await call(`/queue/jobs/${first.body.job_id}/cancel`, { method: "POST" });
     expect(cancel).toMatchObject({ status: 200, body: { cancelled: true } });
-    await until(() => jobOf(first.body.job_id), (j) => j.status === "CANCELLED", "the job to be cancelled");
+    await until(
+      () => jobOf(first.body.job_id),
+      (j) => j.status === "CANCELLED",
+      "the job to be cancelled",
+    );
     expect((await runOf(first.body.run_id)).status).toBe("CANCELLED");
     expect((await script.requests())[0]!.disconnected).toBe(true);
   });
 
   it("cancels queued runs racing the queue: each ends CANCELLED, none completes", async () => {
-    const script = await queueModel(Array.from({ length: 8 }, () => ({ text: "should not finish", chunkSize: 1, delayMs: 200 })));
-    const accepted = await Promise.all(Array.from({ length: 8 }, (_, i) => call("/agents/assistant/runs", background({ message: `cancel me ${i}` }))));
-    const cancels = await Promise.all(accepted.map((a) => call(`/agents/assistant/runs/${a.body.run_id}/cancel`, { method: "POST" })));
+    const script = await queueModel(
+      Array.from({ length: 8 }, () => ({ text: "should not finish", chunkSize: 1, delayMs: 200 })),
+    );
+    const accepted = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => call("/agents/assistant/runs", background({ message: `cancel me ${i}` }))),
+    );
+    const cancels = await Promise.all(
+      accepted.map((a) => call(`/agents/assistant/runs/${a.body.run_id}/cancel`, { method: "POST" })),
+    );
     expect(cancels.map((c) => c.body.cancelled)).toEqual(accepted.map(() => true));
     for (const a of accepted) {
-      const job = await until(() => jobOf(a.body.job_id), (j) => j.status === "CANCELLED" || j.status === "COMPLETED" || j.status === "FAILED", "the job to end");
-      expect({ job: job.status, run: (await runOf(a.body.run_id)).status }).toEqual({ job: "CANCELLED", run: "CANCELLED" });
+      const job = await until(
+        () => jobOf(a.body.job_id),
+        (j) => j.status === "CANCELLED" || j.status === "COMPLETED" || j.status === "FAILED",
+        "the job to end",
+      );
+      expect({ job: job.status, run: (await runOf(a.body.run_id)).status }).toEqual({
+        job: "CANCELLED",
+        run: "CANCELLED",
+      });
     }
     // A job claimed before its cancel stopped mid-answer; one cancelled while queued never asked the model.
     expect((await script.requests()).length).toBeLessThanOrEqual(accepted.length);
@@ -166,11 +282,24 @@ describe("durable background runs (background=true)", () => {
       { text: "fourth time lucky" },
     ]);
     const accepted = await call("/agents/assistant/runs", background({ message: "flaky" }));
-    const failed = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "FAILED", "the job to fail", { ms: 30_000 });
+    const failed = await until(
+      () => jobOf(accepted.body.job_id),
+      (j) => j.status === "FAILED",
+      "the job to fail",
+      { ms: 30_000 },
+    );
     expect(failed).toMatchObject({ attempt: 3, max_attempts: 3, error: expect.stringMatching(/bad request three/) });
     expect((await runOf(accepted.body.run_id)).status).toBe("ERROR");
-    expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).body).toMatchObject({ status: "PENDING", max_attempts: 4 });
-    await until(() => jobOf(accepted.body.job_id), (j) => j.status === "COMPLETED", "the requeued job", { ms: 30_000 });
+    expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).body).toMatchObject({
+      status: "PENDING",
+      max_attempts: 4,
+    });
+    await until(
+      () => jobOf(accepted.body.job_id),
+      (j) => j.status === "COMPLETED",
+      "the requeued job",
+      { ms: 30_000 },
+    );
     expect((await runOf(accepted.body.run_id)).content).toBe("fourth time lucky");
     expect(await script.requests()).toHaveLength(4);
     expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).status).toBe(409);
@@ -184,18 +313,38 @@ describe("durable background runs (background=true)", () => {
     expect((await call("/sessions")).status).toBe(200); // the schema exists
     await pool.query(`CREATE OR REPLACE FUNCTION ai.refuse_queued_marker() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.run_data::text LIKE '%${marker}%' THEN RAISE EXCEPTION 'row refused by the test'; END IF; RETURN NEW; END $$`);
-    await pool.query(`CREATE TRIGGER refuse_queued_marker BEFORE INSERT OR UPDATE ON ai.agno_runs FOR EACH ROW EXECUTE FUNCTION ai.refuse_queued_marker()`);
+    await pool.query(
+      `CREATE TRIGGER refuse_queued_marker BEFORE INSERT OR UPDATE ON ai.agno_runs FOR EACH ROW EXECUTE FUNCTION ai.refuse_queued_marker()`,
+    );
     try {
       await queueModel(Array.from({ length: 3 }, () => ({ text: `queued answer ${marker}` })));
       const accepted = await call("/agents/assistant/runs", background({ message: "private queued question" }));
-      const failed = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "FAILED", "the job to fail", { ms: 40_000 });
+      const failed = await until(
+        () => jobOf(accepted.body.job_id),
+        (j) => j.status === "FAILED",
+        "the job to fail",
+        { ms: 40_000 },
+      );
       expect(failed.error).toMatch(/^internal error \(ref [0-9a-f]{16}\)$/);
       const run = await runOf(accepted.body.run_id);
       expect(run).toMatchObject({ status: "ERROR", content: expect.stringMatching(/^internal error \(ref /) });
       // The job's payload is the request itself; what must be clean is every error the job and its run show.
       const listed = (await call(`/queue/jobs?status=FAILED`)).body.data as Array<{ id: string; error: string }>;
-      const shown = JSON.stringify([failed.error, run.content, run.error, listed.find((j) => j.id === failed.id)?.error]);
-      for (const secret of ["insert into", "failed query", "params:", "refused by the test", "private queued question", marker]) expect(shown.toLowerCase()).not.toContain(secret.toLowerCase());
+      const shown = JSON.stringify([
+        failed.error,
+        run.content,
+        run.error,
+        listed.find((j) => j.id === failed.id)?.error,
+      ]);
+      for (const secret of [
+        "insert into",
+        "failed query",
+        "params:",
+        "refused by the test",
+        "private queued question",
+        marker,
+      ])
+        expect(shown.toLowerCase()).not.toContain(secret.toLowerCase());
     } finally {
       await pool.query("DROP TRIGGER refuse_queued_marker ON ai.agno_runs");
       await pool.query("DROP FUNCTION ai.refuse_queued_marker()");
@@ -213,7 +362,9 @@ describe("durable background runs (background=true)", () => {
         throw new Error("database unreachable");
       };
     });
-    await expect(runDurableObjectAlarm(stub)).rejects.toThrow(/unreachable/).catch(() => undefined);
+    await expect(runDurableObjectAlarm(stub))
+      .rejects.toThrow(/unreachable/)
+      .catch(() => undefined);
     const armed = await runInDurableObject(stub, (_i, state) => state.storage.getAlarm());
     expect(armed).not.toBeNull();
   });
@@ -221,10 +372,23 @@ describe("durable background runs (background=true)", () => {
   it("recovers jobs whose queue object was aborted mid-run: the lease lapses and the job runs again", async () => {
     const script = await queueModel([{ text: "slow", chunkSize: 1, delayMs: 400 }, { text: "after the crash" }]);
     const accepted = await call("/agents/assistant/runs", background({ message: "survive a crash" }));
-    await until(() => jobOf(accepted.body.job_id), (j) => j.status === "RUNNING", "the job to start");
-    await until(() => script.requests(), (r) => r.length >= 1, "the model to be called");
+    await until(
+      () => jobOf(accepted.body.job_id),
+      (j) => j.status === "RUNNING",
+      "the job to start",
+    );
+    await until(
+      () => script.requests(),
+      (r) => r.length >= 1,
+      "the model to be called",
+    );
     await runInDurableObject(queueStub(), (_i, state) => state.abort("simulated crash")).catch(() => undefined);
-    const job = await until(() => jobOf(accepted.body.job_id), (j) => j.status === "COMPLETED", "the job to recover", { ms: 40_000 });
+    const job = await until(
+      () => jobOf(accepted.body.job_id),
+      (j) => j.status === "COMPLETED",
+      "the job to recover",
+      { ms: 40_000 },
+    );
     expect(job.attempt).toBe(2);
     expect((await runOf(accepted.body.run_id)).content).toBe("after the crash");
   }, 60_000);
@@ -232,14 +396,29 @@ describe("durable background runs (background=true)", () => {
   it("guards the queue routes: admin only, 404 for unknown jobs, 503 without a queue", async () => {
     expect((await call("/queue/jobs/no-such-job")).status).toBe(404);
     expect((await call("/queue/jobs?status=LOST")).status).toBe(422);
-    expect((await call("/queue/stats")).body).toMatchObject({ pending: expect.any(Number), running: expect.any(Number), completed: expect.any(Number) });
+    expect((await call("/queue/stats")).body).toMatchObject({
+      pending: expect.any(Number),
+      running: expect.any(Number),
+      completed: expect.any(Number),
+    });
     const noQueue = { JOB_QUEUE: undefined } as never;
     expect((await call("/queue/stats", {}, noQueue)).status).toBe(503);
     expect((await call("/agents/assistant/runs", background({ message: "x" }), noQueue)).status).toBe(400);
     // A queue binding without a database is a contradictory setting: the deployment stays closed, saying so (test/workers/env-config.test.ts).
-    const noDatabase = await call("/agents/assistant/runs", background({ message: "x" }), { DATABASE_URL: undefined } as never);
-    expect(noDatabase).toMatchObject({ status: 503, body: { error_id: "misconfigured", detail: expect.stringMatching(/DATABASE_URL is required by the JOB_QUEUE binding/) } });
-    const longKey = await call("/agents/assistant/runs", background({ message: "x", session_id: "bad-key" }, { "idempotency-key": "k".repeat(256) }));
+    const noDatabase = await call("/agents/assistant/runs", background({ message: "x" }), {
+      DATABASE_URL: undefined,
+    } as never);
+    expect(noDatabase).toMatchObject({
+      status: 503,
+      body: {
+        error_id: "misconfigured",
+        detail: expect.stringMatching(/DATABASE_URL is required by the JOB_QUEUE binding/),
+      },
+    });
+    const longKey = await call(
+      "/agents/assistant/runs",
+      background({ message: "x", session_id: "bad-key" }, { "idempotency-key": "k".repeat(256) }),
+    );
     expect(longKey).toMatchObject({ status: 422, body: { detail: expect.stringMatching(/Idempotency-Key/) } });
     expect((await call("/sessions/bad-key")).status).toBe(404);
     expect((await send("/queue/stats", {}, {}, {})).status).toBe(401);

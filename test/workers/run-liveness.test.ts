@@ -22,7 +22,11 @@ const now = () => Math.floor(Date.now() / 1000);
 const tick = () => worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env);
 
 /** A streamed run cut after its first RunContent: its row RUNNING, its heartbeat `age` seconds old. */
-async function deadStreamedRun(e: Partial<Env>, message: string, age: number): Promise<{ runId: string; kept: ReturnType<typeof parseSse> }> {
+async function deadStreamedRun(
+  e: Partial<Env>,
+  message: string,
+  age: number,
+): Promise<{ runId: string; kept: ReturnType<typeof parseSse> }> {
   const frames = parseSse(await (await send("/agents/assistant/runs", form({ message }), e)).text());
   const runId = frames[0]!.data.run_id as string;
   const cut = frames.findIndex((f) => f.event === "RunContent");
@@ -53,11 +57,25 @@ async function jobFor(runId: string, status: "PENDING" | "RUNNING") {
     `INSERT INTO ai.agno_jobs (id, component_type, component_id, payload, status, attempt, available_at, locked_by, locked_at, lease_expires_at, created_at)
      VALUES ($1, 'agent', 'assistant', $2::jsonb, $3, $4, $5, $6, $7, $8, $5)`,
     // A PENDING job falls due only in an hour, so the queue (which the tick wakes) leaves it alone.
-    [`job-${runId}`, JSON.stringify({ run_id: runId, message: "held" }), status, status === "RUNNING" ? 1 : 0, status === "PENDING" ? t + 3600 : t, status === "RUNNING" ? "another-worker" : null, status === "RUNNING" ? t : null, status === "RUNNING" ? t + 3600 : null],
+    [
+      `job-${runId}`,
+      JSON.stringify({ run_id: runId, message: "held" }),
+      status,
+      status === "RUNNING" ? 1 : 0,
+      status === "PENDING" ? t + 3600 : t,
+      status === "RUNNING" ? "another-worker" : null,
+      status === "RUNNING" ? t : null,
+      status === "RUNNING" ? t + 3600 : null,
+    ],
   );
 }
 
-const statusOf = async (runId: string, e: Partial<Env>) => (await call(`/agents/assistant/runs/${runId}`, {}, e)).body as { status: string; error?: { kind?: string; type?: string; message?: string }; content?: string };
+const statusOf = async (runId: string, e: Partial<Env>) =>
+  (await call(`/agents/assistant/runs/${runId}`, {}, e)).body as {
+    status: string;
+    error?: { kind?: string; type?: string; message?: string };
+    content?: string;
+  };
 
 /** `/resume` with a bound: a tail that never ends fails the test instead of hanging it. */
 async function resume(runId: string, e: Partial<Env>): Promise<ReturnType<typeof parseSse>> {
@@ -84,7 +102,10 @@ describe("interrupted interactive runs", () => {
 
     for (const runId of [streamed.runId, plain]) {
       const run = await statusOf(runId, e);
-      expect(run).toMatchObject({ status: "ERROR", error: { kind: "interrupted", type: "RunInterrupted", message: expect.stringMatching(/interrupted/) } });
+      expect(run).toMatchObject({
+        status: "ERROR",
+        error: { kind: "interrupted", type: "RunInterrupted", message: expect.stringMatching(/interrupted/) },
+      });
       expect(run.content).toBe(run.error!.message);
     }
     for (const runId of [fresh, leased, pending]) expect((await statusOf(runId, e)).status, runId).toBe("RUNNING");
@@ -95,10 +116,18 @@ describe("interrupted interactive runs", () => {
     expect(streamedTail.at(-1)).toMatchObject({
       id: streamed.kept.length,
       event: "RunError",
-      data: { event: "RunError", run_id: streamed.runId, agent_id: "assistant", error_type: "RunInterrupted", error_kind: "interrupted" },
+      data: {
+        event: "RunError",
+        run_id: streamed.runId,
+        agent_id: "assistant",
+        error_type: "RunInterrupted",
+        error_kind: "interrupted",
+      },
     });
     const plainTail = await resume(plain, e);
-    expect(plainTail).toEqual([{ id: 0, event: "RunError", data: expect.objectContaining({ run_id: plain, error_kind: "interrupted" }) }]);
+    expect(plainTail).toEqual([
+      { id: 0, event: "RunError", data: expect.objectContaining({ run_id: plain, error_kind: "interrupted" }) },
+    ]);
 
     // A second tick finds nothing more to do: the ended runs keep one closing event each.
     await tick();
@@ -114,14 +143,23 @@ describe("interrupted interactive runs", () => {
     expect(frames.at(-1)).toMatchObject({ event: "RunError", data: { error_kind: "interrupted" } });
     expect(await statusOf(streamed.runId, e)).toMatchObject({ status: "ERROR", error: { kind: "interrupted" } });
     const plain = await deadPlainRun(e, "a plain run nobody swept yet", 3600);
-    expect(await resume(plain, e)).toEqual([{ id: 0, event: "RunError", data: expect.objectContaining({ error_kind: "interrupted" }) }]);
+    expect(await resume(plain, e)).toEqual([
+      { id: 0, event: "RunError", data: expect.objectContaining({ error_kind: "interrupted" }) },
+    ]);
   });
 
   it("a WebSocket resume of a run whose runtime died ends with the interrupted RunError", async () => {
     const { env: e } = await modelEnv([{ text: "over the socket" }]);
     const dead = await deadStreamedRun(e, "a run re-attached over a socket", 3600);
     const ctx = createExecutionContext();
-    const res = await worker.fetch(new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(e), ctx);
+    const res = await worker.fetch(
+      new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<
+        unknown,
+        IncomingRequestCfProperties
+      >,
+      envFor(e),
+      ctx,
+    );
     expect(res.status).toBe(101);
     const ws = res.webSocket!;
     ws.accept();
@@ -139,7 +177,12 @@ describe("interrupted interactive runs", () => {
     ws.close(1000, "done");
     await waitOnExecutionContext(ctx);
     expect(frames.map((f) => f.event)).toEqual([...dead.kept.map((f) => f.event), "RunError"]);
-    expect(frames.at(-1)).toMatchObject({ request_id: "again", run_id: dead.runId, error_kind: "interrupted", event_index: dead.kept.length });
+    expect(frames.at(-1)).toMatchObject({
+      request_id: "again",
+      run_id: dead.runId,
+      error_kind: "interrupted",
+      event_index: dead.kept.length,
+    });
   });
 
   it("an executing run beats: a slow run outlives three heartbeat periods and the cron trigger leaves it to complete", async () => {
@@ -149,7 +192,10 @@ describe("interrupted interactive runs", () => {
     const beating = envFor({ ...e, AGNO_RUN_HEARTBEAT_SECONDS: "1" });
     const ctx = createExecutionContext();
     const response = await worker.fetch(
-      new Request("http://agno.test/agents/assistant/runs", { ...form({ message: "take your time" }), headers: { ...auth, "content-type": "application/x-www-form-urlencoded" } }) as Request<unknown, IncomingRequestCfProperties>,
+      new Request("http://agno.test/agents/assistant/runs", {
+        ...form({ message: "take your time" }),
+        headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+      }) as Request<unknown, IncomingRequestCfProperties>,
       beating,
       ctx,
     );
@@ -157,7 +203,9 @@ describe("interrupted interactive runs", () => {
     let text = "";
     while (!text.includes("event: RunStarted")) text += (await reader.read()).value ?? "";
     const runId = /"run_id":"([^"]+)"/.exec(text)![1]!;
-    const row = async () => (await pool.query(`SELECT status, created_at, updated_at FROM ai.agno_runs WHERE run_id = $1`, [runId])).rows[0] as { status: string; created_at: string; updated_at: string };
+    const row = async () =>
+      (await pool.query(`SELECT status, created_at, updated_at FROM ai.agno_runs WHERE run_id = $1`, [runId]))
+        .rows[0] as { status: string; created_at: string; updated_at: string };
     // Well past three beats since the run started (its last write before the model call).
     let seen = await row();
     while (seen.status === "RUNNING" && now() < Number(seen.created_at) + 5) {
@@ -169,27 +217,42 @@ describe("interrupted interactive runs", () => {
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), beating);
     for (let r = await reader.read(); !r.done; r = await reader.read()) text += r.value;
     await waitOnExecutionContext(ctx);
-    expect(parseSse(text.replaceAll(": ping\n\n", "")).at(-1)).toMatchObject({ event: "RunCompleted", data: { content: answer } });
+    expect(parseSse(text.replaceAll(": ping\n\n", "")).at(-1)).toMatchObject({
+      event: "RunCompleted",
+      data: { content: answer },
+    });
     expect((await statusOf(runId, e)).status).toBe("COMPLETED");
   });
 });
 
 describe("SSE heartbeat comments", () => {
   /** The `: ping` comments of an SSE body, and its frames without them (parseSse checks agno's framing). */
-  const split = (body: string) => ({ pings: body.split("\n\n").filter((b) => b === ": ping").length, frames: parseSse(body.replaceAll(": ping\n\n", "")) });
+  const split = (body: string) => ({
+    pings: body.split("\n\n").filter((b) => b === ": ping").length,
+    frames: parseSse(body.replaceAll(": ping\n\n", "")),
+  });
 
   it("a stream whose model is slow carries `: ping` comments between events, and its frames are agno's, unchanged", async () => {
     const answer = "slow words arrive";
     const { env: e } = await modelEnv([{ text: answer, chunkSize: 6, delayMs: 1_300 }]);
-    const body = await (await send("/agents/assistant/runs", form({ message: "slowly" }), { ...e, AGNO_SSE_PING_SECONDS: "1" })).text();
+    const body = await (
+      await send("/agents/assistant/runs", form({ message: "slowly" }), { ...e, AGNO_SSE_PING_SECONDS: "1" })
+    ).text();
     const { pings, frames } = split(body);
     expect(pings).toBeGreaterThan(0);
     expect(frames.map((f) => f.id)).toEqual(frames.map((_, i) => i));
     expect(frames[0]!.event).toBe("RunStarted");
     expect(frames.at(-1)).toMatchObject({ event: "RunCompleted", data: { content: answer } });
-    expect(frames.filter((f) => f.event === "RunContent").map((f) => f.data.content).join("")).toBe(answer);
+    expect(
+      frames
+        .filter((f) => f.event === "RunContent")
+        .map((f) => f.data.content)
+        .join(""),
+    ).toBe(answer);
     // The same run replayed: the same frames, and no pings (nothing was waited for).
-    expect(await (await send(`/agents/assistant/runs/${frames[0]!.data.run_id}/resume`, { method: "POST" }, e)).text()).not.toContain(": ping");
+    expect(
+      await (await send(`/agents/assistant/runs/${frames[0]!.data.run_id}/resume`, { method: "POST" }, e)).text(),
+    ).not.toContain(": ping");
   });
 
   it("a resumed tail waiting on a slow run carries `: ping` comments too", async () => {
@@ -197,7 +260,10 @@ describe("SSE heartbeat comments", () => {
     const pinged = { ...e, AGNO_SSE_PING_SECONDS: "1" };
     const ctx = createExecutionContext();
     const first = await worker.fetch(
-      new Request("http://agno.test/agents/assistant/runs", { ...form({ message: "slow for the tail" }), headers: { ...auth, "content-type": "application/x-www-form-urlencoded" } }) as Request<unknown, IncomingRequestCfProperties>,
+      new Request("http://agno.test/agents/assistant/runs", {
+        ...form({ message: "slow for the tail" }),
+        headers: { ...auth, "content-type": "application/x-www-form-urlencoded" },
+      }) as Request<unknown, IncomingRequestCfProperties>,
       envFor(pinged),
       ctx,
     );
@@ -206,7 +272,9 @@ describe("SSE heartbeat comments", () => {
     while (!text.includes("event: RunStarted")) text += (await reader.read()).value ?? "";
     await reader.cancel();
     const runId = /"run_id":"([^"]+)"/.exec(text)![1]!;
-    const { pings, frames } = split(await (await send(`/agents/assistant/runs/${runId}/resume`, { method: "POST" }, pinged)).text());
+    const { pings, frames } = split(
+      await (await send(`/agents/assistant/runs/${runId}/resume`, { method: "POST" }, pinged)).text(),
+    );
     await waitOnExecutionContext(ctx);
     expect(pings).toBeGreaterThan(0);
     expect(frames.at(-1)).toMatchObject({ event: "RunCompleted", data: { content: "late answer" } });

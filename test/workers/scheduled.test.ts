@@ -10,7 +10,8 @@ import { call, parseSse, send, form } from "./worker-client.js";
 it("the cron trigger prunes stream logs older than the TTL, keeps fresh ones and the runs themselves", async () => {
   const script = await scriptModel(env.MODEL_SERVER_URL, [{ text: "old stream" }, { text: "fresh stream" }]);
   const e = { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "k" };
-  const runIdOf = async (message: string) => parseSse(await (await send("/agents/assistant/runs", form({ message }), e)).text())[0]!.data.run_id as string;
+  const runIdOf = async (message: string) =>
+    parseSse(await (await send("/agents/assistant/runs", form({ message }), e)).text())[0]!.data.run_id as string;
   const old = await runIdOf("an old stream");
   const fresh = await runIdOf("a fresh stream");
   useLocalWsProxy(env.DB_WS_PROXY);
@@ -18,7 +19,8 @@ it("the cron trigger prunes stream logs older than the TTL, keeps fresh ones and
   try {
     await pool.query(`UPDATE ai.agno_run_events SET created_at = created_at - 90000 WHERE run_id = $1`, [old]);
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env);
-    const left = async (runId: string) => Number((await pool.query(`SELECT COUNT(*) AS n FROM ai.agno_run_events WHERE run_id = $1`, [runId])).rows[0].n);
+    const left = async (runId: string) =>
+      Number((await pool.query(`SELECT COUNT(*) AS n FROM ai.agno_run_events WHERE run_id = $1`, [runId])).rows[0].n);
     expect(await left(old)).toBe(0);
     expect(await left(fresh)).toBeGreaterThan(2);
     // The run itself is untouched: only its re-attachable stream is gone.
@@ -51,7 +53,8 @@ it("the cron trigger deletes expired offloaded tool results from R2 and their ro
       );
     }
     await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env);
-    const row = async (id: string) => (await pool.query(`SELECT 1 FROM ai.agno_tool_results WHERE result_id = $1`, [id])).rows.length;
+    const row = async (id: string) =>
+      (await pool.query(`SELECT 1 FROM ai.agno_tool_results WHERE result_id = $1`, [id])).rows.length;
     expect(await row(`tr-old-${tag}`)).toBe(0);
     expect(await env.STORAGE.head(`tool-results/_/tr-old-${tag}`)).toBeNull();
     expect(await row(`tr-live-${tag}`)).toBe(1);

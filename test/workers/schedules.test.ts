@@ -28,10 +28,17 @@ let E: Partial<Env>;
 const as = (w: Who, method: string, path: string, body?: unknown) =>
   call(path, { method, ...(body === undefined ? {} : { headers: JSON_BODY, body: JSON.stringify(body) }) }, E, who[w]);
 const create = (w: Who, fields: Record<string, unknown>) =>
-  as(w, "POST", "/schedules", { name: `s-${crypto.randomUUID().slice(0, 8)}`, cron_expr: NOT_SOON, endpoint: "/agents/assistant/runs", payload: { message: "scheduled hello" }, ...fields });
+  as(w, "POST", "/schedules", {
+    name: `s-${crypto.randomUUID().slice(0, 8)}`,
+    cron_expr: NOT_SOON,
+    endpoint: "/agents/assistant/runs",
+    payload: { message: "scheduled hello" },
+    ...fields,
+  });
 
 /** The cron trigger as the runtime fires it, for the minute `at` (ms). */
-const cron = (at: number) => worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), envFor(E));
+const cron = (at: number) =>
+  worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), envFor(E));
 
 beforeAll(async () => {
   const jwt = await isolatedJwt("sched");
@@ -44,7 +51,17 @@ beforeAll(async () => {
 describe("schedules over HTTP", () => {
   it("creates a schedule owned by the caller, with its first occurrence; names are unique per user", async () => {
     const created = await create("A", { name: `daily-${tag}`, cron_expr: "0 8 * * *", timezone: "Europe/Berlin" });
-    expect(created).toMatchObject({ status: 201, body: { name: `daily-${tag}`, user_id: A, method: "POST", enabled: true, next_run_at: expect.any(Number), max_retries: 0 } });
+    expect(created).toMatchObject({
+      status: 201,
+      body: {
+        name: `daily-${tag}`,
+        user_id: A,
+        method: "POST",
+        enabled: true,
+        next_run_at: expect.any(Number),
+        max_retries: 0,
+      },
+    });
     expect(created.body).not.toHaveProperty("locked_by");
     expect((await create("A", { name: `daily-${tag}` })).status).toBe(409);
     expect((await create("B", { name: `daily-${tag}` })).status).toBe(201);
@@ -64,22 +81,41 @@ describe("schedules over HTTP", () => {
       [{ user_id: B }, /user_id/],
       [{ payload: { message: "x", user_id: B } }, /payload\.user_id/],
     ];
-    for (const [fields, detail] of cases) expect(await create("A", fields), JSON.stringify(fields)).toMatchObject({ status: 422, body: { detail: expect.stringMatching(detail), error_id: "validation_error" } });
+    for (const [fields, detail] of cases)
+      expect(await create("A", fields), JSON.stringify(fields)).toMatchObject({
+        status: 422,
+        body: { detail: expect.stringMatching(detail), error_id: "validation_error" },
+      });
     expect((await create("noRun", {})).status).toBe(403);
   });
 
   it("PATCH takes only the whitelisted fields; ownership and locks never change through it", async () => {
     const { body: s } = await create("A", {});
     for (const field of ["user_id", "locked_by", "locked_at", "managed_by", "created_at", "id"]) {
-      expect(await as("A", "PATCH", `/schedules/${s.id}`, { [field]: "x" })).toMatchObject({ status: 422, body: { detail: expect.stringContaining(`${field}: cannot be changed`) } });
+      expect(await as("A", "PATCH", `/schedules/${s.id}`, { [field]: "x" })).toMatchObject({
+        status: 422,
+        body: { detail: expect.stringContaining(`${field}: cannot be changed`) },
+      });
     }
-    expect((await as("A", "PATCH", `/schedules/${s.id}`, { endpoint: "//evil.example/agents/assistant/runs" })).status).toBe(422);
+    expect(
+      (await as("A", "PATCH", `/schedules/${s.id}`, { endpoint: "//evil.example/agents/assistant/runs" })).status,
+    ).toBe(422);
     expect((await as("A", "PATCH", `/schedules/${s.id}`, { timezone: "Nope/Nope" })).status).toBe(422);
-    const changed = await as("A", "PATCH", `/schedules/${s.id}`, { description: "renamed", cron_expr: "0 4 29 2 *", max_retries: 3 });
-    expect(changed).toMatchObject({ status: 200, body: { description: "renamed", cron_expr: "0 4 29 2 *", max_retries: 3, user_id: A } });
+    const changed = await as("A", "PATCH", `/schedules/${s.id}`, {
+      description: "renamed",
+      cron_expr: "0 4 29 2 *",
+      max_retries: 3,
+    });
+    expect(changed).toMatchObject({
+      status: 200,
+      body: { description: "renamed", cron_expr: "0 4 29 2 *", max_retries: 3, user_id: A },
+    });
     expect((await as("A", "POST", `/schedules/${s.id}/disable`)).body).toMatchObject({ enabled: false });
     expect((await as("A", "POST", `/schedules/${s.id}/trigger`)).status).toBe(409);
-    expect((await as("A", "POST", `/schedules/${s.id}/enable`)).body).toMatchObject({ enabled: true, disabled_reason: null });
+    expect((await as("A", "POST", `/schedules/${s.id}/enable`)).body).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+    });
   });
 
   it("isolates users: B never sees, changes or triggers A's schedule (404), and it stays as it was", async () => {
@@ -95,9 +131,14 @@ describe("schedules over HTTP", () => {
       ["GET", `/schedules/${s.id}/runs`],
       ["GET", `/schedules/${s.id}/runs/no-such-run`],
     ] as const) {
-      expect(await as("B", method, path, body), `${method} ${path}`).toMatchObject({ status: 404, body: { error_id: "not_found" } });
+      expect(await as("B", method, path, body), `${method} ${path}`).toMatchObject({
+        status: 404,
+        body: { error_id: "not_found" },
+      });
     }
-    expect((await as("B", "GET", "/schedules?limit=1000")).body.data.map((x: { id: string }) => x.id)).not.toContain(s.id);
+    expect((await as("B", "GET", "/schedules?limit=1000")).body.data.map((x: { id: string }) => x.id)).not.toContain(
+      s.id,
+    );
     expect((await as("B", "GET", `/schedules/${s.id}?user_id=${A}`)).status).toBe(404);
     expect((await as("A", "GET", `/schedules/${s.id}`)).body).toEqual(before);
     expect((await as("A", "DELETE", `/schedules/${s.id}`)).status).toBe(204);
@@ -105,29 +146,54 @@ describe("schedules over HTTP", () => {
   });
 
   it("refuses to store a schedule on an AgentOS without the durable queue (503), since nothing would run it", async () => {
-    const agent = new Agent({ id: "assistant", model: createModel("openai:gpt-test", { credentials: { openai: { apiKey: "k", baseURL: "http://127.0.0.1:9/v1" } } }) });
+    const agent = new Agent({
+      id: "assistant",
+      model: createModel("openai:gpt-test", {
+        credentials: { openai: { apiKey: "k", baseURL: "http://127.0.0.1:9/v1" } },
+      }),
+    });
     const os = new AgentOS({ auth: { mode: "none" }, agents: [agent] });
     const fetchOs = sdkFetch(os, "ai");
-    const body = JSON.stringify({ name: `no-queue-${tag}`, cron_expr: "0 8 * * *", endpoint: "/agents/assistant/runs", payload: { message: "hi" } });
+    const body = JSON.stringify({
+      name: `no-queue-${tag}`,
+      cron_expr: "0 8 * * *",
+      endpoint: "/agents/assistant/runs",
+      payload: { message: "hi" },
+    });
     const res = await fetchOs("/schedules", { method: "POST", headers: JSON_BODY, body });
     expect(res.status).toBe(503);
-    expect(JSON.parse(res.text)).toMatchObject({ error_id: "not_configured", detail: expect.stringMatching(/durable queue/) });
+    expect(JSON.parse(res.text)).toMatchObject({
+      error_id: "not_configured",
+      detail: expect.stringMatching(/durable queue/),
+    });
     const listed = await fetchOs(`/schedules?limit=100`, { method: "GET" });
     expect(JSON.parse(listed.text).data.map((s: { name: string }) => s.name)).not.toContain(`no-queue-${tag}`);
     // Nor does it start an attempt of a stored schedule: trigger answers 503 and records nothing.
     const { body: stored } = await create("A", {});
     const triggered = await fetchOs(`/schedules/${stored.id}/trigger`, { method: "POST" });
     expect(triggered.status).toBe(503);
-    expect(JSON.parse(triggered.text)).toMatchObject({ error_id: "not_configured", detail: expect.stringMatching(/durable queue/) });
+    expect(JSON.parse(triggered.text)).toMatchObject({
+      error_id: "not_configured",
+      detail: expect.stringMatching(/durable queue/),
+    });
     expect((await as("A", "GET", `/schedules/${stored.id}/runs`)).body.meta.total_count).toBe(0);
   });
 
   it("lists its routes in the OpenAPI document with their scopes", async () => {
     const { body: doc } = await call("/openapi.json");
     expect(doc.paths["/schedules/{schedule_id}/trigger"].post["x-required-scope"]).toBe("schedules:write");
-    expect(Object.keys(doc.paths).filter((p) => p.startsWith("/schedules")).sort()).toEqual([
-      "/schedules", "/schedules/{schedule_id}", "/schedules/{schedule_id}/disable", "/schedules/{schedule_id}/enable",
-      "/schedules/{schedule_id}/runs", "/schedules/{schedule_id}/runs/{run_id}", "/schedules/{schedule_id}/trigger",
+    expect(
+      Object.keys(doc.paths)
+        .filter((p) => p.startsWith("/schedules"))
+        .sort(),
+    ).toEqual([
+      "/schedules",
+      "/schedules/{schedule_id}",
+      "/schedules/{schedule_id}/disable",
+      "/schedules/{schedule_id}/enable",
+      "/schedules/{schedule_id}/runs",
+      "/schedules/{schedule_id}/runs/{run_id}",
+      "/schedules/{schedule_id}/trigger",
     ]);
   });
 });
@@ -140,25 +206,59 @@ describe("the cron trigger runs schedules through the durable queue", () => {
     expect((await as("A", "PATCH", `/schedules/${s.id}`, { next_run_at: minute })).status).toBe(200);
     await cron(minute * 1000);
     const [attempt] = (await as("A", "GET", `/schedules/${s.id}/runs`)).body.data;
-    expect(attempt).toMatchObject({ status: "running", attempt: 1, scheduled_for: minute, user_id: A, run_id: expect.any(String), job_id: expect.any(String) });
+    expect(attempt).toMatchObject({
+      status: "running",
+      attempt: 1,
+      scheduled_for: minute,
+      user_id: A,
+      run_id: expect.any(String),
+      job_id: expect.any(String),
+    });
     expect((await as("A", "GET", `/schedules/${s.id}`)).body.next_run_at).toBe(minute + 60);
     await cron(minute * 1000); // the same minute again: nothing new
     expect((await as("A", "GET", `/schedules/${s.id}/runs`)).body.meta.total_count).toBe(1);
-    const run = await until(() => as("A", "GET", `/agents/assistant/runs/${attempt.run_id}`), (r) => r.body?.status === "COMPLETED", "the scheduled run", { ms: 30_000, every: 200 });
+    const run = await until(
+      () => as("A", "GET", `/agents/assistant/runs/${attempt.run_id}`),
+      (r) => r.body?.status === "COMPLETED",
+      "the scheduled run",
+      { ms: 30_000, every: 200 },
+    );
     expect(run.body).toMatchObject({ content: "the scheduled answer", user_id: A, session_id: attempt.session_id });
     // Off by default from here: the schedule would fire again every minute of the suite.
     await as("A", "POST", `/schedules/${s.id}/disable`);
-    await until(async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body), (r) => r.status !== "running", "the attempt to settle", { ms: 30_000, every: 200 });
-    expect((await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body).toMatchObject({ status: "success", output: { content: "the scheduled answer" }, completed_at: expect.any(Number) });
+    await until(
+      async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body),
+      (r) => r.status !== "running",
+      "the attempt to settle",
+      { ms: 30_000, every: 200 },
+    );
+    expect((await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body).toMatchObject({
+      status: "success",
+      output: { content: "the scheduled answer" },
+      completed_at: expect.any(Number),
+    });
   });
 
   it("POST /trigger runs a schedule now, outside its cron", async () => {
     await scriptModel(env.MODEL_SERVER_URL, [{ text: "triggered by hand" }], { channel: "queue" });
     const { body: s } = await create("A", {});
     const triggered = await as("A", "POST", `/schedules/${s.id}/trigger`);
-    expect(triggered).toMatchObject({ status: 200, body: { status: "running", scheduled_for: null, job_id: expect.any(String) } });
-    const run = await until(() => as("A", "GET", `/agents/assistant/runs/${triggered.body.run_id}`), (r) => r.body?.status === "COMPLETED", "the triggered run", { ms: 30_000, every: 200 });
+    expect(triggered).toMatchObject({
+      status: 200,
+      body: { status: "running", scheduled_for: null, job_id: expect.any(String) },
+    });
+    const run = await until(
+      () => as("A", "GET", `/agents/assistant/runs/${triggered.body.run_id}`),
+      (r) => r.body?.status === "COMPLETED",
+      "the triggered run",
+      { ms: 30_000, every: 200 },
+    );
     expect(run.body.content).toBe("triggered by hand");
-    await until(async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${triggered.body.id}`)).body), (r) => r.status === "success", "the attempt to settle", { ms: 30_000, every: 200 });
+    await until(
+      async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${triggered.body.id}`)).body),
+      (r) => r.status === "success",
+      "the attempt to settle",
+      { ms: 30_000, every: 200 },
+    );
   });
 });

@@ -12,14 +12,26 @@ describe("session state over HTTP", () => {
     const paused: Array<{ run_id: string; session_id: string; tools: Array<Record<string, unknown>> }> = [];
     let sessionId: string | undefined;
     for (const note of notes) {
-      const res = await call("/agents/assistant/runs", form({ message: `remember: ${note}`, stream: "false", ...(sessionId ? { session_id: sessionId } : {}) }), e);
+      const res = await call(
+        "/agents/assistant/runs",
+        form({ message: `remember: ${note}`, stream: "false", ...(sessionId ? { session_id: sessionId } : {}) }),
+        e,
+      );
       expect(res.body).toMatchObject({ status: "PAUSED" });
       sessionId = res.body.session_id;
       paused.push(res.body);
     }
     const continued = await Promise.all(
       paused.map((p) =>
-        call(`/agents/assistant/runs/${p.run_id}/continue`, form({ tools: JSON.stringify(p.tools.map((t) => ({ ...t, confirmed: true }))), session_id: p.session_id, stream: "false" }), e),
+        call(
+          `/agents/assistant/runs/${p.run_id}/continue`,
+          form({
+            tools: JSON.stringify(p.tools.map((t) => ({ ...t, confirmed: true }))),
+            session_id: p.session_id,
+            stream: "false",
+          }),
+          e,
+        ),
       ),
     );
     for (const c of continued) {
@@ -33,11 +45,34 @@ describe("session state over HTTP", () => {
 
   it("stores the session_state a run request carries, merged over what the session held", async () => {
     const { env: e } = await modelEnv([{ text: "Hello." }, { text: "Hello again." }]);
-    const first = await call("/agents/assistant/runs", form({ message: "hi", stream: "false", session_state: JSON.stringify({ topic: "travel", prefs: { lang: "fr" } }) }), e);
+    const first = await call(
+      "/agents/assistant/runs",
+      form({
+        message: "hi",
+        stream: "false",
+        session_state: JSON.stringify({ topic: "travel", prefs: { lang: "fr" } }),
+      }),
+      e,
+    );
     expect(first.body).toMatchObject({ status: "COMPLETED" });
-    expect((await call(`/sessions/${first.body.session_id}`, {}, e)).body.session_state).toEqual({ topic: "travel", prefs: { lang: "fr" } });
-    const second = await call("/agents/assistant/runs", form({ message: "again", stream: "false", session_id: first.body.session_id, session_state: JSON.stringify({ prefs: { units: "metric" } }) }), e);
+    expect((await call(`/sessions/${first.body.session_id}`, {}, e)).body.session_state).toEqual({
+      topic: "travel",
+      prefs: { lang: "fr" },
+    });
+    const second = await call(
+      "/agents/assistant/runs",
+      form({
+        message: "again",
+        stream: "false",
+        session_id: first.body.session_id,
+        session_state: JSON.stringify({ prefs: { units: "metric" } }),
+      }),
+      e,
+    );
     expect(second.body).toMatchObject({ status: "COMPLETED" });
-    expect((await call(`/sessions/${first.body.session_id}`, {}, e)).body.session_state).toEqual({ topic: "travel", prefs: { lang: "fr", units: "metric" } });
+    expect((await call(`/sessions/${first.body.session_id}`, {}, e)).body.session_state).toEqual({
+      topic: "travel",
+      prefs: { lang: "fr", units: "metric" },
+    });
   });
 });

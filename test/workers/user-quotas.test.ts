@@ -27,9 +27,17 @@ let uncapped: Partial<Env>;
 const who: Record<string, Record<string, string>> = {};
 
 const as = (user: string, method: string, path: string, body?: unknown) =>
-  call(path, { method, ...(body === undefined ? {} : { headers: JSON_BODY, body: JSON.stringify(body) }) }, E, who[user]);
+  call(
+    path,
+    { method, ...(body === undefined ? {} : { headers: JSON_BODY, body: JSON.stringify(body) }) },
+    E,
+    who[user],
+  );
 
-function expectQuota(res: { status: number; headers: Headers; body: { error_id: string; detail: string } }, cap: RegExp) {
+function expectQuota(
+  res: { status: number; headers: Headers; body: { error_id: string; detail: string } },
+  cap: RegExp,
+) {
   expect(res.status).toBe(429);
   expect(res.body).toMatchObject({ error_id: "quota_exceeded", detail: expect.stringMatching(cap) });
   expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
@@ -44,7 +52,12 @@ describe("per-user quotas over HTTP", () => {
   });
 
   it("answers 429 to a user at the schedule cap, and still creates another user's", async () => {
-    const schedule = (name: string) => ({ name: `${name}-${tag}`, cron_expr: "0 3 29 2 *", endpoint: "/agents/assistant/runs", payload: { message: "hi" } });
+    const schedule = (name: string) => ({
+      name: `${name}-${tag}`,
+      cron_expr: "0 3 29 2 *",
+      endpoint: "/agents/assistant/runs",
+      payload: { message: "hi" },
+    });
     expect((await as(A, "POST", "/schedules", schedule("one"))).status).toBe(201);
     expect((await as(A, "POST", "/schedules", schedule("two"))).status).toBe(201);
     expectQuota(await as(A, "POST", "/schedules", schedule("three")), /per-user schedule cap \(2 /);
@@ -54,27 +67,62 @@ describe("per-user quotas over HTTP", () => {
 
   it("answers 429 to a user with as many background jobs waiting or running as the cap, and 202 to another user", async () => {
     // The queue object's model: A's two runs hang (their jobs stay RUNNING), B's answers.
-    await scriptModel(env.MODEL_SERVER_URL, [{ hang: true }, { hang: true }, { text: "B's run" }, { text: "A's next run" }], { channel: "queue" });
+    await scriptModel(
+      env.MODEL_SERVER_URL,
+      [{ hang: true }, { hang: true }, { text: "B's run" }, { text: "A's next run" }],
+      { channel: "queue" },
+    );
     const background = (message: string) => ({ message, background: true, stream: false });
-    const held = [await as(A, "POST", "/agents/assistant/runs", background("one")), await as(A, "POST", "/agents/assistant/runs", background("two"))];
+    const held = [
+      await as(A, "POST", "/agents/assistant/runs", background("one")),
+      await as(A, "POST", "/agents/assistant/runs", background("two")),
+    ];
     expect(held.map((r) => r.status)).toEqual([202, 202]);
-    for (const r of held) await until(() => as(A, "GET", `/agents/assistant/runs/${r.body.run_id}`), (run) => run.body.status === "RUNNING", "A's run to start");
+    for (const r of held)
+      await until(
+        () => as(A, "GET", `/agents/assistant/runs/${r.body.run_id}`),
+        (run) => run.body.status === "RUNNING",
+        "A's run to start",
+      );
     expectQuota(await as(A, "POST", "/agents/assistant/runs", background("three")), /per-user job cap \(2 /);
     const other = await as(B, "POST", "/agents/assistant/runs", background("mine"));
     expect(other.status).toBe(202);
-    await until(() => as(B, "GET", `/agents/assistant/runs/${other.body.run_id}`), (run) => run.body.status === "COMPLETED", "B's run to complete");
+    await until(
+      () => as(B, "GET", `/agents/assistant/runs/${other.body.run_id}`),
+      (run) => run.body.status === "COMPLETED",
+      "B's run to complete",
+    );
     // A's place comes back when one of their runs ends.
     expect((await as(A, "POST", `/agents/assistant/runs/${held[0]!.body.run_id}/cancel`)).status).toBe(200);
-    await until(() => as(A, "GET", `/agents/assistant/runs/${held[0]!.body.run_id}`), (run) => run.body.status === "CANCELLED", "A's run to be cancelled");
-    const next = await until(() => as(A, "POST", "/agents/assistant/runs", background("four")), (r) => r.status === 202, "A's place to come back");
+    await until(
+      () => as(A, "GET", `/agents/assistant/runs/${held[0]!.body.run_id}`),
+      (run) => run.body.status === "CANCELLED",
+      "A's run to be cancelled",
+    );
+    const next = await until(
+      () => as(A, "POST", "/agents/assistant/runs", background("four")),
+      (r) => r.status === 202,
+      "A's place to come back",
+    );
     await as(A, "POST", `/agents/assistant/runs/${held[1]!.body.run_id}/cancel`);
-    await until(() => as(A, "GET", `/agents/assistant/runs/${next.body.run_id}`), (run) => run.body.status === "COMPLETED", "A's next run to complete");
+    await until(
+      () => as(A, "GET", `/agents/assistant/runs/${next.body.run_id}`),
+      (run) => run.body.status === "COMPLETED",
+      "A's next run to complete",
+    );
   });
 
   it("answers 429 to a user's WebSocket past the cap, before the upgrade, and opens another user's; a closed socket frees its place", async () => {
     const open = async (user: string) => {
       const ctx = createExecutionContext();
-      const res = await worker.fetch(new Request("http://agno.test/ws", { headers: { ...who[user], upgrade: "websocket" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(E), ctx);
+      const res = await worker.fetch(
+        new Request("http://agno.test/ws", { headers: { ...who[user], upgrade: "websocket" } }) as Request<
+          unknown,
+          IncomingRequestCfProperties
+        >,
+        envFor(E),
+        ctx,
+      );
       res.webSocket?.accept();
       return {
         res,
@@ -88,7 +136,10 @@ describe("per-user quotas over HTTP", () => {
     const second = await open(A);
     expect([first.res.status, second.res.status]).toEqual([101, 101]);
     const third = await open(A);
-    expectQuota({ status: third.res.status, headers: third.res.headers, body: await third.res.json() }, /per-user WebSocket cap \(2 /);
+    expectQuota(
+      { status: third.res.status, headers: third.res.headers, body: await third.res.json() },
+      /per-user WebSocket cap \(2 /,
+    );
     const theirs = await open(B);
     expect(theirs.res.status).toBe(101);
     await first.close();
@@ -98,15 +149,33 @@ describe("per-user quotas over HTTP", () => {
   });
 
   it("shares a busy queue fairly: a user's job submitted after another user's backlog takes the next free slot but one", async () => {
-    await scriptModel(env.MODEL_SERVER_URL, Array.from({ length: SLOTS + 8 }, () => ({ hang: true })), { channel: "queue" });
+    await scriptModel(
+      env.MODEL_SERVER_URL,
+      Array.from({ length: SLOTS + 8 }, () => ({ hang: true })),
+      { channel: "queue" },
+    );
     const submit = (user: string, message: string) =>
-      call("/agents/assistant/runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message, background: true, stream: false }) }, uncapped, who[user]);
+      call(
+        "/agents/assistant/runs",
+        { method: "POST", headers: JSON_BODY, body: JSON.stringify({ message, background: true, stream: false }) },
+        uncapped,
+        who[user],
+      );
     const jobOf = (id: string) => call(`/queue/jobs/${id}`).then((r) => r.body as { status: string });
-    const statusOf = async (accepted: Array<{ body: { job_id: string } }>) => Promise.all(accepted.map((a) => jobOf(a.body.job_id).then((j) => j.status)));
-    await until(() => call("/queue/stats"), (r) => r.body.running === 0, "the queue to be idle");
+    const statusOf = async (accepted: Array<{ body: { job_id: string } }>) =>
+      Promise.all(accepted.map((a) => jobOf(a.body.job_id).then((j) => j.status)));
+    await until(
+      () => call("/queue/stats"),
+      (r) => r.body.running === 0,
+      "the queue to be idle",
+    );
     // Every slot busy with a run that does not end by itself.
     const fillers = await Promise.all(Array.from({ length: SLOTS }, (_, i) => submit(FILLER, `filler ${i}`)));
-    await until(() => statusOf(fillers), (s) => s.every((x) => x === "RUNNING"), "every slot to be taken");
+    await until(
+      () => statusOf(fillers),
+      (s) => s.every((x) => x === "RUNNING"),
+      "every slot to be taken",
+    );
     const heavy: Array<Awaited<ReturnType<typeof submit>>> = [];
     for (let i = 0; i < 4; i++) heavy.push(await submit(HEAVY, `backlog ${i}`));
     // Later by a second: the queue's clock is in seconds, and the backlog must be the older.
@@ -123,7 +192,12 @@ describe("per-user quotas over HTTP", () => {
     expect(await statusOf([light])).toEqual(["RUNNING"]);
     expect((await statusOf(heavy)).filter((x) => x === "RUNNING")).toHaveLength(1);
     // Waiting jobs first, so none takes a slot the cancelled running ones free.
-    for (const a of [...heavy, light, ...fillers]) await call(`/queue/jobs/${a.body.job_id}/cancel`, { method: "POST" });
-    await until(() => call("/queue/stats"), (r) => r.body.running === 0, "the queue to be idle again");
+    for (const a of [...heavy, light, ...fillers])
+      await call(`/queue/jobs/${a.body.job_id}/cancel`, { method: "POST" });
+    await until(
+      () => call("/queue/stats"),
+      (r) => r.body.running === 0,
+      "the queue to be idle again",
+    );
   });
 });

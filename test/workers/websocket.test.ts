@@ -9,7 +9,14 @@ type Frame = Record<string, unknown> & { event: string };
 /** Opens `GET /ws` through the Worker's fetch handler and collects what the server sends. */
 async function connect(overrides: Partial<Env>, headers: Record<string, string> = auth) {
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request("http://agno.test/ws", { headers: { ...headers, upgrade: "websocket" } }) as Request<unknown, IncomingRequestCfProperties>, envFor(overrides), ctx);
+  const res = await worker.fetch(
+    new Request("http://agno.test/ws", { headers: { ...headers, upgrade: "websocket" } }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
+    envFor(overrides),
+    ctx,
+  );
   expect(res.status).toBe(101);
   const ws = res.webSocket!;
   ws.accept();
@@ -27,9 +34,12 @@ async function connect(overrides: Partial<Env>, headers: Record<string, string> 
       await new Promise<void>((resolve) => waiters.push(resolve));
     }
   };
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.addEventListener("close", (evt) => resolve({ code: evt.code, reason: evt.reason })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.addEventListener("close", (evt) => resolve({ code: evt.code, reason: evt.reason })),
+  );
   /** The close the client saw, or "open" if none came within `ms` (a bound for a failing case, not a time limit on a passing one). */
-  const closeWithin = (ms: number) => Promise.race([closed, new Promise<"open">((resolve) => setTimeout(() => resolve("open"), ms))]);
+  const closeWithin = (ms: number) =>
+    Promise.race([closed, new Promise<"open">((resolve) => setTimeout(() => resolve("open"), ms))]);
   return {
     send: (message: unknown) => ws.send(typeof message === "string" ? message : JSON.stringify(message)),
     frames,
@@ -53,7 +63,10 @@ const ofRequest = (frames: Frame[], id: string) => frames.filter((f) => f.reques
 
 describe("WebSocket streaming (GET /ws)", () => {
   it("runs, numbers events like SSE, and serves two runs over one socket side by side", async () => {
-    const { env: e } = await modelEnv([{ text: "first answer", chunkSize: 3 }, { text: "second answer", chunkSize: 3 }]);
+    const { env: e } = await modelEnv([
+      { text: "first answer", chunkSize: 3 },
+      { text: "second answer", chunkSize: 3 },
+    ]);
     const socket = await connect(e);
     socket.send({ action: "ping", id: "p" });
     expect(await socket.until((f) => f.event === "pong")).toMatchObject({ request_id: "p" });
@@ -66,13 +79,20 @@ describe("WebSocket streaming (GET /ws)", () => {
       expect(run.map((f) => f.event_index)).toEqual(run.map((_, i) => i));
       expect(new Set(run.map((f) => f.run_id)).size).toBe(1);
     }
-    const contents = ["r1", "r2"].map((id) => ofRequest(socket.frames, id).filter((f) => f.event === "RunContent").map((f) => f.content).join(""));
+    const contents = ["r1", "r2"].map((id) =>
+      ofRequest(socket.frames, id)
+        .filter((f) => f.event === "RunContent")
+        .map((f) => f.content)
+        .join(""),
+    );
     expect(contents.sort()).toEqual(["first answer", "second answer"]);
     await socket.close();
 
     // The same log serves an HTTP resume: transports are interchangeable.
     const r1 = ofRequest(socket.frames, "r1");
-    const replay = parseSse(await (await send(`/agents/assistant/runs/${r1[0]!.run_id}/resume`, { method: "POST" }, e)).text());
+    const replay = parseSse(
+      await (await send(`/agents/assistant/runs/${r1[0]!.run_id}/resume`, { method: "POST" }, e)).text(),
+    );
     expect(replay.map((f) => f.event)).toEqual(r1.map((f) => f.event));
   });
 
@@ -81,15 +101,27 @@ describe("WebSocket streaming (GET /ws)", () => {
     const socket = await connect(e);
     socket.send({ action: "run", id: "done", agent_id: "assistant", message: "spell" });
     const completed = await socket.until((f) => f.request_id === "done" && f.event === "RunCompleted");
-    socket.send({ action: "resume", id: "again", agent_id: "assistant", run_id: completed.run_id, last_event_index: 2 });
+    socket.send({
+      action: "resume",
+      id: "again",
+      agent_id: "assistant",
+      run_id: completed.run_id,
+      last_event_index: 2,
+    });
     await socket.until((f) => f.request_id === "again" && f.event === "RunCompleted");
     const original = ofRequest(socket.frames, "done");
-    expect(ofRequest(socket.frames, "again").map((f) => f.event_index)).toEqual(original.slice(3).map((f) => f.event_index));
+    expect(ofRequest(socket.frames, "again").map((f) => f.event_index)).toEqual(
+      original.slice(3).map((f) => f.event_index),
+    );
 
     socket.send({ action: "run", id: "long", agent_id: "assistant", message: "take your time" });
     const started = await socket.until((f) => f.request_id === "long" && f.event === "ModelRequestStarted");
     socket.send({ action: "cancel", id: "stop", agent_id: "assistant", run_id: started.run_id });
-    expect(await socket.until((f) => f.event === "CancelResult")).toMatchObject({ request_id: "stop", run_id: started.run_id, cancelled: true });
+    expect(await socket.until((f) => f.event === "CancelResult")).toMatchObject({
+      request_id: "stop",
+      run_id: started.run_id,
+      cancelled: true,
+    });
     expect(await socket.until((f) => f.request_id === "long" && f.event === "RunCancelled")).toBeTruthy();
     await socket.close();
     expect((await call(`/agents/assistant/runs/${started.run_id}`, {}, e)).body.status).toBe("CANCELLED");
@@ -110,10 +142,15 @@ describe("WebSocket streaming (GET /ws)", () => {
     for (const [message, detail, errorId] of cases) {
       const from = socket.frames.length;
       socket.send(message);
-      expect(await socket.until((f) => f.event === "error", from)).toMatchObject({ detail: expect.stringMatching(detail), error_id: errorId });
+      expect(await socket.until((f) => f.event === "error", from)).toMatchObject({
+        detail: expect.stringMatching(detail),
+        error_id: errorId,
+      });
     }
     socket.send({ action: "run", id: "ok", agent_id: "assistant", message: "hi" });
-    expect(await socket.until((f) => f.request_id === "ok" && f.event === "RunCompleted")).toMatchObject({ content: "still here" });
+    expect(await socket.until((f) => f.request_id === "ok" && f.event === "RunCompleted")).toMatchObject({
+      content: "still here",
+    });
     expect(await script.requests()).toHaveLength(1);
     await socket.close();
   });
@@ -129,9 +166,23 @@ describe("WebSocket streaming (GET /ws)", () => {
 /** A JWT deployment whose tokens the test signs with any claims (expiry included). */
 async function jwtDeployment() {
   const rsa = await generateKeyPair("RS256", { extractable: true });
-  const env: Partial<Env> = { OS_SECURITY_KEY: undefined, JWT_VERIFICATION_KEYS: JSON.stringify([{ pem: await exportSPKI(rsa.publicKey), kid: "ws" }]), JWT_AUDIENCE: "agno-ws", JWT_ISSUER: "https://issuer.ws.test" };
+  const env: Partial<Env> = {
+    OS_SECURITY_KEY: undefined,
+    JWT_VERIFICATION_KEYS: JSON.stringify([{ pem: await exportSPKI(rsa.publicKey), kid: "ws" }]),
+    JWT_AUDIENCE: "agno-ws",
+    JWT_ISSUER: "https://issuer.ws.test",
+  };
   const bearer = async (scopes: string[], exp = Math.floor(Date.now() / 1000) + 3600) => {
-    const jwt = await new SignJWT({ sub: "ws-user", aud: "agno-ws", iss: "https://issuer.ws.test", iat: Math.floor(Date.now() / 1000) - 60, exp, scopes }).setProtectedHeader({ alg: "RS256", kid: "ws" }).sign(rsa.privateKey);
+    const jwt = await new SignJWT({
+      sub: "ws-user",
+      aud: "agno-ws",
+      iss: "https://issuer.ws.test",
+      iat: Math.floor(Date.now() / 1000) - 60,
+      exp,
+      scopes,
+    })
+      .setProtectedHeader({ alg: "RS256", kid: "ws" })
+      .sign(rsa.privateKey);
     return { authorization: `Bearer ${jwt}` };
   };
   return { env, bearer };
@@ -170,12 +221,18 @@ describe("WebSocket and its token", () => {
     socket.send({ action: "run", id: "r", agent_id: "assistant", message: "hi" });
     const done = await socket.until((f) => f.request_id === "r" && f.event === "RunCompleted");
     socket.send({ action: "resume", id: "again", agent_id: "assistant", run_id: done.run_id });
-    expect(await socket.until((f) => f.request_id === "again" && (f.event === "RunCompleted" || f.event === "error"))).toMatchObject({ event: "RunCompleted" });
+    expect(
+      await socket.until((f) => f.request_id === "again" && (f.event === "RunCompleted" || f.event === "error")),
+    ).toMatchObject({ event: "RunCompleted" });
     await socket.close();
 
     const readOnly = await connect(e, reader);
     readOnly.send({ action: "resume", id: "peek", agent_id: "assistant", run_id: done.run_id });
-    expect(await readOnly.until((f) => f.request_id === "peek")).toMatchObject({ event: "error", error_id: "forbidden", detail: expect.stringContaining("agents:assistant:run") });
+    expect(await readOnly.until((f) => f.request_id === "peek")).toMatchObject({
+      event: "error",
+      error_id: "forbidden",
+      detail: expect.stringContaining("agents:assistant:run"),
+    });
     await readOnly.close();
 
     const path = `/agents/assistant/runs/${done.run_id}/resume`;

@@ -20,9 +20,17 @@ export function envFor(overrides: Partial<Env>): Env {
 }
 
 /** Sends a request through the Worker's own fetch handler, as the runtime does. */
-export async function send(path: string, init: RequestInit = {}, overrides: Partial<Env> = {}, headers: Record<string, string> = auth): Promise<Response> {
+export async function send(
+  path: string,
+  init: RequestInit = {},
+  overrides: Partial<Env> = {},
+  headers: Record<string, string> = auth,
+): Promise<Response> {
   const ctx = createExecutionContext();
-  const request = new Request(`http://agno.test${path}`, { ...init, headers: { ...headers, ...(init.headers as Record<string, string>) } });
+  const request = new Request(`http://agno.test${path}`, {
+    ...init,
+    headers: { ...headers, ...(init.headers as Record<string, string>) },
+  });
   const response = await worker.fetch(request as Request<unknown, IncomingRequestCfProperties>, envFor(overrides), ctx);
   const body = await response.text();
   await waitOnExecutionContext(ctx);
@@ -30,7 +38,12 @@ export async function send(path: string, init: RequestInit = {}, overrides: Part
 }
 
 /** `send`, with the JSON body parsed. */
-export async function call(path: string, init: RequestInit = {}, overrides: Partial<Env> = {}, headers: Record<string, string> = auth) {
+export async function call(
+  path: string,
+  init: RequestInit = {},
+  overrides: Partial<Env> = {},
+  headers: Record<string, string> = auth,
+) {
   const response = await send(path, init, overrides, headers);
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
@@ -47,9 +60,14 @@ export function parseSse(text: string): Array<{ id?: number; event: string; data
     .map((block) => {
       const lines = block.split("\n");
       const id = lines[0]!.startsWith("id: ") ? Number(lines.shift()!.slice(4)) : undefined;
-      if (lines.length !== 2 || !lines[0]!.startsWith("event: ") || !lines[1]!.startsWith("data: ")) throw new Error(`not an agno SSE frame: ${block}`);
+      if (lines.length !== 2 || !lines[0]!.startsWith("event: ") || !lines[1]!.startsWith("data: "))
+        throw new Error(`not an agno SSE frame: ${block}`);
       if (id !== undefined && !Number.isInteger(id)) throw new Error(`not a position: ${block}`);
-      return { ...(id === undefined ? {} : { id }), event: lines[0]!.slice(7), data: JSON.parse(lines[1]!.slice(6)) as Record<string, unknown> };
+      return {
+        ...(id === undefined ? {} : { id }),
+        event: lines[0]!.slice(7),
+        data: JSON.parse(lines[1]!.slice(6)) as Record<string, unknown>,
+      };
     });
 }
 
@@ -66,7 +84,11 @@ export function sdkFetch(os: AgentOS, schema: string) {
     const pool = new Pool({ connectionString: env.DATABASE_URL });
     const ctx = createExecutionContext();
     try {
-      const res = await os.fetch(new Request(`http://os.test${path}`, init), { dbs: [new PostgresDb({ pool, schema })] }, ctx);
+      const res = await os.fetch(
+        new Request(`http://os.test${path}`, init),
+        { dbs: [new PostgresDb({ pool, schema })] },
+        ctx,
+      );
       const text = await res.text();
       await waitOnExecutionContext(ctx);
       return { status: res.status, text };
@@ -86,7 +108,10 @@ export const form = (fields: Record<string, string>) => ({
 /** The Worker's env pointed at a scripted model, as `MODEL=… OPENAI_BASE_URL=… npm run dev` does. */
 export async function modelEnv(turns: Turn[]) {
   const script = await scriptModel(env.MODEL_SERVER_URL, turns);
-  return { script, env: { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-test" } as Partial<Env> };
+  return {
+    script,
+    env: { MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-test" } as Partial<Env>,
+  };
 }
 
 /**
@@ -106,7 +131,9 @@ export async function isolatedJwt(name: string) {
   };
   const bearer = async (sub: string, scopes: string[]) => {
     const now = Math.floor(Date.now() / 1000);
-    const jwt = await new SignJWT({ sub, aud, iss, iat: now, exp: now + 3600, scopes }).setProtectedHeader({ alg: "RS256", kid: name }).sign(rsa.privateKey);
+    const jwt = await new SignJWT({ sub, aud, iss, iat: now, exp: now + 3600, scopes })
+      .setProtectedHeader({ alg: "RS256", kid: name })
+      .sign(rsa.privateKey);
     return { authorization: `Bearer ${jwt}` };
   };
   return { env, bearer };

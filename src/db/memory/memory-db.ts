@@ -1,9 +1,27 @@
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { ConfirmationRequiredError } from "../../errors.js";
-import type { Db, InterruptedRun, InterruptOptions, MigrationResult, StoredRunEvent, ToolResultRecord, UpsertRunOptions } from "../port.js";
+import type {
+  Db,
+  InterruptedRun,
+  InterruptOptions,
+  MigrationResult,
+  StoredRunEvent,
+  ToolResultRecord,
+  UpsertRunOptions,
+} from "../port.js";
 import type { Session } from "../session.js";
 import type { StateChange } from "../state-changes.js";
-import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
+import type {
+  GetRunsOptions,
+  GetSessionOptions,
+  GetSessionsOptions,
+  MemoryRecord,
+  Page,
+  RunRecord,
+  RunRow,
+  SchemaState,
+  SessionRecord,
+} from "../types.js";
 import { noSchedules } from "./no-schedules.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
 import { MemoryRunStore } from "./run-store.js";
@@ -65,12 +83,19 @@ export class MemoryDb implements Db {
   async ping(): Promise<void> {}
 
   async migrate(): Promise<MigrationResult> {
-    return { fromVersion: CURRENT_SCHEMA_VERSION, toVersion: CURRENT_SCHEMA_VERSION, sessionsScanned: 0, runsCopied: 0 };
+    return {
+      fromVersion: CURRENT_SCHEMA_VERSION,
+      toVersion: CURRENT_SCHEMA_VERSION,
+      sessionsScanned: 0,
+      runsCopied: 0,
+    };
   }
 
   async cleanupLegacyRunsColumn(opts: { force: boolean }): Promise<void> {
     if (opts?.force !== true) {
-      throw new ConfirmationRequiredError("cleanupLegacyRunsColumn drops the legacy runs column and the 2.x backup it holds: call it with { force: true } to confirm");
+      throw new ConfirmationRequiredError(
+        "cleanupLegacyRunsColumn drops the legacy runs column and the 2.x backup it holds: call it with { force: true } to confirm",
+      );
     }
   }
 
@@ -88,7 +113,11 @@ export class MemoryDb implements Db {
   updateSessionState(sessionId: string, changes: StateChange[]): Promise<Record<string, unknown> | null> {
     return this.sessions.updateSessionState(sessionId, changes);
   }
-  getSessionWithRun(sessionId: string, runId: string, opts?: GetSessionOptions): Promise<{ session: Session | null; run: RunRow | null }> {
+  getSessionWithRun(
+    sessionId: string,
+    runId: string,
+    opts?: GetSessionOptions,
+  ): Promise<{ session: Session | null; run: RunRow | null }> {
     return this.sessions.getSessionWithRun(sessionId, runId, opts);
   }
   getSessions(opts?: GetSessionsOptions): Promise<Page<Session>> {
@@ -109,7 +138,10 @@ export class MemoryDb implements Db {
   upsertRun(run: RunRecord, opts?: UpsertRunOptions): Promise<RunRow> {
     return this.runs.upsertRun(run, opts);
   }
-  getRun(runId: string, opts?: { userId?: string; sessionId?: string; includeShared?: boolean }): Promise<RunRow | null> {
+  getRun(
+    runId: string,
+    opts?: { userId?: string; sessionId?: string; includeShared?: boolean },
+  ): Promise<RunRow | null> {
     return this.runs.getRun(runId, opts);
   }
   getRuns(opts?: GetRunsOptions): Promise<Page<RunRow>> {
@@ -148,7 +180,10 @@ export class MemoryDb implements Db {
   insertToolResult(row: ToolResultRecord): Promise<void> {
     return this.results.insertToolResult(row);
   }
-  getToolResult(resultId: string, scope: { sessionId: string | null; userId: string | null }): Promise<ToolResultRecord | null> {
+  getToolResult(
+    resultId: string,
+    scope: { sessionId: string | null; userId: string | null },
+  ): Promise<ToolResultRecord | null> {
     return this.results.getToolResult(resultId, scope);
   }
   listExpiredToolResults(now: number, opts: { namespace: string; limit?: number }): Promise<ToolResultRecord[]> {

@@ -2,8 +2,21 @@ import { NotConfiguredError } from "../../errors.js";
 import type { ScheduleStore, ScheduleTicks } from "../../scheduler/types.js";
 
 const METHODS = [
-  "createSchedule", "getSchedule", "listSchedules", "updateSchedule", "deleteSchedule", "enableSchedule", "disableSchedule", "listScheduleRuns", "getScheduleRun",
-  "claimDueSchedules", "settleClaims", "reconcileScheduleRuns", "expireScheduleRuns", "dueScheduleRetries", "recordScheduleRuns",
+  "createSchedule",
+  "getSchedule",
+  "listSchedules",
+  "updateSchedule",
+  "deleteSchedule",
+  "enableSchedule",
+  "disableSchedule",
+  "listScheduleRuns",
+  "getScheduleRun",
+  "claimDueSchedules",
+  "settleClaims",
+  "reconcileScheduleRuns",
+  "expireScheduleRuns",
+  "dueScheduleRetries",
+  "recordScheduleRuns",
 ] as const satisfies ReadonlyArray<keyof (ScheduleStore & ScheduleTicks)>;
 
 /**
@@ -12,7 +25,9 @@ const METHODS = [
  */
 export function noSchedules(): ScheduleStore & ScheduleTicks {
   const refuse = async () => {
-    throw new NotConfiguredError("MemoryDb keeps no cron schedules: schedules need a PostgresDb (and its durable queue)");
+    throw new NotConfiguredError(
+      "MemoryDb keeps no cron schedules: schedules need a PostgresDb (and its durable queue)",
+    );
   };
   return Object.fromEntries(METHODS.map((m) => [m, refuse])) as unknown as ScheduleStore & ScheduleTicks;
 }

@@ -26,17 +26,24 @@ export class MemoryRunStore implements RunStore {
     if (!session) throw new NotFoundError(`session ${run.session_id} not found: upsert the session before its runs`);
     const owner = session.user_id ?? null;
     if (run.user_id && owner && run.user_id !== owner) {
-      throw new ConflictError(`run ${run.run_id} names user ${run.user_id} but session ${run.session_id} belongs to another user`);
+      throw new ConflictError(
+        `run ${run.run_id} names user ${run.user_id} but session ${run.session_id} belongs to another user`,
+      );
     }
     const existing = this.t.runs.get(run.run_id);
-    if (existing && existing.session_id !== run.session_id) throw new ConflictError(`run ${run.run_id} already belongs to another session`);
+    if (existing && existing.session_id !== run.session_id)
+      throw new ConflictError(`run ${run.run_id} already belongs to another session`);
     if (existing && expectStatus && !expectStatus.includes(existing.status as string)) {
-      throw new StatusConflictError(`run ${run.run_id} is ${existing.status ?? "without status"}, not ${expectStatus.join(" or ")}`, existing.status);
+      throw new StatusConflictError(
+        `run ${run.run_id} is ${existing.status ?? "without status"}, not ${expectStatus.join(" or ")}`,
+        existing.status,
+      );
     }
     let runIndex = existing?.run_index;
     if (runIndex === undefined) {
       runIndex = 0;
-      for (const r of this.t.runs.values()) if (r.session_id === run.session_id) runIndex = Math.max(runIndex, r.run_index + 1);
+      for (const r of this.t.runs.values())
+        if (r.session_id === run.session_id) runIndex = Math.max(runIndex, r.run_index + 1);
     }
     const row: RunRow = {
       run_id: run.run_id,
@@ -58,10 +65,14 @@ export class MemoryRunStore implements RunStore {
     return row;
   }
 
-  async getRun(runId: string, opts: { userId?: string; sessionId?: string; includeShared?: boolean } = {}): Promise<RunRow | null> {
+  async getRun(
+    runId: string,
+    opts: { userId?: string; sessionId?: string; includeShared?: boolean } = {},
+  ): Promise<RunRow | null> {
     validateId(runId, "run_id");
     const row = this.t.runs.get(runId);
-    if (!row || !userMatches(row.user_id, opts) || (opts.sessionId !== undefined && row.session_id !== opts.sessionId)) return null;
+    if (!row || !userMatches(row.user_id, opts) || (opts.sessionId !== undefined && row.session_id !== opts.sessionId))
+      return null;
     return copy(row);
   }
 
@@ -69,7 +80,8 @@ export class MemoryRunStore implements RunStore {
     const { limit, page, offset } = resolvePage(opts);
     const order = sortOrderOf(opts.sortOrder) === "asc" ? 1 : -1;
     const sortBy = opts.sortBy ?? (opts.sessionId ? "run_index" : "created_at");
-    if (!["created_at", "updated_at", "run_index"].includes(sortBy)) throw new ValidationError(`cannot sort runs by ${String(sortBy)}`, "sort_by");
+    if (!["created_at", "updated_at", "run_index"].includes(sortBy))
+      throw new ValidationError(`cannot sort runs by ${String(sortBy)}`, "sort_by");
     const statuses = opts.status === undefined ? [] : Array.isArray(opts.status) ? opts.status : [opts.status];
     const matching = [...this.t.runs.values()]
       .filter((r) => (opts.sessionId ? r.session_id === opts.sessionId : true))
@@ -78,9 +90,19 @@ export class MemoryRunStore implements RunStore {
       .filter((r) => (opts.teamId ? r.team_id === opts.teamId : true))
       .filter((r) => (opts.workflowId ? r.workflow_id === opts.workflowId : true))
       .filter((r) => (opts.runType ? r.run_type === opts.runType : true))
-      .filter((r) => (opts.parentRunId === null ? r.parent_run_id === null : opts.parentRunId ? r.parent_run_id === opts.parentRunId : true))
+      .filter((r) =>
+        opts.parentRunId === null
+          ? r.parent_run_id === null
+          : opts.parentRunId
+            ? r.parent_run_id === opts.parentRunId
+            : true,
+      )
       .filter((r) => (statuses.length > 0 ? statuses.includes(r.status as never) : true))
-      .sort((a, b) => compareNullable(a[sortBy as "created_at"], b[sortBy as "created_at"], order) || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
+      .sort(
+        (a, b) =>
+          compareNullable(a[sortBy as "created_at"], b[sortBy as "created_at"], order) ||
+          (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0),
+      );
     return pageOf(matching.slice(offset, offset + limit).map(copy), matching.length, { page, limit });
   }
 
@@ -120,17 +142,40 @@ export class MemoryRunStore implements RunStore {
     const limit = Math.max(1, Math.min(opts.limit ?? 100, 1000));
     const beat = (r: RunRow) => r.updated_at ?? r.created_at;
     const stale = [...this.t.runs.values()]
-      .filter((r) => r.status === "RUNNING" && beat(r) < opts.staleBefore && (opts.runId === undefined || r.run_id === opts.runId) && !this.heldByJob(r.run_id))
+      .filter(
+        (r) =>
+          r.status === "RUNNING" &&
+          beat(r) < opts.staleBefore &&
+          (opts.runId === undefined || r.run_id === opts.runId) &&
+          !this.heldByJob(r.run_id),
+      )
       .sort((a, b) => beat(a) - beat(b))
       .slice(0, limit);
     const error = { message: opts.message, type: opts.errorType, kind: "interrupted" };
     for (const r of stale) {
-      this.t.runs.set(r.run_id, { ...r, status: "ERROR", updated_at: t, run_data: { ...r.run_data, status: "ERROR", content: opts.message, error, updated_at: t } });
+      this.t.runs.set(r.run_id, {
+        ...r,
+        status: "ERROR",
+        updated_at: t,
+        run_data: { ...r.run_data, status: "ERROR", content: opts.message, error, updated_at: t },
+      });
       const log = this.t.runEvents.get(r.run_id) ?? [];
       const agentName = r.run_data.agent_name;
       const event = {
-        event: "RunError", run_id: r.run_id, session_id: r.session_id, agent_id: r.agent_id, agent_name: agentName === undefined || agentName === null ? null : typeof agentName === "string" ? agentName : JSON.stringify(agentName),
-        created_at: t, content: opts.message, error_type: opts.errorType, error_kind: "interrupted",
+        event: "RunError",
+        run_id: r.run_id,
+        session_id: r.session_id,
+        agent_id: r.agent_id,
+        agent_name:
+          agentName === undefined || agentName === null
+            ? null
+            : typeof agentName === "string"
+              ? agentName
+              : JSON.stringify(agentName),
+        created_at: t,
+        content: opts.message,
+        error_type: opts.errorType,
+        error_kind: "interrupted",
       };
       // jsonb_strip_nulls: a run without an agent (a team's) has no agent_id key
       const closing = Object.fromEntries(Object.entries(event).filter(([, v]) => v !== null)) as EventRowEvent;

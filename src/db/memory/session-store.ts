@@ -66,8 +66,19 @@ export class MemorySessionStore implements SessionStore {
     const row = this.t.sessions.get(sessionId);
     if (!row) return null;
     const current = row.session_data?.session_state;
-    const state = stored(applyStateChanges(typeof current === "object" && current !== null && !Array.isArray(current) ? (current as Record<string, unknown>) : {}, changes));
-    this.t.sessions.set(sessionId, { ...row, session_data: { ...(row.session_data ?? {}), session_state: state }, updated_at: now() });
+    const state = stored(
+      applyStateChanges(
+        typeof current === "object" && current !== null && !Array.isArray(current)
+          ? (current as Record<string, unknown>)
+          : {},
+        changes,
+      ),
+    );
+    this.t.sessions.set(sessionId, {
+      ...row,
+      session_data: { ...(row.session_data ?? {}), session_state: state },
+      updated_at: now(),
+    });
     return copy(state);
   }
 
@@ -87,7 +98,8 @@ export class MemorySessionStore implements SessionStore {
     const row = this.t.sessions.get(sessionId);
     if (!row || !userMatches(row.user_id, opts)) return null;
     const record: SessionRecord = copy(row);
-    if (opts.includeRuns !== false) record.runs = this.sessionRuns(sessionId, opts.runsLimit).map((r) => copy(r.run_data));
+    if (opts.includeRuns !== false)
+      record.runs = this.sessionRuns(sessionId, opts.runsLimit).map((r) => copy(r.run_data));
     return new Session(record);
   }
 
@@ -96,11 +108,17 @@ export class MemorySessionStore implements SessionStore {
     let runs = [...this.t.runs.values()].filter((r) => r.session_id === sessionId).sort(runOrder);
     if (limit === undefined) return runs;
     if (limit === 0) return [];
-    runs = runs.filter((r) => r.parent_run_id === null && !NON_HISTORY_STATUSES.includes(r.status as string)).slice(-limit);
+    runs = runs
+      .filter((r) => r.parent_run_id === null && !NON_HISTORY_STATUSES.includes(r.status as string))
+      .slice(-limit);
     return runs;
   }
 
-  async getSessionWithRun(sessionId: string, runId: string, opts: GetSessionOptions = {}): Promise<{ session: Session | null; run: RunRow | null }> {
+  async getSessionWithRun(
+    sessionId: string,
+    runId: string,
+    opts: GetSessionOptions = {},
+  ): Promise<{ session: Session | null; run: RunRow | null }> {
     this.checkSessionRead(sessionId, opts);
     validateId(runId, "run_id");
     return { session: this.read(sessionId, opts), run: await this.runs.getRun(runId) };
@@ -110,7 +128,8 @@ export class MemorySessionStore implements SessionStore {
     const { limit, page, offset } = resolvePage(opts);
     const order = sortOrderOf(opts.sortOrder) === "asc" ? 1 : -1;
     const sortBy = opts.sortBy ?? "created_at";
-    if (sortBy !== "created_at" && sortBy !== "updated_at") throw new ValidationError(`cannot sort sessions by ${String(sortBy)}`, "sort_by");
+    if (sortBy !== "created_at" && sortBy !== "updated_at")
+      throw new ValidationError(`cannot sort sessions by ${String(sortBy)}`, "sort_by");
     const name = opts.sessionName?.toLowerCase();
     const matching = [...this.t.sessions.values()]
       .filter((s) => (opts.sessionType ? s.session_type === opts.sessionType : true))
@@ -119,9 +138,17 @@ export class MemorySessionStore implements SessionStore {
       .filter((s) => {
         if (!name) return true;
         const stored = s.session_data?.session_name;
-        return stored !== undefined && stored !== null && (typeof stored === "string" ? stored : JSON.stringify(stored)).toLowerCase().includes(name);
+        return (
+          stored !== undefined &&
+          stored !== null &&
+          (typeof stored === "string" ? stored : JSON.stringify(stored)).toLowerCase().includes(name)
+        );
       })
-      .sort((a, b) => ((a[sortBy] ?? 0) - (b[sortBy] ?? 0)) * order || (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0));
+      .sort(
+        (a, b) =>
+          ((a[sortBy] ?? 0) - (b[sortBy] ?? 0)) * order ||
+          (a.session_id < b.session_id ? -1 : a.session_id > b.session_id ? 1 : 0),
+      );
     const data = matching.slice(offset, offset + limit).map((row) => {
       const record: SessionRecord = copy(row);
       if (opts.includeRuns) record.runs = this.sessionRuns(row.session_id).map((r) => copy(r.run_data));
@@ -136,8 +163,13 @@ export class MemorySessionStore implements SessionStore {
       throw new ValidationError("session_name must be a non-empty string of at most 255 characters", "session_name");
     }
     const row = this.t.sessions.get(sessionId);
-    if (!row || (opts.userId !== undefined && row.user_id !== opts.userId)) throw new NotFoundError(`session ${sessionId} not found`);
-    this.t.sessions.set(sessionId, { ...row, session_data: { ...(row.session_data ?? {}), session_name: stored(name) }, updated_at: now() });
+    if (!row || (opts.userId !== undefined && row.user_id !== opts.userId))
+      throw new NotFoundError(`session ${sessionId} not found`);
+    this.t.sessions.set(sessionId, {
+      ...row,
+      session_data: { ...(row.session_data ?? {}), session_name: stored(name) },
+      updated_at: now(),
+    });
     return (await this.getSession(sessionId))!;
   }
 
@@ -162,5 +194,7 @@ export class MemorySessionStore implements SessionStore {
 
 /** Run order within a session, as the Postgres adapter joins runs back. */
 function runOrder(a: RunRow, b: RunRow): number {
-  return a.run_index - b.run_index || a.created_at - b.created_at || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0);
+  return (
+    a.run_index - b.run_index || a.created_at - b.created_at || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0)
+  );
 }

@@ -23,7 +23,13 @@ export class MemoryTables {
 
   /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
   transaction<T>(fn: () => T): T {
-    const saved = { sessions: new Map(this.sessions), runs: new Map(this.runs), runEvents: new Map(this.runEvents), toolResults: new Map(this.toolResults), memories: new Map(this.memories) };
+    const saved = {
+      sessions: new Map(this.sessions),
+      runs: new Map(this.runs),
+      runEvents: new Map(this.runEvents),
+      toolResults: new Map(this.toolResults),
+      memories: new Map(this.memories),
+    };
     try {
       return fn();
     } catch (error) {
@@ -46,7 +52,10 @@ export function stored<T>(value: T): T {
 export const copy = <T>(value: T): T => structuredClone(value);
 
 /** A user filter as the Postgres adapter applies it: none, the user's rows, or theirs and the shared ones (no user). */
-export function userMatches(rowUser: string | null | undefined, opts: { userId?: string; includeShared?: boolean }): boolean {
+export function userMatches(
+  rowUser: string | null | undefined,
+  opts: { userId?: string; includeShared?: boolean },
+): boolean {
   if (opts.userId === undefined) return true;
   return (rowUser ?? null) === opts.userId || (opts.includeShared === true && (rowUser ?? null) === null);
 }

@@ -15,12 +15,22 @@ export class MemoryToolResultStore implements ToolResultStore {
 
   async insertToolResult(r: ToolResultRecord): Promise<void> {
     validateId(r.result_id, "result_id");
-    const taken = this.t.toolResults.has(r.result_id) || [...this.t.toolResults.values()].some((x) => x.namespace === r.namespace && x.path === r.path);
+    const taken =
+      this.t.toolResults.has(r.result_id) ||
+      [...this.t.toolResults.values()].some((x) => x.namespace === r.namespace && x.path === r.path);
     if (taken) throw new ConflictError(`tool result ${r.result_id} (or its path ${r.path}) already exists`);
-    this.t.toolResults.set(r.result_id, { ...copy(r), tool_call_id: text(r.tool_call_id), tool_name: text(r.tool_name), preview: text(r.preview) });
+    this.t.toolResults.set(r.result_id, {
+      ...copy(r),
+      tool_call_id: text(r.tool_call_id),
+      tool_name: text(r.tool_name),
+      preview: text(r.preview),
+    });
   }
 
-  async getToolResult(resultId: string, scope: { sessionId: string | null; userId: string | null }): Promise<ToolResultRecord | null> {
+  async getToolResult(
+    resultId: string,
+    scope: { sessionId: string | null; userId: string | null },
+  ): Promise<ToolResultRecord | null> {
     validateId(resultId, "result_id");
     const row = this.t.toolResults.get(resultId);
     return row && row.session_id === scope.sessionId && row.user_id === scope.userId ? copy(row) : null;
@@ -28,10 +38,13 @@ export class MemoryToolResultStore implements ToolResultStore {
 
   async listExpiredToolResults(now: number, opts: { namespace: string; limit?: number }): Promise<ToolResultRecord[]> {
     const limit = opts.limit ?? 500;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) throw new ValidationError(`limit must be 1..${MAX_LIST}`, "limit");
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST)
+      throw new ValidationError(`limit must be 1..${MAX_LIST}`, "limit");
     return [...this.t.toolResults.values()]
       .filter((r) => r.namespace === opts.namespace && r.expires_at !== null && r.expires_at < now)
-      .sort((a, b) => a.expires_at! - b.expires_at! || (a.result_id < b.result_id ? -1 : a.result_id > b.result_id ? 1 : 0))
+      .sort(
+        (a, b) => a.expires_at! - b.expires_at! || (a.result_id < b.result_id ? -1 : a.result_id > b.result_id ? 1 : 0),
+      )
       .slice(0, limit)
       .map(copy);
   }

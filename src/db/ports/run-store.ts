@@ -28,7 +28,10 @@ export interface InterruptedRun {
 export interface RunStore {
   /** writes this run's row only; a new run gets the next `run_index` of its session */
   upsertRun(run: RunRecord, opts?: UpsertRunOptions): Promise<RunRow>;
-  getRun(runId: string, opts?: { userId?: string; sessionId?: string; includeShared?: boolean }): Promise<RunRow | null>;
+  getRun(
+    runId: string,
+    opts?: { userId?: string; sessionId?: string; includeShared?: boolean },
+  ): Promise<RunRow | null>;
   getRuns(opts?: GetRunsOptions): Promise<Page<RunRow>>;
   deleteRun(runId: string, opts?: { userId?: string }): Promise<void>;
   deleteRuns(runIds: string[], opts?: { userId?: string }): Promise<number>;

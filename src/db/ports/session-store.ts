@@ -12,7 +12,11 @@ export interface SessionStore {
   /** applies a run's changes (`stateChanges`) to the stored session state, atomically with other writers; null when the session is gone */
   updateSessionState(sessionId: string, changes: StateChange[]): Promise<Record<string, unknown> | null>;
   /** `getSession` and `getRun(runId)` in one read: what a run with a chosen id needs before it starts */
-  getSessionWithRun(sessionId: string, runId: string, opts?: GetSessionOptions): Promise<{ session: Session | null; run: RunRow | null }>;
+  getSessionWithRun(
+    sessionId: string,
+    runId: string,
+    opts?: GetSessionOptions,
+  ): Promise<{ session: Session | null; run: RunRow | null }>;
   getSessions(opts?: GetSessionsOptions): Promise<Page<Session>>;
   renameSession(sessionId: string, name: string, opts?: { userId?: string }): Promise<Session>;
   deleteSession(sessionId: string, opts?: { userId?: string }): Promise<void>;

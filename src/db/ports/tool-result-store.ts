@@ -34,7 +34,10 @@ export interface ToolResultStore {
    * One offloaded result, only within its owner's scope: the same session and the same user
    * (both may be null, and null matches only null), so ids never leak across users or sessions.
    */
-  getToolResult(resultId: string, scope: { sessionId: string | null; userId: string | null }): Promise<ToolResultRecord | null>;
+  getToolResult(
+    resultId: string,
+    scope: { sessionId: string | null; userId: string | null },
+  ): Promise<ToolResultRecord | null>;
   /** results of one object store (`namespace`) whose `expires_at` is before `now`, oldest first, at most `limit` */
   listExpiredToolResults(now: number, opts: { namespace: string; limit?: number }): Promise<ToolResultRecord[]>;
   /** deletes these rows (objects are the caller's); returns how many existed */

@@ -7,7 +7,10 @@
  * separate RPCs, never in one turn: they are grouped by `GroupEnqueue` while others are in flight.)
  */
 export class Coalescer<I, O> {
-  private readonly pending = new Map<string, Array<{ input: I; resolve: (o: O) => void; reject: (e: unknown) => void }>>();
+  private readonly pending = new Map<
+    string,
+    Array<{ input: I; resolve: (o: O) => void; reject: (e: unknown) => void }>
+  >();
 
   constructor(private readonly batch: (key: string, inputs: I[]) => Promise<O[]>) {}
 
@@ -26,7 +29,10 @@ export class Coalescer<I, O> {
     const calls = this.pending.get(key)!;
     this.pending.delete(key);
     try {
-      const outputs = await this.batch(key, calls.map((c) => c.input));
+      const outputs = await this.batch(
+        key,
+        calls.map((c) => c.input),
+      );
       calls.forEach((c, i) => c.resolve(outputs[i]!));
     } catch (error) {
       for (const c of calls) c.reject(error);

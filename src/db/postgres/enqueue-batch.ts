@@ -38,7 +38,12 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
   for (const input of inputs) if (!firstOf.has(input.session_id)) firstOf.set(input.session_id, input);
   const sessions = [...firstOf.values()]
     .sort((a, b) => (a.session_id < b.session_id ? -1 : 1))
-    .map((i) => ({ session_id: i.session_id, component_id: i.component_id, user_id: i.user_id, session_name: i.session_name }));
+    .map((i) => ({
+      session_id: i.session_id,
+      component_id: i.component_id,
+      user_id: i.user_id,
+      session_name: i.session_name,
+    }));
   const kept = await tx(sql`
     INSERT INTO ${deps.sessions} AS s (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
     SELECT x.session_id, 'agent', x.component_id, x.user_id, jsonb_build_object('session_name', x.session_name, 'session_state', '{}'::jsonb), ${ts}, ${ts}
@@ -46,7 +51,12 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
     ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
     RETURNING s.session_id, s.user_id, (xmax = 0) AS inserted,
       ${deps.legacy ? LEGACY_RUN_COUNT : sql`0`} AS legacy_count`);
-  const owned = new Map(kept.map((r) => [String(r.session_id), { user: (r.user_id as string | null) ?? null, inserted: r.inserted === true, legacy: Number(r.legacy_count) }]));
+  const owned = new Map(
+    kept.map((r) => [
+      String(r.session_id),
+      { user: (r.user_id as string | null) ?? null, inserted: r.inserted === true, legacy: Number(r.legacy_count) },
+    ]),
+  );
 
   const rows: Record<string, unknown>[] = [];
   inputs.forEach((input, ord) => {
@@ -63,13 +73,28 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
       return;
     }
     rows.push({
-      ord, id: crypto.randomUUID(), component_type: input.component_type, component_id: input.component_id, session_id: input.session_id,
-      user_id: input.user_id, payload: input.payload, max_attempts: input.max_attempts, idempotency_key: input.idempotency_key ?? null,
-      request_hash: input.request_hash ?? null, max_depth: input.max_depth, max_user_depth: input.max_user_depth ?? null, run_id: run.run_id, run_data: run, legacy: session.legacy,
+      ord,
+      id: crypto.randomUUID(),
+      component_type: input.component_type,
+      component_id: input.component_id,
+      session_id: input.session_id,
+      user_id: input.user_id,
+      payload: input.payload,
+      max_attempts: input.max_attempts,
+      idempotency_key: input.idempotency_key ?? null,
+      request_hash: input.request_hash ?? null,
+      max_depth: input.max_depth,
+      max_user_depth: input.max_user_depth ?? null,
+      run_id: run.run_id,
+      run_data: run,
+      legacy: session.legacy,
     });
   });
 
-  const created = rows.length === 0 ? [] : await tx(sql`
+  const created =
+    rows.length === 0
+      ? []
+      : await tx(sql`
     WITH x AS (
       SELECT * FROM jsonb_to_recordset(${pgJson(rows)}::jsonb) AS x(ord int, id varchar, component_type varchar, component_id varchar,
         session_id varchar, user_id varchar, payload jsonb, max_attempts int, idempotency_key varchar, request_hash varchar, max_depth int,
@@ -116,23 +141,50 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
   }
   if (missed.length > 0) await settleMissed(tx, inputs, missed, out, deps);
   // Sessions this batch made for inputs that got no job go again: a repeat or a refusal writes nothing.
-  const used = new Set(inputs.filter((_, ord) => (out[ord] as { created?: boolean } | undefined)?.created).map((input) => input.session_id));
+  const used = new Set(
+    inputs
+      .filter((_, ord) => (out[ord] as { created?: boolean } | undefined)?.created)
+      .map((input) => input.session_id),
+  );
   const orphans = [...owned].filter(([id, s]) => s.inserted && !used.has(id)).map(([id]) => id);
   if (orphans.length > 0) await tx(sql`DELETE FROM ${deps.sessions} WHERE session_id IN (${idList(orphans)})`);
   return out.map((o) => o ?? { error: new Error("not enqueued") });
 }
 
 /** Inputs that inserted nothing: repeats of a key (same body: the first job; another: 422), else a user at their cap or a full queue. */
-async function settleMissed(tx: Exec, inputs: EnqueueRunInput[], missed: Array<{ ord: number; depth: number; overUserCap: boolean }>, out: Array<EnqueueOutcome | undefined>, deps: EnqueueDeps) {
+async function settleMissed(
+  tx: Exec,
+  inputs: EnqueueRunInput[],
+  missed: Array<{ ord: number; depth: number; overUserCap: boolean }>,
+  out: Array<EnqueueOutcome | undefined>,
+  deps: EnqueueDeps,
+) {
   const keyed = missed.filter((m) => inputs[m.ord]!.idempotency_key);
-  const earlier = keyed.length === 0 ? [] : await tx(sql`
+  const earlier =
+    keyed.length === 0
+      ? []
+      : await tx(sql`
     SELECT ${deps.jobs.cols()} FROM ${deps.jobs.table}
-    WHERE (COALESCE(user_id, ''), idempotency_key) IN (${sql.join(keyed.map((m) => sql`(${inputs[m.ord]!.user_id ?? ""}, ${inputs[m.ord]!.idempotency_key!})`), sql`, `)})`);
-  const byKey = new Map(earlier.map((row) => { const job = toJob(row); return [`${job.user_id ?? ""}\u0000${job.idempotency_key}`, job]; }));
+    WHERE (COALESCE(user_id, ''), idempotency_key) IN (${sql.join(
+      keyed.map((m) => sql`(${inputs[m.ord]!.user_id ?? ""}, ${inputs[m.ord]!.idempotency_key!})`),
+      sql`, `,
+    )})`);
+  const byKey = new Map(
+    earlier.map((row) => {
+      const job = toJob(row);
+      return [`${job.user_id ?? ""}\u0000${job.idempotency_key}`, job];
+    }),
+  );
   for (const { ord, depth, overUserCap } of missed) {
     const input = inputs[ord]!;
     const job = input.idempotency_key ? byKey.get(`${input.user_id ?? ""}\u0000${input.idempotency_key}`) : undefined;
-    if (!job) out[ord] = { error: overUserCap && input.max_user_depth !== undefined ? userQueueFull(input.user_id, input.max_user_depth) : queueFull(depth) };
+    if (!job)
+      out[ord] = {
+        error:
+          overUserCap && input.max_user_depth !== undefined
+            ? userQueueFull(input.user_id, input.max_user_depth)
+            : queueFull(depth),
+      };
     else if (job.request_hash !== (input.request_hash ?? null)) out[ord] = { error: keyReused() };
     else out[ord] = { job, created: false };
   }

@@ -17,7 +17,11 @@ export type NewSessionOutcome = { job: JobRecord; created: boolean } | "session_
  * depends on it, so a repeat or a full queue writes nothing. If the id is taken after all, nothing
  * is written and the caller takes the transaction path, which knows about existing sessions.
  */
-export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, deps: EnqueueDeps): Promise<NewSessionOutcome> {
+export async function enqueueIntoNewSession(
+  exec: Exec,
+  input: EnqueueRunInput,
+  deps: EnqueueDeps,
+): Promise<NewSessionOutcome> {
   const ts = nowSeconds();
   const run = pendingRunOf(input, ts);
   const [row] = await exec(sql`
@@ -45,10 +49,16 @@ export async function enqueueIntoNewSession(exec: Exec, input: EnqueueRunInput, 
   if (row?.session_written) {
     // A request with the same key committed its job between this statement's snapshot and its
     // insert: this one's session is empty and this request's own; it goes, and the repeat is answered.
-    await exec(sql`DELETE FROM ${deps.sessions} WHERE session_id = ${input.session_id} AND NOT EXISTS (SELECT 1 FROM ${deps.runs} WHERE session_id = ${input.session_id})`);
+    await exec(
+      sql`DELETE FROM ${deps.sessions} WHERE session_id = ${input.session_id} AND NOT EXISTS (SELECT 1 FROM ${deps.runs} WHERE session_id = ${input.session_id})`,
+    );
   }
   const earlier = await earlierJob(exec, row, input, deps);
   if (earlier) return { job: earlier, created: false };
-  if (Number(row?.depth ?? 0) >= input.max_depth || (input.max_user_depth !== undefined && Number(row?.user_depth ?? 0) >= input.max_user_depth)) throw refusal(input, row);
+  if (
+    Number(row?.depth ?? 0) >= input.max_depth ||
+    (input.max_user_depth !== undefined && Number(row?.user_depth ?? 0) >= input.max_user_depth)
+  )
+    throw refusal(input, row);
   return "session_exists";
 }

@@ -32,7 +32,11 @@ class Repeat extends Error {
  * statement as the insert, so concurrent enqueues may overshoot it by at most their number.
  * A repeat, a full queue or another user's session writes nothing.
  */
-export async function enqueueRun(transaction: <T>(fn: (tx: Exec) => Promise<T>) => Promise<T>, input: EnqueueRunInput, deps: EnqueueDeps): Promise<{ job: JobRecord; created: boolean }> {
+export async function enqueueRun(
+  transaction: <T>(fn: (tx: Exec) => Promise<T>) => Promise<T>,
+  input: EnqueueRunInput,
+  deps: EnqueueDeps,
+): Promise<{ job: JobRecord; created: boolean }> {
   try {
     return await transaction(async (tx) => ({ job: await enqueueIn(tx, input, deps), created: true }));
   } catch (error) {
@@ -56,7 +60,8 @@ export function earlierAndDepth(input: EnqueueRunInput, deps: EnqueueDeps): SQL 
 
 /** The checks `earlierAndDepth` makes room for: no earlier job of the key, room in the queue and in the user's share. */
 export function roomFor(input: EnqueueRunInput): SQL {
-  const user = input.max_user_depth === undefined ? sql`` : sql` AND (SELECT n FROM user_depth) < ${input.max_user_depth}`;
+  const user =
+    input.max_user_depth === undefined ? sql`` : sql` AND (SELECT n FROM user_depth) < ${input.max_user_depth}`;
   return sql`NOT EXISTS (SELECT 1 FROM earlier) AND (SELECT n FROM depth) < ${input.max_depth}${user}`;
 }
 
@@ -127,9 +132,18 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
  * its Idempotency-Key, seen by the statement or committed by a racing request meanwhile, when
  * this is the same request (another body is a 422); null when the key names no job.
  */
-export async function earlierJob(exec: Exec, row: Record<string, unknown> | undefined, input: EnqueueRunInput, deps: EnqueueDeps): Promise<JobRecord | null> {
+export async function earlierJob(
+  exec: Exec,
+  row: Record<string, unknown> | undefined,
+  input: EnqueueRunInput,
+  deps: EnqueueDeps,
+): Promise<JobRecord | null> {
   const key = input.idempotency_key ?? null;
-  const earlier = row?.earlier ? toJob(row.earlier as Record<string, unknown>) : key ? await deps.jobs.byIdempotencyKey(exec, input.user_id, key) : null;
+  const earlier = row?.earlier
+    ? toJob(row.earlier as Record<string, unknown>)
+    : key
+      ? await deps.jobs.byIdempotencyKey(exec, input.user_id, key)
+      : null;
   if (earlier && earlier.request_hash !== (input.request_hash ?? null)) throw keyReused();
   return earlier;
 }
@@ -142,7 +156,11 @@ export function keyReused(): ValidationError {
 /** The 429 of a user who has as many jobs waiting or running as one may; other users are not refused. */
 export function userQueueFull(userId: string | null, cap: number): QuotaExceededError {
   const who = userId === null ? "callers without a user (one shared principal)" : `user ${userId}`;
-  return new QuotaExceededError(`the per-user job cap (${cap} background jobs waiting or running) is reached for ${who}: try again when some have finished`, "jobs", 5);
+  return new QuotaExceededError(
+    `the per-user job cap (${cap} background jobs waiting or running) is reached for ${who}: try again when some have finished`,
+    "jobs",
+    5,
+  );
 }
 
 /** The 429 of a full queue, with the `depth` the statement counted. */

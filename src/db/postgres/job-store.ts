@@ -1,6 +1,14 @@
 import { sql, type SQL } from "drizzle-orm";
 import { asError } from "../../errors.js";
-import type { EnqueueOutcome, EnqueueRunInput, JobRecord, JobStatus, JobStore, Lease, QueueStats } from "../../queue/types.js";
+import type {
+  EnqueueOutcome,
+  EnqueueRunInput,
+  JobRecord,
+  JobStatus,
+  JobStore,
+  Lease,
+  QueueStats,
+} from "../../queue/types.js";
 import type { RunRecord, RunRow } from "../types.js";
 import { validateId, validateRun } from "../validate.js";
 import { idList } from "./id-list.js";
@@ -62,7 +70,12 @@ export class PostgresJobStore implements JobStore {
     });
     await this.d.ready();
     const legacy = await this.d.legacyPending();
-    const done = await enqueueRuns(this.d.transaction, valid, { jobs: this.d.table, sessions: this.d.sessions, runs: this.d.runs, legacy });
+    const done = await enqueueRuns(this.d.transaction, valid, {
+      jobs: this.d.table,
+      sessions: this.d.sessions,
+      runs: this.d.runs,
+      legacy,
+    });
     return checked.map((c) => (typeof c === "number" ? done[c]! : c));
   }
 
@@ -75,7 +88,12 @@ export class PostgresJobStore implements JobStore {
   async expireExhaustedJobs(): Promise<JobRecord[]> {
     await this.d.ready();
     const failed = await this.d.table.expireExhausted();
-    await this.setRunStatus(this.d.exec, failed.map((j) => j.payload.run_id), "ERROR", ["PENDING", "RUNNING"]);
+    await this.setRunStatus(
+      this.d.exec,
+      failed.map((j) => j.payload.run_id),
+      "ERROR",
+      ["PENDING", "RUNNING"],
+    );
     return failed;
   }
 
@@ -83,17 +101,28 @@ export class PostgresJobStore implements JobStore {
     return this.d.table.heartbeat(lease, leaseSeconds);
   }
 
-  async finishJob(lease: Lease, outcome: { status: "COMPLETED" | "FAILED" | "CANCELLED"; error?: string }): Promise<boolean> {
+  async finishJob(
+    lease: Lease,
+    outcome: { status: "COMPLETED" | "FAILED" | "CANCELLED"; error?: string },
+  ): Promise<boolean> {
     return this.d.table.finish(lease, outcome.status, outcome.error ?? null);
   }
 
-  async completeWithRun(lease: Lease, run: RunRecord, expectStatus: string[]): Promise<{ row: RunRow; jobEnded: boolean } | null> {
+  async completeWithRun(
+    lease: Lease,
+    run: RunRecord,
+    expectStatus: string[],
+  ): Promise<{ row: RunRow; jobEnded: boolean } | null> {
     const checked = validateRun(run);
     await this.d.ready();
     // Before migration a run write takes upsertRun's full path (a 2.x blob's runs count in run_index).
     if (await this.d.legacyPending()) return null;
-    const written = await updateRunRowWith(this.d.exec, { sessions: this.d.sessions, runs: this.d.runs }, checked, expectStatus, (ifRunWritten) =>
-      this.d.table.finishStatement(lease, "COMPLETED", null, ifRunWritten),
+    const written = await updateRunRowWith(
+      this.d.exec,
+      { sessions: this.d.sessions, runs: this.d.runs },
+      checked,
+      expectStatus,
+      (ifRunWritten) => this.d.table.finishStatement(lease, "COMPLETED", null, ifRunWritten),
     );
     return written && { row: written.row, jobEnded: written.alongsideWritten };
   }
@@ -140,7 +169,11 @@ export class PostgresJobStore implements JobStore {
     return this.d.table.forRun(runId);
   }
 
-  async listJobs(opts: { status?: JobStatus; limit: number; page: number }): Promise<{ data: JobRecord[]; total_count: number }> {
+  async listJobs(opts: {
+    status?: JobStatus;
+    limit: number;
+    page: number;
+  }): Promise<{ data: JobRecord[]; total_count: number }> {
     await this.d.ready();
     return this.d.table.list(opts.status, opts.limit, opts.page);
   }
@@ -154,7 +187,12 @@ export class PostgresJobStore implements JobStore {
   private async setRunStatus(exec: Exec, runIds: string[], status: string, from?: string[]): Promise<void> {
     if (runIds.length === 0) return;
     const ids = idList(runIds);
-    const guard = from ? sql`AND status IN (${sql.join(from.map((f) => sql`${f}`), sql`, `)})` : sql``;
+    const guard = from
+      ? sql`AND status IN (${sql.join(
+          from.map((f) => sql`${f}`),
+          sql`, `,
+        )})`
+      : sql``;
     await exec(sql`UPDATE ${this.d.runs} SET status = ${status}, run_data = jsonb_set(run_data, '{status}', to_jsonb(${status}::text)), updated_at = ${now()}
       WHERE run_id IN (${ids}) ${guard}`);
   }

@@ -45,7 +45,9 @@ export class JobTable {
   }
 
   async byIdempotencyKey(exec: Exec, userId: string | null, key: string): Promise<JobRecord | null> {
-    const [row] = await exec(sql`SELECT ${this.cols()} FROM ${this.table} WHERE COALESCE(user_id, '') = ${userId ?? ""} AND idempotency_key = ${key}`);
+    const [row] = await exec(
+      sql`SELECT ${this.cols()} FROM ${this.table} WHERE COALESCE(user_id, '') = ${userId ?? ""} AND idempotency_key = ${key}`,
+    );
     return row ? toJob(row) : null;
   }
 
@@ -79,7 +81,11 @@ export class JobTable {
           WHERE r.due_rank <= ${limit}) ranked ON ranked.id = c.id
         WHERE ${dueIn("c")}
         ORDER BY ranked.share, c.available_at, c.created_at LIMIT ${limit} FOR UPDATE OF c SKIP LOCKED)
-      RETURNING ${sql.raw(COLUMNS.split(", ").map((c) => `j.${c}`).join(", "))}`);
+      RETURNING ${sql.raw(
+        COLUMNS.split(", ")
+          .map((c) => `j.${c}`)
+          .join(", "),
+      )}`);
     return rows.map(toJob);
   }
 
@@ -100,7 +106,9 @@ export class JobTable {
 
   async heartbeat(lease: Lease, leaseSeconds: number): Promise<boolean> {
     const t = now();
-    const rows = await this.exec(sql`UPDATE ${this.table} SET lease_expires_at = ${t + leaseSeconds}, updated_at = ${t} WHERE ${this.fence(lease)} RETURNING id`);
+    const rows = await this.exec(
+      sql`UPDATE ${this.table} SET lease_expires_at = ${t + leaseSeconds}, updated_at = ${t} WHERE ${this.fence(lease)} RETURNING id`,
+    );
     return rows.length === 1;
   }
 
@@ -110,7 +118,12 @@ export class JobTable {
   }
 
   /** The fenced UPDATE that ends a job, on its own or inside another statement (`onlyIf` its other write landed). */
-  finishStatement(lease: Lease, status: "COMPLETED" | "FAILED" | "CANCELLED", error: string | null, onlyIf: SQL = sql`true`): SQL {
+  finishStatement(
+    lease: Lease,
+    status: "COMPLETED" | "FAILED" | "CANCELLED",
+    error: string | null,
+    onlyIf: SQL = sql`true`,
+  ): SQL {
     const t = now();
     return sql`
       UPDATE ${this.table} SET status = ${status}, error = ${error}, locked_by = NULL, lease_expires_at = NULL, completed_at = ${t}, updated_at = ${t}
@@ -145,7 +158,10 @@ export class JobTable {
     // Inside the caller's transaction: never another connection while it is open.
     const [current] = await exec(sql`SELECT status FROM ${this.table} WHERE id = ${id}`);
     if (!current) throw new NotFoundError(`job ${id} not found`);
-    throw new StatusConflictError(`job ${id} is ${String(current.status)}: only FAILED or CANCELLED jobs are requeued`, String(current.status));
+    throw new StatusConflictError(
+      `job ${id} is ${String(current.status)}: only FAILED or CANCELLED jobs are requeued`,
+      String(current.status),
+    );
   }
 
   async nextDue(): Promise<number | null> {
@@ -161,15 +177,27 @@ export class JobTable {
   }
 
   async forRun(runId: string): Promise<JobRecord | null> {
-    const [row] = await this.exec(sql`SELECT ${this.cols()} FROM ${this.table} WHERE payload->>'run_id' = ${runId} ORDER BY created_at DESC LIMIT 1`);
+    const [row] = await this.exec(
+      sql`SELECT ${this.cols()} FROM ${this.table} WHERE payload->>'run_id' = ${runId} ORDER BY created_at DESC LIMIT 1`,
+    );
     return row ? toJob(row) : null;
   }
 
-  async list(status: JobStatus | undefined, limit: number, page: number): Promise<{ data: JobRecord[]; total_count: number }> {
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new ValidationError("limit must be 1..1000", "limit");
+  async list(
+    status: JobStatus | undefined,
+    limit: number,
+    page: number,
+  ): Promise<{ data: JobRecord[]; total_count: number }> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
+      throw new ValidationError("limit must be 1..1000", "limit");
     const where = status ? sql`WHERE status = ${status}` : sql``;
-    const rows = await this.exec(sql`SELECT ${this.cols()}, COUNT(*) OVER () AS total FROM ${this.table} ${where} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${(page - 1) * limit}`);
-    const total = rows.length > 0 ? Number(rows[0]!.total) : Number((await this.exec(sql`SELECT COUNT(*) AS n FROM ${this.table} ${where}`))[0]?.n ?? 0);
+    const rows = await this.exec(
+      sql`SELECT ${this.cols()}, COUNT(*) OVER () AS total FROM ${this.table} ${where} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+    );
+    const total =
+      rows.length > 0
+        ? Number(rows[0]!.total)
+        : Number((await this.exec(sql`SELECT COUNT(*) AS n FROM ${this.table} ${where}`))[0]?.n ?? 0);
     return { data: rows.map(toJob), total_count: total };
   }
 

@@ -11,5 +11,6 @@ export function useLocalWsProxy(address: string, webSocketConstructor?: unknown)
   neonConfig.useSecureWebSocket = false;
   neonConfig.pipelineTLS = false;
   neonConfig.pipelineConnect = false;
-  if (webSocketConstructor) neonConfig.webSocketConstructor = webSocketConstructor as typeof neonConfig.webSocketConstructor;
+  if (webSocketConstructor)
+    neonConfig.webSocketConstructor = webSocketConstructor as typeof neonConfig.webSocketConstructor;
 }

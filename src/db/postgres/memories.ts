@@ -33,15 +33,19 @@ export class MemoryTable {
 
   async list(userId: string, limit = 100): Promise<MemoryRecord[]> {
     validateId(userId, "user_id");
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) throw new ValidationError(`limit must be 1..${MAX_PAGE_LIMIT}`, "limit");
-    const rows = await this.exec(sql`SELECT ${sql.raw(COLUMNS)} FROM ${this.table} WHERE user_id = ${userId} ORDER BY COALESCE(updated_at, created_at) DESC, memory_id LIMIT ${limit}`);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT)
+      throw new ValidationError(`limit must be 1..${MAX_PAGE_LIMIT}`, "limit");
+    const rows = await this.exec(
+      sql`SELECT ${sql.raw(COLUMNS)} FROM ${this.table} WHERE user_id = ${userId} ORDER BY COALESCE(updated_at, created_at) DESC, memory_id LIMIT ${limit}`,
+    );
     return rows.map(toMemory);
   }
 
   async upsert(m: MemoryRecord): Promise<MemoryRecord> {
     validateId(m.memory_id, "memory_id");
     validateId(m.user_id, "user_id");
-    if (typeof m.memory !== "string" || m.memory.trim() === "" || m.memory.length > 10_000) throw new ValidationError("memory must be a non-empty string of at most 10,000 characters", "memory");
+    if (typeof m.memory !== "string" || m.memory.trim() === "" || m.memory.length > 10_000)
+      throw new ValidationError("memory must be a non-empty string of at most 10,000 characters", "memory");
     const now = nowSeconds();
     const [row] = await this.exec(sql`
       INSERT INTO ${this.table} AS t (${sql.raw(COLUMNS)})
@@ -56,7 +60,9 @@ export class MemoryTable {
 
   async delete(memoryId: string, userId: string): Promise<void> {
     validateId(memoryId, "memory_id");
-    const rows = await this.exec(sql`DELETE FROM ${this.table} WHERE memory_id = ${memoryId} AND user_id = ${userId} RETURNING memory_id`);
+    const rows = await this.exec(
+      sql`DELETE FROM ${this.table} WHERE memory_id = ${memoryId} AND user_id = ${userId} RETURNING memory_id`,
+    );
     if (rows.length === 0) throw new NotFoundError(`memory ${memoryId} not found`);
   }
 }

@@ -27,10 +27,19 @@ const HAS_LEGACY_RUNS = sql.raw(`jsonb_typeof(runs::jsonb) = 'array' AND jsonb_a
  * the version stamp is written last, so an interrupted pass leaves the database readable
  * (merged reads) and still marked as needing migration.
  */
-export async function copyLegacyRuns(ctx: MigrationContext, before: Inspection, opts: MigrateOptions): Promise<MigrationResult> {
+export async function copyLegacyRuns(
+  ctx: MigrationContext,
+  before: Inspection,
+  opts: MigrateOptions,
+): Promise<MigrationResult> {
   const sessions = sql.raw(qualified(ctx.schema, ctx.names.sessions));
   const runs = sql.raw(qualified(ctx.schema, ctx.names.runs));
-  const result: MigrationResult = { fromVersion: before.version, toVersion: CURRENT_SCHEMA_VERSION, sessionsScanned: 0, runsCopied: 0 };
+  const result: MigrationResult = {
+    fromVersion: before.version,
+    toVersion: CURRENT_SCHEMA_VERSION,
+    sessionsScanned: 0,
+    runsCopied: 0,
+  };
   // A completed migration is stamped; copying again could only bring back deleted runs.
   if (!before.hasLegacyRunsColumn || before.state === "current") return result;
 
@@ -80,7 +89,11 @@ function copyStatement(sessions: SQL, runs: SQL, ids: string[]): SQL {
  * Drops the legacy runs column (SPEC M3). Refuses without `force: true`, and refuses while any
  * run in it is missing from `agno_runs`: dropping it then would lose data.
  */
-export async function cleanupLegacyRuns(ctx: MigrationContext, state: Inspection, opts: { force: boolean }): Promise<void> {
+export async function cleanupLegacyRuns(
+  ctx: MigrationContext,
+  state: Inspection,
+  opts: { force: boolean },
+): Promise<void> {
   if (opts?.force !== true) {
     throw new ConfirmationRequiredError(
       "cleanupLegacyRunsColumn drops the legacy runs column and the 2.x backup it holds: call it with { force: true } to confirm",

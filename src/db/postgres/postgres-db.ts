@@ -4,9 +4,28 @@ import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
 import { ConflictError, MigrationRequiredError, NotFoundError, ValidationError } from "../../errors.js";
 import { pageOf, resolvePage, sortOrderOf } from "../pagination.js";
-import type { Db, InterruptedRun, InterruptOptions, MigrateOptions, MigrationResult, StoredRunEvent, ToolResultRecord, UpsertRunOptions } from "../port.js";
+import type {
+  Db,
+  InterruptedRun,
+  InterruptOptions,
+  MigrateOptions,
+  MigrationResult,
+  StoredRunEvent,
+  ToolResultRecord,
+  UpsertRunOptions,
+} from "../port.js";
 import { NON_HISTORY_STATUSES, Session } from "../session.js";
-import type { GetRunsOptions, GetSessionOptions, GetSessionsOptions, MemoryRecord, Page, RunRecord, RunRow, SchemaState, SessionRecord } from "../types.js";
+import type {
+  GetRunsOptions,
+  GetSessionOptions,
+  GetSessionsOptions,
+  MemoryRecord,
+  Page,
+  RunRecord,
+  RunRow,
+  SchemaState,
+  SessionRecord,
+} from "../types.js";
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
 import { legacyRunRow, mergeRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
@@ -82,8 +101,12 @@ export class PostgresDb implements Db {
   private readonly toolResults: ToolResultTable;
   private readonly jobTable: JobTable;
   private jobStore: PostgresJobStore | undefined;
-  private readonly runUpdates = new Coalescer<{ run: RunRecord; expectStatus: string[] }, RunRow | null>((_, writes) => this.updateRuns(writes));
-  private readonly sessionReads = new Coalescer<SessionRead, { session: Session | null; run: RunRow | null }>((_, reads) => this.readSessionsWithRuns(reads));
+  private readonly runUpdates = new Coalescer<{ run: RunRecord; expectStatus: string[] }, RunRow | null>((_, writes) =>
+    this.updateRuns(writes),
+  );
+  private readonly sessionReads = new Coalescer<SessionRead, { session: Session | null; run: RunRow | null }>(
+    (_, reads) => this.readSessionsWithRuns(reads),
+  );
 
   constructor(opts: PostgresDbOptions) {
     this.id = opts.id ?? "default";
@@ -115,7 +138,11 @@ export class PostgresDb implements Db {
     if (this.cacheKey && knownCurrent.has(this.cacheKey)) {
       // Known current in this isolate: no I/O. The legacy-column flag is not needed on this path
       // (nothing is pending); deletes and the cleanup look the column up themselves.
-      this.inspection ??= Promise.resolve({ state: "current", version: CURRENT_SCHEMA_VERSION, hasLegacyRunsColumn: false });
+      this.inspection ??= Promise.resolve({
+        state: "current",
+        version: CURRENT_SCHEMA_VERSION,
+        hasLegacyRunsColumn: false,
+      });
     }
     if (!this.inspection) {
       const pending = ensureSchema(this.exec, (fn) => this.transaction(fn), this.schema, this.names).then((i) => {
@@ -205,21 +232,25 @@ export class PostgresDb implements Db {
     const { created_at: _keep, session_id: _id, ...changes } = values;
     const s = this.t.sessions;
     // One statement needs no transaction; runs written with the session do.
-    const write = <T>(fn: (tx: NeonDatabase) => Promise<T>) => (session.runs?.length ? this.orm.transaction((tx) => fn(tx as unknown as NeonDatabase)) : fn(this.orm));
+    const write = <T>(fn: (tx: NeonDatabase) => Promise<T>) =>
+      session.runs?.length ? this.orm.transaction((tx) => fn(tx as unknown as NeonDatabase)) : fn(this.orm);
     const row = await write(async (tx) => {
       const insert = tx.insert(s).values(values);
-      const written = await (mode === "create"
-        ? insert.onConflictDoNothing({ target: s.session_id })
-        : insert.onConflictDoUpdate({
-            target: s.session_id,
-            set: changes,
-            // A session never changes owner or type through an upsert.
-            setWhere: sql`${s.user_id} IS NOT DISTINCT FROM ${values.user_id} AND ${s.session_type} = ${values.session_type}`,
-          })
+      const written = await (
+        mode === "create"
+          ? insert.onConflictDoNothing({ target: s.session_id })
+          : insert.onConflictDoUpdate({
+              target: s.session_id,
+              set: changes,
+              // A session never changes owner or type through an upsert.
+              setWhere: sql`${s.user_id} IS NOT DISTINCT FROM ${values.user_id} AND ${s.session_type} = ${values.session_type}`,
+            })
       ).returning();
       if (written.length === 0) {
         throw new ConflictError(
-          mode === "create" ? `session ${session.session_id} already exists` : `session ${session.session_id} exists with another owner or session_type`,
+          mode === "create"
+            ? `session ${session.session_id} already exists`
+            : `session ${session.session_id} exists with another owner or session_type`,
         );
       }
       for (const run of session.runs ?? []) {
@@ -240,11 +271,21 @@ export class PostgresDb implements Db {
     validateId(sessionId, "session_id");
     await this.inspect();
     return this.transaction(async (tx) => {
-      const [row] = await tx(sql`SELECT session_data FROM ${this.sessionsTable} WHERE session_id = ${sessionId} FOR UPDATE`);
+      const [row] = await tx(
+        sql`SELECT session_data FROM ${this.sessionsTable} WHERE session_id = ${sessionId} FOR UPDATE`,
+      );
       if (!row) return null;
-      const data = (typeof row.session_data === "string" ? JSON.parse(row.session_data) : row.session_data) as Record<string, unknown> | null;
+      const data = (typeof row.session_data === "string" ? JSON.parse(row.session_data) : row.session_data) as Record<
+        string,
+        unknown
+      > | null;
       const stored = data?.session_state;
-      const state = applyStateChanges(typeof stored === "object" && stored !== null && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {}, changes);
+      const state = applyStateChanges(
+        typeof stored === "object" && stored !== null && !Array.isArray(stored)
+          ? (stored as Record<string, unknown>)
+          : {},
+        changes,
+      );
       await tx(sql`UPDATE ${this.sessionsTable} SET session_data = jsonb_set(COALESCE(session_data, '{}'::jsonb), '{session_state}', ${JSON.stringify(state)}::jsonb),
         updated_at = ${now()} WHERE session_id = ${sessionId}`);
       return state;
@@ -262,7 +303,11 @@ export class PostgresDb implements Db {
   private sessionFilter(sessionId: string, opts: GetSessionOptions): SQL {
     this.checkSessionRead(sessionId, opts);
     const user =
-      opts.userId === undefined ? sql`` : opts.includeShared ? sql` AND (user_id = ${opts.userId} OR user_id IS NULL)` : sql` AND user_id = ${opts.userId}`;
+      opts.userId === undefined
+        ? sql``
+        : opts.includeShared
+          ? sql` AND (user_id = ${opts.userId} OR user_id IS NULL)`
+          : sql` AND user_id = ${opts.userId}`;
     return sql`session_id = ${sessionId}${user}`;
   }
 
@@ -285,21 +330,36 @@ export class PostgresDb implements Db {
    * Runs of these sessions in run order. With `limit`, agno's `runs_limit`: the last N top-level
    * runs that can feed history (no member runs, none PAUSED/CANCELLED/ERROR/REGENERATED).
    */
-  private async sessionRuns(sessions: SessionRecord[], legacyRows: Record<string, unknown>[], limit?: number): Promise<Map<string, RunRow[]>> {
+  private async sessionRuns(
+    sessions: SessionRecord[],
+    legacyRows: Record<string, unknown>[],
+    limit?: number,
+  ): Promise<Map<string, RunRow[]>> {
     const ids = sessions.map((s) => s.session_id);
     const out = new Map<string, RunRow[]>(ids.map((id) => [id, []]));
     if (ids.length === 0 || limit === 0) return out;
-    for (const row of await this.exec(sql`${this.sessionRunsQuery(idList(ids), limit)} ORDER BY session_id, run_index, created_at, run_id`)) {
+    for (const row of await this.exec(
+      sql`${this.sessionRunsQuery(idList(ids), limit)} ORDER BY session_id, run_index, created_at, run_id`,
+    )) {
       out.get(String(row.session_id))!.push(toRunRow(row));
     }
     for (const row of legacyRows) {
       const session = sessions.find((s) => s.session_id === row.session_id)!;
       const blob = Array.isArray(row.legacy_runs) ? row.legacy_runs : [];
       const legacy = blob
-        .map((run, index) => legacyRunRow(run, index, { session_id: session.session_id, user_id: session.user_id ?? null, created_at: session.created_at ?? 0 }))
+        .map((run, index) =>
+          legacyRunRow(run, index, {
+            session_id: session.session_id,
+            user_id: session.user_id ?? null,
+            created_at: session.created_at ?? 0,
+          }),
+        )
         .filter((r): r is RunRow => r !== null);
       let merged = mergeRuns(out.get(session.session_id)!, legacy);
-      if (limit !== undefined) merged = merged.filter((r) => !r.parent_run_id && !NON_HISTORY_STATUSES.includes(String(r.status))).slice(-limit);
+      if (limit !== undefined)
+        merged = merged
+          .filter((r) => !r.parent_run_id && !NON_HISTORY_STATUSES.includes(String(r.status)))
+          .slice(-limit);
       out.set(session.session_id, merged);
     }
     return out;
@@ -307,14 +367,22 @@ export class PostgresDb implements Db {
 
   /** The runs of these sessions (a list of ids), all or, with `limit`, the last N that can feed history; unordered. */
   private sessionRunsQuery(idList: SQL, limit?: number): SQL {
-    if (limit === undefined) return sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE session_id IN (${idList})`;
-    const skip = sql.join(NON_HISTORY_STATUSES.map((st) => sql`${st}`), sql`, `);
+    if (limit === undefined)
+      return sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE session_id IN (${idList})`;
+    const skip = sql.join(
+      NON_HISTORY_STATUSES.map((st) => sql`${st}`),
+      sql`, `,
+    );
     return sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM (SELECT *, row_number() OVER (PARTITION BY session_id ORDER BY run_index DESC, created_at DESC, run_id DESC) AS rn
       FROM ${this.runsTable} WHERE session_id IN (${idList}) AND parent_run_id IS NULL AND (status IS NULL OR status NOT IN (${skip}))) r
       WHERE rn <= ${limit}`;
   }
 
-  async getSessionWithRun(sessionId: string, runId: string, opts: GetSessionOptions = {}): Promise<{ session: Session | null; run: RunRow | null }> {
+  async getSessionWithRun(
+    sessionId: string,
+    runId: string,
+    opts: GetSessionOptions = {},
+  ): Promise<{ session: Session | null; run: RunRow | null }> {
     this.checkSessionRead(sessionId, opts); // here, so a bad call fails alone, not its batch
     validateId(runId, "run_id");
     // Before migration runs may still live in the session's blob: the two reads that know it.
@@ -323,17 +391,30 @@ export class PostgresDb implements Db {
       return { session, run };
     }
     // Runs a queue starts together read together: one statement for all reads of one shape.
-    const shape = JSON.stringify([opts.includeRuns === false, opts.runsLimit ?? null, opts.userId === undefined ? null : opts.includeShared === true]);
+    const shape = JSON.stringify([
+      opts.includeRuns === false,
+      opts.runsLimit ?? null,
+      opts.userId === undefined ? null : opts.includeShared === true,
+    ]);
     return this.sessionReads.run(shape, { sessionId, runId, opts });
   }
 
   /** The session, its runs and the run: one round trip instead of three at every queued run's start. */
-  private async readSessionsWithRuns(reads: SessionRead[]): Promise<Array<{ session: Session | null; run: RunRow | null }>> {
+  private async readSessionsWithRuns(
+    reads: SessionRead[],
+  ): Promise<Array<{ session: Session | null; run: RunRow | null }>> {
     const { opts } = reads[0]!; // one shape: the same limit and kind of user filter
     const limit = opts.runsLimit;
     const withRuns = opts.includeRuns !== false && limit !== 0;
-    const user = opts.userId === undefined ? sql`` : opts.includeShared ? sql` AND (user_id = x.uid OR user_id IS NULL)` : sql` AND user_id = x.uid`;
-    const x = JSON.stringify(reads.map((r, ord) => ({ ord, sid: r.sessionId, rid: r.runId, uid: r.opts.userId ?? null })));
+    const user =
+      opts.userId === undefined
+        ? sql``
+        : opts.includeShared
+          ? sql` AND (user_id = x.uid OR user_id IS NULL)`
+          : sql` AND user_id = x.uid`;
+    const x = JSON.stringify(
+      reads.map((r, ord) => ({ ord, sid: r.sessionId, rid: r.runId, uid: r.opts.userId ?? null })),
+    );
     const rows = await this.exec(sql`
       WITH x AS (SELECT * FROM jsonb_to_recordset(${x}::jsonb) AS x(ord int, sid varchar, rid varchar, uid varchar))
       ${withRuns ? sql`, h AS (${this.sessionRunsQuery(idList([...new Set(reads.map((r) => r.sessionId))]), limit)})` : sql``}
@@ -345,7 +426,8 @@ export class PostgresDb implements Db {
       const run = row.run ? toRunRow(row.run as Record<string, unknown>) : null;
       if (!row.session) return { session: null, run };
       const record = toSessionRecord(row.session as Record<string, unknown>);
-      if (opts.includeRuns !== false) record.runs = ((row.runs as Record<string, unknown>[] | null) ?? []).map((r) => toRunRow(r).run_data);
+      if (opts.includeRuns !== false)
+        record.runs = ((row.runs as Record<string, unknown>[] | null) ?? []).map((r) => toRunRow(r).run_data);
       return { session: new Session(record), run };
     });
   }
@@ -354,16 +436,25 @@ export class PostgresDb implements Db {
     const { limit, page, offset } = resolvePage(opts);
     const order = sortOrderOf(opts.sortOrder);
     const sortBy = opts.sortBy ?? "created_at";
-    if (sortBy !== "created_at" && sortBy !== "updated_at") throw new ValidationError(`cannot sort sessions by ${String(sortBy)}`, "sort_by");
+    if (sortBy !== "created_at" && sortBy !== "updated_at")
+      throw new ValidationError(`cannot sort sessions by ${String(sortBy)}`, "sort_by");
     // The blob is read only when runs are asked for and still live in it.
     const legacy = await this.legacyPending();
     const readBlob = legacy && opts.includeRuns === true;
     const s = this.t.sessions;
     const where = and(
       opts.sessionType ? eq(s.session_type, opts.sessionType) : undefined,
-      opts.userId !== undefined ? (opts.includeShared ? or(eq(s.user_id, opts.userId), isNull(s.user_id)) : eq(s.user_id, opts.userId)) : undefined,
-      opts.componentId ? or(eq(s.agent_id, opts.componentId), eq(s.team_id, opts.componentId), eq(s.workflow_id, opts.componentId)) : undefined,
-      opts.sessionName ? ilike(sql`${s.session_data}->>'session_name'`, `%${opts.sessionName.replace(/[\\%_]/g, "\\$&")}%`) : undefined,
+      opts.userId !== undefined
+        ? opts.includeShared
+          ? or(eq(s.user_id, opts.userId), isNull(s.user_id))
+          : eq(s.user_id, opts.userId)
+        : undefined,
+      opts.componentId
+        ? or(eq(s.agent_id, opts.componentId), eq(s.team_id, opts.componentId), eq(s.workflow_id, opts.componentId))
+        : undefined,
+      opts.sessionName
+        ? ilike(sql`${s.session_data}->>'session_name'`, `%${opts.sessionName.replace(/[\\%_]/g, "\\$&")}%`)
+        : undefined,
     );
     const sortColumn = sortBy === "updated_at" ? s.updated_at : s.created_at;
     const [rows, [total]] = await Promise.all([
@@ -381,7 +472,11 @@ export class PostgresDb implements Db {
       const runs = await this.sessionRuns(records, readBlob ? (rows as Record<string, unknown>[]) : []);
       for (const record of records) record.runs = (runs.get(record.session_id) ?? []).map((r) => r.run_data);
     }
-    return pageOf(records.map((r) => new Session(r)), Number(total?.n ?? 0), { page, limit });
+    return pageOf(
+      records.map((r) => new Session(r)),
+      Number(total?.n ?? 0),
+      { page, limit },
+    );
   }
 
   async renameSession(sessionId: string, name: string, opts: { userId?: string } = {}): Promise<Session> {
@@ -393,7 +488,10 @@ export class PostgresDb implements Db {
     const s = this.t.sessions;
     const updated = await this.orm
       .update(s)
-      .set({ session_data: sql`jsonb_set(COALESCE(${s.session_data}::jsonb, '{}'::jsonb), '{session_name}', to_jsonb(${name}::text))`, updated_at: now() })
+      .set({
+        session_data: sql`jsonb_set(COALESCE(${s.session_data}::jsonb, '{}'::jsonb), '{session_name}', to_jsonb(${name}::text))`,
+        updated_at: now(),
+      })
       .where(and(eq(s.session_id, sessionId), opts.userId !== undefined ? eq(s.user_id, opts.userId) : undefined))
       .returning({ id: s.session_id });
     if (updated.length === 0) throw new NotFoundError(`session ${sessionId} not found`);
@@ -442,7 +540,8 @@ export class PostgresDb implements Db {
   /** Updates of runs in expected states: one statement for them all, or one each when a run is written twice. */
   private async updateRuns(writes: Array<{ run: RunRecord; expectStatus: string[] }>): Promise<Array<RunRow | null>> {
     const t = { sessions: this.sessionsTable, runs: this.runsTable };
-    if (writes.length > 1 && new Set(writes.map((w) => w.run.run_id)).size === writes.length) return updateRunRows(this.exec, t, writes);
+    if (writes.length > 1 && new Set(writes.map((w) => w.run.run_id)).size === writes.length)
+      return updateRunRows(this.exec, t, writes);
     const out: Array<RunRow | null> = [];
     for (const w of writes) out.push(await updateRunRow(this.exec, t, w.run, w.expectStatus)); // in order: a later write wins
     return out;
@@ -450,16 +549,27 @@ export class PostgresDb implements Db {
 
   /** One run, one row (see run-writer.ts); a 2.x database's blob runs count in run_index. */
   private async writeRun(exec: Exec, run: RunRecord, expectStatus?: string[]): Promise<RunRow> {
-    return writeRunRow(exec, { sessions: this.sessionsTable, runs: this.runsTable }, run, await this.legacyPending(), expectStatus);
+    return writeRunRow(
+      exec,
+      { sessions: this.sessionsTable, runs: this.runsTable },
+      run,
+      await this.legacyPending(),
+      expectStatus,
+    );
   }
 
-  async getRun(runId: string, opts: { userId?: string; sessionId?: string; includeShared?: boolean } = {}): Promise<RunRow | null> {
+  async getRun(
+    runId: string,
+    opts: { userId?: string; sessionId?: string; includeShared?: boolean } = {},
+  ): Promise<RunRow | null> {
     validateId(runId, "run_id");
     const legacy = await this.legacyPending();
     const filters = sql.join(
       [
         sql`run_id = ${runId}`,
-        ...(opts.userId !== undefined ? [opts.includeShared ? sql`(user_id = ${opts.userId} OR user_id IS NULL)` : sql`user_id = ${opts.userId}`] : []),
+        ...(opts.userId !== undefined
+          ? [opts.includeShared ? sql`(user_id = ${opts.userId} OR user_id IS NULL)` : sql`user_id = ${opts.userId}`]
+          : []),
         ...(opts.sessionId !== undefined ? [sql`session_id = ${opts.sessionId}`] : []),
       ],
       sql` AND `,
@@ -470,7 +580,11 @@ export class PostgresDb implements Db {
   }
 
   /** Before migration a run may still live only in its session's blob. */
-  private async findLegacyRun(runId: string, opts: { userId?: string; sessionId?: string; includeShared?: boolean }, exec: Exec = this.exec): Promise<RunRow | null> {
+  private async findLegacyRun(
+    runId: string,
+    opts: { userId?: string; sessionId?: string; includeShared?: boolean },
+    exec: Exec = this.exec,
+  ): Promise<RunRow | null> {
     const rows = await exec(sql`
       SELECT s.session_id, s.user_id, s.created_at, e.value AS run, e.ord - 1 AS idx
       FROM ${this.sessionsTable} s CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.runs::jsonb) = 'array' THEN s.runs::jsonb ELSE '[]'::jsonb END) WITH ORDINALITY AS e(value, ord)
@@ -480,14 +594,19 @@ export class PostgresDb implements Db {
       LIMIT 1`);
     const row = rows[0];
     if (!row) return null;
-    return legacyRunRow(row.run, Number(row.idx), { session_id: String(row.session_id), user_id: (row.user_id as string | null) ?? null, created_at: Number(row.created_at) });
+    return legacyRunRow(row.run, Number(row.idx), {
+      session_id: String(row.session_id),
+      user_id: (row.user_id as string | null) ?? null,
+      created_at: Number(row.created_at),
+    });
   }
 
   async getRuns(opts: GetRunsOptions = {}): Promise<Page<RunRow>> {
     const { limit, page, offset } = resolvePage(opts);
     const order = sortOrderOf(opts.sortOrder);
     const sortBy = opts.sortBy ?? (opts.sessionId ? "run_index" : "created_at");
-    if (!["created_at", "updated_at", "run_index"].includes(sortBy)) throw new ValidationError(`cannot sort runs by ${String(sortBy)}`, "sort_by");
+    if (!["created_at", "updated_at", "run_index"].includes(sortBy))
+      throw new ValidationError(`cannot sort runs by ${String(sortBy)}`, "sort_by");
     const statuses = opts.status === undefined ? [] : Array.isArray(opts.status) ? opts.status : [opts.status];
     if (await this.legacyPending()) {
       if (!opts.sessionId) {
@@ -501,20 +620,38 @@ export class PostgresDb implements Db {
     const r = this.t.runs;
     const where = and(
       opts.sessionId ? eq(r.session_id, opts.sessionId) : undefined,
-      opts.userId !== undefined ? (opts.includeShared ? or(eq(r.user_id, opts.userId), isNull(r.user_id)) : eq(r.user_id, opts.userId)) : undefined,
+      opts.userId !== undefined
+        ? opts.includeShared
+          ? or(eq(r.user_id, opts.userId), isNull(r.user_id))
+          : eq(r.user_id, opts.userId)
+        : undefined,
       opts.agentId ? eq(r.agent_id, opts.agentId) : undefined,
       opts.teamId ? eq(r.team_id, opts.teamId) : undefined,
       opts.workflowId ? eq(r.workflow_id, opts.workflowId) : undefined,
       opts.runType ? eq(r.run_type, opts.runType) : undefined,
-      opts.parentRunId === null ? sql`${r.parent_run_id} IS NULL` : opts.parentRunId ? eq(r.parent_run_id, opts.parentRunId) : undefined,
+      opts.parentRunId === null
+        ? sql`${r.parent_run_id} IS NULL`
+        : opts.parentRunId
+          ? eq(r.parent_run_id, opts.parentRunId)
+          : undefined,
       statuses.length > 0 ? inArray(r.status, statuses) : undefined,
     );
     const column = r[sortBy as "created_at" | "updated_at" | "run_index"];
     const [rows, [total]] = await Promise.all([
-      this.orm.select().from(r).where(where).orderBy(order === "asc" ? asc(column) : desc(column), asc(r.run_id)).limit(limit).offset(offset),
+      this.orm
+        .select()
+        .from(r)
+        .where(where)
+        .orderBy(order === "asc" ? asc(column) : desc(column), asc(r.run_id))
+        .limit(limit)
+        .offset(offset),
       this.orm.select({ n: count() }).from(r).where(where),
     ]);
-    return pageOf(rows.map((x) => toRunRow(x)), Number(total?.n ?? 0), { page, limit });
+    return pageOf(
+      rows.map((x) => toRunRow(x)),
+      Number(total?.n ?? 0),
+      { page, limit },
+    );
   }
 
   /** One session's runs before migration: merged in memory, then filtered and paged. */
@@ -527,7 +664,9 @@ export class PostgresDb implements Db {
   ): Promise<Page<RunRow>> {
     const session = await this.getSession(opts.sessionId!, { includeRuns: false, userId: opts.userId });
     if (!session) return { data: [], page: p.page, limit: p.limit, total_count: 0, total_pages: 0 };
-    const rows = await this.exec(sql`SELECT session_id, runs AS legacy_runs FROM ${this.sessionsTable} WHERE session_id = ${opts.sessionId!}`);
+    const rows = await this.exec(
+      sql`SELECT session_id, runs AS legacy_runs FROM ${this.sessionsTable} WHERE session_id = ${opts.sessionId!}`,
+    );
     const all = (await this.sessionRuns([session.record], rows)).get(opts.sessionId!) ?? [];
     const key = sortBy as "created_at" | "updated_at" | "run_index";
     const matching = all
@@ -535,7 +674,9 @@ export class PostgresDb implements Db {
       .filter((x) => (opts.teamId ? x.team_id === opts.teamId : true))
       .filter((x) => (opts.workflowId ? x.workflow_id === opts.workflowId : true))
       .filter((x) => (opts.runType ? x.run_type === opts.runType : true))
-      .filter((x) => (opts.parentRunId === null ? !x.parent_run_id : opts.parentRunId ? x.parent_run_id === opts.parentRunId : true))
+      .filter((x) =>
+        opts.parentRunId === null ? !x.parent_run_id : opts.parentRunId ? x.parent_run_id === opts.parentRunId : true,
+      )
       .filter((x) => (statuses.length ? statuses.includes(String(x.status)) : true))
       .sort((a, b) => ((a[key] ?? 0) - (b[key] ?? 0)) * (order === "asc" ? 1 : -1));
     return pageOf(matching.slice(p.offset, p.offset + p.limit), matching.length, p);
@@ -567,7 +708,9 @@ export class PostgresDb implements Db {
       const absent = ids.filter((id) => !found.has(id));
       for (const id of absent) {
         if (legacy && (await this.findLegacyRun(id, opts, txExec))) {
-          throw new MigrationRequiredError(`run ${id} still lives in an agno 2.x session blob: migrate before deleting it`);
+          throw new MigrationRequiredError(
+            `run ${id} still lives in an agno 2.x session blob: migrate before deleting it`,
+          );
         }
       }
       throw new NotFoundError(`run(s) not found: ${absent.join(", ")}`);
@@ -671,7 +814,10 @@ export class PostgresDb implements Db {
     return this.toolResults.insert(row);
   }
 
-  async getToolResult(resultId: string, scope: { sessionId: string | null; userId: string | null }): Promise<ToolResultRecord | null> {
+  async getToolResult(
+    resultId: string,
+    scope: { sessionId: string | null; userId: string | null },
+  ): Promise<ToolResultRecord | null> {
     await this.inspect();
     return this.toolResults.get(resultId, scope);
   }
@@ -725,7 +871,11 @@ export class PostgresDb implements Db {
     this.forget();
     const state = await this.inspect();
     try {
-      await cleanupLegacyRuns({ exec: this.exec, transaction: (fn) => this.transaction(fn), schema: this.schema, names: this.names }, state, opts);
+      await cleanupLegacyRuns(
+        { exec: this.exec, transaction: (fn) => this.transaction(fn), schema: this.schema, names: this.names },
+        state,
+        opts,
+      );
     } finally {
       this.forget();
     }

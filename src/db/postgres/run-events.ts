@@ -11,7 +11,11 @@ const MAX_READ = 1000;
 
 /** The SQLSTATE of a failed query (drizzle wraps the driver's error as its `cause`). */
 function pgCode(error: unknown): string | undefined {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 3; e = e.cause as typeof e, depth++) {
+  for (
+    let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 3;
+    e = e.cause as typeof e, depth++
+  ) {
     if (typeof e.code === "string") return e.code;
   }
   return undefined;
@@ -26,7 +30,8 @@ export class RunEventTable {
 
   async append(runId: string, firstIndex: number, events: object[]): Promise<void> {
     validateId(runId, "run_id");
-    if (!Number.isInteger(firstIndex) || firstIndex < 0) throw new ValidationError("firstIndex must be a non-negative integer", "firstIndex");
+    if (!Number.isInteger(firstIndex) || firstIndex < 0)
+      throw new ValidationError("firstIndex must be a non-negative integer", "firstIndex");
     if (events.length === 0) return;
     if (events.length > MAX_BATCH) throw new ValidationError(`at most ${MAX_BATCH} events per append`, "events");
     const now = nowSeconds();
@@ -39,7 +44,8 @@ export class RunEventTable {
       await this.exec(sql`INSERT INTO ${this.table} (run_id, event_index, event, created_at) VALUES ${rows}`);
     } catch (error) {
       const code = pgCode(error);
-      if (code === "23505") throw new ConflictError(`run ${runId} already has events at ${firstIndex}..${firstIndex + events.length - 1}`);
+      if (code === "23505")
+        throw new ConflictError(`run ${runId} already has events at ${firstIndex}..${firstIndex + events.length - 1}`);
       if (code === "23503") throw new ConflictError(`run ${runId} is not stored: its events cannot be`);
       throw error;
     }
@@ -47,12 +53,17 @@ export class RunEventTable {
 
   async after(runId: string, afterIndex: number, limit = 500): Promise<StoredRunEvent[]> {
     validateId(runId, "run_id");
-    if (!Number.isInteger(afterIndex) || afterIndex < -1) throw new ValidationError("afterIndex must be an integer of at least -1", "last_event_index");
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_READ) throw new ValidationError(`limit must be 1..${MAX_READ}`, "limit");
+    if (!Number.isInteger(afterIndex) || afterIndex < -1)
+      throw new ValidationError("afterIndex must be an integer of at least -1", "last_event_index");
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_READ)
+      throw new ValidationError(`limit must be 1..${MAX_READ}`, "limit");
     const rows = await this.exec(
       sql`SELECT event_index, event FROM ${this.table} WHERE run_id = ${runId} AND event_index > ${afterIndex} ORDER BY event_index LIMIT ${limit}`,
     );
-    return rows.map((r) => ({ index: Number(r.event_index), event: (typeof r.event === "string" ? JSON.parse(r.event) : r.event) as StoredRunEvent["event"] }));
+    return rows.map((r) => ({
+      index: Number(r.event_index),
+      event: (typeof r.event === "string" ? JSON.parse(r.event) : r.event) as StoredRunEvent["event"],
+    }));
   }
 
   async last(runId: string): Promise<number> {

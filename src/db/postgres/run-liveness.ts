@@ -19,7 +19,9 @@ export class RunLivenessTable {
   /** One small UPDATE; false once the run is no longer RUNNING (paused, ended, cancelled, interrupted). */
   async heartbeat(runId: string): Promise<boolean> {
     validateId(runId, "run_id");
-    const rows = await this.exec(sql`UPDATE ${this.t.runs} SET updated_at = ${now()} WHERE run_id = ${runId} AND status = 'RUNNING' RETURNING 1 AS alive`);
+    const rows = await this.exec(
+      sql`UPDATE ${this.t.runs} SET updated_at = ${now()} WHERE run_id = ${runId} AND status = 'RUNNING' RETURNING 1 AS alive`,
+    );
     return rows.length === 1;
   }
 

@@ -18,17 +18,28 @@ export interface RunTables {
  * A session row's agno 2.x runs blob counted (0 when it holds none): before migration a new run's
  * run_index starts after them. Read from the row an upsert or bump returns.
  */
-export const LEGACY_RUN_COUNT = sql.raw(`COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)`);
+export const LEGACY_RUN_COUNT = sql.raw(
+  `COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)`,
+);
 
 /** The run's columns as a write aliased `r` returns them (built once: every run write uses it). */
-const RETURNING_RUN = sql.raw(RUN_COLUMNS.split(", ").map((c) => `r.${c}`).join(", "));
+const RETURNING_RUN = sql.raw(
+  RUN_COLUMNS.split(", ")
+    .map((c) => `r.${c}`)
+    .join(", "),
+);
 
 /**
  * Updates an existing run of this session, in one of the `expectStatus` states, whose session
  * holds the run's user. The session row is bumped (and so locked) before the run row, the
  * order writeRun locks them in, so the two paths never deadlock each other.
  */
-export async function updateRunRow(exec: Exec, t: RunTables, run: RunRecord, expectStatus: string[]): Promise<RunRow | null> {
+export async function updateRunRow(
+  exec: Exec,
+  t: RunTables,
+  run: RunRecord,
+  expectStatus: string[],
+): Promise<RunRow | null> {
   const [row] = await exec(sql`${runUpdate(t, run, expectStatus)} SELECT * FROM w`);
   return row ? toRunRow(row) : null;
 }
@@ -39,13 +50,26 @@ export async function updateRunRow(exec: Exec, t: RunTables, run: RunRecord, exp
  * a single writer, never wait on each other in a cycle. The runs must be distinct: a row is
  * updated once per statement.
  */
-export async function updateRunRows(exec: Exec, t: RunTables, writes: Array<{ run: RunRecord; expectStatus: string[] }>): Promise<Array<RunRow | null>> {
+export async function updateRunRows(
+  exec: Exec,
+  t: RunTables,
+  writes: Array<{ run: RunRecord; expectStatus: string[] }>,
+): Promise<Array<RunRow | null>> {
   const ts = now();
   const x = pgJson(
     writes.map(({ run, expectStatus }, ord) => ({
-      ord, run_id: run.run_id, session_id: run.session_id, run_type: runTypeOf(run), agent_id: run.agent_id ?? null, team_id: run.team_id ?? null,
-      workflow_id: run.workflow_id ?? null, user_id: run.user_id ?? null, parent_run_id: run.parent_run_id ?? null, status: run.status ?? null,
-      run_data: run, expect: expectStatus,
+      ord,
+      run_id: run.run_id,
+      session_id: run.session_id,
+      run_type: runTypeOf(run),
+      agent_id: run.agent_id ?? null,
+      team_id: run.team_id ?? null,
+      workflow_id: run.workflow_id ?? null,
+      user_id: run.user_id ?? null,
+      parent_run_id: run.parent_run_id ?? null,
+      status: run.status ?? null,
+      run_data: run,
+      expect: expectStatus,
     })),
   );
   // The sessions by a literal list: joined with the recordset (estimated at 100 rows), the planner
@@ -96,7 +120,10 @@ function runUpdate(t: RunTables, run: RunRecord, expectStatus: string[]): SQL {
     FROM s
     WHERE r.run_id = ${run.run_id} AND r.session_id = ${run.session_id}
       AND (${run.user_id ?? null}::varchar IS NULL OR s.user_id IS NULL OR s.user_id = ${run.user_id ?? null}::varchar)
-      AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})
+      AND r.status IN (${sql.join(
+        expectStatus.map((st) => sql`${st}`),
+        sql`, `,
+      )})
     RETURNING ${RETURNING_RUN})`;
 }
 
@@ -105,7 +132,13 @@ function runUpdate(t: RunTables, run: RunRecord, expectStatus: string[]): SQL {
  * so two writers of one session serialise and each new run gets its own next run_index;
  * the insert is a separate statement so it sees the other writer's committed row.
  */
-export async function writeRunRow(exec: Exec, t: RunTables, run: RunRecord, legacy: boolean, expectStatus?: string[]): Promise<RunRow> {
+export async function writeRunRow(
+  exec: Exec,
+  t: RunTables,
+  run: RunRecord,
+  legacy: boolean,
+  expectStatus?: string[],
+): Promise<RunRow> {
   const ts = now();
   const [session] = await exec(
     sql`UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id = ${run.session_id}
@@ -114,7 +147,9 @@ export async function writeRunRow(exec: Exec, t: RunTables, run: RunRecord, lega
   if (!session) throw new NotFoundError(`session ${run.session_id} not found: upsert the session before its runs`);
   const owner = (session.user_id as string | null) ?? null;
   if (run.user_id && owner && run.user_id !== owner) {
-    throw new ConflictError(`run ${run.run_id} names user ${run.user_id} but session ${run.session_id} belongs to another user`);
+    throw new ConflictError(
+      `run ${run.run_id} names user ${run.user_id} but session ${run.session_id} belongs to another user`,
+    );
   }
   const legacyCount = Number(session.legacy_count ?? 0);
   const [row] = await exec(sql`
@@ -127,11 +162,22 @@ export async function writeRunRow(exec: Exec, t: RunTables, run: RunRecord, lega
       workflow_id = EXCLUDED.workflow_id, user_id = EXCLUDED.user_id, parent_run_id = EXCLUDED.parent_run_id,
       status = EXCLUDED.status, run_data = EXCLUDED.run_data, updated_at = EXCLUDED.updated_at
     WHERE r.session_id = EXCLUDED.session_id
-      ${expectStatus ? sql`AND r.status IN (${sql.join(expectStatus.map((st) => sql`${st}`), sql`, `)})` : sql``}
+      ${
+        expectStatus
+          ? sql`AND r.status IN (${sql.join(
+              expectStatus.map((st) => sql`${st}`),
+              sql`, `,
+            )})`
+          : sql``
+      }
     RETURNING ${RETURNING_RUN}`);
   if (row) return toRunRow(row);
   const [existing] = await exec(sql`SELECT session_id, status FROM ${t.runs} WHERE run_id = ${run.run_id}`);
-  if (existing && existing.session_id !== run.session_id) throw new ConflictError(`run ${run.run_id} already belongs to another session`);
+  if (existing && existing.session_id !== run.session_id)
+    throw new ConflictError(`run ${run.run_id} already belongs to another session`);
   const actual = (existing?.status as string | null) ?? null;
-  throw new StatusConflictError(`run ${run.run_id} is ${actual ?? "without status"}, not ${expectStatus?.join(" or ")}`, actual);
+  throw new StatusConflictError(
+    `run ${run.run_id} is ${actual ?? "without status"}, not ${expectStatus?.join(" or ")}`,
+    actual,
+  );
 }

@@ -15,20 +15,61 @@ export interface ScheduleDeps {
 }
 
 export const SCHEDULE_COLUMNS = [
-  "id", "name", "description", "method", "endpoint", "payload", "cron_expr", "timezone", "timeout_seconds", "max_retries",
-  "retry_delay_seconds", "enabled", "next_run_at", "locked_by", "locked_at", "user_id", "managed_by", "target_type", "target_id",
-  "created_by_run_id", "created_by_session_id", "updated_by_run_id", "updated_by_session_id", "disabled_reason", "created_at", "updated_at",
+  "id",
+  "name",
+  "description",
+  "method",
+  "endpoint",
+  "payload",
+  "cron_expr",
+  "timezone",
+  "timeout_seconds",
+  "max_retries",
+  "retry_delay_seconds",
+  "enabled",
+  "next_run_at",
+  "locked_by",
+  "locked_at",
+  "user_id",
+  "managed_by",
+  "target_type",
+  "target_id",
+  "created_by_run_id",
+  "created_by_session_id",
+  "updated_by_run_id",
+  "updated_by_session_id",
+  "disabled_reason",
+  "created_at",
+  "updated_at",
 ] as const;
 
 export const RUN_COLUMNS = [
-  "id", "schedule_id", "attempt", "triggered_at", "completed_at", "status", "status_code", "run_id", "session_id", "error", "input",
-  "output", "requirements", "user_id", "created_at", "scheduled_for", "job_id", "next_attempt_at",
+  "id",
+  "schedule_id",
+  "attempt",
+  "triggered_at",
+  "completed_at",
+  "status",
+  "status_code",
+  "run_id",
+  "session_id",
+  "error",
+  "input",
+  "output",
+  "requirements",
+  "user_id",
+  "created_at",
+  "scheduled_for",
+  "job_id",
+  "next_attempt_at",
 ] as const;
 
 /** `alias.col, …` for a SELECT or RETURNING list. */
-export const columns = (list: readonly string[], alias: string): SQL => sql.raw(list.map((c) => `${alias}.${c}`).join(", "));
+export const columns = (list: readonly string[], alias: string): SQL =>
+  sql.raw(list.map((c) => `${alias}.${c}`).join(", "));
 
-const json = <T>(value: unknown): T | null => (value === null || value === undefined ? null : ((typeof value === "string" ? JSON.parse(value) : value) as T));
+const json = <T>(value: unknown): T | null =>
+  value === null || value === undefined ? null : ((typeof value === "string" ? JSON.parse(value) : value) as T);
 
 export function toSchedule(row: Record<string, unknown>): Schedule {
   const text = (k: string) => str(row[k]);
@@ -89,5 +130,7 @@ export function toScheduleRun(row: Record<string, unknown>): ScheduleRun {
 export function scopeFilter(scope: ScheduleScope, alias: string): SQL {
   const column = sql.raw(`${alias}.user_id`);
   if (scope.userId === undefined) return sql`TRUE`;
-  return scope.includeShared ? sql`(${column} = ${scope.userId} OR ${column} IS NULL)` : sql`${column} = ${scope.userId}`;
+  return scope.includeShared
+    ? sql`(${column} = ${scope.userId} OR ${column} IS NULL)`
+    : sql`${column} = ${scope.userId}`;
 }

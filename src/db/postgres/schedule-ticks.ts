@@ -1,14 +1,41 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { DueRetry, NewScheduleRun, Schedule, ScheduleAdvance, ScheduleRun, ScheduleTicks } from "../../scheduler/types.js";
-import { columns, RUN_COLUMNS, SCHEDULE_COLUMNS, toSchedule, toScheduleRun, type ScheduleDeps } from "./schedule-rows.js";
+import type {
+  DueRetry,
+  NewScheduleRun,
+  Schedule,
+  ScheduleAdvance,
+  ScheduleRun,
+  ScheduleTicks,
+} from "../../scheduler/types.js";
+import {
+  columns,
+  RUN_COLUMNS,
+  SCHEDULE_COLUMNS,
+  toSchedule,
+  toScheduleRun,
+  type ScheduleDeps,
+} from "./schedule-rows.js";
 import { pgJson } from "../../json-limits.js";
 import { rethrowUnavailable } from "./unavailable.js";
 
 /** The attempt fields a tick writes (a NewScheduleRun's), with the types `jsonb_to_recordset` reads them as: one parameter for any number of rows. */
 const NEW_RUN_FIELDS: Array<[keyof NewScheduleRun, string]> = [
-  ["id", "text"], ["schedule_id", "text"], ["attempt", "bigint"], ["triggered_at", "bigint"], ["completed_at", "bigint"], ["status", "text"],
-  ["status_code", "bigint"], ["run_id", "text"], ["session_id", "text"], ["error", "text"], ["input", "jsonb"], ["user_id", "text"],
-  ["scheduled_for", "bigint"], ["occurrence_key", "text"], ["job_id", "text"], ["next_attempt_at", "bigint"],
+  ["id", "text"],
+  ["schedule_id", "text"],
+  ["attempt", "bigint"],
+  ["triggered_at", "bigint"],
+  ["completed_at", "bigint"],
+  ["status", "text"],
+  ["status_code", "bigint"],
+  ["run_id", "text"],
+  ["session_id", "text"],
+  ["error", "text"],
+  ["input", "jsonb"],
+  ["user_id", "text"],
+  ["scheduled_for", "bigint"],
+  ["occurrence_key", "text"],
+  ["job_id", "text"],
+  ["next_attempt_at", "bigint"],
 ];
 const NEW_RUN_COLUMNS = sql.raw(NEW_RUN_FIELDS.map(([c]) => c).join(", "));
 const NEW_RUN_RECORD = sql.raw(NEW_RUN_FIELDS.map(([c, type]) => `${c} ${type}`).join(", "));
@@ -21,7 +48,13 @@ const NEW_RUN_RECORD = sql.raw(NEW_RUN_FIELDS.map(([c, type]) => `${c} ${type}`)
 export class PostgresScheduleTicks implements ScheduleTicks {
   constructor(protected readonly d: ScheduleDeps) {}
 
-  async claimDueSchedules(o: { workerId: string; dueBy: number; now: number; limit: number; lockSeconds: number }): Promise<Schedule[]> {
+  async claimDueSchedules(o: {
+    workerId: string;
+    dueBy: number;
+    now: number;
+    limit: number;
+    lockSeconds: number;
+  }): Promise<Schedule[]> {
     await this.d.ready();
     const rows = await this.d.exec(sql`
       UPDATE ${this.d.schedules} AS s SET locked_by = ${o.workerId}, locked_at = ${o.now}
@@ -33,7 +66,12 @@ export class PostgresScheduleTicks implements ScheduleTicks {
     return rows.map(toSchedule);
   }
 
-  async settleClaims(workerId: string, advances: ScheduleAdvance[], runs: NewScheduleRun[], now: number): Promise<{ advanced: number; recorded: number }> {
+  async settleClaims(
+    workerId: string,
+    advances: ScheduleAdvance[],
+    runs: NewScheduleRun[],
+    now: number,
+  ): Promise<{ advanced: number; recorded: number }> {
     if (advances.length === 0 && runs.length === 0) return { advanced: 0, recorded: 0 };
     // Moves only a schedule still at its claimed next_run_at (compared on the row as it is when
     // updated, not on the statement's snapshot): an edit made meanwhile, or a tick that got there
@@ -97,7 +135,10 @@ export class PostgresScheduleTicks implements ScheduleTicks {
       FROM ${this.d.scheduleRuns} sr JOIN ${this.d.schedules} s ON s.id = sr.schedule_id
       WHERE sr.next_attempt_at <= ${now} AND s.enabled AND sr.occurrence_key IS NOT NULL
       ORDER BY sr.next_attempt_at, sr.id LIMIT ${limit}`);
-    return rows.map((r) => ({ parent: { ...toScheduleRun(r), occurrence_key: String(r.occurrence_key) }, schedule: toSchedule(r.schedule as Record<string, unknown>) }));
+    return rows.map((r) => ({
+      parent: { ...toScheduleRun(r), occurrence_key: String(r.occurrence_key) },
+      schedule: toSchedule(r.schedule as Record<string, unknown>),
+    }));
   }
 
   async recordScheduleRuns(runs: NewScheduleRun[], now: number, retried: string[] = []): Promise<ScheduleRun[]> {

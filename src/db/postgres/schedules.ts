@@ -1,7 +1,14 @@
 import { sql } from "drizzle-orm";
 import { ConflictError, NotFoundError, QuotaExceededError, ValidationError } from "../../errors.js";
 import { prepareCreate, prepareUpdate } from "../../scheduler/validate.js";
-import type { Schedule, ScheduleInput, ScheduleRun, ScheduleScope, ScheduleStore, ScheduleUpdate } from "../../scheduler/types.js";
+import type {
+  Schedule,
+  ScheduleInput,
+  ScheduleRun,
+  ScheduleScope,
+  ScheduleStore,
+  ScheduleUpdate,
+} from "../../scheduler/types.js";
 import { pageOf, resolvePage } from "../pagination.js";
 import type { Page } from "../types.js";
 import { validateId } from "../validate.js";
@@ -13,7 +20,8 @@ import { nowSeconds as now } from "../../time.js";
 
 /** Postgres reports a broken unique key as 23505, also when drizzle wraps the driver's error. */
 function isUniqueViolation(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e) if (e.code === "23505") return true;
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    if (e.code === "23505") return true;
   return false;
 }
 
@@ -33,13 +41,20 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
    * The cap is checked in the insert's own statement, so concurrent creates of one owner may
    * overshoot it by at most their number (as the queue's depth limit).
    */
-  async createSchedule(input: ScheduleInput, owner: { userId: string | null }, limits: { maxPerUser?: number } = {}): Promise<Schedule> {
+  async createSchedule(
+    input: ScheduleInput,
+    owner: { userId: string | null },
+    limits: { maxPerUser?: number } = {},
+  ): Promise<Schedule> {
     if (owner.userId !== null) validateId(owner.userId, "user_id");
     const ts = now();
     const s = prepareCreate(input, ts);
     await this.d.ready();
     const mine = owner.userId === null ? sql`user_id IS NULL` : sql`user_id = ${owner.userId}`;
-    const room = limits.maxPerUser === undefined ? sql`true` : sql`(SELECT COUNT(*) FROM ${this.d.schedules} WHERE ${mine}) < ${limits.maxPerUser}`;
+    const room =
+      limits.maxPerUser === undefined
+        ? sql`true`
+        : sql`(SELECT COUNT(*) FROM ${this.d.schedules} WHERE ${mine}) < ${limits.maxPerUser}`;
     try {
       const [row] = await this.d.exec(sql`
         INSERT INTO ${this.d.schedules} AS s (id, name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries,
@@ -51,7 +66,11 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
         RETURNING ${columns(SCHEDULE_COLUMNS, "s")}`);
       if (!row) {
         const who = owner.userId === null ? "callers without a user (one shared principal)" : `user ${owner.userId}`;
-        throw new QuotaExceededError(`the per-user schedule cap (${limits.maxPerUser} schedules) is reached for ${who}: delete one first`, "schedules", 60);
+        throw new QuotaExceededError(
+          `the per-user schedule cap (${limits.maxPerUser} schedules) is reached for ${who}: delete one first`,
+          "schedules",
+          60,
+        );
       }
       return toSchedule(row);
     } catch (error) {
@@ -63,23 +82,31 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
   async getSchedule(id: string, scope: ScheduleScope = {}): Promise<Schedule | null> {
     validateId(id, "schedule_id");
     await this.d.ready();
-    const [row] = await this.d.exec(sql`SELECT ${columns(SCHEDULE_COLUMNS, "s")} FROM ${this.d.schedules} s WHERE s.id = ${id} AND ${scopeFilter(scope, "s")}`);
+    const [row] = await this.d.exec(
+      sql`SELECT ${columns(SCHEDULE_COLUMNS, "s")} FROM ${this.d.schedules} s WHERE s.id = ${id} AND ${scopeFilter(scope, "s")}`,
+    );
     return row ? toSchedule(row) : null;
   }
 
-  async listSchedules(opts: { enabled?: boolean; limit?: number; page?: number } = {}, scope: ScheduleScope = {}): Promise<Page<Schedule>> {
+  async listSchedules(
+    opts: { enabled?: boolean; limit?: number; page?: number } = {},
+    scope: ScheduleScope = {},
+  ): Promise<Page<Schedule>> {
     const p = resolvePage(opts);
     await this.d.ready();
     const where = sql`${scopeFilter(scope, "s")} ${opts.enabled === undefined ? sql`` : sql`AND s.enabled = ${opts.enabled}`}`;
     const [rows, [total]] = await Promise.all([
-      this.d.exec(sql`SELECT ${columns(SCHEDULE_COLUMNS, "s")} FROM ${this.d.schedules} s WHERE ${where} ORDER BY s.created_at DESC, s.id LIMIT ${p.limit} OFFSET ${p.offset}`),
+      this.d.exec(
+        sql`SELECT ${columns(SCHEDULE_COLUMNS, "s")} FROM ${this.d.schedules} s WHERE ${where} ORDER BY s.created_at DESC, s.id LIMIT ${p.limit} OFFSET ${p.offset}`,
+      ),
       this.d.exec(sql`SELECT COUNT(*) AS n FROM ${this.d.schedules} s WHERE ${where}`),
     ]);
     return pageOf(rows.map(toSchedule), Number(total?.n ?? 0), p);
   }
 
   async updateSchedule(id: string, changes: Record<string, unknown>, scope: ScheduleScope = {}): Promise<Schedule> {
-    if (typeof changes !== "object" || changes === null || Array.isArray(changes)) throw new ValidationError("changes must be an object of schedule fields", "body");
+    if (typeof changes !== "object" || changes === null || Array.isArray(changes))
+      throw new ValidationError("changes must be an object of schedule fields", "body");
     const current = await this.getSchedule(id, { userId: scope.userId });
     if (!current) throw new NotFoundError(`schedule ${id} not found`);
     const update = prepareUpdate(current, changes, now());
@@ -104,11 +131,16 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
     if (Number(row?.n ?? 0) === 0) throw new NotFoundError(`schedule ${id} not found`);
   }
 
-  async listScheduleRuns(scheduleId: string, opts: { limit?: number; page?: number } = {}, scope: ScheduleScope = {}): Promise<Page<ScheduleRun>> {
+  async listScheduleRuns(
+    scheduleId: string,
+    opts: { limit?: number; page?: number } = {},
+    scope: ScheduleScope = {},
+  ): Promise<Page<ScheduleRun>> {
     const p = resolvePage(opts);
     if (!(await this.getSchedule(scheduleId, scope))) throw new NotFoundError(`schedule ${scheduleId} not found`);
     const [rows, [total]] = await Promise.all([
-      this.d.exec(sql`SELECT ${columns(RUN_COLUMNS, "r")} FROM ${this.d.scheduleRuns} r WHERE r.schedule_id = ${scheduleId}
+      this.d
+        .exec(sql`SELECT ${columns(RUN_COLUMNS, "r")} FROM ${this.d.scheduleRuns} r WHERE r.schedule_id = ${scheduleId}
         ORDER BY r.created_at DESC, r.attempt DESC, r.id LIMIT ${p.limit} OFFSET ${p.offset}`),
       this.d.exec(sql`SELECT COUNT(*) AS n FROM ${this.d.scheduleRuns} WHERE schedule_id = ${scheduleId}`),
     ]);
@@ -129,7 +161,9 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
   private async write(current: Schedule, update: ScheduleUpdate): Promise<Schedule> {
     const entries = Object.entries(update).filter(([, v]) => v !== undefined);
     if (entries.length === 0) return current;
-    const sets = entries.map(([k, v]) => (k === "payload" ? sql`payload = ${v === null ? null : pgJson(v)}::jsonb` : sql`${sql.raw(k)} = ${v}`));
+    const sets = entries.map(([k, v]) =>
+      k === "payload" ? sql`payload = ${v === null ? null : pgJson(v)}::jsonb` : sql`${sql.raw(k)} = ${v}`,
+    );
     try {
       const [row] = await this.d.exec(sql`
         UPDATE ${this.d.schedules} s SET ${sql.join(sets, sql`, `)}, updated_at = ${now()} WHERE s.id = ${current.id}

@@ -10,8 +10,32 @@ export type Exec = (query: SQL) => Promise<Rows>;
 
 /** Columns the code relies on; a table without them was made by something else. */
 const REQUIRED_COLUMNS = {
-  sessions: ["session_id", "session_type", "agent_id", "team_id", "workflow_id", "user_id", "session_data", "created_at", "updated_at"],
-  runs: ["run_id", "session_id", "run_type", "agent_id", "team_id", "workflow_id", "user_id", "parent_run_id", "status", "run_index", "run_data", "created_at", "updated_at"],
+  sessions: [
+    "session_id",
+    "session_type",
+    "agent_id",
+    "team_id",
+    "workflow_id",
+    "user_id",
+    "session_data",
+    "created_at",
+    "updated_at",
+  ],
+  runs: [
+    "run_id",
+    "session_id",
+    "run_type",
+    "agent_id",
+    "team_id",
+    "workflow_id",
+    "user_id",
+    "parent_run_id",
+    "status",
+    "run_index",
+    "run_data",
+    "created_at",
+    "updated_at",
+  ],
 } as const;
 
 export interface Inspection {
@@ -53,7 +77,9 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedules_idx: `idx_${names.schedules}`,
     schedule_runs_idx: `idx_${names.scheduleRuns}`,
   };
-  return MIGRATIONS.flatMap((m) => m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)));
+  return MIGRATIONS.flatMap((m) =>
+    m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)),
+  );
 }
 
 async function columnsOf(exec: Exec, schema: string, names: TableNames): Promise<Map<string, Set<string>>> {
@@ -94,7 +120,8 @@ export async function ensureSchema(
   names: TableNames,
 ): Promise<Inspection> {
   const quick = await isCurrent(exec, schema, names);
-  if (quick) return { state: "current", version: CURRENT_SCHEMA_VERSION, hasLegacyRunsColumn: quick.hasLegacyRunsColumn };
+  if (quick)
+    return { state: "current", version: CURRENT_SCHEMA_VERSION, hasLegacyRunsColumn: quick.hasLegacyRunsColumn };
   return transaction(async (tx) => {
     await tx(sql`SELECT pg_advisory_xact_lock(hashtext(${`agno:${schema}`}))`);
     const before = await columnsOf(tx, schema, names);
@@ -106,7 +133,11 @@ export async function ensureSchema(
         );
       }
     }
-    requireColumns(names.sessions, before.get(names.sessions), REQUIRED_COLUMNS.sessions.filter((c) => c !== "updated_at"));
+    requireColumns(
+      names.sessions,
+      before.get(names.sessions),
+      REQUIRED_COLUMNS.sessions.filter((c) => c !== "updated_at"),
+    );
     requireColumns(names.runs, before.get(names.runs), REQUIRED_COLUMNS.runs);
 
     for (const statement of renderStatements(schema, names)) await tx(sql.raw(statement));
@@ -127,7 +158,11 @@ export async function ensureSchema(
 }
 
 /** The common case, answered without DDL or locks: every table exists and is stamped current. */
-async function isCurrent(exec: Exec, schema: string, names: TableNames): Promise<{ hasLegacyRunsColumn: boolean } | null> {
+async function isCurrent(
+  exec: Exec,
+  schema: string,
+  names: TableNames,
+): Promise<{ hasLegacyRunsColumn: boolean } | null> {
   const columns = await columnsOf(exec, schema, names);
   if (!columns.has(names.versions) || !columns.has(names.runs) || !columns.has(names.sessions)) return null;
   const stamped = await readVersions(exec, schema, names);
@@ -148,7 +183,13 @@ async function readVersions(exec: Exec, schema: string, names: TableNames): Prom
 }
 
 /** Records `version` for each table (callers have already refused a database that is ahead). */
-export async function stampVersions(exec: Exec, schema: string, names: TableNames, tables: string[], version: string): Promise<void> {
+export async function stampVersions(
+  exec: Exec,
+  schema: string,
+  names: TableNames,
+  tables: string[],
+  version: string,
+): Promise<void> {
   const now = new Date().toISOString();
   const target = sql.raw(qualified(schema, names.versions));
   for (const table of tables) {

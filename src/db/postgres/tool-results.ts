@@ -54,7 +54,10 @@ export class ToolResultTable {
     if (rows.length === 0) throw new ConflictError(`tool result ${r.result_id} (or its path ${r.path}) already exists`);
   }
 
-  async get(resultId: string, scope: { sessionId: string | null; userId: string | null }): Promise<ToolResultRecord | null> {
+  async get(
+    resultId: string,
+    scope: { sessionId: string | null; userId: string | null },
+  ): Promise<ToolResultRecord | null> {
     validateId(resultId, "result_id");
     const [row] = await this.exec(sql`
       SELECT ${sql.raw(COLUMNS)} FROM ${this.table}
@@ -63,7 +66,8 @@ export class ToolResultTable {
   }
 
   async expired(now: number, namespace: string, limit = 500): Promise<ToolResultRecord[]> {
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST) throw new ValidationError(`limit must be 1..${MAX_LIST}`, "limit");
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIST)
+      throw new ValidationError(`limit must be 1..${MAX_LIST}`, "limit");
     const rows = await this.exec(sql`
       SELECT ${sql.raw(COLUMNS)} FROM ${this.table}
       WHERE namespace = ${namespace} AND expires_at IS NOT NULL AND expires_at < ${now}
@@ -74,7 +78,9 @@ export class ToolResultTable {
   async delete(resultIds: string[]): Promise<number> {
     if (resultIds.length === 0) return 0;
     const ids = [...new Set(validateIds(resultIds, "result_ids"))];
-    const rows = await this.exec(sql`DELETE FROM ${this.table} WHERE result_id IN (${idList(ids)}) RETURNING 1 AS gone`);
+    const rows = await this.exec(
+      sql`DELETE FROM ${this.table} WHERE result_id IN (${idList(ids)}) RETURNING 1 AS gone`,
+    );
     return rows.length;
   }
 }

@@ -9,13 +9,29 @@ import { AgnoError, DatabaseUnavailableError } from "../../errors.js";
 const UNAVAILABLE_SQLSTATE = /^(08|57P0[123]$|53300$)/;
 
 /** Node's socket errors (the driver in Node, the local proxy's answers) that mean the server is out of reach. */
-const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
+const UNREACHABLE_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
 
 /** The driver's own messages (pg inside @neondatabase/serverless, and its WebSocket transport), whole, for each way a connection fails. */
 const DRIVER_MESSAGES: Array<[RegExp, string]> = [
-  [/^(timeout expired|timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/, "did not accept a connection in time"],
+  [
+    /^(timeout expired|timeout exceeded when trying to connect|Connection terminated due to connection timeout)$/,
+    "did not accept a connection in time",
+  ],
   [/^Query read timeout$/, "did not answer in time"],
-  [/^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/, "dropped the connection"],
+  [
+    /^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/,
+    "dropped the connection",
+  ],
   [/^All attempts to open a WebSocket to connect to the database failed/, "could not be reached"],
 ];
 
@@ -40,10 +56,17 @@ export function asUnavailable(error: unknown): unknown {
 
 function reasonOf(e: unknown): string | undefined {
   if (typeof e !== "object" || e === null) return undefined;
-  const { code, severity, message, type } = e as { code?: unknown; severity?: unknown; message?: unknown; type?: unknown };
+  const { code, severity, message, type } = e as {
+    code?: unknown;
+    severity?: unknown;
+    message?: unknown;
+    type?: unknown;
+  };
   // A server's error: its SQLSTATE decides; its message may quote the statement's data.
-  if (typeof severity === "string") return typeof code === "string" && UNAVAILABLE_SQLSTATE.test(code) ? "is not accepting connections" : undefined;
-  if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return code === "ETIMEDOUT" ? "did not answer in time" : "could not be reached";
+  if (typeof severity === "string")
+    return typeof code === "string" && UNAVAILABLE_SQLSTATE.test(code) ? "is not accepting connections" : undefined;
+  if (typeof code === "string" && UNREACHABLE_CODES.has(code))
+    return code === "ETIMEDOUT" ? "did not answer in time" : "could not be reached";
   // The WebSocket transport reports a failed socket as its `error` Event, not an Error.
   if (!(e instanceof Error) && type === "error") return "could not be reached";
   if (typeof message !== "string") return undefined;

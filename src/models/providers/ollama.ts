@@ -1,4 +1,7 @@
 import { openAICompatibleProvider } from "../openai-compatible-provider.js";
 
 /** A local Ollama server (http://localhost:11434/v1 unless OLLAMA_BASE_URL says otherwise). */
-export const ollama = /* @__PURE__ */ openAICompatibleProvider({ baseURL: "http://localhost:11434/v1", env: { baseURL: ["OLLAMA_BASE_URL"] } });
+export const ollama = /* @__PURE__ */ openAICompatibleProvider({
+  baseURL: "http://localhost:11434/v1",
+  env: { baseURL: ["OLLAMA_BASE_URL"] },
+});

@@ -7,5 +7,10 @@ import { openAIOptions } from "../openai-options.js";
 /** OpenAI over the Responses API. */
 export const openaiResponses: ModelProvider = {
   env: { apiKey: ["OPENAI_API_KEY"], baseURL: ["OPENAI_BASE_URL"] },
-  model: (id, opts) => new AiSdkModel(createOpenAI(openAICredentials(opts.credentials)).responses(id), { ...opts, providerOptions: openAIOptions(opts) }, opts.name),
+  model: (id, opts) =>
+    new AiSdkModel(
+      createOpenAI(openAICredentials(opts.credentials)).responses(id),
+      { ...opts, providerOptions: openAIOptions(opts) },
+      opts.name,
+    ),
 };

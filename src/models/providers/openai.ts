@@ -8,5 +8,10 @@ import { openAIOptions } from "../openai-options.js";
 export const openai: ModelProvider = {
   defaultModel: "gpt-4.1-mini",
   env: { apiKey: ["OPENAI_API_KEY"], baseURL: ["OPENAI_BASE_URL"] },
-  model: (id, opts) => new AiSdkModel(createOpenAI(openAICredentials(opts.credentials)).chat(id), { ...opts, providerOptions: openAIOptions(opts) }, opts.name),
+  model: (id, opts) =>
+    new AiSdkModel(
+      createOpenAI(openAICredentials(opts.credentials)).chat(id),
+      { ...opts, providerOptions: openAIOptions(opts) },
+      opts.name,
+    ),
 };

@@ -1,4 +1,7 @@
 import { openAICompatibleProvider } from "../openai-compatible-provider.js";
 
 /** OpenRouter. */
-export const openrouter = /* @__PURE__ */ openAICompatibleProvider({ baseURL: "https://openrouter.ai/api/v1", env: { apiKey: ["OPENROUTER_API_KEY"] } });
+export const openrouter = /* @__PURE__ */ openAICompatibleProvider({
+  baseURL: "https://openrouter.ai/api/v1",
+  env: { apiKey: ["OPENROUTER_API_KEY"] },
+});

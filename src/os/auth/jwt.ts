@@ -1,4 +1,13 @@
-import { base64url, decodeProtectedHeader, errors, importJWK, importSPKI, jwtVerify, type JWK, type JWTPayload } from "jose";
+import {
+  base64url,
+  decodeProtectedHeader,
+  errors,
+  importJWK,
+  importSPKI,
+  jwtVerify,
+  type JWK,
+  type JWTPayload,
+} from "jose";
 
 /** Who is calling, as the token says. */
 export interface Principal {
@@ -53,10 +62,12 @@ function memo<T>(fn: () => Promise<T>): () => Promise<T> {
 /** One configured entry: a PEM public key, `{pem, alg, kid}`, a JWK (public or `oct`), or a JWKS. */
 function pinKeys(entry: unknown): PinnedKey[] {
   if (typeof entry === "string") {
-    if (!entry.includes("-----BEGIN PUBLIC KEY-----")) throw new TypeError("a string verification key must be a PEM public key (SPKI)");
+    if (!entry.includes("-----BEGIN PUBLIC KEY-----"))
+      throw new TypeError("a string verification key must be a PEM public key (SPKI)");
     return [pemKey(entry)];
   }
-  if (!entry || typeof entry !== "object") throw new TypeError("a verification key must be a PEM string, a JWK, or a JWKS");
+  if (!entry || typeof entry !== "object")
+    throw new TypeError("a verification key must be a PEM string, a JWK, or a JWKS");
   const e = entry as Record<string, unknown>;
   if (Array.isArray(e.keys)) return e.keys.flatMap(pinKeys);
   if (typeof e.pem === "string") return [pemKey(e.pem, e.alg as string | undefined, e.kid as string | undefined)];
@@ -65,10 +76,19 @@ function pinKeys(entry: unknown): PinnedKey[] {
   const alg = defaultAlg(jwk);
   if (jwk.kty === "oct") {
     const secret = base64url.decode(jwk.k ?? "");
-    if (secret.length < MIN_HS_SECRET_BYTES) throw new TypeError(`an HS secret must be at least ${MIN_HS_SECRET_BYTES} bytes`);
+    if (secret.length < MIN_HS_SECRET_BYTES)
+      throw new TypeError(`an HS secret must be at least ${MIN_HS_SECRET_BYTES} bytes`);
     // Imported once as an HMAC CryptoKey: jose would re-import raw bytes on every verify.
     const hmac = { name: "HMAC", hash: `SHA-${alg.slice(2)}` };
-    return [{ kid: jwk.kid, resolve: memo(async () => ({ alg, key: await crypto.subtle.importKey("raw", new Uint8Array(secret), hmac, false, ["verify"]) })) }];
+    return [
+      {
+        kid: jwk.kid,
+        resolve: memo(async () => ({
+          alg,
+          key: await crypto.subtle.importKey("raw", new Uint8Array(secret), hmac, false, ["verify"]),
+        })),
+      },
+    ];
   }
   return [{ kid: jwk.kid, resolve: memo(async () => ({ alg, key: (await importJWK(jwk, alg)) as CryptoKey })) }];
 }
@@ -96,7 +116,11 @@ function principalFrom(payload: JWTPayload): Principal {
     throw new JwtError("token subject (sub) is missing or not a valid user id");
   }
   const scopes = payload.scopes ?? [];
-  if (!Array.isArray(scopes) || scopes.length > 200 || !scopes.every((s) => typeof s === "string" && s.length > 0 && s.length <= 200)) {
+  if (
+    !Array.isArray(scopes) ||
+    scopes.length > 200 ||
+    !scopes.every((s) => typeof s === "string" && s.length > 0 && s.length <= 200)
+  ) {
     throw new JwtError("token scopes must be a list of strings");
   }
   const sessionId = payload.session_id;
@@ -148,7 +172,9 @@ export class JwtVerifier {
           requiredClaims: this.opts.requireExp === false ? [] : ["exp"],
         });
         const principal = principalFrom(payload);
-        return payload.exp === undefined ? principal : { ...principal, expiresAt: (payload.exp + (this.opts.clockToleranceSeconds ?? 30)) * 1000 };
+        return payload.exp === undefined
+          ? principal
+          : { ...principal, expiresAt: (payload.exp + (this.opts.clockToleranceSeconds ?? 30)) * 1000 };
       } catch (error) {
         // A bad signature may be another key's token: try the next. Anything else (expired,
         // wrong audience, malformed claims) was signed by this key and is final.

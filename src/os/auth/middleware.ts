@@ -43,16 +43,23 @@ export function authMiddleware(config: AuthConfig): MiddlewareHandler<OSEnv> {
     c.set("principal", TRUSTED);
     c.set("userIsolation", config.mode === "jwt" && config.userIsolation === true);
     if (config.mode === "none" || matchedRoutes(c).some((r) => r.handler === publicRoute)) return next();
-    if (config.mode === "closed") return errorResponse(c, config.status, config.reason, config.status === 401 ? "unauthorized" : "misconfigured");
+    if (config.mode === "closed")
+      return errorResponse(c, config.status, config.reason, config.status === 401 ? "unauthorized" : "misconfigured");
     if (config.mode === "unconfigured") {
-      return errorResponse(c, 401, "authentication is not configured: set OS_SECURITY_KEY or JWT_VERIFICATION_KEYS (or AGNO_AUTH=none for local development)", "unauthorized");
+      return errorResponse(
+        c,
+        401,
+        "authentication is not configured: set OS_SECURITY_KEY or JWT_VERIFICATION_KEYS (or AGNO_AUTH=none for local development)",
+        "unauthorized",
+      );
     }
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer +([^\s]+)$/i.exec(header);
     if (!match) return errorResponse(c, 401, "missing bearer token", "unauthorized");
     const token = match[1]!;
     if (config.mode === "security_key") {
-      if (!timingSafeEqual(token, config.securityKey)) return errorResponse(c, 401, "invalid bearer token", "unauthorized");
+      if (!timingSafeEqual(token, config.securityKey))
+        return errorResponse(c, 401, "invalid bearer token", "unauthorized");
       return next();
     }
     try {

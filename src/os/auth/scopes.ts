@@ -57,7 +57,9 @@ export function hasScope(principal: Principal, resource: string, action: string,
 
 /** The scope a route needs, as its documentation and its 403 name it (`{param}` for a per-instance family's path parameter). */
 export function scopeText(resource: string, action: string, instance?: string): string {
-  return instance !== undefined && PER_INSTANCE_RESOURCES.has(resource) ? `${resource}:${instance}:${action}` : `${resource}:${action}`;
+  return instance !== undefined && PER_INSTANCE_RESOURCES.has(resource)
+    ? `${resource}:${instance}:${action}`
+    : `${resource}:${action}`;
 }
 
 export function principalOf(c: Context<OSEnv>): Principal {
@@ -89,7 +91,10 @@ export function effectiveUserId(c: Context<OSEnv>, requested: string | undefined
  * The user filter of a read. With isolation a non-admin reads their own rows and the shared ones
  * (rows that belong to no user, SPEC U2); writes use `effectiveUserId`, so only admins edit those.
  */
-export function readScope(c: Context<OSEnv>, requested: string | undefined): { userId?: string; includeShared?: boolean } {
+export function readScope(
+  c: Context<OSEnv>,
+  requested: string | undefined,
+): { userId?: string; includeShared?: boolean } {
   const principal = principalOf(c);
   if (c.get("userIsolation") && !principal.admin) return { userId: principal.userId ?? undefined, includeShared: true };
   return requested === undefined ? {} : { userId: requested };

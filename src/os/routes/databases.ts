@@ -35,7 +35,10 @@ function targetVersion(query: { target_version?: string }, body: { target_versio
   const wanted = query.target_version ?? body.target_version;
   if (wanted === undefined) return undefined;
   if (!MIGRATIONS.some((m) => m.version === wanted)) {
-    throw new ValidationError(`target_version ${wanted} is not supported: this build migrates to ${CURRENT_SCHEMA_VERSION}`, "target_version");
+    throw new ValidationError(
+      `target_version ${wanted} is not supported: this build migrates to ${CURRENT_SCHEMA_VERSION}`,
+      "target_version",
+    );
   }
   return CURRENT_SCHEMA_VERSION;
 }
@@ -63,7 +66,11 @@ export function databaseRoutes() {
     // Every database was out of reach: the request as a whole failed and may be retried (503 with
     // Retry-After), which a 207 (agno's answer when some fail) would not say.
     if (total > 0 && unavailable.length === total) throw unavailable[0];
-    if (failures > 0) return c.json({ message: `Migrated ${total - failures}/${total} databases ${to(version)}`, failed, results }, 207);
+    if (failures > 0)
+      return c.json(
+        { message: `Migrated ${total - failures}/${total} databases ${to(version)}`, failed, results },
+        207,
+      );
     return c.json({ message: `All databases migrated successfully ${to(version)}`, results });
   });
   handle(app, migrateOne, async (c) => {

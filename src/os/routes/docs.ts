@@ -9,8 +9,20 @@ export interface DocsInfo {
   description?: string;
 }
 
-const openapi = defineRoute({ method: "get", path: "/openapi.json", tags: ["Meta"], summary: "This API as an OpenAPI 3.1 document", scope: { resource: "config", action: "read" } });
-const docs = defineRoute({ method: "get", path: "/docs", tags: ["Meta"], summary: "This API as a readable page", scope: { resource: "config", action: "read" } });
+const openapi = defineRoute({
+  method: "get",
+  path: "/openapi.json",
+  tags: ["Meta"],
+  summary: "This API as an OpenAPI 3.1 document",
+  scope: { resource: "config", action: "read" },
+});
+const docs = defineRoute({
+  method: "get",
+  path: "/docs",
+  tags: ["Meta"],
+  summary: "This API as a readable page",
+  scope: { resource: "config", action: "read" },
+});
 
 /**
  * `/openapi.json` and `/docs`, both generated from the route definitions of `app`, so they list
@@ -33,7 +45,10 @@ export function docsRoutes(app: OpenAPIHono<OSEnv>, info: DocsInfo) {
   handle(routes, openapi, (c) => c.json(build()));
   handle(routes, docs, (c) => {
     // No scripts, no framing (clickjacking), no content sniffing: the page is static HTML and styles.
-    c.header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'");
+    c.header(
+      "content-security-policy",
+      "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    );
     c.header("x-content-type-options", "nosniff");
     return c.html(docsPage(build()));
   });

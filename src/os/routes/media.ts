@@ -14,7 +14,8 @@ const getMedia = defineRoute({
   method: "get",
   path: "/sessions/{session_id}/media/{storage_key}",
   tags: ["Sessions"],
-  summary: "A medium of a session's runs: its bytes, or with redirect=true (S3) a redirect to a short-lived presigned URL",
+  summary:
+    "A medium of a session's runs: its bytes, or with redirect=true (S3) a redirect to a short-lived presigned URL",
   description:
     "`storage_key` is a run's `media_reference.storage_key`, URL-encoded as one path segment (its `/` as `%2F`: " +
     "`/sessions/s1/media/media%2F<sha256>`). Only media the session's own runs recorded (their input, message and output media; " +
@@ -25,11 +26,20 @@ const getMedia = defineRoute({
     query: z.object({ redirect: flag, user_id: idSchema.optional(), db_id: idSchema.optional() }),
   },
   responses: {
-    200: { description: "The bytes, with the media's content type", content: { "application/octet-stream": { schema: z.string().meta({ format: "binary" }) } } },
+    200: {
+      description: "The bytes, with the media's content type",
+      content: { "application/octet-stream": { schema: z.string().meta({ format: "binary" }) } },
+    },
     302: { description: "`Location`: a presigned URL (redirect=true)" },
     304: { description: "Not modified (If-None-Match matched the content hash)" },
-    400: { description: "redirect=true on a storage that cannot presign URLs", content: { "application/json": { schema: errorSchema } } },
-    404: { description: "No such session for the caller, or the session references no such media", content: { "application/json": { schema: errorSchema } } },
+    400: {
+      description: "redirect=true on a storage that cannot presign URLs",
+      content: { "application/json": { schema: errorSchema } },
+    },
+    404: {
+      description: "No such session for the caller, or the session references no such media",
+      content: { "application/json": { schema: errorSchema } },
+    },
   },
 });
 
@@ -48,20 +58,39 @@ export function mediaRoutes(storages: MediaStorage[]) {
     const ref = session && recordedReference(session.runs, session.record.user_id ?? null, storage_key);
     if (!ref) throw new NotFoundError(`media ${storage_key} not found in session ${session_id}`);
     const holding = storages.filter((s) => s.holds(ref));
-    if (holding.length === 0) throw new NotConfiguredError(`media ${storage_key} is in ${ref.storage_backend} bucket ${ref.bucket}, which this AgentOS has no media storage for`);
+    if (holding.length === 0)
+      throw new NotConfiguredError(
+        `media ${storage_key} is in ${ref.storage_backend} bucket ${ref.bucket}, which this AgentOS has no media storage for`,
+      );
     // Only objects under a media prefix: the bucket holds other things too (offloaded tool results share it on Workers).
     const storage = holding.find((s) => ref.storage_key.startsWith(s.prefix));
     if (!storage) throw new NotFoundError(`media ${storage_key} not found in session ${session_id}`);
 
     if (q.redirect) {
-      if (!storage.canPresign) throw new BadRequestError(`redirect: ${storage.backend} media storage cannot presign URLs; leave redirect out to get the bytes`);
-      return new Response(null, { status: 302, headers: { location: await storage.presignedUrl(ref.storage_key), "cache-control": "no-store" } });
+      if (!storage.canPresign)
+        throw new BadRequestError(
+          `redirect: ${storage.backend} media storage cannot presign URLs; leave redirect out to get the bytes`,
+        );
+      return new Response(null, {
+        status: 302,
+        headers: { location: await storage.presignedUrl(ref.storage_key), "cache-control": "no-store" },
+      });
     }
     const etag = ref.content_hash ? `"${ref.content_hash}"` : undefined;
     const headers = mediaHeaders(ref, etag);
-    if (etag && c.req.header("if-none-match")?.split(",").some((t) => t.trim() === etag)) return new Response(null, { status: 304, headers });
+    if (
+      etag &&
+      c.req
+        .header("if-none-match")
+        ?.split(",")
+        .some((t) => t.trim() === etag)
+    )
+      return new Response(null, { status: 304, headers });
     const object = await storage.open(ref.storage_key);
-    if (!object) throw new NotFoundError(`media ${storage_key} of session ${session_id} is missing from ${storage.backend} bucket ${storage.bucket}`);
+    if (!object)
+      throw new NotFoundError(
+        `media ${storage_key} of session ${session_id} is missing from ${storage.backend} bucket ${storage.bucket}`,
+      );
     headers.set("content-length", String(object.size));
     return new Response(object.body, { status: 200, headers });
   });
@@ -84,7 +113,9 @@ function recordedReference(runs: RunRecord[], owner: string | null, storageKey: 
     const lists = [
       ...Object.values(RUN_INPUT_FIELDS).map((field) => input[field]),
       ...Object.values(MESSAGE_MEDIA_FIELDS).map((field) => run[field]),
-      ...(Array.isArray(run.messages) ? run.messages : []).flatMap((m) => (isObject(m) ? Object.values(MESSAGE_MEDIA_FIELDS).map((field) => m[field]) : [])),
+      ...(Array.isArray(run.messages) ? run.messages : []).flatMap((m) =>
+        isObject(m) ? Object.values(MESSAGE_MEDIA_FIELDS).map((field) => m[field]) : [],
+      ),
     ];
     for (const list of lists) {
       if (!Array.isArray(list)) continue;
@@ -112,7 +143,9 @@ function mediaHeaders(ref: MediaReference, etag: string | undefined): Headers {
   const name = ref.filename ? `; filename*=UTF-8''${encodeURIComponent(ref.filename)}` : "";
   return new Headers({
     "content-type": ref.mime_type || "application/octet-stream",
-    ...(etag ? { etag, "cache-control": "private, max-age=31536000, immutable" } : { "cache-control": "private, no-cache" }),
+    ...(etag
+      ? { etag, "cache-control": "private, max-age=31536000, immutable" }
+      : { "cache-control": "private, no-cache" }),
     "x-content-type-options": "nosniff",
     "content-security-policy": "default-src 'none'; sandbox",
     "content-disposition": `${inline ? "inline" : "attachment"}${name}`,

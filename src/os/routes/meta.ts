@@ -11,15 +11,23 @@ export interface OSIdentity {
   version: string;
 }
 
-const infoSchema = z.object({ os_id: z.string(), name: z.string(), description: z.string().nullable(), version: z.string() }).meta({ id: "OSInfo" });
+const infoSchema = z
+  .object({ os_id: z.string(), name: z.string(), description: z.string().nullable(), version: z.string() })
+  .meta({ id: "OSInfo" });
 
 const landing = defineRoute({ method: "get", path: "/", tags: ["Meta"], summary: "Minimal landing body", scope: null });
 const healthSchema = z
   .object({
-    status: z.string().describe('"ok", "degraded" while a database does not answer, or "misconfigured" while the settings are wrong (`detail` says which)'),
+    status: z
+      .string()
+      .describe(
+        '"ok", "degraded" while a database does not answer, or "misconfigured" while the settings are wrong (`detail` says which)',
+      ),
     detail: z.string().optional(),
     instantiated_at: z.number(),
-    databases: z.array(z.object({ id: z.string(), status: z.enum(["ok", "unavailable", "error"]) })).describe("beyond agno's fields: each database's state, asked at most every 5 s"),
+    databases: z
+      .array(z.object({ id: z.string(), status: z.enum(["ok", "unavailable", "error"]) }))
+      .describe("beyond agno's fields: each database's state, asked at most every 5 s"),
   })
   .meta({ id: "HealthResponse" });
 const health = defineRoute({
@@ -28,7 +36,12 @@ const health = defineRoute({
   tags: ["Meta"],
   summary: "Liveness, and whether each database answers",
   scope: null,
-  responses: { 200: { description: "Always 200 while the service runs", content: { "application/json": { schema: healthSchema } } } },
+  responses: {
+    200: {
+      description: "Always 200 while the service runs",
+      content: { "application/json": { schema: healthSchema } },
+    },
+  },
 });
 const info = defineRoute({
   method: "get",
@@ -54,11 +67,23 @@ export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: 
   // agno's answer ({status, instantiated_at}, always 200: the service is up) plus `databases`, which
   // agno does not report: a database that does not answer makes the status "degraded".
   handle(app, health, async (c) => {
-    if (c.env.misconfigured) return c.json({ status: "misconfigured", detail: c.env.misconfigured, instantiated_at: startedAt, databases: [] });
+    if (c.env.misconfigured)
+      return c.json({
+        status: "misconfigured",
+        detail: c.env.misconfigured,
+        instantiated_at: startedAt,
+        databases: [],
+      });
     const databases = await Promise.all(c.env.dbs.map(async (db) => ({ id: db.id, status: await probe(db) })));
-    return c.json({ status: databases.every((d) => d.status === "ok") ? "ok" : "degraded", instantiated_at: startedAt, databases });
+    return c.json({
+      status: databases.every((d) => d.status === "ok") ? "ok" : "degraded",
+      instantiated_at: startedAt,
+      databases,
+    });
   });
-  handle(app, info, (c) => c.json({ os_id: os.id, name: os.name, description: os.description ?? null, version: os.version }));
+  handle(app, info, (c) =>
+    c.json({ os_id: os.id, name: os.name, description: os.description ?? null, version: os.version }),
+  );
   handle(app, config, (c) =>
     c.json({
       os_id: os.id,
@@ -66,7 +91,12 @@ export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: 
       description: os.description ?? null,
       version: os.version,
       databases: c.env.dbs.map((db) => db.id),
-      agents: served.agents.map((a) => ({ id: a.id, name: a.name ?? a.id, description: a.description ?? null, model: { id: a.model.id, provider: a.model.provider } })),
+      agents: served.agents.map((a) => ({
+        id: a.id,
+        name: a.name ?? a.id,
+        description: a.description ?? null,
+        model: { id: a.model.id, provider: a.model.provider },
+      })),
       teams: [],
       workflows: [],
       interfaces: [],

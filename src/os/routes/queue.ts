@@ -24,7 +24,14 @@ const listJobs = defineRoute({
     }),
   },
 });
-const getJob = defineRoute({ method: "get", path: "/queue/jobs/{job_id}", tags, summary: "One background job", scope: admin, request: { params: jobPath } });
+const getJob = defineRoute({
+  method: "get",
+  path: "/queue/jobs/{job_id}",
+  tags,
+  summary: "One background job",
+  scope: admin,
+  request: { params: jobPath },
+});
 const requeueJob = defineRoute({
   method: "post",
   path: "/queue/jobs/{job_id}/requeue",
@@ -32,7 +39,10 @@ const requeueJob = defineRoute({
   summary: "Give a FAILED or CANCELLED job exactly one more attempt",
   scope: admin,
   request: { params: jobPath },
-  responses: { 200: { description: "The job, PENDING again" }, 409: { description: "The job is not FAILED or CANCELLED" } },
+  responses: {
+    200: { description: "The job, PENDING again" },
+    409: { description: "The job is not FAILED or CANCELLED" },
+  },
 });
 const cancelJob = defineRoute({
   method: "post",
@@ -42,24 +52,49 @@ const cancelJob = defineRoute({
   scope: admin,
   request: { params: jobPath },
 });
-const stats = defineRoute({ method: "get", path: "/queue/stats", tags, summary: "Jobs by status and the oldest wait", scope: admin });
+const stats = defineRoute({
+  method: "get",
+  path: "/queue/stats",
+  tags,
+  summary: "Jobs by status and the oldest wait",
+  scope: admin,
+});
 
 /** The queue's storage for this request, or 503 when the deployment has no durable queue. */
 function store(c: Context<OSEnv>, config: QueueConfig | undefined): JobStore {
-  if (!config?.durable || !c.env.jobs) throw new NotConfiguredError("this deployment has no durable queue: new AgentOS({ queue: { durable: true } }) with a database");
+  if (!config?.durable || !c.env.jobs)
+    throw new NotConfiguredError(
+      "this deployment has no durable queue: new AgentOS({ queue: { durable: true } }) with a database",
+    );
   return c.env.jobs;
 }
 
 /** What a job looks like over HTTP: the row, with the run it runs named plainly. */
-const view = (job: JobRecord) => ({ ...job, run_id: job.payload.run_id, payload: { ...job.payload, media: job.payload.media?.map((m) => ({ mimeType: m.mimeType, filename: m.filename })) } });
+const view = (job: JobRecord) => ({
+  ...job,
+  run_id: job.payload.run_id,
+  payload: { ...job.payload, media: job.payload.media?.map((m) => ({ mimeType: m.mimeType, filename: m.filename })) },
+});
 
 /** `/queue/*` (admin only): inspect, cancel and requeue background jobs (SPEC Q3). */
 export function queueRoutes(config: QueueConfig | undefined) {
   const app = routeApp();
   handle(app, listJobs, async (c) => {
     const q = c.req.valid("query");
-    const page = await store(c, config).listJobs({ status: q.status as JobRecord["status"] | undefined, limit: q.limit, page: q.page });
-    return c.json({ data: page.data.map(view), meta: { page: q.page, limit: q.limit, total_count: page.total_count, total_pages: Math.ceil(page.total_count / q.limit) } });
+    const page = await store(c, config).listJobs({
+      status: q.status as JobRecord["status"] | undefined,
+      limit: q.limit,
+      page: q.page,
+    });
+    return c.json({
+      data: page.data.map(view),
+      meta: {
+        page: q.page,
+        limit: q.limit,
+        total_count: page.total_count,
+        total_pages: Math.ceil(page.total_count / q.limit),
+      },
+    });
   });
   handle(app, getJob, async (c) => {
     const { job_id } = c.req.valid("param");

@@ -25,7 +25,15 @@ const pageQuery = userQuery.extend({
   page: z.coerce.number().int().min(1).default(1),
 });
 const action = (verb: string, summary: string, extra = {}) =>
-  defineRoute({ method: "post", path: `/schedules/{schedule_id}/${verb}`, tags, summary, scope: write, request: { params: schedulePath, query: userQuery }, ...extra });
+  defineRoute({
+    method: "post",
+    path: `/schedules/{schedule_id}/${verb}`,
+    tags,
+    summary,
+    scope: write,
+    request: { params: schedulePath, query: userQuery },
+    ...extra,
+  });
 
 const listSchedules = defineRoute({
   method: "get",
@@ -42,14 +50,26 @@ const createSchedule = defineRoute({
   summary: "Create a schedule: a cron expression (5 fields, IANA timezone) that starts runs of an agent",
   scope: { resource: "schedules", action: "write" },
   request: { query: userQuery, body: jsonBody(scheduleCreateSchema) },
-  responses: { 201: { description: "Created" }, 409: { description: "The owner already has a schedule of this name" }, 429: { description: "The owner holds as many schedules as one user may" } },
+  responses: {
+    201: { description: "Created" },
+    409: { description: "The owner already has a schedule of this name" },
+    429: { description: "The owner holds as many schedules as one user may" },
+  },
 });
-const getSchedule = defineRoute({ method: "get", path: "/schedules/{schedule_id}", tags, summary: "One schedule", scope: read, request: { params: schedulePath, query: userQuery } });
+const getSchedule = defineRoute({
+  method: "get",
+  path: "/schedules/{schedule_id}",
+  tags,
+  summary: "One schedule",
+  scope: read,
+  request: { params: schedulePath, query: userQuery },
+});
 const updateSchedule = defineRoute({
   method: "patch",
   path: "/schedules/{schedule_id}",
   tags,
-  summary: "Change a schedule (only name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries, retry_delay_seconds, enabled, next_run_at, disabled_reason)",
+  summary:
+    "Change a schedule (only name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries, retry_delay_seconds, enabled, next_run_at, disabled_reason)",
   scope: write,
   request: { params: schedulePath, query: userQuery, body: jsonBody(jsonObject) },
 });
@@ -62,17 +82,39 @@ const deleteSchedule = defineRoute({
   request: { params: schedulePath, query: userQuery },
   responses: { 204: { description: "Deleted" } },
 });
-const enable = action("enable", "Enable a schedule: next_run_at moves to its next occurrence, disabled_reason is cleared");
+const enable = action(
+  "enable",
+  "Enable a schedule: next_run_at moves to its next occurrence, disabled_reason is cleared",
+);
 const disable = action("disable", "Disable a schedule: no more occurrences until it is enabled");
 const trigger = action("trigger", "Run a schedule once now, as a background run with its retries and timeout", {
   responses: { 200: { description: "The recorded attempt" }, 409: { description: "The schedule is disabled" } },
 });
-const listRuns = defineRoute({ method: "get", path: "/schedules/{schedule_id}/runs", tags, summary: "A schedule's attempts, newest first (a page)", scope: read, request: { params: schedulePath, query: pageQuery } });
-const getRun = defineRoute({ method: "get", path: "/schedules/{schedule_id}/runs/{run_id}", tags, summary: "One attempt of a schedule", scope: read, request: { params: runPath, query: userQuery } });
+const listRuns = defineRoute({
+  method: "get",
+  path: "/schedules/{schedule_id}/runs",
+  tags,
+  summary: "A schedule's attempts, newest first (a page)",
+  scope: read,
+  request: { params: schedulePath, query: pageQuery },
+});
+const getRun = defineRoute({
+  method: "get",
+  path: "/schedules/{schedule_id}/runs/{run_id}",
+  tags,
+  summary: "One attempt of a schedule",
+  scope: read,
+  request: { params: runPath, query: userQuery },
+});
 
 /** A schedule over HTTP: its row without the cron tick's lock. */
 const view = ({ locked_by: _by, locked_at: _at, ...schedule }: Schedule) => schedule;
-const metaOf = (p: Page<unknown>) => ({ page: p.page, limit: p.limit, total_pages: p.total_pages, total_count: p.total_count });
+const metaOf = (p: Page<unknown>) => ({
+  page: p.page,
+  limit: p.limit,
+  total_pages: p.total_pages,
+  total_count: p.total_count,
+});
 
 /**
  * The target must be an agent this AgentOS serves, and, since its runs will start without the
@@ -80,15 +122,25 @@ const metaOf = (p: Page<unknown>) => ({ page: p.page, limit: p.limit, total_page
  */
 function checkTarget(c: Context<OSEnv>, agents: Agent[], endpoint: string): void {
   const { id } = runTarget(endpoint);
-  if (!agents.some((a) => a.id === id)) throw new ValidationError(`endpoint: agent ${id} is not served by this AgentOS`, "endpoint");
-  if (!hasScope(principalOf(c), "agents", "run", id)) throw new ForbiddenError(`scheduling runs of agent ${id} needs the scope agents:${id}:run`);
+  if (!agents.some((a) => a.id === id))
+    throw new ValidationError(`endpoint: agent ${id} is not served by this AgentOS`, "endpoint");
+  if (!hasScope(principalOf(c), "agents", "run", id))
+    throw new ForbiddenError(`scheduling runs of agent ${id} needs the scope agents:${id}:run`);
 }
 
 /** The durable queue's storage and wake-up; a schedule nobody could ever run is refused, not stored to sit idle. */
 function durableQueue(c: Context<OSEnv>, queue: QueueConfig | undefined) {
   const { jobs, queue: wake } = c.env;
-  if (!queue?.durable || !jobs) throw new NotConfiguredError("schedules run on the durable queue: new AgentOS({ queue: { durable: true } }) with a database");
-  return { jobs, maxDepth: queue.maxDepth, maxUserJobs: userCaps(queue).maxJobsPerUser, wake: wake && (() => wake.wake()) };
+  if (!queue?.durable || !jobs)
+    throw new NotConfiguredError(
+      "schedules run on the durable queue: new AgentOS({ queue: { durable: true } }) with a database",
+    );
+  return {
+    jobs,
+    maxDepth: queue.maxDepth,
+    maxUserJobs: userCaps(queue).maxJobsPerUser,
+    wake: wake && (() => wake.wake()),
+  };
 }
 
 /** `/schedules/*` in agno's paths (SPEC SC1-SC2, U1): every call is scoped to the caller's user. */
@@ -113,9 +165,14 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
     const body = c.req.valid("json");
     checkTarget(c, agents, body.endpoint);
     const owner = effectiveUserId(c, c.req.valid("query").user_id) ?? principalOf(c).userId ?? null;
-    return c.json(view(await store(c).createSchedule(body, { userId: owner }, { maxPerUser: userCaps(queue).maxSchedulesPerUser })), 201);
+    return c.json(
+      view(await store(c).createSchedule(body, { userId: owner }, { maxPerUser: userCaps(queue).maxSchedulesPerUser })),
+      201,
+    );
   });
-  handle(app, getSchedule, async (c) => c.json(view(await found(c, c.req.valid("param").schedule_id, readScope(c, c.req.valid("query").user_id)))));
+  handle(app, getSchedule, async (c) =>
+    c.json(view(await found(c, c.req.valid("param").schedule_id, readScope(c, c.req.valid("query").user_id)))),
+  );
   handle(app, updateSchedule, async (c) => {
     const { schedule_id } = c.req.valid("param");
     const changes = c.req.valid("json");
@@ -133,7 +190,11 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
     checkTarget(c, agents, (await found(c, schedule_id, mine(c, q.user_id))).endpoint);
     return c.json(view(await store(c).enableSchedule(schedule_id, mine(c, q.user_id))));
   });
-  handle(app, disable, async (c) => c.json(view(await store(c).disableSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id)))));
+  handle(app, disable, async (c) =>
+    c.json(
+      view(await store(c).disableSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id))),
+    ),
+  );
   handle(app, trigger, async (c) => {
     const schedule = await found(c, c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id));
     if (!schedule.enabled) throw new ConflictError(`schedule ${schedule.id} is disabled: enable it first`);
@@ -142,7 +203,11 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
   });
   handle(app, listRuns, async (c) => {
     const q = c.req.valid("query");
-    const page = await store(c).listScheduleRuns(c.req.valid("param").schedule_id, { limit: q.limit, page: q.page }, readScope(c, q.user_id));
+    const page = await store(c).listScheduleRuns(
+      c.req.valid("param").schedule_id,
+      { limit: q.limit, page: q.page },
+      readScope(c, q.user_id),
+    );
     return c.json({ data: page.data, meta: metaOf(page) });
   });
   handle(app, getRun, async (c) => {

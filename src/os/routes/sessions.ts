@@ -15,7 +15,11 @@ const remove = { resource: "sessions", action: "delete", idParam: "session_id" }
 const tags: ["Sessions"] = ["Sessions"];
 
 /** Query fields every session route takes: which database, and (admins) which user. */
-const scopedQuery = z.object({ user_id: idSchema.optional(), db_id: idSchema.optional(), type: sessionType.optional() });
+const scopedQuery = z.object({
+  user_id: idSchema.optional(),
+  db_id: idSchema.optional(),
+  type: sessionType.optional(),
+});
 const sessionPath = z.object({ session_id: idSchema });
 const runPath = z.object({ session_id: idSchema, run_id: idSchema });
 
@@ -63,7 +67,8 @@ const createSession = defineRoute({
         })
         .strict()
         .refine((b) => Boolean({ agent: b.agent_id, team: b.team_id, workflow: b.workflow_id }[b.session_type]), {
-          message: "name the component the session belongs to (agent_id, team_id or workflow_id, matching session_type)",
+          message:
+            "name the component the session belongs to (agent_id, team_id or workflow_id, matching session_type)",
           path: ["session_type"],
         }),
     ),
@@ -71,7 +76,14 @@ const createSession = defineRoute({
   responses: { 201: { description: "Created" } },
 });
 
-const getSession = defineRoute({ method: "get", path: "/sessions/{session_id}", tags, summary: "A session with its chat history", scope: read, request: { params: sessionPath, query: scopedQuery } });
+const getSession = defineRoute({
+  method: "get",
+  path: "/sessions/{session_id}",
+  tags,
+  summary: "A session with its chat history",
+  scope: read,
+  request: { params: sessionPath, query: scopedQuery },
+});
 
 const renameSession = defineRoute({
   method: "post",
@@ -79,7 +91,11 @@ const renameSession = defineRoute({
   tags,
   summary: "Rename a session",
   scope: write,
-  request: { params: sessionPath, query: scopedQuery, body: jsonBody(z.object({ session_name: z.string().min(1).max(255) }).strict()) },
+  request: {
+    params: sessionPath,
+    query: scopedQuery,
+    body: jsonBody(z.object({ session_name: z.string().min(1).max(255) }).strict()),
+  },
 });
 
 const updateSession = defineRoute({
@@ -93,7 +109,12 @@ const updateSession = defineRoute({
     query: scopedQuery,
     body: jsonBody(
       z
-        .object({ session_name: z.string().min(1).max(255).optional(), session_state: jsonObject.optional(), metadata: jsonObject.optional(), summary: jsonObject.optional() })
+        .object({
+          session_name: z.string().min(1).max(255).optional(),
+          session_state: jsonObject.optional(),
+          metadata: jsonObject.optional(),
+          summary: jsonObject.optional(),
+        })
         .strict()
         .refine((b) => Object.keys(b).length > 0, { message: "nothing to update" }),
     ),
@@ -108,7 +129,11 @@ const deleteSessions = defineRoute({
   scope: { resource: "sessions", action: "delete" },
   request: {
     query: scopedQuery,
-    body: jsonBody(z.object({ session_ids: z.array(idSchema).min(1).max(1000), session_types: z.array(sessionType).optional() }).strict()),
+    body: jsonBody(
+      z
+        .object({ session_ids: z.array(idSchema).min(1).max(1000), session_types: z.array(sessionType).optional() })
+        .strict(),
+    ),
   },
   responses: { 204: { description: "Deleted" } },
 });
@@ -123,8 +148,22 @@ const deleteSession = defineRoute({
   responses: { 204: { description: "Deleted" } },
 });
 
-const sessionRuns = defineRoute({ method: "get", path: "/sessions/{session_id}/runs", tags, summary: "A session's runs, oldest first", scope: read, request: { params: sessionPath, query: scopedQuery } });
-const sessionRun = defineRoute({ method: "get", path: "/sessions/{session_id}/runs/{run_id}", tags, summary: "One run of a session", scope: read, request: { params: runPath, query: scopedQuery } });
+const sessionRuns = defineRoute({
+  method: "get",
+  path: "/sessions/{session_id}/runs",
+  tags,
+  summary: "A session's runs, oldest first",
+  scope: read,
+  request: { params: sessionPath, query: scopedQuery },
+});
+const sessionRun = defineRoute({
+  method: "get",
+  path: "/sessions/{session_id}/runs/{run_id}",
+  tags,
+  summary: "One run of a session",
+  scope: read,
+  request: { params: runPath, query: scopedQuery },
+});
 const deleteRun = defineRoute({
   method: "delete",
   path: "/sessions/{session_id}/runs/{run_id}",
@@ -163,7 +202,13 @@ export function sessionRoutes() {
     });
     return c.json({
       data: page.data.map(sessionSummary),
-      meta: { page: page.page, limit: page.limit, total_pages: page.total_pages, total_count: page.total_count, search_time_ms: Date.now() - started },
+      meta: {
+        page: page.page,
+        limit: page.limit,
+        total_pages: page.total_pages,
+        total_count: page.total_count,
+        search_time_ms: Date.now() - started,
+      },
     });
   });
 
@@ -172,20 +217,26 @@ export function sessionRoutes() {
     const b = c.req.valid("json");
     const db = dbFor(c, q.db_id);
     const sessionId = b.session_id ?? crypto.randomUUID();
-    const session = await db.createSession({
-      session_id: sessionId,
-      session_type: b.session_type,
-      agent_id: b.session_type === "agent" ? b.agent_id : null,
-      team_id: b.session_type === "team" ? b.team_id : null,
-      workflow_id: b.session_type === "workflow" ? b.workflow_id : null,
-      user_id: effectiveUserId(c, b.user_id) ?? null,
-      session_data: { session_name: b.session_name ?? "", session_state: b.session_state ?? {} },
-      metadata: b.metadata ?? null,
-    }).catch(async (error: unknown) => {
-      // The id is taken. With isolation, a 409 would tell a user that a session they cannot read exists: they get the 404 a read of it gives.
-      if (error instanceof ConflictError && !(await db.getSession(sessionId, { ...readScope(c, undefined), includeRuns: false }))) throw new NotFoundError(`session ${sessionId} not found`);
-      throw error;
-    });
+    const session = await db
+      .createSession({
+        session_id: sessionId,
+        session_type: b.session_type,
+        agent_id: b.session_type === "agent" ? b.agent_id : null,
+        team_id: b.session_type === "team" ? b.team_id : null,
+        workflow_id: b.session_type === "workflow" ? b.workflow_id : null,
+        user_id: effectiveUserId(c, b.user_id) ?? null,
+        session_data: { session_name: b.session_name ?? "", session_state: b.session_state ?? {} },
+        metadata: b.metadata ?? null,
+      })
+      .catch(async (error: unknown) => {
+        // The id is taken. With isolation, a 409 would tell a user that a session they cannot read exists: they get the 404 a read of it gives.
+        if (
+          error instanceof ConflictError &&
+          !(await db.getSession(sessionId, { ...readScope(c, undefined), includeRuns: false }))
+        )
+          throw new NotFoundError(`session ${sessionId} not found`);
+        throw error;
+      });
     return c.json(sessionDetail(session), 201);
   });
 
@@ -193,13 +244,18 @@ export function sessionRoutes() {
     const q = c.req.valid("query");
     const { session_id } = c.req.valid("param");
     const session = await dbFor(c, q.db_id).getSession(session_id, readScope(c, q.user_id));
-    if (!session || (q.type && session.record.session_type !== q.type)) throw new NotFoundError(`session ${session_id} not found`);
+    if (!session || (q.type && session.record.session_type !== q.type))
+      throw new NotFoundError(`session ${session_id} not found`);
     return c.json(sessionDetail(session));
   });
 
   handle(app, renameSession, async (c) => {
     const q = c.req.valid("query");
-    const session = await dbFor(c, q.db_id).renameSession(c.req.valid("param").session_id, c.req.valid("json").session_name, { userId: effectiveUserId(c, q.user_id) });
+    const session = await dbFor(c, q.db_id).renameSession(
+      c.req.valid("param").session_id,
+      c.req.valid("json").session_name,
+      { userId: effectiveUserId(c, q.user_id) },
+    );
     return c.json(sessionDetail(session));
   });
 

@@ -7,7 +7,15 @@ import type { IndexedEvent } from "../../agent/event-log.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { ToolExecution } from "../../agent/run-output.js";
 import { BadRequestError, ForbiddenError, NotConfiguredError, ValidationError } from "../../errors.js";
-import { agentFor, continueIndex, keepAlive, numberedEvents, openResume, resolutionsFromTools, storedAgent } from "../agent-runs.js";
+import {
+  agentFor,
+  continueIndex,
+  keepAlive,
+  numberedEvents,
+  openResume,
+  resolutionsFromTools,
+  storedAgent,
+} from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
 import { defineRoute, handle, idSchema, inputProblem, jsonObject, routeApp, validationError } from "../route.js";
@@ -36,8 +44,21 @@ const clientMessage = z.discriminatedUnion("action", [
     metadata: jsonObject.optional(),
     media: mediaList.optional(),
   }),
-  z.object({ action: z.literal("continue"), ...common, run_id: idSchema, tools: z.array(jsonObject).max(100).optional(), requirements: z.array(jsonObject).max(100).optional(), user_id: idSchema.optional() }),
-  z.object({ action: z.literal("resume"), ...common, run_id: idSchema, last_event_index: eventIndex.optional(), user_id: idSchema.optional() }),
+  z.object({
+    action: z.literal("continue"),
+    ...common,
+    run_id: idSchema,
+    tools: z.array(jsonObject).max(100).optional(),
+    requirements: z.array(jsonObject).max(100).optional(),
+    user_id: idSchema.optional(),
+  }),
+  z.object({
+    action: z.literal("resume"),
+    ...common,
+    run_id: idSchema,
+    last_event_index: eventIndex.optional(),
+    user_id: idSchema.optional(),
+  }),
   z.object({ action: z.literal("cancel"), ...common, run_id: idSchema, user_id: idSchema.optional() }),
 ]);
 type ClientMessage = z.infer<typeof clientMessage>;
@@ -49,9 +70,13 @@ const wsRoute = defineRoute({
   summary: "WebSocket streaming: run, continue, resume and cancel agent runs over one connection",
   description:
     "Send JSON messages `{action: run|continue|resume|cancel|ping, id?, agent_id, …}` (the run fields as for POST /agents/{agent_id}/runs). " +
-    "Every answer is JSON: run events carry `event_index` (their position, for `resume`) and `request_id` (the message's `id`); failures are `{event: \"error\", detail, error_id}`.",
+    'Every answer is JSON: run events carry `event_index` (their position, for `resume`) and `request_id` (the message\'s `id`); failures are `{event: "error", detail, error_id}`.',
   scope: { resource: "agents", action: "run", perItem: "checked per message" },
-  responses: { 101: { description: "Switching protocols" }, 426: { description: "Not a WebSocket upgrade" }, 429: { description: "The caller holds as many open WebSockets as one user may" } },
+  responses: {
+    101: { description: "Switching protocols" },
+    426: { description: "Not a WebSocket upgrade" },
+    429: { description: "The caller holds as many open WebSockets as one user may" },
+  },
 });
 
 /** Sends one JSON frame, unless the client has gone (the run goes on and is stored). */
@@ -69,7 +94,8 @@ function errorFrame(error: unknown, requestId: string | undefined, ids: { run_id
 
 function parse(data: unknown): ClientMessage {
   if (typeof data !== "string") throw new ValidationError("messages must be JSON text", "message");
-  if (data.length > MAX_MESSAGE_CHARS) throw new ValidationError(`messages are limited to ${MAX_MESSAGE_CHARS} characters`, "message");
+  if (data.length > MAX_MESSAGE_CHARS)
+    throw new ValidationError(`messages are limited to ${MAX_MESSAGE_CHARS} characters`, "message");
   let json: unknown;
   try {
     json = JSON.parse(data);
@@ -91,13 +117,18 @@ function parse(data: unknown): ClientMessage {
 export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | undefined, quota?: SocketQuota) {
   const app = routeApp();
   handle(app, wsRoute, async (c) => {
-    if (!upgrade) throw new NotConfiguredError("this host cannot upgrade to WebSocket: pass `websocket` to AgentOS (the Worker entry does)");
+    if (!upgrade)
+      throw new NotConfiguredError(
+        "this host cannot upgrade to WebSocket: pass `websocket` to AgentOS (the Worker entry does)",
+      );
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket") {
       return c.json({ detail: "send a WebSocket upgrade (Upgrade: websocket)", error_id: "upgrade_required" }, 426);
     }
     // One user's sockets are capped (429 before the upgrade); the place is freed when the socket closes.
     const release = quota?.acquire(principalOf(c).userId) ?? (() => undefined);
-    const response = await upgrade(() => releasedOnClose(socketEvents(c as unknown as Context<OSEnv>, agents), release))(c, async () => undefined).catch((error: unknown) => {
+    const response = await upgrade(() =>
+      releasedOnClose(socketEvents(c as unknown as Context<OSEnv>, agents), release),
+    )(c, async () => undefined).catch((error: unknown) => {
       release();
       throw error;
     });
@@ -115,7 +146,8 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
   stayAlive?.(new Promise<void>((resolve) => (closed = resolve)));
 
   const pump = (ws: WSContext, requestId: string | undefined, events: AsyncIterable<IndexedEvent<RunEvent>>) => {
-    if (runs.size >= MAX_ACTIVE_RUNS) throw new BadRequestError(`at most ${MAX_ACTIVE_RUNS} runs stream over one connection at a time`);
+    if (runs.size >= MAX_ACTIVE_RUNS)
+      throw new BadRequestError(`at most ${MAX_ACTIVE_RUNS} runs stream over one connection at a time`);
     const send = sender(ws);
     const ids: { run_id?: string; session_id?: string } = {};
     const done = (async () => {
@@ -138,22 +170,52 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
     if (m.action === "ping") return send({ event: "pong", request_id: m.id });
     const principal = principalOf(c);
     // Every action needs what its HTTP route needs: agents:run, resume included (as agno's /resume).
-    if (!hasScope(principal, "agents", "run", m.agent_id)) throw new ForbiddenError(`this needs the scope agents:${m.agent_id}:run`);
+    if (!hasScope(principal, "agents", "run", m.agent_id))
+      throw new ForbiddenError(`this needs the scope agents:${m.agent_id}:run`);
     if (m.action === "run") {
       const agent = agentFor(c, agents, m.agent_id);
-      const opts = { sessionId: m.session_id, userId: effectiveUserId(c, m.user_id), sessionState: m.session_state, dependencies: m.dependencies, metadata: m.metadata, media: await mediaOf(m), stream: true as const };
+      const opts = {
+        sessionId: m.session_id,
+        userId: effectiveUserId(c, m.user_id),
+        sessionState: m.session_state,
+        dependencies: m.dependencies,
+        metadata: m.metadata,
+        media: await mediaOf(m),
+        stream: true as const,
+      };
       return pump(ws, m.id, numberedEvents(agent, agent.run(m.message, opts), {}));
     }
     if (m.action === "continue") {
       const agent = agentFor(c, agents, m.agent_id);
-      if (!m.tools && !m.requirements) throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
-      const requirements = [...(m.requirements ?? []), ...(m.tools ? resolutionsFromTools(m.tools as Array<Partial<ToolExecution>>) : [])] as RequirementResolution[];
-      const events = agent.continueRun(m.run_id, { requirements, userId: effectiveUserId(c, m.user_id), approver: { isAdmin: principal.admin }, stream: true });
-      return pump(ws, m.id, numberedEvents(agent, events, { runId: m.run_id, firstIndex: await continueIndex(agent, m.run_id) }));
+      if (!m.tools && !m.requirements)
+        throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
+      const requirements = [
+        ...(m.requirements ?? []),
+        ...(m.tools ? resolutionsFromTools(m.tools as Array<Partial<ToolExecution>>) : []),
+      ] as RequirementResolution[];
+      const events = agent.continueRun(m.run_id, {
+        requirements,
+        userId: effectiveUserId(c, m.user_id),
+        approver: { isAdmin: principal.admin },
+        stream: true,
+      });
+      return pump(
+        ws,
+        m.id,
+        numberedEvents(agent, events, { runId: m.run_id, firstIndex: await continueIndex(agent, m.run_id) }),
+      );
     }
     if (m.action === "resume") {
       const { agent, db } = storedAgent(c, agents, m.agent_id);
-      const { tail } = await openResume(db, agent, m.run_id, readScope(c, m.user_id), m.last_event_index ?? -1, undefined, c.env.jobs);
+      const { tail } = await openResume(
+        db,
+        agent,
+        m.run_id,
+        readScope(c, m.user_id),
+        m.last_event_index ?? -1,
+        undefined,
+        c.env.jobs,
+      );
       return pump(ws, m.id, tail);
     }
     const agent = agentFor(c, agents, m.agent_id);
