@@ -8,6 +8,7 @@ import type { RunOutput } from "../../src/agent/run-output.js";
 import type { Db } from "../../src/db/port.js";
 import type { RunRecord } from "../../src/db/types.js";
 import { executeRunJob } from "../../src/queue/executor.js";
+import { NotFoundError } from "../../src/errors.js";
 import { jobComponent, runJobInput } from "../../src/queue/run-job-input.js";
 import type { EnqueueRunInput, JobRecord, JobStore } from "../../src/queue/types.js";
 import { runTarget } from "../../src/scheduler/validate.js";
@@ -254,5 +255,35 @@ describe("the executor runs components by their ref", () => {
     expect(runTarget("/teams/crew/runs")).toEqual({ type: "team", id: "crew" });
     expect(runTarget("/workflows/nightly%20report/runs/")).toEqual({ type: "workflow", id: "nightly report" });
     expect(() => runTarget("/teams/crew/members")).toThrow(/not a run endpoint/);
+  });
+});
+
+describe("cancellation and HITL go by the component's ref", () => {
+  it("an agent cancels or continues only its own runs: another agent's, or a team's of the same id, is not found", async () => {
+    const { db } = memoryTestDb();
+    const { model } = await scriptedModel([{ toolCalls: [{ name: "delete_file", arguments: { path: "/tmp/y" } }] }]);
+    const deleteFile = tool({
+      name: "delete_file",
+      parameters: z.object({ path: z.string() }),
+      requiresConfirmation: true,
+      execute: ({ path }) => `deleted ${path}`,
+    });
+    const ops = new Agent({ id: "ops", model, tools: [deleteFile], db });
+    const paused = await ops.run("clean up");
+    expect(paused.status).toBe("PAUSED");
+    const other = new Agent({ id: "other", model, db });
+    await expect(other.cancelRun(paused.run_id)).rejects.toThrow(NotFoundError);
+    expect((await db.getRun(paused.run_id))!.status).toBe("PAUSED");
+
+    const team = new FakeTeam(db);
+    const input = runJobInput({ component: team.ref, message: "m", userId: null, maxAttempts: 1, maxDepth: 10 });
+    await enqueued(db, input);
+    const crewAgent = new Agent({ id: "crew", model, db });
+    await expect(crewAgent.cancelRun(input.payload.run_id)).rejects.toThrow(NotFoundError);
+    await expect(crewAgent.continueRun(input.payload.run_id, { requirements: [] })).rejects.toThrow(NotFoundError);
+    expect((await db.getRun(input.payload.run_id))!.status).toBe("PENDING");
+
+    expect(await ops.cancelRun(paused.run_id)).toBe(true);
+    expect((await db.getRun(paused.run_id))!.status).toBe("CANCELLED");
   });
 });
