@@ -20,7 +20,15 @@ import { ResultStore } from "../offload/result-store.js";
 import { offloadAnswers, RESULT_TOOL_NAMES, resultTools } from "../offload/result-tools.js";
 import { publicError } from "../public-error.js";
 import { flattenTools, type Tool, type Toolkit } from "../tools/tool.js";
-import { ACTIVE_STATUSES, abortLocal } from "./cancellation.js";
+import { abortLocal, cancelStoredRun } from "./cancellation.js";
+import {
+  identityOf,
+  ownsRun,
+  type Component,
+  type ComponentRef,
+  type ComponentRunInput,
+  type RunEndHook,
+} from "./component.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "./liveness.js";
 import type { RunEvent } from "./events.js";
 import { applyResolutions, requirementResolution, type RequirementResolution } from "./hitl.js";
@@ -153,7 +161,7 @@ export interface ContinueOptions {
  * const out = await agent.run("Weather in Paris?", { userId: "ann" });
  * for await (const ev of agent.run("And Rome?", { sessionId: out.session_id, stream: true })) console.log(ev.event);
  */
-export class Agent {
+export class Agent implements Component {
   readonly id: string;
   readonly name?: string;
   readonly description?: string;
@@ -219,6 +227,11 @@ export class Agent {
     }
   }
 
+  /** Its identity as a component: the queue, the scheduler and its runs' rows and events name it by this. */
+  get ref(): ComponentRef {
+    return { type: "agent", id: this.id, name: this.name };
+  }
+
   /** The same agent storing through another Db (on Workers: the request's own connection). */
   withDb(db: Db): Agent {
     if (db === this.db) return this;
@@ -275,12 +288,16 @@ export class Agent {
   }
 
   /** `streamed`: whether the caller takes the run's events as they come (its model calls stream only then). */
-  private engineConfig(streamed: boolean, saveState: (state: Record<string, unknown>) => Promise<void>): EngineConfig {
+  private engineConfig(
+    streamed: boolean,
+    saveState: (state: Record<string, unknown>) => Promise<void>,
+    onFinalWrite?: RunEndHook,
+  ): EngineConfig {
     const offload = this.offloadTarget();
     return {
-      id: this.id,
+      ref: this.ref,
       streamModel: streamed,
-      name: this.name,
+      ...(onFinalWrite ? { onFinalWrite } : {}),
       model: this.withStoredMedia(this.model),
       reasoningModel: this.withStoredMedia(this.reasoningModel),
       tools: this.toolsFor(offload),
@@ -315,18 +332,27 @@ export class Agent {
   run(input: string, opts?: RunOptions & { stream?: false }): Promise<RunOutput>;
   run(input: string, opts?: RunOptions): Promise<RunOutput> | AsyncIterable<RunEvent>;
   run(input: string, opts: RunOptions = {}): Promise<RunOutput> | AsyncIterable<RunEvent> {
-    let media: CheckedMedia[];
+    let events: AsyncGenerator<RunEvent, RunOutput>;
     try {
-      media = this.checkInput(input, opts.media);
-      // A value too deep for a stack or for jsonb, refused before the session is written.
-      for (const field of ["sessionState", "dependencies", "metadata"] as const) checkJson(opts[field], field);
-      this.offloadTarget();
+      events = this.execute({ ...opts, message: input, stream: opts.stream === true });
     } catch (error) {
       if (opts.stream) throw error;
       return Promise.reject(error);
     }
-    const events = this.startRun(input, opts, media);
     return opts.stream ? events : drain(events);
+  }
+
+  /**
+   * One run as a component runs it (the queue's way): its events, and the final RunOutput as the
+   * generator's return value. Bad input throws at once, before anything is stored.
+   */
+  execute(input: ComponentRunInput): AsyncGenerator<RunEvent, RunOutput> {
+    const { message: text, onFinalWrite, ...opts } = input;
+    const media = this.checkInput(text, opts.media);
+    // A value too deep for a stack or for jsonb, refused before the session is written.
+    for (const field of ["sessionState", "dependencies", "metadata"] as const) checkJson(opts[field], field);
+    this.offloadTarget();
+    return this.startRun(text, opts, media, onFinalWrite);
   }
 
   private checkInput(input: unknown, media: unknown): CheckedMedia[] {
@@ -339,7 +365,12 @@ export class Agent {
     return checked;
   }
 
-  private async *startRun(input: string, opts: RunOptions, media: CheckedMedia[]): AsyncGenerator<RunEvent, RunOutput> {
+  private async *startRun(
+    input: string,
+    opts: RunOptions,
+    media: CheckedMedia[],
+    onFinalWrite?: RunEndHook,
+  ): AsyncGenerator<RunEvent, RunOutput> {
     const runId = opts.runId ?? crypto.randomUUID();
     const sessionId = opts.sessionId ?? crypto.randomUUID();
     const userId = opts.userId ?? null;
@@ -356,8 +387,7 @@ export class Agent {
     const ctx: RunContext = { runId, sessionId, userId, sessionState, input, dependencies };
     const output: RunOutput = {
       run_id: runId,
-      agent_id: this.id,
-      agent_name: this.name,
+      ...identityOf(this.ref),
       session_id: sessionId,
       user_id: userId,
       status: "PENDING",
@@ -380,8 +410,7 @@ export class Agent {
         event: "RunCancelled",
         run_id: runId,
         session_id: sessionId,
-        agent_id: this.id,
-        agent_name: this.name,
+        ...identityOf(this.ref),
         created_at: nowSeconds(),
         reason: "cancelled before start",
       };
@@ -400,7 +429,7 @@ export class Agent {
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
     return yield* new RunEngine(
-      this.engineConfig(opts.stream === true, saveState),
+      this.engineConfig(opts.stream === true, saveState, onFinalWrite),
       output,
       sessionState,
       dependencies,
@@ -507,15 +536,14 @@ export class Agent {
       return parsed.data;
     });
     const row = await this.db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
-    if (!row || row.run_data.agent_id !== this.id) throw new NotFoundError(`run ${runId} not found`);
+    if (!row || !ownsRun(this.ref, row.run_data)) throw new NotFoundError(`run ${runId} not found`);
     if (row.status !== "PAUSED") throw new StatusConflictError(`run ${runId} is ${row.status}, not PAUSED`, row.status);
     const output = row.run_data as unknown as RunOutput;
     output.requirements = applyResolutions(output.requirements ?? [], resolutions, opts.approver ?? { isAdmin: false });
     const base = {
       run_id: runId,
       session_id: output.session_id,
-      agent_id: this.id,
-      agent_name: this.name,
+      ...identityOf(this.ref),
       created_at: nowSeconds(),
     };
     if (output.requirements.some((r) => !r.resolved)) {
@@ -586,21 +614,7 @@ export class Agent {
    */
   async cancelRun(runId: string, opts: { userId?: string } = {}): Promise<boolean> {
     if (!this.db) return abortLocal(runId, "cancelled");
-    const row = await this.db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
-    if (!row) throw new NotFoundError(`run ${runId} not found`);
-    if (!ACTIVE_STATUSES.includes(String(row.status))) return false;
-    try {
-      // Storage first, so the cancel holds whichever isolate runs it; then stop a local run at once.
-      await this.db.upsertRun({ ...row.run_data, status: "CANCELLED" }, { expectStatus: [String(row.status)] });
-      abortLocal(runId, "cancelled");
-      return true;
-    } catch (e) {
-      // It moved on meanwhile: try once more from what it is now.
-      if (e instanceof StatusConflictError && e.actual && ACTIVE_STATUSES.includes(e.actual))
-        return this.cancelRun(runId, opts);
-      if (e instanceof StatusConflictError) return false;
-      throw e;
-    }
+    return cancelStoredRun(this.db, this.ref, runId, opts);
   }
 }
 

@@ -1,4 +1,6 @@
 import type { Db } from "../db/port.js";
+import { NotFoundError, StatusConflictError } from "../errors.js";
+import { ownsRun, type ComponentRef } from "./component.js";
 
 /** Statuses a run can still leave; a cancel request only applies to these. */
 export const ACTIVE_STATUSES = ["PENDING", "RUNNING", "PAUSED"];
@@ -56,4 +58,32 @@ export function watchForCancel(db: Db, runId: string, controller: AbortControlle
   return () => {
     stopped = true;
   };
+}
+
+/**
+ * Cancels a stored run of `ref` from anywhere: the stored status becomes CANCELLED (a run that has
+ * not started never will), and the run stops at its next step. False when it had already ended;
+ * a run of another component (or user) is not found.
+ */
+export async function cancelStoredRun(
+  db: Db,
+  ref: Pick<ComponentRef, "type" | "id">,
+  runId: string,
+  opts: { userId?: string } = {},
+): Promise<boolean> {
+  const row = await db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
+  if (!row || !ownsRun(ref, row.run_data)) throw new NotFoundError(`run ${runId} not found`);
+  if (!ACTIVE_STATUSES.includes(String(row.status))) return false;
+  try {
+    // Storage first, so the cancel holds whichever isolate runs it; then stop a local run at once.
+    await db.upsertRun({ ...row.run_data, status: "CANCELLED" }, { expectStatus: [String(row.status)] });
+    abortLocal(runId, "cancelled");
+    return true;
+  } catch (e) {
+    // It moved on meanwhile: try once more from what it is now.
+    if (e instanceof StatusConflictError && e.actual && ACTIVE_STATUSES.includes(e.actual))
+      return cancelStoredRun(db, ref, runId, opts);
+    if (e instanceof StatusConflictError) return false;
+    throw e;
+  }
 }

@@ -29,11 +29,11 @@ export interface RecordOptions {
  * gets every event as soon as the run yields it; writing is never on that path, except for the
  * closing event (stored before it is passed on) and the end of the stream (after the last batch).
  */
-export async function* recordRunEvents<E extends { event: string; run_id?: string }>(
+export async function* recordRunEvents<E extends { event: string; run_id?: string }, R = void>(
   db: Db,
-  events: AsyncIterable<E>,
+  events: AsyncIterable<E, R>,
   opts: RecordOptions = {},
-): AsyncGenerator<IndexedEvent<E>> {
+): AsyncGenerator<IndexedEvent<E>, R> {
   const interval = opts.flushIntervalMs ?? 50;
   const maxBatch = opts.maxBatch ?? 200;
   let runId = opts.runId;
@@ -62,8 +62,17 @@ export async function* recordRunEvents<E extends { event: string; run_id?: strin
     return writing;
   };
 
+  // Stepped by hand, not `for await`: the source's return value (a run's final output) is passed on.
+  const source = events[Symbol.asyncIterator]();
+  let finished = false;
   try {
-    for await (const event of events) {
+    for (;;) {
+      const step = await source.next();
+      if (step.done) {
+        finished = true;
+        return step.value;
+      }
+      const event = step.value;
       runId ??= event.run_id || undefined;
       const index = next++;
       // A copy as it is now: the run may still change objects an event points to (a tool's result).
@@ -77,6 +86,8 @@ export async function* recordRunEvents<E extends { event: string; run_id?: strin
       yield { index, event };
     }
   } finally {
+    // A consumer that stopped early stops the source too, as `for await` would.
+    if (!finished) await source.return?.();
     await flush();
   }
 }

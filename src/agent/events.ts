@@ -19,8 +19,13 @@ interface Base<E extends RunEventName> {
   event: E;
   run_id: string;
   session_id: string;
-  agent_id: string;
+  /** the component's identity (identityOf): agent_id and agent_name for an agent's run, team_id and team_name for a team's, … */
+  agent_id?: string;
   agent_name?: string;
+  team_id?: string;
+  team_name?: string;
+  workflow_id?: string;
+  workflow_name?: string;
   created_at: number;
 }
 

@@ -7,6 +7,7 @@ import type { Model, ModelRequest, TokenUsage } from "../models/model.js";
 import { publicError } from "../public-error.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 import { RunCancelledSignal, registerRun, watchForCancel } from "./cancellation.js";
+import { identityOf, type ComponentRef, type RunEndHook } from "./component.js";
 import type { RunEvent } from "./events.js";
 import { invalidArguments, requirementFor, requirementKind } from "./hitl.js";
 import { keepRunAlive } from "./liveness.js";
@@ -17,8 +18,8 @@ import { nowSeconds } from "../time.js";
 
 /** What the engine needs of an agent: its resolved configuration, never the Agent class itself. */
 export interface EngineConfig {
-  id: string;
-  name?: string;
+  /** whose run it is: the run's and its events' identity fields come from this */
+  ref: ComponentRef;
   model: Model;
   reasoningModel?: Model;
   /** false when nobody takes the run's events as they come: the model may answer in one piece */
@@ -37,6 +38,8 @@ export interface EngineConfig {
   saveSession: (output: RunOutput) => Promise<void>;
   /** applied to every tool answer before it is recorded (tool-result offload) */
   answerFilter?: AnswerFilter;
+  /** makes the write that ends the run COMPLETED or PAUSED, when the caller stores more with it (the queue: its job) */
+  onFinalWrite?: RunEndHook;
 }
 
 const REASONING_PROMPT =
@@ -73,8 +76,7 @@ export class RunEngine {
     return {
       run_id: this.output.run_id,
       session_id: this.output.session_id,
-      agent_id: this.output.agent_id,
-      agent_name: this.output.agent_name,
+      ...identityOf(this.cfg.ref),
       created_at: nowSeconds(),
     };
   }
@@ -85,6 +87,18 @@ export class RunEngine {
     this.output.session_state = this.sessionState;
     if (!this.cfg.db) return;
     await this.cfg.db.upsertRun(this.output as unknown as RunRecord, expect ? { expectStatus: expect } : {});
+  }
+
+  /** The write that ends this attempt (COMPLETED or PAUSED, from RUNNING): the caller's hook when it has one. */
+  private async saveFinal(): Promise<void> {
+    const hook = this.cfg.onFinalWrite;
+    if (hook && this.cfg.db) {
+      this.output.updated_at = nowSeconds();
+      this.output.session_state = this.sessionState;
+      // Null: the hook wrote nothing (the run was not RUNNING, say); the plain write then says why.
+      if (await hook(this.output as unknown as RunRecord, ["RUNNING"])) return;
+    }
+    await this.save(["RUNNING"]);
   }
 
   /**
@@ -212,8 +226,7 @@ export class RunEngine {
     const end = {
       run_id: o.run_id,
       session_id: o.session_id,
-      agent_id: o.agent_id,
-      agent_name: o.agent_name,
+      ...identityOf(this.cfg.ref),
       user_id: o.user_id,
       status: "ERROR",
       content: o.content,
@@ -364,7 +377,7 @@ export class RunEngine {
     this.output.status = "PAUSED";
     this.output.requirements = requirements;
     this.closePhase();
-    await this.save(["RUNNING"]);
+    await this.saveFinal();
     await this.saveSessionState();
     yield { event: "RunPaused", ...this.base(), tools, requirements };
   }
@@ -490,7 +503,7 @@ export class RunEngine {
     for (const hook of this.cfg.postHooks) await hook(this.output);
     this.output.status = "COMPLETED";
     this.closePhase();
-    await this.save(["RUNNING"]);
+    await this.saveFinal();
     await this.saveSessionState();
     yield {
       event: "RunCompleted",

@@ -72,8 +72,13 @@ export interface RunInput extends RunMedia {
 /** A run as stored in `agno_runs.run_data` and answered over HTTP: agno's RunOutput dict. */
 export interface RunOutput {
   run_id: string;
-  agent_id: string;
+  /** who ran it (see identityOf): an agent's runs carry agent_id and agent_name, a team's team_id and team_name, … */
+  agent_id?: string;
   agent_name?: string;
+  team_id?: string;
+  team_name?: string;
+  workflow_id?: string;
+  workflow_name?: string;
   session_id: string;
   user_id?: string | null;
   parent_run_id?: string | null;

@@ -87,7 +87,7 @@ export async function enqueueBackgroundRun(
       )
     : undefined;
   const input = runJobInput({
-    component: { type: "agent", id: agent.id },
+    component: agent.ref,
     ...fields,
     sessionId: req.session_id,
     userId: opts.userId,

@@ -1,7 +1,10 @@
-import type { Agent } from "../agent/agent.js";
+import { findComponent, type Component, type ComponentSource } from "../agent/component.js";
 import { recordRunEvents } from "../agent/event-log.js";
+import type { RunEvent } from "../agent/events.js";
+import type { RunOutput } from "../agent/run-output.js";
 import type { Db } from "../db/port.js";
 import { runEndingJob } from "./run-ending-job.js";
+import { jobComponent } from "./run-job-input.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
 
 /** How an attempt ended, for the dispatcher to record (and maybe retry). */
@@ -14,34 +17,30 @@ export interface Outcome {
   recorded?: boolean;
 }
 
-/** The run status a streamed run's last event stands for. */
-const STATUS_OF_LAST_EVENT: Record<string, string> = {
-  RunCompleted: "COMPLETED",
-  RunPaused: "PAUSED",
-  RunCancelled: "CANCELLED",
-};
-
 /** A previous attempt's run that died or failed: it starts over, in the same row. */
 const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
 
 /**
- * Runs a queued agent run to its end, storing its events for anyone following it (unless it was
- * submitted with stream=false). A later attempt first looks at what an earlier one left: a run
- * that already ended (its worker died after the run, before the job was marked) is not run again.
+ * Runs a queued run of a component to its end, storing its events for anyone following it (unless
+ * it was submitted with stream=false). How it ended is the status of the output the component
+ * returns, whatever its last event was called. A later attempt first looks at what an earlier one
+ * left: a run that already ended (its worker died after the run, before the job was marked) is not
+ * run again.
  */
 export async function executeRunJob(
   job: JobRecord,
   lease: Lease,
-  agents: Agent[],
+  components: ComponentSource | readonly Component[],
   db: Db,
   jobs: Pick<JobStore, "completeWithRun">,
 ): Promise<Outcome> {
-  const served = agents.find((a) => a.id === job.component_id);
-  if (!served) return { status: "FAILED", error: `agent ${job.component_id} is not served by this deployment` };
+  const ref = jobComponent(job);
+  const served = findComponent(components, ref);
+  if (!served) return { status: "FAILED", error: `${ref.type} ${ref.id} is not served by this deployment` };
   const runId = job.payload.run_id;
-  const bound = runEndingJob(db, jobs, lease, runId);
-  const agent = served.withDb(bound.db);
-  // A first attempt's run can only be PENDING, or CANCELLED by a race, which agent.run() handles.
+  const ending = runEndingJob(jobs, lease);
+  const component = served.withDb(db);
+  // A first attempt's run can only be PENDING, or CANCELLED by a race, which the component handles.
   if (job.attempt > 1) {
     const row = await db.getRun(runId);
     if (!row) return { status: "FAILED", error: `run ${runId} is gone` };
@@ -54,7 +53,9 @@ export async function executeRunJob(
       return { status: "FAILED", error: `run ${runId} is ${status}` };
     }
   }
-  const options = {
+  const stream = job.payload.stream !== false;
+  const run = component.execute({
+    message: job.payload.message,
     runId,
     sessionId: job.session_id ?? undefined,
     userId: job.user_id ?? undefined,
@@ -62,36 +63,47 @@ export async function executeRunJob(
     dependencies: job.payload.dependencies,
     metadata: job.payload.metadata,
     media: job.payload.media,
-  };
-  let ended: { status: string; error?: string };
-  if (job.payload.stream === false) {
-    // Nobody follows it: no events to store, and its model calls need not stream either.
-    const output = await agent.run(job.payload.message, { ...options, stream: false });
-    ended = { status: output.status, error: typeof output.content === "string" ? output.content : undefined };
+    // Nobody follows a stream=false run: no events to store, and its model calls need not stream either.
+    stream,
+    onFinalWrite: ending.onFinalWrite,
+  });
+  let output: RunOutput;
+  if (!stream) {
+    output = await finalOf(run);
   } else {
     const firstIndex = job.attempt > 1 ? (await db.lastRunEventIndex(runId)) + 1 : 0;
-    let last: { event: string; content?: unknown } | undefined;
-    const run = agent.run(job.payload.message, { ...options, stream: true });
     // The log of a retried run already starts with the first attempt's RunStarted; agno has no retry
     // event, so the run keeps one RunStarted in total and the retry's events follow on.
     const events = firstIndex > 0 ? withoutRunStarted(run) : run;
-    for await (const { event } of recordRunEvents(db, events, { runId, firstIndex })) last = event as typeof last;
-    ended = {
-      status: STATUS_OF_LAST_EVENT[last?.event ?? ""] ?? "ERROR",
-      error: typeof last?.content === "string" ? last.content : undefined,
-    };
+    output = await finalOf(recordRunEvents(db, events, { runId, firstIndex }));
   }
-  switch (ended.status) {
+  switch (output.status) {
     case "COMPLETED":
     case "PAUSED":
-      return { status: "COMPLETED", recorded: bound.jobEnded() };
+      return { status: "COMPLETED", recorded: ending.jobEnded() };
     case "CANCELLED":
       return { status: "CANCELLED" };
     default:
-      return { status: "FAILED", error: ended.error ?? "the run ended without a result", retryable: true };
+      return {
+        status: "FAILED",
+        error: typeof output.content === "string" ? output.content : "the run ended without a result",
+        retryable: true,
+      };
   }
 }
 
-async function* withoutRunStarted<E extends { event: string }>(events: AsyncIterable<E>): AsyncIterable<E> {
-  for await (const e of events) if (e.event !== "RunStarted") yield e;
+/** Takes every event of a run and returns its final output (the generator's return value). */
+async function finalOf(events: AsyncGenerator<unknown, RunOutput>): Promise<RunOutput> {
+  for (;;) {
+    const next = await events.next();
+    if (next.done) return next.value;
+  }
+}
+
+async function* withoutRunStarted(events: AsyncGenerator<RunEvent, RunOutput>): AsyncGenerator<RunEvent, RunOutput> {
+  for (;;) {
+    const next = await events.next();
+    if (next.done) return next.value;
+    if (next.value.event !== "RunStarted") yield next.value;
+  }
 }

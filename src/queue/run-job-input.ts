@@ -1,10 +1,11 @@
+import type { ComponentRef } from "../agent/component.js";
 import type { MediaInput } from "../agent/media.js";
-import type { EnqueueRunInput, RunJobPayload } from "./types.js";
+import type { EnqueueRunInput, JobRecord, RunJobPayload } from "./types.js";
 
 /** What a background run of a component is asked to do, in plain values (no HTTP request needed). */
 export interface RunJobRequest {
   /** the component that runs it */
-  component: { type: EnqueueRunInput["component_type"]; id: string };
+  component: ComponentRef;
   message: string;
   /** the session to continue; none: a new one, named after the message */
   sessionId?: string | null;
@@ -53,7 +54,8 @@ export function runJobInput(req: RunJobRequest): EnqueueRunInput {
     component_id: req.component.id,
     session_id: req.sessionId ?? crypto.randomUUID(),
     user_id: req.userId,
-    payload: runJobPayload(req, req.runId ?? crypto.randomUUID()),
+    // The ref rides in the payload (outside what a request hash covers), so the executor finds the component by it.
+    payload: { ...runJobPayload(req, req.runId ?? crypto.randomUUID()), component: refOf(req.component) },
     max_attempts: req.maxAttempts,
     max_depth: req.maxDepth,
     ...(req.maxUserDepth === undefined ? {} : { max_user_depth: req.maxUserDepth }),
@@ -64,4 +66,19 @@ export function runJobInput(req: RunJobRequest): EnqueueRunInput {
       ? { idempotency_key: req.idempotencyKey, ...(req.requestHash ? { request_hash: req.requestHash } : {}) }
       : {}),
   };
+}
+
+/** The ref with only its defined fields (JSON keeps no undefined). */
+function refOf({ type, id, name }: ComponentRef): ComponentRef {
+  return name === undefined ? { type, id } : { type, id, name };
+}
+
+/**
+ * The component a stored job runs: its payload's ref, else (a payload stored before refs) its
+ * component columns, an agent when they name no type.
+ */
+export function jobComponent(job: Pick<JobRecord, "component_type" | "component_id" | "payload">): ComponentRef {
+  const ref = job.payload.component;
+  if (ref?.type && ref.id) return ref;
+  return { type: job.component_type ?? "agent", id: job.component_id };
 }

@@ -1,3 +1,4 @@
+import type { ComponentRef, ComponentType } from "../agent/component.js";
 import type { MediaInput } from "../agent/media.js";
 import type { RunRecord, RunRow } from "../db/types.js";
 
@@ -8,6 +9,8 @@ export const JOB_STATUSES: readonly JobStatus[] = ["PENDING", "RUNNING", "COMPLE
 /** What a background run needs to start later, anywhere (JSON: media travel as base64). */
 export interface RunJobPayload {
   run_id: string;
+  /** the component that runs it (payloads stored before it was added have only the job's component_id: an agent's) */
+  component?: ComponentRef;
   message: string;
   /** false: nobody follows the run live, so its events are not stored (default: stored, for /resume) */
   stream?: boolean;
@@ -20,7 +23,7 @@ export interface RunJobPayload {
 /** A row of `agno_jobs` (agno's columns; timestamps in epoch seconds). */
 export interface JobRecord {
   id: string;
-  component_type: "agent" | "team" | "workflow";
+  component_type: ComponentType;
   job_type: string;
   component_id: string;
   session_id: string | null;
@@ -43,7 +46,7 @@ export interface JobRecord {
 }
 
 export interface EnqueueRunInput {
-  component_type: "agent";
+  component_type: ComponentType;
   component_id: string;
   session_id: string;
   user_id: string | null;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ComponentRef, ComponentType } from "../agent/component.js";
 import { ValidationError } from "../errors.js";
 import { checkJson } from "../json-limits.js";
 import { validateCron } from "./cron.js";
@@ -79,31 +80,37 @@ const runPayload = z.object({
   metadata: z.record(z.string(), z.unknown()).optional(),
 });
 
+/** The run endpoints of this AgentOS, by the component type their first segment names. */
+const RUN_PATHS: Record<string, ComponentType> = { agents: "agent", teams: "team", workflows: "workflow" };
+
 /**
- * The agent a run endpoint names. Only paths of this AgentOS are accepted, never a URL: the
- * scheduler enqueues the run itself instead of calling out, so a schedule cannot reach elsewhere.
+ * The component a run endpoint names: /agents/{id}/runs, /teams/{id}/runs or /workflows/{id}/runs.
+ * Only paths of this AgentOS are accepted, never a URL: the scheduler enqueues the run itself
+ * instead of calling out, so a schedule cannot reach elsewhere. Whether the component is served is
+ * the caller's question (the registry's).
  */
-export function runTarget(endpoint: string): { type: "agent"; id: string } {
+export function runTarget(endpoint: string): ComponentRef {
   if (!endpoint.startsWith("/") || endpoint.includes("://") || endpoint.startsWith("//")) {
     throw new ValidationError(
       `endpoint must be a path of this AgentOS such as /agents/{agent_id}/runs, not ${JSON.stringify(endpoint)}`,
       "endpoint",
     );
   }
-  const match = /^\/agents\/([^/?#]+)\/runs\/?$/.exec(endpoint);
+  const match = /^\/(agents|teams|workflows)\/([^/?#]+)\/runs\/?$/.exec(endpoint);
   if (!match)
     throw new ValidationError(
-      `endpoint ${JSON.stringify(endpoint)} is not a run endpoint this AgentOS can schedule: use /agents/{agent_id}/runs`,
+      `endpoint ${JSON.stringify(endpoint)} is not a run endpoint this AgentOS can schedule: use /agents/{agent_id}/runs, /teams/{team_id}/runs or /workflows/{workflow_id}/runs`,
       "endpoint",
     );
+  const type = RUN_PATHS[match[1]!]!;
   let id: string;
   try {
-    id = decodeURIComponent(match[1]!);
+    id = decodeURIComponent(match[2]!);
   } catch {
-    throw new ValidationError(`endpoint ${JSON.stringify(endpoint)} has a malformed agent id`, "endpoint");
+    throw new ValidationError(`endpoint ${JSON.stringify(endpoint)} has a malformed ${type} id`, "endpoint");
   }
-  if (id.length > 255) throw new ValidationError("endpoint: the agent id is longer than 255 characters", "endpoint");
-  return { type: "agent", id };
+  if (id.length > 255) throw new ValidationError(`endpoint: the ${type} id is longer than 255 characters`, "endpoint");
+  return { type, id };
 }
 
 /** Checks a payload for the run it will start; returns the run fields. */

@@ -1,4 +1,5 @@
 import type { Agent } from "../agent/agent.js";
+import type { Component, ComponentRef, ComponentSource } from "../agent/component.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 
@@ -7,8 +8,10 @@ import type { ObjectStorage } from "../offload/object-storage.js";
  * that runs them: the HTTP app, the JobQueue object and the cron tick. Storage is wired into the
  * components here, so a background run behaves as the same run over HTTP would.
  */
-export class ComponentRegistry {
+export class ComponentRegistry implements ComponentSource {
   readonly agents: Agent[];
+  /** every component it serves, agents first (teams and workflows join here) */
+  readonly components: Component[];
 
   constructor(
     agents: Agent[],
@@ -23,14 +26,20 @@ export class ComponentRegistry {
       if (ids.has(agent.id)) throw new TypeError(`two agents have the id ${agent.id}`);
       ids.add(agent.id);
     }
+    this.components = [...this.agents];
   }
 
   agent(id: string): Agent | undefined {
     return this.agents.find((a) => a.id === id);
   }
 
+  /** The component `ref` names (its type and id), if this deployment serves it. */
+  component(ref: Pick<ComponentRef, "type" | "id">): Component | undefined {
+    return this.components.find((c) => c.ref.type === ref.type && c.ref.id === ref.id);
+  }
+
   /** The longest heartbeat interval of the components (a run is stale only after three of its own). */
   heartbeatSeconds(floor: number): number {
-    return Math.max(floor, ...this.agents.map((a) => a.heartbeatSeconds));
+    return Math.max(floor, ...this.components.map((c) => c.heartbeatSeconds));
   }
 }

@@ -138,7 +138,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
       if (!withDb) throw new Error("the job queue needs DATABASE_URL");
       const { db } = openDb(withDb, config.queue.dbConnections);
       return {
-        agents: registry.agents,
+        components: registry,
         db,
         concurrency: config.queue.concurrency,
         leaseSeconds: config.queue.leaseSeconds,

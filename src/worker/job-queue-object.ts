@@ -1,5 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
-import type { Agent } from "../agent/agent.js";
+import type { Component, ComponentSource } from "../agent/component.js";
 import type { QueueDb } from "../db/port.js";
 import { DatabaseUnavailableError } from "../errors.js";
 import { Dispatcher } from "../queue/dispatcher.js";
@@ -8,9 +8,9 @@ import { GroupEnqueue } from "../queue/group-enqueue.js";
 import type { EnqueueRunInput } from "../queue/types.js";
 import { replyOf, type EnqueueReply } from "./queue-rpc.js";
 
-/** What the queue needs from the deployment: its agents and a way to reach its database. */
+/** What the queue needs from the deployment: its components (the registry) and a way to reach its database. */
 export interface QueueServices {
-  agents: Agent[];
+  components: ComponentSource | readonly Component[];
   db: QueueDb;
   concurrency: number;
   leaseSeconds: number;
@@ -42,7 +42,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
   /** consecutive alarms that found the database unavailable (0 when it answered last) */
   private outages = 0;
 
-  /** The deployment's agents and database, built from `env` (once per object instance). */
+  /** The deployment's components and database, built from `env` (once per object instance). */
   protected abstract queueServices(env: Env): QueueServices;
 
   /**
@@ -121,7 +121,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
       const services = this.built();
       this.dispatcher = new Dispatcher({
         store: services.db.jobs,
-        execute: (job, lease) => executeRunJob(job, lease, services.agents, services.db, services.db.jobs),
+        execute: (job, lease) => executeRunJob(job, lease, services.components, services.db, services.db.jobs),
         workerId: `do:${this.ctx.id.toString().slice(0, 16)}:${crypto.randomUUID().slice(0, 8)}`,
         concurrency: services.concurrency,
         leaseSeconds: services.leaseSeconds,

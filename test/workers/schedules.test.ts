@@ -78,6 +78,9 @@ describe("schedules over HTTP", () => {
       [{ timezone: "Atlantis/Capital" }, /timezone/],
       [{ endpoint: "https://example.com/agents/assistant/runs" }, /endpoint must be a path/],
       [{ endpoint: "/agents/nobody/runs" }, /agent nobody is not served/],
+      // Team and workflow endpoints parse to their components, refused until this AgentOS serves them.
+      [{ endpoint: "/teams/crew/runs" }, /team crew is not served/],
+      [{ endpoint: "/workflows/nightly/runs" }, /workflow nightly is not served/],
       [{ user_id: B }, /user_id/],
       [{ payload: { message: "x", user_id: B } }, /payload\.user_id/],
     ];

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
+import { findComponent, type Component } from "../../agent/component.js";
 import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import { ConflictError, ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
 import { triggerSchedule } from "../../scheduler/dispatch.js";
@@ -117,15 +118,17 @@ const metaOf = (p: Page<unknown>) => ({
 });
 
 /**
- * The target must be an agent this AgentOS serves, and, since its runs will start without the
- * caller present, the caller must be allowed to run it now (as agno requires `agents:run`).
+ * The target must be a component this AgentOS serves (a team or workflow endpoint parses, and is
+ * refused the same way until it serves teams or workflows), and, since its runs will start
+ * without the caller present, the caller must be allowed to run it now (as agno requires `agents:run`).
  */
-function checkTarget(c: Context<OSEnv>, agents: Agent[], endpoint: string): void {
-  const { id } = runTarget(endpoint);
-  if (!agents.some((a) => a.id === id))
-    throw new ValidationError(`endpoint: agent ${id} is not served by this AgentOS`, "endpoint");
-  if (!hasScope(principalOf(c), "agents", "run", id))
-    throw new ForbiddenError(`scheduling runs of agent ${id} needs the scope agents:${id}:run`);
+function checkTarget(c: Context<OSEnv>, components: readonly Component[], endpoint: string): void {
+  const ref = runTarget(endpoint);
+  if (!findComponent(components, ref))
+    throw new ValidationError(`endpoint: ${ref.type} ${ref.id} is not served by this AgentOS`, "endpoint");
+  const resource = `${ref.type}s`;
+  if (!hasScope(principalOf(c), resource, "run", ref.id))
+    throw new ForbiddenError(`scheduling runs of ${ref.type} ${ref.id} needs the scope ${resource}:${ref.id}:run`);
 }
 
 /** The durable queue's storage and wake-up; a schedule nobody could ever run is refused, not stored to sit idle. */

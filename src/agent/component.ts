@@ -1,0 +1,93 @@
+import type { Db } from "../db/port.js";
+import type { RunRecord, RunRow } from "../db/types.js";
+import type { RunEvent } from "./events.js";
+import type { MediaInput } from "./media.js";
+import type { RunOutput } from "./run-output.js";
+
+/** What agno runs: an agent, a team of agents, or a workflow (agno's `run_type` / `component_type`). */
+export type ComponentType = "agent" | "team" | "workflow";
+
+/** Which component a run, a job, a schedule or an event belongs to. */
+export interface ComponentRef {
+  type: ComponentType;
+  id: string;
+  name?: string;
+}
+
+/** The identity fields of agno's runs and events for `ref`: `agent_id`/`agent_name` for an agent, `team_id`/`team_name` for a team, … */
+export type ComponentIdentity =
+  | { agent_id: string; agent_name?: string }
+  | { team_id: string; team_name?: string }
+  | { workflow_id: string; workflow_name?: string };
+
+/** The run and event fields that name `ref`, as agno writes them (the run's type follows from which id is set). */
+export function identityOf(ref: ComponentRef): ComponentIdentity {
+  const name = ref.name;
+  switch (ref.type) {
+    case "team":
+      return { team_id: ref.id, ...(name !== undefined ? { team_name: name } : {}) };
+    case "workflow":
+      return { workflow_id: ref.id, ...(name !== undefined ? { workflow_name: name } : {}) };
+    default:
+      // agent_name stays present (possibly undefined) as it always was, so agents' wire is unchanged.
+      return { agent_id: ref.id, agent_name: name };
+  }
+}
+
+/** Whether a stored run (its row or its `run_data`) belongs to `ref`. */
+export function ownsRun(ref: Pick<ComponentRef, "type" | "id">, run: Record<string, unknown>): boolean {
+  return run[`${ref.type}_id`] === ref.id;
+}
+
+/**
+ * The write that ends a run's attempt (its status COMPLETED or PAUSED, expected from RUNNING), made
+ * instead of the plain `upsertRun` so the caller can store more in the same statement (the queue
+ * ends its job with it). Null: nothing was written, and the run writes itself as usual.
+ */
+export type RunEndHook = (run: RunRecord, expectStatus: string[]) => Promise<RunRow | null>;
+
+/** One run of a component, in plain values: what a queued job or any other caller asks it to do. */
+export interface ComponentRunInput {
+  message: string;
+  runId?: string;
+  sessionId?: string;
+  userId?: string;
+  sessionState?: Record<string, unknown>;
+  dependencies?: Record<string, unknown>;
+  metadata?: Record<string, unknown>;
+  media?: MediaInput[];
+  /** whether the caller takes the events as they come (else the model may answer in one piece) */
+  stream: boolean;
+  /** makes the run's last write (see RunEndHook) */
+  onFinalWrite?: RunEndHook;
+}
+
+/**
+ * What the queue, the scheduler, cancellation and HITL need of a runnable thing (an Agent; next,
+ * a Team or a Workflow): its identity, a run from plain input to its stored output, and the
+ * database it stores through.
+ */
+export interface Component {
+  readonly ref: ComponentRef;
+  readonly db?: Db;
+  /** how often its executing runs mark their rows alive (seconds) */
+  readonly heartbeatSeconds: number;
+  /** the same component storing through `db` */
+  withDb(db: Db): Component;
+  /** agno's events as the run makes them; the generator's return value is the run's final output (its status says how it ended) */
+  execute(input: ComponentRunInput): AsyncGenerator<RunEvent, RunOutput>;
+}
+
+/** Where components are found by their ref (the component registry; a plain list in tests). */
+export interface ComponentSource {
+  component(ref: Pick<ComponentRef, "type" | "id">): Component | undefined;
+}
+
+/** The component `ref` names in `source` (a registry, or a list of components). */
+export function findComponent(
+  source: ComponentSource | readonly Component[],
+  ref: Pick<ComponentRef, "type" | "id">,
+): Component | undefined {
+  if ("component" in source && typeof source.component === "function") return source.component(ref);
+  return (source as readonly Component[]).find((c) => c.ref.type === ref.type && c.ref.id === ref.id);
+}
