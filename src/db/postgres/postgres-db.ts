@@ -379,9 +379,9 @@ export class PostgresDb implements Db {
   async upsertRun(input: RunRecord, opts: UpsertRunOptions = {}): Promise<RunRow> {
     const run = validateRun(input);
     await this.inspect();
-    // A run that moves from an expected status is nearly always there already (a running run
-    // saving its progress, a cancel): one statement, no transaction. Anything else, and any miss,
-    // takes the full path, which also names what was wrong.
+    // A run that moves from an expected status is there already (a running run saving its
+    // progress, a cancel) or is starting (not stored yet): one statement, no transaction. Anything
+    // else, and any miss, takes the full path, which also names what was wrong.
     if (opts.expectStatus && !(await this.legacyPending())) {
       // Writes made in one turn (the runs a queue started together) go as one statement.
       const row = await this.runUpdates.run("", { run, expectStatus: opts.expectStatus });
