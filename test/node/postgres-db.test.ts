@@ -92,6 +92,28 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
     expect(changed).toEqual(["o1-2"]);
   });
 
+  it("runs started at once in one session from several adapters (one statement each, or the transaction) get distinct run_index", async () => {
+    await session("s-start-race");
+    // An adapter each, as separate isolates would have: no batching between them.
+    const dbs = [0, 1, 2, 3].map(() => new PostgresDb({ pool: t.pool, schema: t.schema }));
+    const start = (db: PostgresDb, id: string) =>
+      db.upsertRun(
+        { run_id: id, session_id: "s-start-race", agent_id: "assistant", status: "RUNNING" },
+        { expectStatus: ["PENDING", "RUNNING"] },
+      );
+    await Promise.all([
+      ...dbs.map(async (db, w) => {
+        for (let i = 0; i < 12; i++) await start(db, `start-${w}-${i}`);
+      }),
+      (async () => {
+        for (let i = 0; i < 12; i++) await t.db.upsertRun({ run_id: `plain-${i}`, session_id: "s-start-race" });
+      })(),
+    ]);
+    const rows = (await t.db.getRuns({ sessionId: "s-start-race", sortOrder: "asc" })).data;
+    expect(rows.map((r) => r.run_index)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+    expect(rows.filter((r) => r.run_id.startsWith("start-")).every((r) => r.user_id === "alice")).toBe(true);
+  });
+
   it("a pool given as a function is made on the first query, once: an adapter that never queries opens none", async () => {
     let made = 0;
     const db = new PostgresDb({ pool: () => (made++, t.pool), schema: t.schema });

@@ -1,4 +1,7 @@
+import { sql, type SQL } from "drizzle-orm";
 import type { RunRecord, RunRow, RunType } from "../types.js";
+import { idList } from "./id-list.js";
+import type { Exec } from "./schema-state.js";
 
 /**
  * agno 2.x kept every run of a session in a `runs` JSONB array on the session row. These
@@ -56,4 +59,19 @@ export function mergeRuns(tableRows: RunRow[], legacy: RunRow[]): RunRow[] {
   const seen = new Set(tableRows.map((r) => r.run_id));
   const merged = [...tableRows, ...legacy.filter((r) => !seen.has(r.run_id))];
   return merged.sort((a, b) => a.run_index - b.run_index);
+}
+
+/**
+ * After migration the legacy column is only a backup, but a deleted run must not live on in
+ * it: it would come back through a re-copy and hold up the cleanup. So deletes scrub it too.
+ */
+export async function scrubLegacyRuns(exec: Exec, sessions: SQL, runIds: string[]): Promise<void> {
+  const ids = idList(runIds);
+  await exec(sql`
+    UPDATE ${sessions} s SET runs = (
+      SELECT COALESCE(jsonb_agg(e.v ORDER BY e.ord), '[]'::jsonb)
+      FROM jsonb_array_elements(s.runs::jsonb) WITH ORDINALITY AS e(v, ord)
+      WHERE COALESCE(e.v->>'run_id', '') NOT IN (${ids}))
+    WHERE jsonb_typeof(s.runs::jsonb) = 'array'
+      AND EXISTS (SELECT 1 FROM jsonb_array_elements(s.runs::jsonb) AS x(v) WHERE x.v->>'run_id' IN (${ids}))`);
 }

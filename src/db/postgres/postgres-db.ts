@@ -1,9 +1,8 @@
-import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
 import { ConflictError, MigrationRequiredError, NotFoundError, ValidationError } from "../../errors.js";
-import { pageOf, resolvePage, sortOrderOf } from "../pagination.js";
 import type {
   Db,
   InterruptedRun,
@@ -14,7 +13,7 @@ import type {
   ToolResultRecord,
   UpsertRunOptions,
 } from "../port.js";
-import { NON_HISTORY_STATUSES, Session } from "../session.js";
+import { Session } from "../session.js";
 import type {
   GetRunsOptions,
   GetSessionOptions,
@@ -27,7 +26,8 @@ import type {
   SessionRecord,
 } from "../types.js";
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
-import { legacyRunRow, mergeRuns } from "./legacy.js";
+import { LegacyReader } from "./legacy-reader.js";
+import { scrubLegacyRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
 import { RunEventTable } from "./run-events.js";
 import { RunLivenessTable } from "./run-liveness.js";
@@ -39,11 +39,18 @@ import { PostgresScheduleStore } from "./schedules.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
 import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
-import { RUN_COLUMNS, SESSION_COLUMNS, toRunRow, toSessionRecord } from "./rows.js";
+import { toSessionRecord } from "./rows.js";
+import {
+  checkSessionRead,
+  PostgresReader,
+  runsQuery,
+  sessionsQuery,
+  type PostgresReads,
+  type ReaderDeps,
+} from "./reader.js";
 import { ensureSchema, type Exec, type Inspection } from "./schema-state.js";
 import { applyStateChanges, type StateChange } from "../state-changes.js";
 import { Coalescer } from "./coalescer.js";
-import { idList } from "./id-list.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
 import { pgSafe } from "../../json-limits.js";
 import { rethrowUnavailable } from "./unavailable.js";
@@ -67,19 +74,13 @@ export interface PostgresDbOptions {
   cacheKey?: string;
 }
 
-/** One `getSessionWithRun` call, as the batch that answers it sees it. */
-interface SessionRead {
-  sessionId: string;
-  runId: string;
-  opts: GetSessionOptions;
-}
-
 /** Databases already seen at the current schema, per isolate: the check never goes backwards. */
 const knownCurrent = new Set<string>();
 
 /**
  * The Postgres adapter: agno 3.0's layout (runs as rows) over drizzle and the Neon serverless
- * driver. It also reads an agno 2.x database before migration, merging the legacy runs blob.
+ * driver. Before migration an agno 2.x database is read through LegacyReader (legacy-reader.ts),
+ * which merges each session's legacy runs blob; after it, through the plain PostgresReader.
  *
  * @example
  * const db = new PostgresDb({ pool: new Pool({ connectionString: env.DATABASE_URL }) });
@@ -104,9 +105,11 @@ export class PostgresDb implements Db {
   private readonly runUpdates = new Coalescer<{ run: RunRecord; expectStatus: string[] }, RunRow | null>((_, writes) =>
     this.updateRuns(writes),
   );
-  private readonly sessionReads = new Coalescer<SessionRead, { session: Session | null; run: RunRow | null }>(
-    (_, reads) => this.readSessionsWithRuns(reads),
-  );
+  private readonly readerDeps: ReaderDeps;
+  /** agno 3.0's layout, read plainly */
+  private readonly reader: PostgresReader;
+  /** the same reads with agno 2.x's run blobs merged in, made the first time a database needs it */
+  private legacyReader: LegacyReader | undefined;
 
   constructor(opts: PostgresDbOptions) {
     this.id = opts.id ?? "default";
@@ -120,6 +123,14 @@ export class PostgresDb implements Db {
     this.toolResults = new ToolResultTable(this.exec, sql.raw(qualified(this.schema, this.names.toolResults)));
     this.jobTable = new JobTable(this.exec, sql.raw(qualified(this.schema, this.names.jobs)));
     this.cacheKey = opts.cacheKey && `${opts.cacheKey}|${this.schema}|${Object.values(this.names).join(",")}`;
+    this.readerDeps = {
+      exec: this.exec,
+      orm: () => this.orm,
+      t: this.t,
+      sessions: this.sessionsTable,
+      runs: this.runsTable,
+    };
+    this.reader = new PostgresReader(this.readerDeps);
   }
 
   private get orm(): NeonDatabase {
@@ -292,90 +303,18 @@ export class PostgresDb implements Db {
     });
   }
 
-  /** A session read's id and runs limit, checked before anything is read (a bad one is the caller's 4xx). */
-  private checkSessionRead(sessionId: string, opts: GetSessionOptions): void {
-    validateId(sessionId, "session_id");
-    if (opts.runsLimit !== undefined && (!Number.isInteger(opts.runsLimit) || opts.runsLimit < 0)) {
-      throw new ValidationError("runsLimit must be a whole number of at least 0", "runs_limit");
-    }
+  /** The reads of the layout the database holds now: agno 2.x's run blobs are merged in only before migration. */
+  private async reads(): Promise<PostgresReads> {
+    return (await this.legacyPending())
+      ? (this.legacyReader ??= new LegacyReader(this.reader, this.readerDeps))
+      : this.reader;
   }
 
-  private sessionFilter(sessionId: string, opts: GetSessionOptions): SQL {
-    this.checkSessionRead(sessionId, opts);
-    const user =
-      opts.userId === undefined
-        ? sql``
-        : opts.includeShared
-          ? sql` AND (user_id = ${opts.userId} OR user_id IS NULL)`
-          : sql` AND user_id = ${opts.userId}`;
-    return sql`session_id = ${sessionId}${user}`;
-  }
+  // Each read checks its arguments before the layout is known, so a bad one fails without a round trip.
 
   async getSession(sessionId: string, opts: GetSessionOptions = {}): Promise<Session | null> {
-    const where = this.sessionFilter(sessionId, opts);
-    const legacy = await this.legacyPending();
-    const rows = await this.exec(
-      sql`SELECT ${sql.raw(SESSION_COLUMNS)}${legacy ? sql`, runs AS legacy_runs` : sql``} FROM ${this.sessionsTable} WHERE ${where}`,
-    );
-    if (rows.length === 0) return null;
-    const record = toSessionRecord(rows[0]!);
-    if (opts.includeRuns !== false) {
-      const runs = await this.sessionRuns([record], legacy ? [rows[0]!] : [], opts.runsLimit);
-      record.runs = (runs.get(record.session_id) ?? []).map((r) => r.run_data);
-    }
-    return new Session(record);
-  }
-
-  /**
-   * Runs of these sessions in run order. With `limit`, agno's `runs_limit`: the last N top-level
-   * runs that can feed history (no member runs, none PAUSED/CANCELLED/ERROR/REGENERATED).
-   */
-  private async sessionRuns(
-    sessions: SessionRecord[],
-    legacyRows: Record<string, unknown>[],
-    limit?: number,
-  ): Promise<Map<string, RunRow[]>> {
-    const ids = sessions.map((s) => s.session_id);
-    const out = new Map<string, RunRow[]>(ids.map((id) => [id, []]));
-    if (ids.length === 0 || limit === 0) return out;
-    for (const row of await this.exec(
-      sql`${this.sessionRunsQuery(idList(ids), limit)} ORDER BY session_id, run_index, created_at, run_id`,
-    )) {
-      out.get(String(row.session_id))!.push(toRunRow(row));
-    }
-    for (const row of legacyRows) {
-      const session = sessions.find((s) => s.session_id === row.session_id)!;
-      const blob = Array.isArray(row.legacy_runs) ? row.legacy_runs : [];
-      const legacy = blob
-        .map((run, index) =>
-          legacyRunRow(run, index, {
-            session_id: session.session_id,
-            user_id: session.user_id ?? null,
-            created_at: session.created_at ?? 0,
-          }),
-        )
-        .filter((r): r is RunRow => r !== null);
-      let merged = mergeRuns(out.get(session.session_id)!, legacy);
-      if (limit !== undefined)
-        merged = merged
-          .filter((r) => !r.parent_run_id && !NON_HISTORY_STATUSES.includes(String(r.status)))
-          .slice(-limit);
-      out.set(session.session_id, merged);
-    }
-    return out;
-  }
-
-  /** The runs of these sessions (a list of ids), all or, with `limit`, the last N that can feed history; unordered. */
-  private sessionRunsQuery(idList: SQL, limit?: number): SQL {
-    if (limit === undefined)
-      return sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE session_id IN (${idList})`;
-    const skip = sql.join(
-      NON_HISTORY_STATUSES.map((st) => sql`${st}`),
-      sql`, `,
-    );
-    return sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM (SELECT *, row_number() OVER (PARTITION BY session_id ORDER BY run_index DESC, created_at DESC, run_id DESC) AS rn
-      FROM ${this.runsTable} WHERE session_id IN (${idList}) AND parent_run_id IS NULL AND (status IS NULL OR status NOT IN (${skip}))) r
-      WHERE rn <= ${limit}`;
+    checkSessionRead(sessionId, opts);
+    return (await this.reads()).getSession(sessionId, opts);
   }
 
   async getSessionWithRun(
@@ -383,100 +322,14 @@ export class PostgresDb implements Db {
     runId: string,
     opts: GetSessionOptions = {},
   ): Promise<{ session: Session | null; run: RunRow | null }> {
-    this.checkSessionRead(sessionId, opts); // here, so a bad call fails alone, not its batch
+    checkSessionRead(sessionId, opts);
     validateId(runId, "run_id");
-    // Before migration runs may still live in the session's blob: the two reads that know it.
-    if (await this.legacyPending()) {
-      const [session, run] = await Promise.all([this.getSession(sessionId, opts), this.getRun(runId)]);
-      return { session, run };
-    }
-    // Runs a queue starts together read together: one statement for all reads of one shape.
-    const shape = JSON.stringify([
-      opts.includeRuns === false,
-      opts.runsLimit ?? null,
-      opts.userId === undefined ? null : opts.includeShared === true,
-    ]);
-    return this.sessionReads.run(shape, { sessionId, runId, opts });
-  }
-
-  /** The session, its runs and the run: one round trip instead of three at every queued run's start. */
-  private async readSessionsWithRuns(
-    reads: SessionRead[],
-  ): Promise<Array<{ session: Session | null; run: RunRow | null }>> {
-    const { opts } = reads[0]!; // one shape: the same limit and kind of user filter
-    const limit = opts.runsLimit;
-    const withRuns = opts.includeRuns !== false && limit !== 0;
-    const user =
-      opts.userId === undefined
-        ? sql``
-        : opts.includeShared
-          ? sql` AND (user_id = x.uid OR user_id IS NULL)`
-          : sql` AND user_id = x.uid`;
-    const x = JSON.stringify(
-      reads.map((r, ord) => ({ ord, sid: r.sessionId, rid: r.runId, uid: r.opts.userId ?? null })),
-    );
-    const rows = await this.exec(sql`
-      WITH x AS (SELECT * FROM jsonb_to_recordset(${x}::jsonb) AS x(ord int, sid varchar, rid varchar, uid varchar))
-      ${withRuns ? sql`, h AS (${this.sessionRunsQuery(idList([...new Set(reads.map((r) => r.sessionId))]), limit)})` : sql``}
-      SELECT x.ord, (SELECT row_to_json(s) FROM (SELECT ${sql.raw(SESSION_COLUMNS)} FROM ${this.sessionsTable} WHERE session_id = x.sid${user}) s) AS session,
-        ${withRuns ? sql`(SELECT json_agg(h ORDER BY h.run_index, h.created_at, h.run_id) FROM h WHERE h.session_id = x.sid)` : sql`NULL`} AS runs,
-        (SELECT row_to_json(r) FROM (SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE run_id = x.rid) r) AS run
-      FROM x ORDER BY x.ord`);
-    return rows.map((row) => {
-      const run = row.run ? toRunRow(row.run as Record<string, unknown>) : null;
-      if (!row.session) return { session: null, run };
-      const record = toSessionRecord(row.session as Record<string, unknown>);
-      if (opts.includeRuns !== false)
-        record.runs = ((row.runs as Record<string, unknown>[] | null) ?? []).map((r) => toRunRow(r).run_data);
-      return { session: new Session(record), run };
-    });
+    return (await this.reads()).getSessionWithRun(sessionId, runId, opts);
   }
 
   async getSessions(opts: GetSessionsOptions = {}): Promise<Page<Session>> {
-    const { limit, page, offset } = resolvePage(opts);
-    const order = sortOrderOf(opts.sortOrder);
-    const sortBy = opts.sortBy ?? "created_at";
-    if (sortBy !== "created_at" && sortBy !== "updated_at")
-      throw new ValidationError(`cannot sort sessions by ${String(sortBy)}`, "sort_by");
-    // The blob is read only when runs are asked for and still live in it.
-    const legacy = await this.legacyPending();
-    const readBlob = legacy && opts.includeRuns === true;
-    const s = this.t.sessions;
-    const where = and(
-      opts.sessionType ? eq(s.session_type, opts.sessionType) : undefined,
-      opts.userId !== undefined
-        ? opts.includeShared
-          ? or(eq(s.user_id, opts.userId), isNull(s.user_id))
-          : eq(s.user_id, opts.userId)
-        : undefined,
-      opts.componentId
-        ? or(eq(s.agent_id, opts.componentId), eq(s.team_id, opts.componentId), eq(s.workflow_id, opts.componentId))
-        : undefined,
-      opts.sessionName
-        ? ilike(sql`${s.session_data}->>'session_name'`, `%${opts.sessionName.replace(/[\\%_]/g, "\\$&")}%`)
-        : undefined,
-    );
-    const sortColumn = sortBy === "updated_at" ? s.updated_at : s.created_at;
-    const [rows, [total]] = await Promise.all([
-      this.orm
-        .select({ ...getTableColumns(s), ...(readBlob ? { legacy_runs: sql`runs`.as("legacy_runs") } : {}) })
-        .from(s)
-        .where(where)
-        .orderBy(order === "asc" ? asc(sortColumn) : desc(sortColumn), asc(s.session_id))
-        .limit(limit)
-        .offset(offset),
-      this.orm.select({ n: count() }).from(s).where(where),
-    ]);
-    const records = rows.map((r) => toSessionRecord(r as Record<string, unknown>));
-    if (opts.includeRuns) {
-      const runs = await this.sessionRuns(records, readBlob ? (rows as Record<string, unknown>[]) : []);
-      for (const record of records) record.runs = (runs.get(record.session_id) ?? []).map((r) => r.run_data);
-    }
-    return pageOf(
-      records.map((r) => new Session(r)),
-      Number(total?.n ?? 0),
-      { page, limit },
-    );
+    sessionsQuery(opts);
+    return (await this.reads()).getSessions(opts);
   }
 
   async renameSession(sessionId: string, name: string, opts: { userId?: string } = {}): Promise<Session> {
@@ -526,9 +379,9 @@ export class PostgresDb implements Db {
   async upsertRun(input: RunRecord, opts: UpsertRunOptions = {}): Promise<RunRow> {
     const run = validateRun(input);
     await this.inspect();
-    // A run that moves from an expected status is nearly always there already (a running run
-    // saving its progress, a cancel): one statement, no transaction. Anything else, and any miss,
-    // takes the full path, which also names what was wrong.
+    // A run that moves from an expected status is there already (a running run saving its
+    // progress, a cancel) or is starting (not stored yet): one statement, no transaction. Anything
+    // else, and any miss, takes the full path, which also names what was wrong.
     if (opts.expectStatus && !(await this.legacyPending())) {
       // Writes made in one turn (the runs a queue started together) go as one statement.
       const row = await this.runUpdates.run("", { run, expectStatus: opts.expectStatus });
@@ -563,123 +416,12 @@ export class PostgresDb implements Db {
     opts: { userId?: string; sessionId?: string; includeShared?: boolean } = {},
   ): Promise<RunRow | null> {
     validateId(runId, "run_id");
-    const legacy = await this.legacyPending();
-    const filters = sql.join(
-      [
-        sql`run_id = ${runId}`,
-        ...(opts.userId !== undefined
-          ? [opts.includeShared ? sql`(user_id = ${opts.userId} OR user_id IS NULL)` : sql`user_id = ${opts.userId}`]
-          : []),
-        ...(opts.sessionId !== undefined ? [sql`session_id = ${opts.sessionId}`] : []),
-      ],
-      sql` AND `,
-    );
-    const [row] = await this.exec(sql`SELECT ${sql.raw(RUN_COLUMNS)} FROM ${this.runsTable} WHERE ${filters}`);
-    if (row) return toRunRow(row);
-    return legacy ? this.findLegacyRun(runId, opts) : null;
-  }
-
-  /** Before migration a run may still live only in its session's blob. */
-  private async findLegacyRun(
-    runId: string,
-    opts: { userId?: string; sessionId?: string; includeShared?: boolean },
-    exec: Exec = this.exec,
-  ): Promise<RunRow | null> {
-    const rows = await exec(sql`
-      SELECT s.session_id, s.user_id, s.created_at, e.value AS run, e.ord - 1 AS idx
-      FROM ${this.sessionsTable} s CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(s.runs::jsonb) = 'array' THEN s.runs::jsonb ELSE '[]'::jsonb END) WITH ORDINALITY AS e(value, ord)
-      WHERE s.runs::jsonb @> jsonb_build_array(jsonb_build_object('run_id', ${runId}::text)) AND e.value->>'run_id' = ${runId}
-      ${opts.userId !== undefined ? (opts.includeShared ? sql`AND (s.user_id = ${opts.userId} OR s.user_id IS NULL)` : sql`AND s.user_id = ${opts.userId}`) : sql``}
-      ${opts.sessionId !== undefined ? sql`AND s.session_id = ${opts.sessionId}` : sql``}
-      LIMIT 1`);
-    const row = rows[0];
-    if (!row) return null;
-    return legacyRunRow(row.run, Number(row.idx), {
-      session_id: String(row.session_id),
-      user_id: (row.user_id as string | null) ?? null,
-      created_at: Number(row.created_at),
-    });
+    return (await this.reads()).getRun(runId, opts);
   }
 
   async getRuns(opts: GetRunsOptions = {}): Promise<Page<RunRow>> {
-    const { limit, page, offset } = resolvePage(opts);
-    const order = sortOrderOf(opts.sortOrder);
-    const sortBy = opts.sortBy ?? (opts.sessionId ? "run_index" : "created_at");
-    if (!["created_at", "updated_at", "run_index"].includes(sortBy))
-      throw new ValidationError(`cannot sort runs by ${String(sortBy)}`, "sort_by");
-    const statuses = opts.status === undefined ? [] : Array.isArray(opts.status) ? opts.status : [opts.status];
-    if (await this.legacyPending()) {
-      if (!opts.sessionId) {
-        throw new MigrationRequiredError(
-          "runs of this database still live in agno 2.x session blobs, so a run listing across sessions would be incomplete: " +
-            "run `new MigrationManager(db).up()` or POST /databases/{db_id}/migrate",
-        );
-      }
-      return this.legacySessionRunsPage(opts, statuses, { limit, page, offset }, order, sortBy);
-    }
-    const r = this.t.runs;
-    const where = and(
-      opts.sessionId ? eq(r.session_id, opts.sessionId) : undefined,
-      opts.userId !== undefined
-        ? opts.includeShared
-          ? or(eq(r.user_id, opts.userId), isNull(r.user_id))
-          : eq(r.user_id, opts.userId)
-        : undefined,
-      opts.agentId ? eq(r.agent_id, opts.agentId) : undefined,
-      opts.teamId ? eq(r.team_id, opts.teamId) : undefined,
-      opts.workflowId ? eq(r.workflow_id, opts.workflowId) : undefined,
-      opts.runType ? eq(r.run_type, opts.runType) : undefined,
-      opts.parentRunId === null
-        ? sql`${r.parent_run_id} IS NULL`
-        : opts.parentRunId
-          ? eq(r.parent_run_id, opts.parentRunId)
-          : undefined,
-      statuses.length > 0 ? inArray(r.status, statuses) : undefined,
-    );
-    const column = r[sortBy as "created_at" | "updated_at" | "run_index"];
-    const [rows, [total]] = await Promise.all([
-      this.orm
-        .select()
-        .from(r)
-        .where(where)
-        .orderBy(order === "asc" ? asc(column) : desc(column), asc(r.run_id))
-        .limit(limit)
-        .offset(offset),
-      this.orm.select({ n: count() }).from(r).where(where),
-    ]);
-    return pageOf(
-      rows.map((x) => toRunRow(x)),
-      Number(total?.n ?? 0),
-      { page, limit },
-    );
-  }
-
-  /** One session's runs before migration: merged in memory, then filtered and paged. */
-  private async legacySessionRunsPage(
-    opts: GetRunsOptions,
-    statuses: string[],
-    p: { limit: number; page: number; offset: number },
-    order: "asc" | "desc",
-    sortBy: string,
-  ): Promise<Page<RunRow>> {
-    const session = await this.getSession(opts.sessionId!, { includeRuns: false, userId: opts.userId });
-    if (!session) return { data: [], page: p.page, limit: p.limit, total_count: 0, total_pages: 0 };
-    const rows = await this.exec(
-      sql`SELECT session_id, runs AS legacy_runs FROM ${this.sessionsTable} WHERE session_id = ${opts.sessionId!}`,
-    );
-    const all = (await this.sessionRuns([session.record], rows)).get(opts.sessionId!) ?? [];
-    const key = sortBy as "created_at" | "updated_at" | "run_index";
-    const matching = all
-      .filter((x) => (opts.agentId ? x.agent_id === opts.agentId : true))
-      .filter((x) => (opts.teamId ? x.team_id === opts.teamId : true))
-      .filter((x) => (opts.workflowId ? x.workflow_id === opts.workflowId : true))
-      .filter((x) => (opts.runType ? x.run_type === opts.runType : true))
-      .filter((x) =>
-        opts.parentRunId === null ? !x.parent_run_id : opts.parentRunId ? x.parent_run_id === opts.parentRunId : true,
-      )
-      .filter((x) => (statuses.length ? statuses.includes(String(x.status)) : true))
-      .sort((a, b) => ((a[key] ?? 0) - (b[key] ?? 0)) * (order === "asc" ? 1 : -1));
-    return pageOf(matching.slice(p.offset, p.offset + p.limit), matching.length, p);
+    runsQuery(opts);
+    return (await this.reads()).getRuns(opts);
   }
 
   async deleteRun(runId: string, opts: { userId?: string } = {}): Promise<void> {
@@ -689,7 +431,7 @@ export class PostgresDb implements Db {
   /** All or nothing: if any id is unknown (or another user's), nothing is deleted. */
   async deleteRuns(runIds: string[], opts: { userId?: string } = {}): Promise<number> {
     const ids = [...new Set(validateIds(runIds, "run_ids"))];
-    const legacy = await this.legacyPending();
+    const reads = await this.reads();
     const r = this.t.runs;
     return this.orm.transaction(async (tx) => {
       // Every statement here goes through `tx`: a second connection would wait on this
@@ -700,14 +442,14 @@ export class PostgresDb implements Db {
         .where(and(inArray(r.run_id, ids), opts.userId !== undefined ? eq(r.user_id, opts.userId) : undefined))
         .returning({ id: r.run_id });
       if (deleted.length === ids.length) {
-        if (await this.legacyColumnExists(txExec)) await this.scrubLegacyRuns(txExec, ids);
+        if (await this.legacyColumnExists(txExec)) await scrubLegacyRuns(txExec, this.sessionsTable, ids);
         return deleted.length;
       }
       // Thrown inside the transaction, so the deletes above roll back.
       const found = new Set(deleted.map((d) => d.id));
       const absent = ids.filter((id) => !found.has(id));
       for (const id of absent) {
-        if (legacy && (await this.findLegacyRun(id, opts, txExec))) {
+        if (await reads.runOutsideTable(id, opts, txExec)) {
           throw new MigrationRequiredError(
             `run ${id} still lives in an agno 2.x session blob: migrate before deleting it`,
           );
@@ -715,21 +457,6 @@ export class PostgresDb implements Db {
       }
       throw new NotFoundError(`run(s) not found: ${absent.join(", ")}`);
     });
-  }
-
-  /**
-   * After migration the legacy column is only a backup, but a deleted run must not live on in
-   * it: it would come back through a re-copy and hold up the cleanup. So deletes scrub it too.
-   */
-  private async scrubLegacyRuns(exec: Exec, runIds: string[]): Promise<void> {
-    const ids = idList(runIds);
-    await exec(sql`
-      UPDATE ${this.sessionsTable} s SET runs = (
-        SELECT COALESCE(jsonb_agg(e.v ORDER BY e.ord), '[]'::jsonb)
-        FROM jsonb_array_elements(s.runs::jsonb) WITH ORDINALITY AS e(v, ord)
-        WHERE COALESCE(e.v->>'run_id', '') NOT IN (${ids}))
-      WHERE jsonb_typeof(s.runs::jsonb) = 'array'
-        AND EXISTS (SELECT 1 FROM jsonb_array_elements(s.runs::jsonb) AS x(v) WHERE x.v->>'run_id' IN (${ids}))`);
   }
 
   // -- durable jobs ------------------------------------------------------------------------

@@ -31,8 +31,14 @@ const RETURNING_RUN = sql.raw(
 
 /**
  * Updates an existing run of this session, in one of the `expectStatus` states, whose session
- * holds the run's user. The session row is bumped (and so locked) before the run row, the
- * order writeRun locks them in, so the two paths never deadlock each other.
+ * holds the run's user; or, when the run is not stored yet (a run started in process, not
+ * queued), inserts it as writeRunRow would. The session row is bumped (and so locked) before the
+ * run row, the order writeRun locks them in, so the two paths never deadlock each other.
+ *
+ * The insert computes the next run_index from the statement's snapshot, so it only goes ahead if
+ * the session row it locks is the version that snapshot saw (same `xmin`): every run insert bumps
+ * its session row first, so a run another writer added meanwhile shows as a newer version, the
+ * session is not bumped, nothing is inserted, and the caller takes writeRunRow's transaction.
  */
 export async function updateRunRow(
   exec: Exec,
@@ -40,7 +46,21 @@ export async function updateRunRow(
   run: RunRecord,
   expectStatus: string[],
 ): Promise<RunRow | null> {
-  const [row] = await exec(sql`${runUpdate(t, run, expectStatus)} SELECT * FROM w`);
+  const ts = now();
+  const user = sql`${run.user_id ?? null}::varchar`;
+  const [row] = await exec(sql`
+    WITH a AS (SELECT NOT EXISTS (SELECT 1 FROM ${t.runs} WHERE run_id = ${run.run_id}) AS absent,
+      (SELECT xmin FROM ${t.sessions} WHERE session_id = ${run.session_id}) AS seen),
+    ${runUpdateCtes(t, run, expectStatus, ts, sql` AND (NOT (SELECT absent FROM a) OR xmin = (SELECT seen FROM a))`)},
+    ins AS (INSERT INTO ${t.runs} AS r (${sql.raw(RUN_COLUMNS)})
+      SELECT ${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
+        ${run.workflow_id ?? null}, COALESCE(${user}, s.user_id), ${run.parent_run_id ?? null}, ${run.status ?? null},
+        (SELECT COALESCE(MAX(run_index) + 1, 0) FROM ${t.runs} WHERE session_id = ${run.session_id}),
+        ${pgJson(run)}::jsonb, ${run.created_at ?? ts}, ${ts}
+      FROM s WHERE (SELECT absent FROM a) AND (${user} IS NULL OR s.user_id IS NULL OR s.user_id = ${user})
+      ON CONFLICT (run_id) DO NOTHING
+      RETURNING ${RETURNING_RUN})
+    SELECT * FROM w UNION ALL SELECT * FROM ins`);
   return row ? toRunRow(row) : null;
 }
 
@@ -111,9 +131,19 @@ export async function updateRunRowWith(
 
 /** `WITH s AS (the session's bump), w AS (the run's update, returning its row)`. */
 function runUpdate(t: RunTables, run: RunRecord, expectStatus: string[]): SQL {
-  const ts = now();
+  return sql`WITH ${runUpdateCtes(t, run, expectStatus, now())}`;
+}
+
+/** `s AS (the session's bump, where `sessionCondition` also holds), w AS (the run's update, returning its row)`. */
+function runUpdateCtes(
+  t: RunTables,
+  run: RunRecord,
+  expectStatus: string[],
+  ts: number,
+  sessionCondition = sql``,
+): SQL {
   return sql`
-    WITH s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id = ${run.session_id} RETURNING user_id),
+    s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id = ${run.session_id}${sessionCondition} RETURNING user_id),
     w AS (UPDATE ${t.runs} AS r SET run_type = ${runTypeOf(run)}, agent_id = ${run.agent_id ?? null}, team_id = ${run.team_id ?? null},
       workflow_id = ${run.workflow_id ?? null}, user_id = COALESCE(${run.user_id ?? null}::varchar, s.user_id), parent_run_id = ${run.parent_run_id ?? null},
       status = ${run.status ?? null}, run_data = ${pgJson(run)}::jsonb, updated_at = ${ts}

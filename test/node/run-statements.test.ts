@@ -1,0 +1,105 @@
+import { Client } from "@neondatabase/serverless";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import type { Model, ModelRequest } from "../../src/models/model.js";
+import { emptyUsage } from "../../src/models/model.js";
+import { tool } from "../../src/tools/tool.js";
+import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+
+/**
+ * The statements one agent run costs Postgres (what the run-overhead bench measures: a direct
+ * `agent.run`, one tool call, a model that answers at once), counted at the driver: every query a
+ * pooled client sends, BEGIN and COMMIT included. A statement added to the path fails here.
+ */
+const sent: string[] = [];
+let counting = false;
+const query = Client.prototype.query;
+
+/** The first model request asks for the tool, the next one (with its result) answers: zero latency, in process. */
+const scripted: Model = {
+  id: "scripted",
+  provider: "test",
+  async *stream(req: ModelRequest) {
+    if (!req.messages.some((m) => m.role === "tool")) {
+      yield { type: "tool_call", id: "call_1", name: "weather", arguments: JSON.stringify({ city: "Oslo" }) };
+      yield { type: "finish", reason: "tool_calls", usage: emptyUsage() };
+      return;
+    }
+    yield { type: "text", delta: "Sunny in Oslo." };
+    yield { type: "finish", reason: "stop", usage: emptyUsage() };
+  },
+};
+
+const weather = tool({
+  name: "weather",
+  description: "The weather in a city.",
+  parameters: z.object({ city: z.string() }),
+  execute: async ({ city }) => `sunny in ${city}`,
+});
+
+async function count(work: () => Promise<unknown>): Promise<string[]> {
+  sent.length = 0;
+  counting = true;
+  try {
+    await work();
+  } finally {
+    counting = false;
+  }
+  return [...sent];
+}
+
+beforeAll(() => {
+  Client.prototype.query = function (this: Client, ...args: unknown[]) {
+    if (counting) {
+      const q = args[0] as string | { text: string };
+      sent.push((typeof q === "string" ? q : q.text).trim().replace(/\s+/g, " ").slice(0, 160));
+    }
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+});
+afterAll(() => {
+  Client.prototype.query = query;
+});
+
+describe.each(dbTargets())("statements per agent run on $name", (target) => {
+  let t: TestDb;
+  let agent: Agent;
+  beforeAll(async () => {
+    t = openTestDb(target);
+    await t.db.init();
+    // No cancel poll within the run: a poll would be a statement that depends on the clock.
+    agent = new Agent({ name: "assistant", model: scripted, tools: [weather], db: t.db, cancelPollMs: 60_000 });
+  });
+  afterAll(() => t.close());
+
+  /** The run's stored row: it completed, with the tool's call and result (the count is of a real run). */
+  async function expectStored(runId: string): Promise<void> {
+    const row = await t.db.getRun(runId);
+    expect(row?.status).toBe("COMPLETED");
+    const data = row!.run_data as { content?: unknown; tools?: Array<{ tool_name?: string; result?: unknown }> };
+    expect(data.content).toBe("Sunny in Oslo.");
+    expect(data.tools?.map((x) => [x.tool_name, x.result])).toEqual([["weather", "sunny in Oslo"]]);
+  }
+
+  // The session read, the session insert, the RUNNING write (one statement that inserts the run
+  // when it is not stored yet), the last write.
+  it("a run with one tool call into a new session is at most 4 statements", async () => {
+    let runId = "";
+    const statements = await count(async () => {
+      runId = (await agent.run("weather in Oslo?")).run_id;
+    });
+    expect(statements.length).toBeLessThanOrEqual(4);
+    await expectStored(runId);
+  });
+
+  it("a run with one tool call in an existing session is at most 3 statements (no session insert)", async () => {
+    await agent.run("first", { sessionId: "s-existing" });
+    let runId = "";
+    const statements = await count(async () => {
+      runId = (await agent.run("weather in Oslo?", { sessionId: "s-existing" })).run_id;
+    });
+    expect(statements.length).toBeLessThanOrEqual(3);
+    await expectStored(runId);
+  });
+});
