@@ -379,7 +379,7 @@ export class Agent implements Component {
       ? await offloadRunMedia(storedMedia(media), this.mediaStorage)
       : storedMedia(media);
     // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
-    const stored = await this.loadSession(sessionId, userId, input, opts.runId);
+    const stored = await this.loadSession(sessionId, userId, input, opts.runId, opts.sessionId === undefined);
     // As agno: the run's own session_state merged over the stored one, which goes over the agent's defaults.
     const sessionState = mergeState({ ...this.opts.sessionState, ...stored.state }, opts.sessionState ?? {});
     const saveState = this.sessionSaver(sessionId, stored.state);
@@ -465,13 +465,15 @@ export class Agent implements Component {
     userId: string | null,
     input: string,
     runId?: string,
+    newId = false,
   ): Promise<{ state: Record<string, unknown>; history: Message[]; run: RunRow | null }> {
     if (!this.db) return { state: {}, history: [], run: null };
     const withHistory = this.opts.addHistoryToContext === true;
     const sessionOpts = withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false };
+    // A session id the run just made up cannot be stored yet: reading it would be a wasted round trip.
     const { session, run } = runId
       ? await this.db.getSessionWithRun(sessionId, runId, sessionOpts)
-      : { session: await this.db.getSession(sessionId, sessionOpts), run: null };
+      : { session: newId ? null : await this.db.getSession(sessionId, sessionOpts), run: null };
     if (session) {
       // A run belongs to its session's owner: another user's session, or (for a run with a user)
       // a shared one, which only admins edit (SPEC U2), is not this run's to write.
