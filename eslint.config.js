@@ -23,6 +23,7 @@ export default defineConfig(
   {
     ignores: [
       "node_modules/",
+      "dist/",
       "scripts/bench/peers/node_modules/",
       "src/codemode/generated/",
       ".wrangler/",
