@@ -61,6 +61,17 @@ describe("a user project on the packed agno-edge (examples/weather-desk)", { tim
     expect(installed.status, installed.output).toBe(0);
   }, 600_000);
 
+  it("installs a package publint finds nothing wrong with (exports, types, files as published)", () => {
+    const publint = join(root, "node_modules/publint/src/cli.js");
+    const linted = run(
+      process.execPath,
+      [publint, "--strict", "--pack", "false", join(app, "node_modules/agno-edge")],
+      app,
+    );
+    expect(linted.output).toContain("All good!");
+    expect(linted.status).toBe(0);
+  });
+
   it("type-checks against the installed package's declarations, which resolve (a wrong call fails)", () => {
     const tsc = join(app, "node_modules/typescript/bin/tsc");
     const clean = run(process.execPath, [tsc, "--noEmit", "-p", app], app);
