@@ -23,9 +23,12 @@ export default defineConfig(
   {
     ignores: [
       "node_modules/",
+      "dist/",
+      // a user's project (its own tsconfig, agno-edge from the packed tarball): test/node/example-project.e2e.test.ts type-checks it
+      "examples/",
       "scripts/bench/peers/node_modules/",
       "src/codemode/generated/",
-      ".wrangler/",
+      "**/.wrangler/",
       "tmp/",
       ".data/",
     ],

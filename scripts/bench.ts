@@ -36,8 +36,8 @@ import { benchOffload } from "./bench/offload.js";
 import { benchQueue } from "./bench/queue.js";
 import { benchScheduler } from "./bench/scheduler.js";
 import { emit, inFreshSchema, log, median, round, secondsSince } from "./bench/util.js";
-import { startEmbeddedPostgres } from "./local/pglite-server.js";
-import { startWsProxy } from "./local/ws-proxy.js";
+import { startEmbeddedPostgres } from "../src/cli/local/pglite-server.js";
+import { startWsProxy } from "../src/cli/local/ws-proxy.js";
 
 interface Target {
   name: "pglite" | "postgresql";

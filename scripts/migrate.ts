@@ -11,7 +11,7 @@ import ws from "ws";
 import { MigrationManager } from "../src/db/migration-manager.js";
 import { useLocalWsProxy } from "../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../src/db/postgres/postgres-db.js";
-import { startWsProxy, type WsProxy } from "./local/ws-proxy.js";
+import { startWsProxy, type WsProxy } from "../src/cli/local/ws-proxy.js";
 
 const { values } = parseArgs({
   options: {

@@ -16,7 +16,7 @@ import { execSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { useLocalWsProxy } from "../src/db/postgres/local-proxy.js";
-import { startWsProxy } from "./local/ws-proxy.js";
+import { startWsProxy } from "../src/cli/local/ws-proxy.js";
 import { startDev } from "../test/support/dev-server.js";
 import { startModelServer } from "../test/support/model-server.js";
 import { scriptModel } from "../test/support/model-script.js";

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { PROVIDER_ENV_VARS } from "../../src/models/providers.js";
-import { freePort } from "../local/pglite-server.js";
+import { freePort } from "../../src/cli/local/pglite-server.js";
 
 export interface Runtime {
   url: string;

@@ -27,7 +27,7 @@ import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { startModelServer, type ModelServer } from "../../test/support/model-server.js";
 import { scriptModel } from "../../test/support/model-script.js";
-import { startWsProxy } from "../local/ws-proxy.js";
+import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
 import type { LoadConfig, LoadResult } from "./http-load-child.js";
 import { startRuntime, type Runtime } from "./http-runtime.js";
 import { ensurePeers, importPeer, peerVersion } from "./peers.js";

@@ -18,7 +18,7 @@ import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { runDueSchedules, type TickReport } from "../../src/scheduler/run-due.js";
 import type { ScheduleTicks } from "../../src/scheduler/types.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../../src/queue/types.js";
-import { startWsProxy } from "../local/ws-proxy.js";
+import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
 import { emit, log, round } from "./util.js";
 
 const DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/test";

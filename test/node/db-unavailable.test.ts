@@ -1,7 +1,7 @@
 import { Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
-import { startWsProxy, type WsProxy } from "../../scripts/local/ws-proxy.js";
+import { startWsProxy, type WsProxy } from "../../src/cli/local/ws-proxy.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { asUnavailable } from "../../src/db/postgres/unavailable.js";

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { freePort } from "../../scripts/local/pglite-server.js";
-import { descendants } from "../../scripts/local/runtime-watch.js";
+import { freePort } from "../../src/cli/local/pglite-server.js";
+import { descendants } from "../../src/cli/local/runtime-watch.js";
 import { runDevToExit, startDev } from "../support/dev-server.js";
 import { until } from "../support/until.js";
 

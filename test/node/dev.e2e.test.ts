@@ -151,7 +151,7 @@ describe("npm run dev", () => {
         "COMPLETED",
       ]);
       expect((await script.requests())[0]!.headers.authorization).toBe("Bearer sk-local");
-      expect(dev.output()).toMatch(/example agent "assistant" uses openai:gpt-test/);
+      expect(dev.output()).toMatch(/MODEL is openai:gpt-test/);
     } finally {
       await dev.stop();
     }

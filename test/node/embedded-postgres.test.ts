@@ -3,13 +3,13 @@ import { connect } from "node:net";
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import ws from "ws";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../scripts/local/pglite-server.js";
-import { startWsProxy, type WsProxy } from "../../scripts/local/ws-proxy.js";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
+import { startWsProxy, type WsProxy } from "../../src/cli/local/ws-proxy.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { parseFields, RawPg, wire } from "../support/pg-wire.js";
 
 /**
- * The embedded Postgres (scripts/local/pglite-wire-server.ts) under concurrent connections: one
+ * The embedded Postgres (src/cli/local/pglite-wire-server.ts) under concurrent connections: one
  * PGlite backend, many clients, each must see only its own statements, portals, transactions and
  * results, through the Neon driver and the WebSocket proxy as the app uses it, and byte by byte
  * over TCP where the timing has to be exact.

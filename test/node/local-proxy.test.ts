@@ -1,6 +1,6 @@
 import { Pool } from "@neondatabase/serverless";
 import { expect, it } from "vitest";
-import { TerminateWatch } from "../../scripts/local/terminate-watch.js";
+import { TerminateWatch } from "../../src/cli/local/terminate-watch.js";
 import { dbTargets, openTestDb } from "../support/db-targets.js";
 
 it("closes a connection after the client's Terminate, so ended pools never pile up", async () => {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { startInProcessWorker } from "../../scripts/local/in-process-worker.js";
-import { freePort } from "../../scripts/local/pglite-server.js";
+import { startInProcessWorker } from "../../src/cli/local/in-process-worker.js";
+import { freePort } from "../../src/cli/local/pglite-server.js";
 
 const configs = {
   loader: fileURLToPath(new URL("../workers/fixtures/codemode-wrangler.toml", import.meta.url)),

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { resolve } from "node:path";
-import { freePort } from "../../scripts/local/pglite-server.js";
+import { freePort } from "../../src/cli/local/pglite-server.js";
 
 const root = resolve(import.meta.dirname, "../..");
 

@@ -1,7 +1,7 @@
 import type { TestProject } from "vitest/node";
 import { buildSandbox } from "../../scripts/build-sandbox.js";
-import { startEmbeddedPostgres } from "../../scripts/local/pglite-server.js";
-import { startWsProxy } from "../../scripts/local/ws-proxy.js";
+import { startEmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
+import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
 import { startModelServer } from "./model-server.js";
 import { startS3Server } from "./s3-server.js";
 

@@ -1,5 +1,3 @@
-import { unstable_startWorker } from "wrangler";
-
 /**
  * The Worker as `wrangler dev` runs it (the same wrangler.toml, workerd, local Durable Objects,
  * R2 and persistence) but started through wrangler's programmatic API with the DevTools inspector
@@ -19,6 +17,9 @@ export async function startInProcessWorker(opts: {
   // As for the CLI: no metrics to Cloudflare and no fetch of the `Request.cf` placeholder.
   process.env.WRANGLER_SEND_METRICS = "false";
   process.env.CLOUDFLARE_CF_FETCH_ENABLED = "false";
+  // Loaded only in this mode: importing wrangler's module installs its own SIGINT/SIGTERM handlers,
+  // which exit the process before the dev command can stop wrangler dev and the embedded Postgres.
+  const { unstable_startWorker } = await import("wrangler");
   const worker = await unstable_startWorker({
     config: opts.configPath,
     bindings: Object.fromEntries(
