@@ -1,10 +1,10 @@
-import { Client } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import type { Model } from "../../src/models/model.js";
 import { emptyUsage } from "../../src/models/model.js";
 import { executeRunJob } from "../../src/queue/executor.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+import { countStatements } from "../support/statement-counter.js";
 import { enqueueInputs } from "../support/enqueue-input.js";
 
 /**
@@ -12,9 +12,7 @@ import { enqueueInputs } from "../support/enqueue-input.js";
  * client sends, BEGIN and COMMIT included), so the figures BENCHMARKS.md gives for them hold: a
  * statement added to the path fails here.
  */
-const sent: string[] = [];
-let counting = false;
-const query = Client.prototype.query;
+const count = countStatements((sql) => sql.split(/\s+/).slice(0, 3).join(" "));
 
 /** A model that answers at once, in process: the count is the storage's alone. */
 const instant: Model = {
@@ -25,30 +23,6 @@ const instant: Model = {
     yield { type: "finish", reason: "stop", usage: emptyUsage() };
   },
 };
-
-async function count(work: () => Promise<unknown>): Promise<string[]> {
-  sent.length = 0;
-  counting = true;
-  try {
-    await work();
-  } finally {
-    counting = false;
-  }
-  return [...sent];
-}
-
-beforeAll(() => {
-  Client.prototype.query = function (this: Client, ...args: unknown[]) {
-    if (counting) {
-      const q = args[0] as string | { text: string };
-      sent.push((typeof q === "string" ? q : q.text).trim().split(/\s+/).slice(0, 3).join(" "));
-    }
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-});
-afterAll(() => {
-  Client.prototype.query = query;
-});
 
 describe.each(dbTargets())("statements per background job on $name", (target) => {
   let t: TestDb;

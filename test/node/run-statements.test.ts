@@ -1,4 +1,3 @@
-import { Client } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
@@ -6,15 +5,14 @@ import type { Model, ModelRequest } from "../../src/models/model.js";
 import { emptyUsage } from "../../src/models/model.js";
 import { tool } from "../../src/tools/tool.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
+import { countStatements } from "../support/statement-counter.js";
 
 /**
  * The statements one agent run costs Postgres (what the run-overhead bench measures: a direct
  * `agent.run`, one tool call, a model that answers at once), counted at the driver: every query a
  * pooled client sends, BEGIN and COMMIT included. A statement added to the path fails here.
  */
-const sent: string[] = [];
-let counting = false;
-const query = Client.prototype.query;
+const count = countStatements((sql) => sql.replace(/\s+/g, " ").slice(0, 160));
 
 /** The first model request asks for the tool, the next one (with its result) answers: zero latency, in process. */
 const scripted: Model = {
@@ -36,30 +34,6 @@ const weather = tool({
   description: "The weather in a city.",
   parameters: z.object({ city: z.string() }),
   execute: async ({ city }) => `sunny in ${city}`,
-});
-
-async function count(work: () => Promise<unknown>): Promise<string[]> {
-  sent.length = 0;
-  counting = true;
-  try {
-    await work();
-  } finally {
-    counting = false;
-  }
-  return [...sent];
-}
-
-beforeAll(() => {
-  Client.prototype.query = function (this: Client, ...args: unknown[]) {
-    if (counting) {
-      const q = args[0] as string | { text: string };
-      sent.push((typeof q === "string" ? q : q.text).trim().replace(/\s+/g, " ").slice(0, 160));
-    }
-    return (query as (...a: unknown[]) => unknown).apply(this, args);
-  } as typeof query;
-});
-afterAll(() => {
-  Client.prototype.query = query;
 });
 
 describe.each(dbTargets())("statements per agent run on $name", (target) => {
