@@ -1,3 +1,4 @@
+import { sessionColumns } from "../session-columns.js";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
 import { pageOf, resolvePage, sortOrderOf } from "../pagination.js";
 import type { SessionStore } from "../port.js";
@@ -28,22 +29,7 @@ export class MemorySessionStore implements SessionStore {
   private async write(input: SessionRecord, mode: "upsert" | "create"): Promise<Session> {
     const session = validateSession(input);
     const ts = now();
-    const row: SessionRow = {
-      session_id: session.session_id,
-      session_type: session.session_type,
-      agent_id: session.agent_id ?? null,
-      team_id: session.team_id ?? null,
-      workflow_id: session.workflow_id ?? null,
-      user_id: session.user_id ?? null,
-      session_data: stored(session.session_data ?? null),
-      agent_data: stored(session.agent_data ?? null),
-      team_data: stored(session.team_data ?? null),
-      workflow_data: stored(session.workflow_data ?? null),
-      metadata: stored(session.metadata ?? null),
-      summary: stored(session.summary ?? null),
-      created_at: session.created_at ?? ts,
-      updated_at: ts,
-    };
+    const row: SessionRow = sessionColumns(session, ts, stored);
     const written = this.t.transaction(() => {
       const existing = this.t.sessions.get(row.session_id);
       if (existing && mode === "create") throw new ConflictError(`session ${row.session_id} already exists`);

@@ -1,4 +1,3 @@
-import { pgJson } from "../../json-limits.js";
 import type { ToolResultRecord } from "../port.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
@@ -43,10 +42,7 @@ export class MemoryTables {
 export { nowSeconds as now } from "../../time.js";
 
 /** `value` as the Postgres adapter stores it (JSON, with what jsonb refuses replaced): a copy no caller shares. */
-export function stored<T>(value: T): T {
-  const text = pgJson(value);
-  return text === undefined ? value : (JSON.parse(text) as T);
-}
+export { pgSafe as stored } from "../../json-limits.js";
 
 /** A copy of a stored row, so a caller that changes what it read changes nothing stored. */
 export const copy = <T>(value: T): T => structuredClone(value);

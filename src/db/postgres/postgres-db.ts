@@ -53,6 +53,7 @@ import { applyStateChanges, type StateChange } from "../state-changes.js";
 import { Coalescer } from "./coalescer.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
 import { pgSafe } from "../../json-limits.js";
+import { sessionColumns } from "../session-columns.js";
 import { rethrowUnavailable } from "./unavailable.js";
 import { nowSeconds as now } from "../../time.js";
 
@@ -224,22 +225,7 @@ export class PostgresDb implements Db {
     await this.inspect();
     const ts = now();
     // jsonb refuses NUL and lone surrogates: what a model or a tool put in the state is stored sanitised (see pgJson).
-    const values = {
-      session_id: session.session_id,
-      session_type: session.session_type,
-      agent_id: session.agent_id ?? null,
-      team_id: session.team_id ?? null,
-      workflow_id: session.workflow_id ?? null,
-      user_id: session.user_id ?? null,
-      session_data: pgSafe(session.session_data ?? null),
-      agent_data: pgSafe(session.agent_data ?? null),
-      team_data: pgSafe(session.team_data ?? null),
-      workflow_data: pgSafe(session.workflow_data ?? null),
-      metadata: pgSafe(session.metadata ?? null),
-      summary: pgSafe(session.summary ?? null),
-      created_at: session.created_at ?? ts,
-      updated_at: ts,
-    };
+    const values = sessionColumns(session, ts, pgSafe);
     const { created_at: _keep, session_id: _id, ...changes } = values;
     const s = this.t.sessions;
     // One statement needs no transaction; runs written with the session do.
