@@ -9,6 +9,8 @@
 export class AgnoError extends Error {
   readonly status: number = 500;
   readonly errorId: string = "internal_error";
+  /** set by errors a client may retry after a while (a full queue, a database out of reach): sent as Retry-After */
+  readonly retryAfterSeconds?: number;
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
@@ -91,7 +93,7 @@ export class QueueFullError extends AgnoError {
   override readonly errorId: string = "queue_full";
   constructor(
     message: string,
-    readonly retryAfterSeconds: number,
+    override readonly retryAfterSeconds: number,
   ) {
     super(message);
   }
@@ -141,7 +143,7 @@ export class DatabaseUnavailableError extends AgnoError {
   override readonly errorId = "database_unavailable";
   constructor(
     message: string,
-    readonly retryAfterSeconds = 5,
+    override readonly retryAfterSeconds = 5,
     options?: { cause?: unknown },
   ) {
     super(message, options);

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { AgnoError, DatabaseUnavailableError, QueueFullError } from "../errors.js";
+import { AgnoError } from "../errors.js";
 import { publicError } from "../public-error.js";
 
 export interface ErrorBody {
@@ -27,7 +27,7 @@ export function errorResponse(
  * unknown error is a 500 whose detail is a reference to the log entry holding it (publicError).
  */
 export function onError(err: Error, c: Context): Response {
-  if (err instanceof QueueFullError || err instanceof DatabaseUnavailableError)
+  if (err instanceof AgnoError && err.retryAfterSeconds !== undefined)
     c.header("retry-after", String(err.retryAfterSeconds));
   if (err instanceof HTTPException) {
     const status = err.status;

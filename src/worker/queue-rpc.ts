@@ -44,9 +44,7 @@ export function replyOf(outcome: { job: JobRecord; created: boolean } | { error:
       name: e.name,
       message: e.message,
       ...(e instanceof ValidationError && e.field ? { field: e.field } : {}),
-      ...(e instanceof QueueFullError || e instanceof DatabaseUnavailableError
-        ? { retryAfterSeconds: e.retryAfterSeconds }
-        : {}),
+      ...(e.retryAfterSeconds !== undefined ? { retryAfterSeconds: e.retryAfterSeconds } : {}),
       ...(e instanceof QuotaExceededError ? { quota: e.quota } : {}),
     },
   };
