@@ -1,10 +1,10 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import worker, { type Env } from "../../src/index.js";
+import type { Env } from "../../src/index.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
-import { auth, call, envFor, form, JSON_BODY, modelEnv, parseSse, send } from "./worker-client.js";
+import { call, form, JSON_BODY, modelEnv, parseSse, send, upgradeSocket } from "./worker-client.js";
 
 const REF = /^internal error \(ref [0-9a-f]{16}\)$/;
 const MARKER = "UNSTORABLE-ANSWER";
@@ -101,17 +101,8 @@ describe("errors never leak internals, and a run whose last write fails ends as 
 
   it("sends WebSocket clients the same clean RunError, with the run's ids", async () => {
     const e = await scripted();
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(
-      new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<
-        unknown,
-        IncomingRequestCfProperties
-      >,
-      envFor(e),
-      ctx,
-    );
+    const { res, ctx } = await upgradeSocket(e);
     const ws = res.webSocket!;
-    ws.accept();
     const frames: Array<Record<string, unknown>> = [];
     const ended = new Promise<void>((resolve) =>
       ws.addEventListener("message", (evt) => {

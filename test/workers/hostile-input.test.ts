@@ -1,8 +1,8 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { waitOnExecutionContext } from "cloudflare:test";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { Pool } from "@neondatabase/serverless";
-import worker, { type Env } from "../../src/index.js";
-import { call, envFor, form, JSON_BODY, auth, modelEnv, parseSse, send } from "./worker-client.js";
+import type { Env } from "../../src/index.js";
+import { call, form, JSON_BODY, auth, modelEnv, parseSse, send, upgradeSocket } from "./worker-client.js";
 
 /*
  * Hostile JSON and text at the edge and from the model: too deep, too large, NUL and lone
@@ -250,17 +250,8 @@ describe("resume positions the event log cannot hold", () => {
     );
     expect(fromTwo[0]!.id).toBe(3);
 
-    const ctx = createExecutionContext();
-    const upgrade = await worker.fetch(
-      new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<
-        unknown,
-        IncomingRequestCfProperties
-      >,
-      envFor(e),
-      ctx,
-    );
+    const { res: upgrade, ctx } = await upgradeSocket(e);
     const ws = upgrade.webSocket!;
-    ws.accept();
     const answers: Array<Record<string, unknown>> = [];
     let wake = () => {};
     ws.addEventListener("message", (evt) => {

@@ -4,7 +4,7 @@ import { Pool } from "@neondatabase/serverless";
 import { afterAll, describe, expect, it } from "vitest";
 import worker, { type Env } from "../../src/index.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
-import { auth, call, envFor, form, modelEnv, parseSse, send } from "./worker-client.js";
+import { auth, call, envFor, form, modelEnv, parseSse, send, upgradeSocket } from "./worker-client.js";
 
 /*
  * Interactive runs whose runtime died. A killed runtime leaves its run's row RUNNING with a
@@ -151,18 +151,9 @@ describe("interrupted interactive runs", () => {
   it("a WebSocket resume of a run whose runtime died ends with the interrupted RunError", async () => {
     const { env: e } = await modelEnv([{ text: "over the socket" }]);
     const dead = await deadStreamedRun(e, "a run re-attached over a socket", 3600);
-    const ctx = createExecutionContext();
-    const res = await worker.fetch(
-      new Request("http://agno.test/ws", { headers: { ...auth, upgrade: "websocket" } }) as Request<
-        unknown,
-        IncomingRequestCfProperties
-      >,
-      envFor(e),
-      ctx,
-    );
+    const { res, ctx } = await upgradeSocket(e);
     expect(res.status).toBe(101);
     const ws = res.webSocket!;
-    ws.accept();
     const frames: Array<Record<string, unknown>> = [];
     const ended = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error("the resumed tail did not end")), 20_000);

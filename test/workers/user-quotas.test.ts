@@ -4,12 +4,12 @@
  * workers test files share the `ai` schema, so users carry a per-run tag.
  */
 import { env } from "cloudflare:workers";
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { waitOnExecutionContext } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker, { type Env } from "../../src/index.js";
+import type { Env } from "../../src/index.js";
 import { scriptModel } from "../support/model-script.js";
 import { until } from "../support/until.js";
-import { call, envFor, isolatedJwt, JSON_BODY } from "./worker-client.js";
+import { call, isolatedJwt, JSON_BODY, upgradeSocket } from "./worker-client.js";
 
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `quota-a-${tag}`;
@@ -114,16 +114,7 @@ describe("per-user quotas over HTTP", () => {
 
   it("answers 429 to a user's WebSocket past the cap, before the upgrade, and opens another user's; a closed socket frees its place", async () => {
     const open = async (user: string) => {
-      const ctx = createExecutionContext();
-      const res = await worker.fetch(
-        new Request("http://agno.test/ws", { headers: { ...who[user], upgrade: "websocket" } }) as Request<
-          unknown,
-          IncomingRequestCfProperties
-        >,
-        envFor(E),
-        ctx,
-      );
-      res.webSocket?.accept();
+      const { res, ctx } = await upgradeSocket(E, who[user]);
       return {
         res,
         close: async () => {

@@ -1,25 +1,16 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { waitOnExecutionContext } from "cloudflare:test";
 import { exportSPKI, generateKeyPair, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
-import worker, { type Env } from "../../src/index.js";
-import { auth, call, envFor, parseSse, send, modelEnv } from "./worker-client.js";
+import type { Env } from "../../src/index.js";
+import { auth, call, parseSse, send, modelEnv, upgradeSocket } from "./worker-client.js";
 
 type Frame = Record<string, unknown> & { event: string };
 
 /** Opens `GET /ws` through the Worker's fetch handler and collects what the server sends. */
 async function connect(overrides: Partial<Env>, headers: Record<string, string> = auth) {
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request("http://agno.test/ws", { headers: { ...headers, upgrade: "websocket" } }) as Request<
-      unknown,
-      IncomingRequestCfProperties
-    >,
-    envFor(overrides),
-    ctx,
-  );
+  const { res, ctx } = await upgradeSocket(overrides, headers);
   expect(res.status).toBe(101);
   const ws = res.webSocket!;
-  ws.accept();
   const frames: Frame[] = [];
   const waiters: Array<() => void> = [];
   ws.addEventListener("message", (evt) => {

@@ -138,3 +138,22 @@ export async function isolatedJwt(name: string) {
   };
   return { env, bearer };
 }
+
+/**
+ * Asks the Worker's fetch handler to upgrade `GET /ws` (with `headers`, the security key by
+ * default) and accepts the socket when it was upgraded; `ctx` is the request's execution context,
+ * to wait on after closing.
+ */
+export async function upgradeSocket(overrides: Partial<Env>, headers: Record<string, string> = auth) {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request("http://agno.test/ws", { headers: { ...headers, upgrade: "websocket" } }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
+    envFor(overrides),
+    ctx,
+  );
+  res.webSocket?.accept();
+  return { res, ws: res.webSocket, ctx };
+}
