@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, getTableColumns, ilike, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import type { NeonDatabase } from "drizzle-orm/neon-serverless";
 import { ValidationError } from "../../errors.js";
 import { pageOf, resolvePage, sortOrderOf, type ResolvedPage } from "../pagination.js";
@@ -222,11 +223,7 @@ export class PostgresReader implements PostgresReads {
     const s = this.d.t.sessions;
     const where = and(
       opts.sessionType ? eq(s.session_type, opts.sessionType) : undefined,
-      opts.userId !== undefined
-        ? opts.includeShared
-          ? or(eq(s.user_id, opts.userId), isNull(s.user_id))
-          : eq(s.user_id, opts.userId)
-        : undefined,
+      ownedBy(s.user_id, opts),
       opts.componentId
         ? or(eq(s.agent_id, opts.componentId), eq(s.team_id, opts.componentId), eq(s.workflow_id, opts.componentId))
         : undefined,
@@ -270,11 +267,7 @@ export class PostgresReader implements PostgresReads {
     const r = this.d.t.runs;
     const where = and(
       opts.sessionId ? eq(r.session_id, opts.sessionId) : undefined,
-      opts.userId !== undefined
-        ? opts.includeShared
-          ? or(eq(r.user_id, opts.userId), isNull(r.user_id))
-          : eq(r.user_id, opts.userId)
-        : undefined,
+      ownedBy(r.user_id, opts),
       opts.agentId ? eq(r.agent_id, opts.agentId) : undefined,
       opts.teamId ? eq(r.team_id, opts.teamId) : undefined,
       opts.workflowId ? eq(r.workflow_id, opts.workflowId) : undefined,
@@ -308,4 +301,10 @@ export class PostgresReader implements PostgresReads {
   async runOutsideTable(): Promise<RunRow | null> {
     return null;
   }
+}
+
+/** The user filter of a listing: none, the user's rows, or theirs and the shared ones (no user). */
+function ownedBy(column: AnyPgColumn, opts: { userId?: string; includeShared?: boolean }): SQL | undefined {
+  if (opts.userId === undefined) return undefined;
+  return opts.includeShared ? or(eq(column, opts.userId), isNull(column)) : eq(column, opts.userId);
 }
