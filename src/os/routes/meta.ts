@@ -3,6 +3,7 @@ import type { Agent } from "../../agent/agent.js";
 import type { Db } from "../../db/port.js";
 import { DatabaseUnavailableError } from "../../errors.js";
 import { defineRoute, handle, routeApp } from "../route.js";
+import { healthResponseSchema } from "../wire/health.js";
 
 export interface OSIdentity {
   id: string;
@@ -16,20 +17,7 @@ const infoSchema = z
   .meta({ id: "OSInfo" });
 
 const landing = defineRoute({ method: "get", path: "/", tags: ["Meta"], summary: "Minimal landing body", scope: null });
-const healthSchema = z
-  .object({
-    status: z
-      .string()
-      .describe(
-        '"ok", "degraded" while a database does not answer, or "misconfigured" while the settings are wrong (`detail` says which)',
-      ),
-    detail: z.string().optional(),
-    instantiated_at: z.number(),
-    databases: z
-      .array(z.object({ id: z.string(), status: z.enum(["ok", "unavailable", "error"]) }))
-      .describe("beyond agno's fields: each database's state, asked at most every 5 s"),
-  })
-  .meta({ id: "HealthResponse" });
+
 const health = defineRoute({
   method: "get",
   path: "/health",
@@ -39,7 +27,7 @@ const health = defineRoute({
   responses: {
     200: {
       description: "Always 200 while the service runs",
-      content: { "application/json": { schema: healthSchema } },
+      content: { "application/json": { schema: healthResponseSchema } },
     },
   },
 });
@@ -60,10 +48,15 @@ const config = defineRoute({
 });
 
 /** `/`, `/health`, `/info` (no auth: nothing secret) and `/config` (auth). */
-export function metaRoutes(os: OSIdentity, startedAt: number, served: { agents: Agent[]; availableModels: string[] }) {
+export function metaRoutes(
+  os: OSIdentity,
+  startedAtSeconds: number,
+  served: { agents: Agent[]; availableModels: string[] },
+) {
   const app = routeApp();
   handle(app, landing, (c) => c.json({ name: os.name, id: os.id, version: os.version, info: "/info" }));
   const probe = databaseProbe();
+  const startedAt = new Date(startedAtSeconds * 1000).toISOString();
   // agno's answer ({status, instantiated_at}, always 200: the service is up) plus `databases`, which
   // agno does not report: a database that does not answer makes the status "degraded".
   handle(app, health, async (c) => {

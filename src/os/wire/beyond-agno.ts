@@ -1,0 +1,30 @@
+/**
+ * Every field agno-edge answers beyond agno's own response models, with the reason: the one
+ * place such a field may be declared. `agnoObject` refuses an extra field that is not listed here,
+ * the conformance suite refuses a listed one that no response declares, and the OpenAPI document
+ * shows each reason beside its field.
+ */
+export interface BeyondAgno {
+  /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
+  model: string;
+  field: string;
+  reason: string;
+}
+
+export const BEYOND_AGNO: readonly BeyondAgno[] = [
+  {
+    model: "HealthResponse",
+    field: "databases",
+    reason: "each database's state, so a load balancer or an operator sees a database outage without credentials",
+  },
+  {
+    model: "HealthResponse",
+    field: "detail",
+    reason: "while the deployment's settings are wrong, which settings, so the operator can fix them",
+  },
+];
+
+/** The reason `field` of `model` is answered beyond agno's, if it is listed. */
+export function beyondAgnoReason(model: string, field: string): string | undefined {
+  return BEYOND_AGNO.find((b) => b.model === model && b.field === field)?.reason;
+}

@@ -1,0 +1,75 @@
+import type { z } from "zod";
+import type { Env } from "../../../src/index.js";
+import { agnoSourceOf } from "../../../src/os/wire/agno-object.js";
+import { agnoErrorSchema } from "../../../src/os/wire/errors.js";
+import { auth, send } from "../worker-client.js";
+import { contractFor, routeKey } from "./contracts.js";
+
+/**
+ * Routes whose successful answer is not one of agno's response models, with the reason. Every
+ * other route's 2xx JSON answer must be declared with a schema built by `agnoObject`.
+ */
+export const NOT_AGNO_MODELS: Record<string, string> = {
+  "GET /openapi.json": "the OpenAPI document itself, which FastAPI also serves without a model",
+  "GET /docs": "an HTML page",
+  "GET /ws": "a WebSocket upgrade (101): the socket's messages are agno's run events",
+  "GET /sessions/{session_id}/media/{storage_key}": "the media bytes, or a redirect to them",
+};
+
+/** Every route answered so far in this file, by route key, with the statuses seen. */
+export const answered = new Map<string, Set<number>>();
+
+export class ConformanceError extends Error {}
+
+/**
+ * Checks one answer against its route's contract: the status is one the route declares, an error
+ * is agno's error body, a JSON success parses strictly with the declared schema, which must be
+ * one of agno's models (or the route is listed in NOT_AGNO_MODELS). Records the route as answered.
+ */
+export function checkAnswer(method: string, path: string, status: number, contentType: string, text: string) {
+  const contract = contractFor(method, path);
+  if (!contract) throw new ConformanceError(`${method} ${path}: no route declares this path`);
+  const key = routeKey(contract);
+  const declared = contract.responses.get(status);
+  if (!declared) throw new ConformanceError(`${key} answered ${status}, which its definition does not declare`);
+  if (!answered.has(key)) answered.set(key, new Set());
+  answered.get(key)!.add(status);
+  if (!contentType.includes("application/json")) {
+    if (status >= 400) throw new ConformanceError(`${key} answered ${status} without a JSON error body`);
+    return undefined;
+  }
+  const body = text ? (JSON.parse(text) as unknown) : null;
+  const schema: z.ZodType | undefined = status >= 400 ? agnoErrorSchema : declared.schema;
+  if (!schema) throw new ConformanceError(`${key} answered ${status} with JSON but declares no schema for it`);
+  if (status < 400 && !NOT_AGNO_MODELS[key] && !agnoSourceOf(schema))
+    throw new ConformanceError(`${key} ${status} is declared with a schema that is not one of agno's models`);
+  const parsed = schema.safeParse(body);
+  if (!parsed.success)
+    throw new ConformanceError(
+      `${key} ${status} does not conform to ${agnoSourceOf(schema) ?? "its schema"}: ${parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`)
+        .join("; ")}`,
+    );
+  return body;
+}
+
+/** `send` through the Worker, with the answer checked against its contract; the JSON body parsed. */
+export async function conformingCall(
+  path: string,
+  init: RequestInit = {},
+  overrides: Partial<Env> = {},
+  headers: Record<string, string> = auth,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- scenarios read the checked answer's fields freely
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const response = await send(path, init, overrides, headers);
+  const text = await response.text();
+  const body = checkAnswer(
+    init.method ?? "GET",
+    path,
+    response.status,
+    response.headers.get("content-type") ?? "",
+    text,
+  );
+  return { status: response.status, headers: response.headers, body, text };
+}

@@ -1,0 +1,62 @@
+import { describe, expect, it } from "vitest";
+import { agnoSourceOf } from "../../../src/os/wire/agno-object.js";
+import { BEYOND_AGNO } from "../../../src/os/wire/beyond-agno.js";
+import { send } from "../worker-client.js";
+import { answered, checkAnswer, ConformanceError, NOT_AGNO_MODELS } from "./check.js";
+import { CONTRACTS, routeKey } from "./contracts.js";
+import { metaScenarios } from "./scenarios/meta.js";
+
+/**
+ * agno's wire contract, route by route: every answer below goes through `conformingCall`, which
+ * parses it strictly with the schema the route declares (agno's response model, transcribed in
+ * src/os/wire). The scenario modules drive the routes with realistic data; the last tests check
+ * that every served route was answered and that the check itself can fail.
+ */
+describe("agno conformance", () => {
+  describe("meta", metaScenarios);
+
+  it("every served route was answered with a success that conformed", () => {
+    const unanswered = CONTRACTS.map(routeKey).filter(
+      (key) => ![...(answered.get(key) ?? [])].some((status) => status < 400),
+    );
+    expect(unanswered).toEqual([]);
+  });
+
+  it("every protected route's refusal without credentials is agno's error body", async () => {
+    for (const contract of CONTRACTS) {
+      if (!contract.responses.has(401)) continue;
+      const concrete = contract.path.replace(/\{[a-z_:]+\}/g, "conformance-probe");
+      const res = await send(concrete, { method: contract.method }, {}, {});
+      expect(res.status, routeKey(contract)).toBe(401);
+      checkAnswer(contract.method, concrete, res.status, res.headers.get("content-type") ?? "", await res.text());
+    }
+  });
+
+  it("every 2xx JSON answer is declared with one of agno's models, or listed with a reason", () => {
+    for (const contract of CONTRACTS) {
+      const key = routeKey(contract);
+      if (NOT_AGNO_MODELS[key]) continue;
+      for (const [status, { schema }] of contract.responses) {
+        if (status >= 300) continue;
+        if (status === 204) continue;
+        expect(schema && agnoSourceOf(schema), `${key} ${status}`).toBeTruthy();
+      }
+    }
+  });
+
+  it("every field listed beyond agno is declared by some response", async () => {
+    const doc = JSON.stringify((await (await send("/openapi.json")).json()) as unknown);
+    for (const b of BEYOND_AGNO) expect(doc, `${b.model}.${b.field}`).toContain(`Beyond agno: ${b.reason}`);
+  });
+
+  it("a wrong field fails the check: a mutated answer does not conform", async () => {
+    const res = await send("/health");
+    const body = (await res.json()) as Record<string, unknown>;
+    const check = (b: unknown) => () => checkAnswer("GET", "/health", 200, "application/json", JSON.stringify(b));
+    expect(check(body)).not.toThrow();
+    expect(check({ ...body, status: 1 })).toThrow(ConformanceError);
+    expect(check({ ...body, not_in_agno: true })).toThrow(ConformanceError);
+    const { status: _dropped, ...missing } = body;
+    expect(check(missing)).toThrow(ConformanceError);
+  });
+});

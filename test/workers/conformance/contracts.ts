@@ -1,0 +1,68 @@
+import type { z } from "zod";
+import { AgentOS } from "../../../src/os/agent-os.js";
+
+/** One served route as its definition declares it: the zod schema of each answer, by status. */
+export interface Contract {
+  method: string;
+  /** OpenAPI style, `{param}` */
+  path: string;
+  pattern: RegExp;
+  /** literal segments count: a concrete path matches the most literal contract first */
+  literals: number;
+  responses: Map<number, { schema?: z.ZodType; contentTypes: string[] }>;
+}
+
+interface RouteDefinition {
+  method: string;
+  path: string;
+  responses: Record<string, { content?: Record<string, { schema?: z.ZodType }> }>;
+}
+
+/**
+ * Read from the route definitions themselves (the registry `/openapi.json` is generated from), so
+ * what is checked here is what the document says: the same zod schemas.
+ */
+function readContracts(): Contract[] {
+  const os = new AgentOS({});
+  return os.app.openAPIRegistry.definitions
+    .flatMap((d) => (d.type === "route" ? [d.route as unknown as RouteDefinition] : []))
+    .map((route) => {
+      const segments = route.path.split("/");
+      const pattern = new RegExp(
+        "^" +
+          segments
+            .map((s) => (s.startsWith("{") ? (s.endsWith(":path}") || s === "{path}" ? "(.+)" : "([^/]+)") : escape(s)))
+            .join("/") +
+          "$",
+      );
+      const responses = new Map<number, { schema?: z.ZodType; contentTypes: string[] }>();
+      for (const [status, answer] of Object.entries(route.responses)) {
+        const content = answer.content ?? {};
+        const json = content["application/json"];
+        responses.set(Number(status), { schema: json?.schema, contentTypes: Object.keys(content) });
+      }
+      return {
+        method: route.method.toUpperCase(),
+        path: route.path,
+        pattern,
+        literals: segments.filter((s) => !s.startsWith("{")).length,
+        responses,
+      };
+    });
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+export const CONTRACTS: readonly Contract[] = readContracts();
+
+/** The route a concrete request is answered by (its path without the query). */
+export function contractFor(method: string, path: string): Contract | undefined {
+  const bare = path.split("?")[0]!;
+  return CONTRACTS.filter((c) => c.method === method.toUpperCase() && c.pattern.test(bare)).sort(
+    (a, b) => b.literals - a.literals,
+  )[0];
+}
+
+export const routeKey = (c: Pick<Contract, "method" | "path">) => `${c.method} ${c.path}`;
