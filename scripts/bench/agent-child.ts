@@ -162,7 +162,9 @@ async function runner(fw: Framework, cfg: RunConfig) {
       if (r.disconnected) throw new Error(`model request ${i + 1} was cut off`);
       if (i % 2 === 0 && toolResult) throw new Error(`model request ${i + 1} opens a run but carries a tool result`);
       if (i % 2 === 1 && !JSON.stringify(toolResult?.content ?? "").includes("21"))
-        throw new Error(`model request ${i + 1} lacks the tool's result`);
+        throw new Error(
+          `model request ${i + 1} lacks the tool's result; its messages: ${JSON.stringify(messages).slice(0, 2000)}`,
+        );
     });
     const streamed = requests.map((r) => r.body.stream === true);
     if (streamed.some((x) => x !== streamed[0]))
