@@ -32,6 +32,7 @@ interface Identity {
   framework: string;
   package: string;
   version: string;
+  storage?: string;
 }
 
 export interface ConstructResult extends Identity {
@@ -47,6 +48,8 @@ export interface RunSummary extends Identity {
   runs: number;
   model_requests: number;
   tool_calls: number;
+  /** with a db: the conversations (sessions, threads) stored, one per run */
+  stored_conversations?: number;
 }
 
 /** What a child sends back: one construct result; or `ready`, one `batch` per request, then `done`. */
@@ -60,7 +63,12 @@ export type ChildMessage =
 /** What the parent asks a run child: `runs` more timed runs, or to check everything and finish. */
 export type ParentMessage = { kind: "batch"; runs: number } | { kind: "finish" };
 
-const identity = (fw: Framework): Identity => ({ framework: fw.name, package: fw.package, version: fw.version });
+const identity = (fw: Framework): Identity => ({
+  framework: fw.name,
+  package: fw.package,
+  version: fw.version,
+  ...(fw.storage && { storage: fw.storage }),
+});
 
 /**
  * agno's method (PerformanceEval): build the agent `n` times after `warmup` builds, each timed on
@@ -136,7 +144,8 @@ async function runner(fw: Framework, cfg: RunConfig) {
   /**
    * The script's recorded requests must show exactly two model requests per run, the second
    * carrying the tool's result, and the tool must have run once per run: otherwise the figure
-   * would measure something else, and the bench fails.
+   * would measure something else, and the bench fails. With a db, each run must have stored a
+   * conversation of its own.
    */
   async function check(): Promise<RunSummary> {
     if (runs !== total) throw new Error(`${runs} runs made; ${total} planned`);
@@ -144,13 +153,18 @@ async function runner(fw: Framework, cfg: RunConfig) {
     if (requests.length !== 2 * runs)
       throw new Error(`${requests.length} model requests for ${runs} runs; expected ${2 * runs}`);
     if (toolCalls !== runs) throw new Error(`the tool ran ${toolCalls} times in ${runs} runs`);
+    const stored = await fw.storedConversations?.();
+    if (stored !== undefined && stored !== runs)
+      throw new Error(`${stored} conversations stored for ${runs} runs; expected one each`);
     requests.forEach((r, i) => {
       const messages = (r.body.messages ?? []) as { role?: string; content?: unknown }[];
       const toolResult = messages.find((m) => m.role === "tool");
       if (r.disconnected) throw new Error(`model request ${i + 1} was cut off`);
       if (i % 2 === 0 && toolResult) throw new Error(`model request ${i + 1} opens a run but carries a tool result`);
       if (i % 2 === 1 && !JSON.stringify(toolResult?.content ?? "").includes("21"))
-        throw new Error(`model request ${i + 1} lacks the tool's result`);
+        throw new Error(
+          `model request ${i + 1} lacks the tool's result; its messages: ${JSON.stringify(messages).slice(0, 2000)}`,
+        );
     });
     const streamed = requests.map((r) => r.body.stream === true);
     if (streamed.some((x) => x !== streamed[0]))
@@ -161,6 +175,7 @@ async function runner(fw: Framework, cfg: RunConfig) {
       runs,
       model_requests: requests.length,
       tool_calls: toolCalls,
+      ...(stored !== undefined && { stored_conversations: stored }),
     };
   }
   return { timed, check };

@@ -4,13 +4,14 @@
  *
  * 3. agent construction: mean time per `new Agent(...)` with one tool, and retained heap per agent;
  * 4. run overhead: median and p99 of one run (model asks for the tool, tool runs, model answers)
- *    against the scripted model server, which answers at once.
+ *    against the scripted model server, which answers at once; without storage, and with each
+ *    Postgres target for agno-edge (PostgresDb) and Mastra (its PostgresStore from @mastra/pg).
  *
  * Every framework is measured in child processes of its own (agent-child.ts). The parent holds
- * the model server (and the Postgres the agno-edge run with a db stores into), so a child's event
- * loop carries only the framework and its HTTP client. This machine is shared and small, so the
- * frameworks take turns: construction is repeated in fresh processes round by round, and runs
- * go in batches, one framework after the other, until each has its 200.
+ * the model server (and PGlite, which the runs with a db on that target store into), so a
+ * child's event loop carries only the framework and its clients. This machine is shared and
+ * small, so the frameworks take turns: construction is repeated in fresh processes round by
+ * round, and runs go in batches, one framework after the other, until each has its 200.
  */
 import { fork } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -31,10 +32,23 @@ const CONSTRUCTIONS = 1000;
 const CONSTRUCTION_WARMUP = 10;
 /** agno's measurement (10 warm-ups, 1,000 timed constructions), each time in a fresh process. */
 const CONSTRUCTION_PROCESSES = 7;
-const RUNS = 200;
-const RUN_WARMUP = 20;
-/** 200 runs per framework as 10 turns of 20. */
 const RUN_BATCHES = 10;
+/**
+ * Timed runs per contender, in RUN_BATCHES turns. BENCH_AGENT_RUNS lowers it to try a change
+ * quickly; the figures of BENCHMARKS.md use the default.
+ */
+const RUNS = runCount(process.env.BENCH_AGENT_RUNS, 200);
+const RUN_WARMUP = 20;
+/** BENCH_AGENT_ONLY=construction or =runs measures one of the two figures. */
+const ONLY = process.env.BENCH_AGENT_ONLY || undefined;
+
+function runCount(value: string | undefined, fallback: number): number {
+  if (!value) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0 || n % RUN_BATCHES)
+    throw new Error(`BENCH_AGENT_RUNS=${value}: a positive multiple of ${RUN_BATCHES}`);
+  return n;
+}
 /** Longest a child may take to answer: loading a framework or running a batch takes seconds, so this only catches a hung child. */
 const CHILD_TIMEOUT_MS = 120_000;
 /** Nothing listens there; construction sends no request. */
@@ -260,6 +274,12 @@ interface Contender {
   summary?: RunSummary;
 }
 
+/** `mastra`, or `mastra+pglite` with a db: how the logs name a contender, and the key of its skip reason. */
+const label = (c: Contender) => (c.db === "none" ? c.framework : `${c.framework}+${c.db}`);
+
+/** The frameworks that run with a db too: agno-edge, and the peers whose Postgres store the bench sets up. */
+const WITH_DB: readonly string[] = ["agno-edge", "mastra"];
+
 async function benchRuns(
   peers: readonly PeerName[],
   skipped: Map<string, string>,
@@ -278,20 +298,22 @@ async function benchRuns(
     })),
     { bench: "agent_run_overhead", framework: "agno-edge", db: "none", samples: [] },
     ...peers.map((framework) => ({ bench: "agent_run_overhead" as const, framework, db: "none", samples: [] })),
-    ...dbTargets.map((db) => ({
-      bench: "agent_run_overhead" as const,
-      framework: "agno-edge",
-      db: db.name,
-      samples: [],
-    })),
+    ...dbTargets.flatMap((db) =>
+      WITH_DB.filter((f) => f === "agno-edge" || (peers as readonly string[]).includes(f)).map((framework) => ({
+        bench: "agent_run_overhead" as const,
+        framework,
+        db: db.name,
+        samples: [],
+      })),
+    ),
   ];
   try {
     log(
-      `agent runs: ${contenders.map((c) => `${c.framework}${c.db === "none" ? "" : `+${c.db}`}`).join(", ")}; ${RUN_WARMUP} warm-ups each, then ${RUN_BATCHES} turns of ${RUNS / RUN_BATCHES} runs`,
+      `agent runs: ${contenders.map(label).join(", ")}; ${RUN_WARMUP} warm-ups each, then ${RUN_BATCHES} turns of ${RUNS / RUN_BATCHES} runs`,
     );
     // Start every child at once; each does its warm-up runs and reports ready.
     for (const c of contenders) {
-      if (skipped.has(c.framework)) continue;
+      if (skipped.has(c.framework) || skipped.has(label(c))) continue;
       const target = dbTargets.find((d) => d.name === c.db);
       const db: DbConfig | undefined = target && {
         ...target,
@@ -306,8 +328,8 @@ async function benchRuns(
         await c.child.next("ready");
       } catch (e) {
         if (!(e instanceof Skipped)) throw e;
-        log(`  ${c.framework} skipped: ${e.message}`);
-        skipped.set(c.framework, e.message);
+        log(`  ${label(c)} skipped: ${e.message}`);
+        skipped.set(label(c), e.message);
         c.child.kill();
         c.child = undefined;
       }
@@ -319,7 +341,7 @@ async function benchRuns(
         c.samples.push(...(await c.child!.next("batch")).samples_ms);
       }
       log(
-        `  turn ${r + 1}/${RUN_BATCHES}: ${active.map((c) => `${c.framework}${c.db === "none" ? "" : `+${c.db}`} ${median(c.samples).toFixed(1)}`).join(", ")} ms (median so far)`,
+        `  turn ${r + 1}/${RUN_BATCHES}: ${active.map((c) => `${label(c)} ${median(c.samples).toFixed(1)}`).join(", ")} ms (median so far)`,
       );
     }
     for (const c of active) {
@@ -339,13 +361,21 @@ async function benchRuns(
   const floors = new Map<string, number>();
   for (const c of contenders)
     if (c.bench === "agent_run_floor" && c.summary) floors.set(c.summary.wire, median(c.samples));
-  const medians = new Map<string, number>();
-  const p99s = new Map<string, number>();
-  const aboveFloor = new Map<string, number>();
-  let ours: { median_ms: number; p99_ms: number; median_above_floor_ms?: number } | undefined;
+  /** Per db ("none" or a target): agno-edge's figures, and each peer's. */
+  const dbs = ["none", ...dbTargets.map((d) => d.name)];
+  const perDb = <T>(make: () => T) => new Map(dbs.map((db) => [db, make()]));
+  const medians = perDb(() => new Map<string, number>());
+  const p99s = perDb(() => new Map<string, number>());
+  const aboveFloor = perDb(() => new Map<string, number>());
+  const ours = new Map<string, { median_ms: number; p99_ms: number; median_above_floor_ms?: number }>();
   for (const c of contenders) {
     if (!c.summary) {
-      emit({ bench: c.bench, framework: c.framework, db: c.db, skipped: skipped.get(c.framework) });
+      emit({
+        bench: c.bench,
+        framework: c.framework,
+        db: c.db,
+        skipped: skipped.get(label(c)) ?? skipped.get(c.framework),
+      });
       continue;
     }
     const s = c.summary;
@@ -355,6 +385,7 @@ async function benchRuns(
       package: s.package,
       version: s.version,
       ...(c.bench === "agent_run_overhead" && { db: c.db }),
+      ...(s.storage && { storage: s.storage }),
       n: c.samples.length,
       warmup: RUN_WARMUP,
       median_ms: round(median(c.samples), 3),
@@ -368,34 +399,41 @@ async function benchRuns(
       model_wire: s.wire,
       model_requests: s.model_requests,
       tool_calls: s.tool_calls,
+      ...(s.stored_conversations !== undefined && { stored_conversations: s.stored_conversations }),
     };
     if (c.bench === "agent_run_floor" || c.framework === "agno-edge") {
-      if (c.bench === "agent_run_overhead" && c.db === "none") ours = line;
+      if (c.bench === "agent_run_overhead") ours.set(c.db, line);
       emit(line);
     } else {
-      medians.set(c.framework, line.median_ms);
-      p99s.set(c.framework, line.p99_ms);
-      if (line.median_above_floor_ms !== undefined) aboveFloor.set(c.framework, line.median_above_floor_ms);
+      medians.get(c.db)!.set(c.framework, line.median_ms);
+      p99s.get(c.db)!.set(c.framework, line.p99_ms);
+      if (line.median_above_floor_ms !== undefined) aboveFloor.get(c.db)!.set(c.framework, line.median_above_floor_ms);
+      const ourLine = ours.get(c.db);
       emit(
-        ours
+        ourLine
           ? {
               ...line,
-              median_ratio_to_agno_edge: round(line.median_ms / ours.median_ms, 2),
-              p99_ratio_to_agno_edge: round(line.p99_ms / ours.p99_ms, 2),
+              median_ratio_to_agno_edge: round(line.median_ms / ourLine.median_ms, 2),
+              p99_ratio_to_agno_edge: round(line.p99_ms / ourLine.p99_ms, 2),
             }
           : line,
       );
     }
   }
-  compare("agent_run_overhead", "median_ms", ours?.median_ms, medians, { db: "none" });
-  compare("agent_run_overhead", "p99_ms", ours?.p99_ms, p99s, { db: "none" });
-  compare("agent_run_overhead", "median_above_floor_ms", ours?.median_above_floor_ms, aboveFloor, { db: "none" });
+  // One set of comparisons per db: with storage, agno-edge meets only the peers that stored too.
+  for (const db of dbs) {
+    const our = ours.get(db);
+    compare("agent_run_overhead", "median_ms", our?.median_ms, medians.get(db)!, { db });
+    compare("agent_run_overhead", "p99_ms", our?.p99_ms, p99s.get(db)!, { db });
+    compare("agent_run_overhead", "median_above_floor_ms", our?.median_above_floor_ms, aboveFloor.get(db)!, { db });
+  }
 }
 
 /**
- * Figures 3 and 4. `dbTargets` are the Postgres servers the agno-edge agent also runs with a db
- * against (PGlite always; the real server when BENCH_DATABASE_URL is set), through `wsProxy`.
- * A peer that cannot be installed or loaded here gets a `skipped` line with the reason.
+ * Figures 3 and 4. `dbTargets` are the Postgres servers the agno-edge and Mastra agents also run
+ * with a db against (PGlite always, served on a TCP port; the real server when BENCH_DATABASE_URL
+ * is set): agno-edge through `wsProxy`, Mastra directly. A peer that cannot be installed or
+ * loaded here gets a `skipped` line with the reason.
  */
 export async function benchAgents(opts: { dbTargets: AgentDbTarget[]; wsProxy: string }): Promise<void> {
   const skipped = new Map<string, string>();
@@ -404,6 +442,8 @@ export async function benchAgents(opts: { dbTargets: AgentDbTarget[]; wsProxy: s
     log(`the peer frameworks are skipped: ${installed.reason}`);
     for (const peer of PEERS) skipped.set(peer, installed.reason);
   }
-  await benchConstruction(["agno-edge", ...PEERS], skipped);
-  await benchRuns(PEERS, skipped, opts.dbTargets, opts.wsProxy);
+  if (ONLY && ONLY !== "construction" && ONLY !== "runs")
+    throw new Error(`BENCH_AGENT_ONLY=${ONLY}: use construction or runs`);
+  if (ONLY !== "runs") await benchConstruction(["agno-edge", ...PEERS], skipped);
+  if (ONLY !== "construction") await benchRuns(PEERS, skipped, opts.dbTargets, opts.wsProxy);
 }

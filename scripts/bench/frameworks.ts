@@ -4,12 +4,14 @@
  * text. Every agent gets the same name, instructions, model id and tool; the peers come from
  * scripts/bench/peers (peers.ts) and are typed here by the few members the bench touches.
  */
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { Pool } from "@neondatabase/serverless";
 import ws from "ws";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
+import { DEFAULT_TABLE_NAMES } from "../../src/db/postgres/names.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { createModel } from "../../src/models/providers.js";
 import { tool } from "../../src/tools/tool.js";
@@ -36,6 +38,8 @@ export interface Framework<M = unknown, T = unknown, A = unknown> {
   /** the package whose agent is measured, and its version */
   package: string;
   version: string;
+  /** what the agent stores its runs with, when it has a db: the packages and their versions */
+  storage?: string;
   /** the model object for an OpenAI-compatible server at `baseURL` (Chat Completions) */
   model(baseURL: string): M;
   /** the one tool; `onCall` counts its executions */
@@ -43,10 +47,16 @@ export interface Framework<M = unknown, T = unknown, A = unknown> {
   agent(model: M, tool: T): A;
   /** one run of INPUT to its final text */
   run(agent: A, input: string): Promise<string>;
+  /** with a db: how many conversations (agno-edge sessions, Mastra threads) it holds, one per run */
+  storedConversations?(): Promise<number>;
   close(): Promise<void>;
 }
 
-/** A Postgres the agno-edge agent stores its runs in (through the WebSocket proxy, as on Workers). */
+/**
+ * A Postgres an agent stores its runs in, in a schema of its own that is dropped on close:
+ * agno-edge reaches `url` through the WebSocket proxy `wsProxy` (as on Workers), Mastra's
+ * node-postgres driver over TCP.
+ */
 export interface DbConfig {
   name: string;
   url: string;
@@ -76,6 +86,7 @@ async function agnoEdge(
     name: "agno-edge",
     package: pkg.name,
     version: pkg.version,
+    ...(store && { storage: `PostgresDb (${pkg.name} ${pkg.version})` }),
     model: (baseURL) => createModel(`openai:${MODEL_ID}`, { credentials: { openai: { apiKey: API_KEY, baseURL } } }),
     tool: (onCall) =>
       tool({
@@ -94,6 +105,14 @@ async function agnoEdge(
       if (out.status !== "COMPLETED") throw new Error(`run ended ${out.status}: ${JSON.stringify(out.content)}`);
       return String(out.content);
     },
+    ...(pool && {
+      storedConversations: async () => {
+        const { rows } = await pool!.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${db!.schema}"."${DEFAULT_TABLE_NAMES.sessions}"`,
+        );
+        return rows[0]!.n;
+      },
+    }),
     close: async () => {
       if (!pool) return;
       await pool.query(`DROP SCHEMA IF EXISTS "${db!.schema}" CASCADE`);
@@ -112,7 +131,10 @@ interface AiSdkOpenAI {
 }
 type Execute = (args: { city: string }) => Promise<unknown>;
 
-/** Mastra: `new Agent({id, name, instructions, model, tools})` and `agent.generate(input)`, with an AI SDK model. */
+/**
+ * Mastra: `new Agent({id, name, instructions, model, tools, memory?})` and `agent.generate(input, {memory?})`,
+ * with an AI SDK model.
+ */
 interface MastraAgentModule {
   Agent: new (config: {
     id: string;
@@ -120,15 +142,37 @@ interface MastraAgentModule {
     instructions: string;
     model: unknown;
     tools: Record<string, unknown>;
+    memory?: unknown;
   }) => {
-    generate(input: string): Promise<{ text: string }>;
+    generate(input: string, opts?: { memory?: { thread: string; resource: string } }): Promise<{ text: string }>;
   };
+}
+/** `@mastra/pg`: the Postgres store, which creates its schema and tables on `init()`. */
+interface MastraPgModule {
+  PostgresStore: new (config: { id: string; connectionString: string; schemaName: string; max: number }) => {
+    init(): Promise<void>;
+    pool: { query(sql: string): Promise<{ rows: Record<string, unknown>[] }> };
+    close(): Promise<void>;
+  };
+}
+/** `@mastra/memory`: threads and messages kept in a store; `settled()` waits for its background work. */
+interface MastraMemoryModule {
+  Memory: new (config: { storage: unknown }) => { settled(): Promise<void> };
 }
 interface MastraToolsModule {
   createTool(opts: { id: string; description: string; inputSchema: unknown; execute: Execute }): unknown;
 }
 
-async function mastra(): Promise<Framework> {
+/** The resource (Mastra's owner of threads) every stored run belongs to. */
+const MASTRA_RESOURCE = "bench";
+
+/**
+ * With `db`, the agent gets a `Memory` on a `PostgresStore` in the schema `db.schema` (default
+ * memory options, as a user who adds Postgres storage gets them) and each run is a new thread, as
+ * each agno-edge run is a new session: the run reads the thread's (empty) history and stores
+ * the thread and its messages.
+ */
+async function mastra(db?: DbConfig): Promise<Framework> {
   const [{ Agent: MastraAgent }, { createTool }, { createOpenAI }, { z: pz }] = await Promise.all([
     importPeer<MastraAgentModule>("@mastra/core/agent"),
     importPeer<MastraToolsModule>("@mastra/core/tools"),
@@ -136,10 +180,26 @@ async function mastra(): Promise<Framework> {
     importPeer<PeerZod>("zod"),
   ]);
   type A = InstanceType<typeof MastraAgent>;
+  let store: InstanceType<MastraPgModule["PostgresStore"]> | undefined;
+  let memory: InstanceType<MastraMemoryModule["Memory"]> | undefined;
+  if (db) {
+    const [{ PostgresStore }, { Memory }] = await Promise.all([
+      importPeer<MastraPgModule>("@mastra/pg"),
+      importPeer<MastraMemoryModule>("@mastra/memory"),
+    ]);
+    // The pool as large as agno-edge's; runs go one at a time, so neither waits for a connection.
+    store = new PostgresStore({ id: "bench", connectionString: db.url, schemaName: db.schema, max: 4 });
+    // Tables first, so no timed run pays for creating them.
+    await store.init();
+    memory = new Memory({ storage: store });
+  }
   return {
     name: "mastra",
     package: "@mastra/core",
     version: peerVersion("@mastra/core"),
+    ...(db && {
+      storage: `PostgresStore (@mastra/pg ${peerVersion("@mastra/pg")}) in Memory (@mastra/memory ${peerVersion("@mastra/memory")})`,
+    }),
     model: (baseURL) => createOpenAI({ apiKey: API_KEY, baseURL }).chat(MODEL_ID),
     tool: (onCall) =>
       createTool({
@@ -158,9 +218,27 @@ async function mastra(): Promise<Framework> {
         instructions: INSTRUCTIONS,
         model,
         tools: { [TOOL_NAME]: weather },
+        ...(memory && { memory }),
       }),
-    run: async (agent, input) => (await (agent as A).generate(input)).text,
-    close: async () => undefined,
+    run: async (agent, input) =>
+      (
+        await (agent as A).generate(
+          input,
+          memory ? { memory: { thread: randomUUID(), resource: MASTRA_RESOURCE } } : undefined,
+        )
+      ).text,
+    ...(store && {
+      storedConversations: async () => {
+        const { rows } = await store!.pool.query(`SELECT count(*)::int AS n FROM "${db!.schema}".mastra_threads`);
+        return Number(rows[0]!.n);
+      },
+    }),
+    close: async () => {
+      if (!store) return;
+      await memory!.settled();
+      await store.pool.query(`DROP SCHEMA IF EXISTS "${db!.schema}" CASCADE`);
+      await store.close();
+    },
   };
 }
 
@@ -329,7 +407,7 @@ export async function loadFramework(name: string, opts: { db?: DbConfig } = {}):
     case "agno-edge":
       return (await agnoEdge(opts.db)) as Framework;
     case "mastra":
-      return mastra();
+      return mastra(opts.db);
     case "voltagent":
       return voltagent();
     case "langgraph":
