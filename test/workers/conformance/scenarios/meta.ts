@@ -1,5 +1,5 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { Agent } from "../../../../src/agent/agent.js";
 import { MemoryDb } from "../../../../src/db/memory/memory-db.js";
 import type { Model } from "../../../../src/models/model.js";
@@ -57,6 +57,21 @@ export function metaScenarios(): void {
     expect(body.databases).toEqual([{ id: "default", status: "ok" }]);
     // The same instant on every answer: when the instance started, not when it was asked.
     expect((await conformingCall("/health", {}, {}, {})).body.instantiated_at).toBe(body.instantiated_at);
+  });
+
+  it("GET /health writes the start as agno does: microseconds, and no fraction on a whole second", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
+      const fraction = sdkOs([], { mode: "none" });
+      vi.setSystemTime(Date.UTC(2026, 0, 2, 3, 4, 5));
+      const whole = sdkOs([], { mode: "none" });
+      vi.useRealTimers();
+      expect((await fraction("/health")).body.instantiated_at).toBe("2026-01-02T03:04:05.678000Z");
+      expect((await whole("/health")).body.instantiated_at).toBe("2026-01-02T03:04:05Z");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("GET /health of a misconfigured deployment still conforms, and says which setting is wrong", async () => {
