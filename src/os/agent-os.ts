@@ -19,9 +19,10 @@ import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
-import { nowSeconds } from "../time.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
+/** The agno release whose API and wire format agno-edge answers (`/info`'s `agno_version`). */
+export const AGNO_VERSION = "3.0.0a3";
 
 export interface AgentOSOptions {
   id?: string;
@@ -35,8 +36,6 @@ export interface AgentOSOptions {
   maxHeaderBytes?: number;
   /** the agents served under `/agents` (each request binds them to its own database) */
   agents?: Agent[];
-  /** listed by `/config` as `available_models` */
-  availableModels?: string[];
   /** the durable background queue (`background=true` runs); needs a database and the JOB_QUEUE binding */
   queue?: QueueConfig;
   /** the host's WebSocket upgrade (Hono's helper); `GET /ws` answers 503 without one */
@@ -100,12 +99,15 @@ export class AgentOS {
     app.route(
       "/",
       metaRoutes(
-        { id: this.id, name: this.name, description: opts.description, version: AGNO_EDGE_VERSION },
-        nowSeconds(),
         {
-          agents,
-          availableModels: opts.availableModels ?? [],
+          id: this.id,
+          name: this.name,
+          description: opts.description,
+          version: AGNO_EDGE_VERSION,
+          agnoVersion: AGNO_VERSION,
         },
+        Date.now(),
+        { agents, auth: opts.auth ?? { mode: "unconfigured" } },
       ),
     );
     app.route("/", agentRoutes(agents, opts.queue));

@@ -7,10 +7,14 @@ import { publicError } from "../public-error.js";
 export interface ErrorBody {
   detail: string;
   error_id: string;
-  error_type?: string;
+  error_type: string;
 }
 
-/** The one JSON error shape AgentOS answers with: `{detail, error_id}` plus agno's `error_type`. */
+/**
+ * The one JSON error shape AgentOS answers with, agno's (`_error_body` in its `os/app.py`):
+ * `detail`, and the error's `error_id` with its `error_type` beside it, as agno sends the two
+ * together. agno's types mostly repeat the id, so the id stands in when no type is given.
+ */
 export function errorResponse(
   c: Context,
   status: number,
@@ -18,7 +22,7 @@ export function errorResponse(
   errorId: string,
   errorType?: string,
 ): Response {
-  const body: ErrorBody = { detail, error_id: errorId, ...(errorType ? { error_type: errorType } : {}) };
+  const body: ErrorBody = { detail, error_id: errorId, error_type: errorType ?? errorId };
   return c.json(body, status as ContentfulStatusCode);
 }
 
@@ -55,13 +59,7 @@ export function onError(err: Error, c: Context): Response {
     return errorResponse(c, status, err.message || "request failed", errorId);
   }
   const shown = publicError(err, `${c.req.method} ${new URL(c.req.url).pathname}`);
-  return errorResponse(
-    c,
-    shown.status,
-    shown.message,
-    shown.errorId,
-    err instanceof AgnoError ? shown.errorId : undefined,
-  );
+  return errorResponse(c, shown.status, shown.message, shown.errorId);
 }
 
 export function notFound(c: Context): Response {

@@ -5,6 +5,7 @@ import { JSON_LIMITS, jsonProblem } from "../json-limits.js";
 import type { OSEnv } from "./context.js";
 import { requireScope, scopeText } from "./auth/scopes.js";
 import { publicRoute } from "./auth/middleware.js";
+import { agnoErrorSchema } from "./wire/errors.js";
 
 /** The scope a route needs: `resource:action`, checked for the path's `idParam` instance when set. */
 export interface ScopeNeed {
@@ -32,9 +33,8 @@ export type OSRoute = Omit<RouteConfig, "responses" | "middleware"> & {
   responses?: RouteConfig["responses"];
 };
 
-export const errorSchema = z
-  .object({ detail: z.string(), error_id: z.string(), error_type: z.string().optional() })
-  .meta({ id: "Error", description: "Every error answer: what went wrong and a stable machine id." });
+/** Every error answer: agno's error body (src/os/wire/errors.ts). */
+export const errorSchema = agnoErrorSchema;
 
 const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
 

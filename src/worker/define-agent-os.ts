@@ -32,8 +32,6 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   id?: string;
   name?: string;
   description?: string;
-  /** `/config`'s available_models; default [MODEL] when MODEL is set */
-  models?: FromEnv<string[], E>;
   /** where run media and offloaded tool results go; default the STORAGE R2 bucket when bound */
   storage?: FromEnv<{ media?: MediaStorage; results?: ObjectStorage }, E>;
   /** how requests authenticate; default from OS_SECURITY_KEY / JWT_VERIFICATION_KEYS / AGNO_AUTH */
@@ -102,7 +100,6 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           description: def.description,
           auth: resolve(def.auth, env, config) ?? config.auth,
           agents: registry.agents,
-          availableModels: resolve(def.models, env, config) ?? (config.model ? [config.model] : []),
           websocket: upgradeWebSocket,
           maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
           ...(storage.media ? { mediaStorage: storage.media } : {}),

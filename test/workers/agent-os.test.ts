@@ -22,7 +22,7 @@ describe("AgentOS over HTTP", () => {
     expect((await call("/", {}, {}, {})).status).toBe(200);
     expect((await call("/health", {}, {}, {})).body).toMatchObject({ status: "ok" });
     const info = await call("/info", {}, {}, {});
-    expect(info.body).toMatchObject({ os_id: "agno-edge", version: expect.any(String) });
+    expect(info.body).toMatchObject({ os_id: "agno-edge", os_version: expect.any(String), auth_mode: "security_key" });
     const anonymous = await call("/config", {}, {}, {});
     expect(anonymous).toMatchObject({ status: 401, body: { error_id: "unauthorized", detail: expect.any(String) } });
     expect((await call("/config", {}, {}, { authorization: "Bearer wrong" })).status).toBe(401);
@@ -30,9 +30,10 @@ describe("AgentOS over HTTP", () => {
     const config = await call("/config");
     expect(config.body).toMatchObject({
       databases: ["default"],
-      agents: [{ id: "assistant" }],
+      os_database: "default",
+      agents: [{ id: "assistant", db_id: "default" }],
       interfaces: [],
-      available_models: [env.MODEL],
+      available_models: [{ id: "gpt-test", provider: "openai" }],
     });
   });
 

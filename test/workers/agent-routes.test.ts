@@ -25,8 +25,8 @@ describe("agent routes of the Worker", () => {
       },
     ]);
     expect((await call("/config", {}, e)).body).toMatchObject({
-      agents: [{ id: "assistant" }],
-      available_models: ["openai:gpt-test"],
+      agents: [{ id: "assistant", model: { id: "gpt-test", provider: "openai" } }],
+      available_models: [{ id: "gpt-test", provider: "openai" }],
     });
   });
 

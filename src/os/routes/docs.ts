@@ -1,4 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { z } from "zod";
 import type { OSEnv } from "../context.js";
 import { defineRoute, handle, routeApp } from "../route.js";
 import { docsPage } from "../docs-page.js";
@@ -15,6 +16,20 @@ const openapi = defineRoute({
   tags: ["Meta"],
   summary: "This API as an OpenAPI 3.1 document",
   scope: { resource: "config", action: "read" },
+  responses: {
+    200: {
+      description: "The document",
+      content: {
+        "application/json": {
+          schema: z.looseObject({
+            openapi: z.string(),
+            info: z.looseObject({}),
+            paths: z.record(z.string(), z.unknown()),
+          }),
+        },
+      },
+    },
+  },
 });
 const docs = defineRoute({
   method: "get",
@@ -22,6 +37,7 @@ const docs = defineRoute({
   tags: ["Meta"],
   summary: "This API as a readable page",
   scope: { resource: "config", action: "read" },
+  responses: { 200: { description: "The page", content: { "text/html": { schema: z.string() } } } },
 });
 
 /**

@@ -1,43 +1,49 @@
-import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
 import type { Db } from "../../db/port.js";
 import { DatabaseUnavailableError } from "../../errors.js";
+import type { AuthConfig } from "../auth/middleware.js";
 import { defineRoute, handle, routeApp } from "../route.js";
+import { agnoDatetimeOf } from "../wire/agno-object.js";
+import { configResponseSchema, type ConfigResponse } from "../wire/config.js";
 import { healthResponseSchema } from "../wire/health.js";
+import { infoResponseSchema } from "../wire/info.js";
+import { homeResponseSchema } from "../wire/meta.js";
 
 export interface OSIdentity {
   id: string;
   name: string;
   description?: string;
+  /** this AgentOS's version (agno's `os_version`) */
   version: string;
+  /** the agno release whose API this AgentOS answers (agno's `agno_version`) */
+  agnoVersion: string;
 }
 
-const infoSchema = z
-  .object({ os_id: z.string(), name: z.string(), description: z.string().nullable(), version: z.string() })
-  .meta({ id: "OSInfo" });
+const json = <S>(schema: S, description: string) => ({ description, content: { "application/json": { schema } } });
 
-const landing = defineRoute({ method: "get", path: "/", tags: ["Meta"], summary: "Minimal landing body", scope: null });
-
+const home = defineRoute({
+  method: "get",
+  path: "/",
+  tags: ["Meta"],
+  summary: "The OS's name and where its health, info and docs routes are",
+  scope: null,
+  responses: { 200: json(homeResponseSchema, "Landing") },
+});
 const health = defineRoute({
   method: "get",
   path: "/health",
   tags: ["Meta"],
   summary: "Liveness, and whether each database answers",
   scope: null,
-  responses: {
-    200: {
-      description: "Always 200 while the service runs",
-      content: { "application/json": { schema: healthResponseSchema } },
-    },
-  },
+  responses: { 200: json(healthResponseSchema, "Always 200 while the service runs") },
 });
 const info = defineRoute({
   method: "get",
   path: "/info",
   tags: ["Meta"],
-  summary: "Who this AgentOS is (the only metadata route without credentials)",
+  summary: "Who this AgentOS is, what it serves and how to authenticate (no credentials needed)",
   scope: null,
-  responses: { 200: { description: "Identity", content: { "application/json": { schema: infoSchema } } } },
+  responses: { 200: json(infoResponseSchema, "Identity, versions, counts and auth mode") },
 });
 const config = defineRoute({
   method: "get",
@@ -45,18 +51,21 @@ const config = defineRoute({
   tags: ["Meta"],
   summary: "Agents, teams, workflows, interfaces, databases and available models",
   scope: { resource: "config", action: "read" },
+  responses: { 200: json(configResponseSchema, "The OS's configuration") },
 });
 
+/** What the meta routes describe: the served components and how requests authenticate. */
+export interface Served {
+  agents: Agent[];
+  auth: AuthConfig;
+}
+
 /** `/`, `/health`, `/info` (no auth: nothing secret) and `/config` (auth). */
-export function metaRoutes(
-  os: OSIdentity,
-  startedAtSeconds: number,
-  served: { agents: Agent[]; availableModels: string[] },
-) {
+export function metaRoutes(os: OSIdentity, startedAtMs: number, served: Served) {
   const app = routeApp();
-  handle(app, landing, (c) => c.json({ name: os.name, id: os.id, version: os.version, info: "/info" }));
+  handle(app, home, (c) => c.json({ name: os.name, health: "/health", info: "/info", docs: "/docs" }));
   const probe = databaseProbe();
-  const startedAt = new Date(startedAtSeconds * 1000).toISOString();
+  const instantiatedAt = agnoDatetimeOf(startedAtMs);
   // agno's answer ({status, instantiated_at}, always 200: the service is up) plus `databases`, which
   // agno does not report: a database that does not answer makes the status "degraded".
   handle(app, health, async (c) => {
@@ -64,39 +73,91 @@ export function metaRoutes(
       return c.json({
         status: "misconfigured",
         detail: c.env.misconfigured,
-        instantiated_at: startedAt,
+        instantiated_at: instantiatedAt,
         databases: [],
       });
     const databases = await Promise.all(c.env.dbs.map(async (db) => ({ id: db.id, status: await probe(db) })));
     return c.json({
       status: databases.every((d) => d.status === "ok") ? "ok" : "degraded",
-      instantiated_at: startedAt,
+      instantiated_at: instantiatedAt,
       databases,
     });
   });
+  const authMode = authModeOf(served.auth);
   handle(app, info, (c) =>
-    c.json({ os_id: os.id, name: os.name, description: os.description ?? null, version: os.version }),
-  );
-  handle(app, config, (c) =>
     c.json({
       os_id: os.id,
       name: os.name,
-      description: os.description ?? null,
-      version: os.version,
-      databases: c.env.dbs.map((db) => db.id),
-      agents: served.agents.map((a) => ({
-        id: a.id,
-        name: a.name ?? a.id,
-        description: a.description ?? null,
-        model: { id: a.model.id, provider: a.model.provider },
-      })),
-      teams: [],
-      workflows: [],
-      interfaces: [],
-      available_models: served.availableModels,
+      os_version: os.version,
+      agno_version: os.agnoVersion,
+      agent_count: served.agents.length,
+      team_count: 0,
+      workflow_count: 0,
+      mcp: { enabled: false, path: null, oauth: null },
+      auth_mode: authMode,
     }),
   );
+  handle(app, config, (c) => c.json(configOf(os, served.agents, c.env.dbs)));
   return app;
+}
+
+/**
+ * agno's `auth_mode`: what a client must send. A deployment that is closed (no credentials set,
+ * or wrong settings) accepts nothing until it is fixed; agno's three values cannot say that, and
+ * "none" would tell clients to send nothing, so it reports the bearer key its refusal asks for.
+ */
+function authModeOf(auth: AuthConfig): "none" | "security_key" | "jwt" {
+  return auth.mode === "none" || auth.mode === "jwt" ? auth.mode : "security_key";
+}
+
+/**
+ * `/config` as agno fills it: the models are the distinct (id, provider) pairs of the agents'
+ * models; agents are bound to the request's first database, which also holds the OS's own data
+ * (schedules, jobs), so it is `os_database` and each agent's `db_id`. Sessions live in every
+ * database; memory, learning, knowledge, evals, metrics and traces are blocks without databases,
+ * as agno describes a domain no database holds, because no route here serves them.
+ */
+function configOf(os: OSIdentity, agents: Agent[], dbs: Db[]): ConfigResponse {
+  const dbIds = [...new Set(dbs.map((db) => db.id))];
+  const defaultDb = dbs[0]?.id;
+  const models = new Map<string, { id: string; provider: string }>();
+  for (const agent of agents) {
+    const { id, provider } = agent.model;
+    if (id && provider && !models.has(`${provider}\n${id}`)) models.set(`${provider}\n${id}`, { id, provider });
+  }
+  const none = { dbs: [] };
+  return {
+    os_id: os.id,
+    name: os.name,
+    ...(os.description !== undefined && { description: os.description }),
+    available_models: [...models.values()],
+    ...(defaultDb !== undefined && { os_database: defaultDb }),
+    databases: dbIds,
+    session: { dbs: dbIds.map((id) => ({ db_id: id, domain_config: { display_name: id } })) },
+    metrics: none,
+    memory: none,
+    learning: none,
+    knowledge: { dbs: [], knowledge_instances: [] },
+    evals: none,
+    traces: none,
+    agents: agents.map((agent) => ({
+      id: agent.id,
+      ...(agent.name !== undefined && { name: agent.name }),
+      ...(agent.description !== undefined && { description: agent.description }),
+      ...(defaultDb !== undefined && { db_id: defaultDb }),
+      ...(agent.model.id || agent.model.provider
+        ? {
+            model: {
+              ...(agent.model.id && { id: agent.model.id }),
+              ...(agent.model.provider && { provider: agent.model.provider }),
+            },
+          }
+        : {}),
+    })),
+    teams: [],
+    workflows: [],
+    interfaces: [],
+  };
 }
 
 /** How long a database's state is taken as known: /health needs no credentials, so callers must not be able to make it open a connection per request. */

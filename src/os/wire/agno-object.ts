@@ -47,3 +47,13 @@ export function agnoSourceOf(schema: z.ZodType): string | undefined {
 
 /** A datetime as pydantic serialises one: ISO 8601 with a UTC offset (`Z` or `+00:00`). */
 export const agnoDatetime = () => z.iso.datetime({ offset: true });
+
+/**
+ * `epochMs` written as agno writes a UTC datetime (pydantic v2's JSON mode): `Z` for the offset,
+ * the fraction in microseconds, and no fraction at all on a whole second.
+ */
+export function agnoDatetimeOf(epochMs: number): string {
+  const iso = new Date(epochMs).toISOString();
+  const millis = iso.slice(20, 23);
+  return millis === "000" ? `${iso.slice(0, 19)}Z` : `${iso.slice(0, 19)}.${millis}000Z`;
+}

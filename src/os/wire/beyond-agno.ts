@@ -3,6 +3,14 @@
  * place such a field may be declared. `agnoObject` refuses an extra field that is not listed here,
  * the conformance suite refuses a listed one that no response declares, and the OpenAPI document
  * shows each reason beside its field.
+ *
+ * Where an answer differs from agno's in shape rather than by a field, it is noted here too:
+ * - A 422 (input that fails validation) is `{detail, error_id: "validation_error", error_type}`
+ *   with `detail` a sentence naming the field, where agno answers FastAPI's
+ *   `{detail: [{type, loc, msg, input}, …]}`: every error here has the one body, so a client
+ *   reads `detail` as text whatever the status.
+ * - `GET /info`'s `auth_mode` is `security_key` while the deployment accepts no credentials at
+ *   all (none configured, or wrong settings): agno's three values have none for a closed OS.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

@@ -6,6 +6,12 @@ import { agnoObject } from "./agno-object.js";
  * for a typed error its `error_id` and `error_type`. agno's declared error models
  * (`BadRequestResponse` and its siblings in `os/schema.py`) name an `error_code` its handlers
  * never send; the wire is what clients parse, so the wire is the contract.
+ *
+ * agno-edge sends `error_id` and `error_type` on every error, also where agno sends `detail`
+ * alone (its 401s, unknown routes). One answer differs in shape: a request that fails validation
+ * (422) is agno's `{detail: [<pydantic error>, …]}` (FastAPI's `RequestValidationError`, which
+ * agno's handler passes through), and ours is this body, `detail` a sentence naming the field
+ * (see BEYOND_AGNO's notes).
  */
 export const agnoErrorSchema = agnoObject(
   { model: "ErrorResponse", file: "os/app.py" },
