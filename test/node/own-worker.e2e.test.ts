@@ -60,8 +60,11 @@ describe("a Worker defined with defineAgentOS", () => {
       expect(run.tools).toEqual([
         expect.objectContaining({ tool_name: "get_forecast", result: "sunny in Lyon, 24 degrees" }),
       ]);
-      expect(await (await fetch(`${dev.url}/queue/jobs/${job_id}`)).json()).toMatchObject({
-        status: "COMPLETED",
+      // agno's job id is its run's id: the run id names the job.
+      expect(job_id).toBe(run_id);
+      expect(await (await fetch(`${dev.url}/queue/jobs/${run_id}`)).json()).toMatchObject({
+        id: run_id,
+        status: "completed",
         component_id: "weather",
       });
       expect(await script.requests()).toHaveLength(3);
