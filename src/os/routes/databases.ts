@@ -2,7 +2,7 @@ import { z } from "zod";
 import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from "../../../migrations/index.js";
 import { DatabaseUnavailableError, NotFoundError, ValidationError } from "../../errors.js";
 import { publicError } from "../../public-error.js";
-import { defineRoute, handle, idSchema, routeApp } from "../route.js";
+import { defineRoute, handle, jsonAnswer, idSchema, routeApp } from "../route.js";
 import { migrateAllResponseSchema, migrateOneResponseSchema } from "../wire/databases.js";
 
 const target = z.object({ target_version: z.string().max(32).optional() }).strict();
@@ -10,11 +10,6 @@ const migrateRequest = {
   query: target,
   body: { required: false, content: { "application/json": { schema: target } } },
 };
-
-const answer = (schema: z.ZodType, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 
 const migrateAll = defineRoute({
   method: "post",
@@ -24,8 +19,8 @@ const migrateAll = defineRoute({
   scope: { resource: "config", action: "write" },
   request: migrateRequest,
   responses: {
-    200: answer(migrateAllResponseSchema, "Every database migrated"),
-    207: answer(migrateAllResponseSchema, "Some databases failed to migrate: `failed` says which and why"),
+    200: jsonAnswer(migrateAllResponseSchema, "Every database migrated"),
+    207: jsonAnswer(migrateAllResponseSchema, "Some databases failed to migrate: `failed` says which and why"),
   },
 });
 const migrateOne = defineRoute({
@@ -36,7 +31,7 @@ const migrateOne = defineRoute({
   scope: { resource: "config", action: "write" },
   request: { ...migrateRequest, params: z.object({ db_id: idSchema }) },
   responses: {
-    200: answer(migrateOneResponseSchema, "The database migrated"),
+    200: jsonAnswer(migrateOneResponseSchema, "The database migrated"),
     404: { description: "No database of this id" },
   },
 });

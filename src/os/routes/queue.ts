@@ -4,7 +4,7 @@ import { ConflictError, NotConfiguredError, NotFoundError, ValidationError } fro
 import type { JobRecord, JobStatus, JobStore, QueueStats } from "../../queue/types.js";
 import type { QueueConfig } from "../background.js";
 import type { OSEnv } from "../context.js";
-import { defineRoute, handle, idSchema, routeApp } from "../route.js";
+import { defineRoute, handle, jsonAnswer, idSchema, routeApp } from "../route.js";
 import { paginationInfo } from "../wire/paginated.js";
 import {
   AGNO_JOB_STATUSES,
@@ -17,10 +17,6 @@ import {
 const tags: ["Queue"] = ["Queue"];
 const admin = { resource: "agent_os", action: "admin" };
 const jobPath = z.object({ job_id: idSchema.describe("The job's id: its run's run_id") });
-const answer = (schema: z.ZodType, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
-});
 const notFound = { 404: { description: "No such job" } };
 /** The largest window a listing of several statuses merges (each status read up to it). */
 const MAX_MERGED_ROWS = 1000;
@@ -52,7 +48,7 @@ const listJobs = defineRoute({
       page: z.coerce.number().int().min(1).default(1),
     }),
   },
-  responses: { 200: answer(queueJobListSchema, "A page of jobs") },
+  responses: { 200: jsonAnswer(queueJobListSchema, "A page of jobs") },
 });
 const getJob = defineRoute({
   method: "get",
@@ -61,7 +57,7 @@ const getJob = defineRoute({
   summary: "One background job",
   scope: admin,
   request: { params: jobPath },
-  responses: { 200: answer(queueJobSchema, "The job"), ...notFound },
+  responses: { 200: jsonAnswer(queueJobSchema, "The job"), ...notFound },
 });
 const requeueJob = defineRoute({
   method: "post",
@@ -71,7 +67,7 @@ const requeueJob = defineRoute({
   scope: admin,
   request: { params: jobPath },
   responses: {
-    200: answer(queueJobSchema, "The job, queued again"),
+    200: jsonAnswer(queueJobSchema, "The job, queued again"),
     ...notFound,
     409: { description: "The job is not failed or cancelled" },
   },
@@ -85,7 +81,7 @@ const cancelJob = defineRoute({
   scope: admin,
   request: { params: jobPath },
   responses: {
-    200: answer(queueJobSchema, "The job once cancelled"),
+    200: jsonAnswer(queueJobSchema, "The job once cancelled"),
     ...notFound,
     409: { description: "The job had already ended" },
   },
@@ -96,7 +92,7 @@ const stats = defineRoute({
   tags,
   summary: "Jobs by status and how long the oldest queued one has waited",
   scope: admin,
-  responses: { 200: answer(queueStatsSchema, "The queue's health") },
+  responses: { 200: jsonAnswer(queueStatsSchema, "The queue's health") },
 });
 
 /** The queue's storage for this request, or 503 when the deployment has no durable queue. */

@@ -11,7 +11,7 @@ import { runTarget, scheduleCreateSchema } from "../../scheduler/validate.js";
 import { userCaps, type QueueConfig } from "../background.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
-import { defineRoute, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
+import { defineRoute, handle, jsonAnswer, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
 import { dbFor } from "./sessions.js";
 import { paginationInfo } from "../wire/paginated.js";
 import {
@@ -26,16 +26,15 @@ const tags: ["Schedules"] = ["Schedules"];
 const read = { resource: "schedules", action: "read", idParam: "schedule_id" };
 const write = { resource: "schedules", action: "write", idParam: "schedule_id" };
 const schedulePath = z.object({ schedule_id: idSchema });
+/** The spellings of a boolean query parameter agno (pydantic) reads. */
+const TRUE_WORDS = ["true", "1", "yes", "on", "t", "y"] as const;
+const FALSE_WORDS = ["false", "0", "no", "off", "f", "n"] as const;
 const runPath = z.object({ schedule_id: idSchema, run_id: idSchema });
 /** Admins (or callers without isolation) may name the user whose schedules they mean. */
 const userQuery = z.object({ user_id: idSchema.optional() });
 const pageQuery = userQuery.extend({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(100),
   page: z.coerce.number().int().min(1).default(1),
-});
-const answer = (schema: z.ZodType, description: string) => ({
-  description,
-  content: { "application/json": { schema } },
 });
 const notFound = { 404: { description: "No such schedule for this caller" } };
 const action = (verb: string, summary: string, responses: Record<number, object>) =>
@@ -55,8 +54,8 @@ const listSchedules = defineRoute({
   tags,
   summary: "The caller's schedules, newest first (a page)",
   scope: { resource: "schedules", action: "read" },
-  request: { query: pageQuery.extend({ enabled: z.enum(["true", "false"]).optional() }) },
-  responses: { 200: answer(scheduleListSchema, "A page of schedules") },
+  request: { query: pageQuery.extend({ enabled: z.enum([...TRUE_WORDS, ...FALSE_WORDS]).optional() }) },
+  responses: { 200: jsonAnswer(scheduleListSchema, "A page of schedules") },
 });
 const createSchedule = defineRoute({
   method: "post",
@@ -66,7 +65,7 @@ const createSchedule = defineRoute({
   scope: { resource: "schedules", action: "write" },
   request: { query: userQuery, body: jsonBody(scheduleCreateSchema) },
   responses: {
-    201: answer(scheduleResponseSchema, "Created"),
+    201: jsonAnswer(scheduleResponseSchema, "Created"),
     409: { description: "The owner already has a schedule of this name" },
     429: { description: "The owner holds as many schedules as one user may" },
   },
@@ -78,7 +77,7 @@ const getSchedule = defineRoute({
   summary: "One schedule",
   scope: read,
   request: { params: schedulePath, query: userQuery },
-  responses: { 200: answer(scheduleResponseSchema, "The schedule"), ...notFound },
+  responses: { 200: jsonAnswer(scheduleResponseSchema, "The schedule"), ...notFound },
 });
 const updateSchedule = defineRoute({
   method: "patch",
@@ -89,7 +88,7 @@ const updateSchedule = defineRoute({
   scope: write,
   request: { params: schedulePath, query: userQuery, body: jsonBody(jsonObject) },
   responses: {
-    200: answer(scheduleResponseSchema, "The schedule as changed"),
+    200: jsonAnswer(scheduleResponseSchema, "The schedule as changed"),
     ...notFound,
     409: { description: "The owner already has a schedule of the new name" },
   },
@@ -106,13 +105,13 @@ const deleteSchedule = defineRoute({
 const enable = action(
   "enable",
   "Enable a schedule: next_run_at moves to its next occurrence, disabled_reason is cleared",
-  { 200: answer(scheduleStateResponseSchema, "The schedule's state") },
+  { 200: jsonAnswer(scheduleStateResponseSchema, "The schedule's state") },
 );
 const disable = action("disable", "Disable a schedule: no more occurrences until it is enabled", {
-  200: answer(scheduleStateResponseSchema, "The schedule's state"),
+  200: jsonAnswer(scheduleStateResponseSchema, "The schedule's state"),
 });
 const trigger = action("trigger", "Run a schedule once now, as a background run with its retries and timeout", {
-  200: answer(scheduleRunResponseSchema, "The recorded attempt"),
+  200: jsonAnswer(scheduleRunResponseSchema, "The recorded attempt"),
   409: { description: "The schedule is disabled" },
 });
 const listRuns = defineRoute({
@@ -122,7 +121,7 @@ const listRuns = defineRoute({
   summary: "A schedule's attempts, newest first (a page)",
   scope: read,
   request: { params: schedulePath, query: pageQuery },
-  responses: { 200: answer(scheduleRunListSchema, "A page of attempts"), ...notFound },
+  responses: { 200: jsonAnswer(scheduleRunListSchema, "A page of attempts"), ...notFound },
 });
 const getRun = defineRoute({
   method: "get",
@@ -131,7 +130,7 @@ const getRun = defineRoute({
   summary: "One attempt of a schedule",
   scope: read,
   request: { params: runPath, query: userQuery },
-  responses: { 200: answer(scheduleRunResponseSchema, "The attempt"), ...notFound },
+  responses: { 200: jsonAnswer(scheduleRunResponseSchema, "The attempt"), ...notFound },
 });
 
 type ScheduleView = z.infer<typeof scheduleResponseSchema>;
@@ -230,7 +229,7 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
 
   handle(app, listSchedules, async (c) => {
     const q = c.req.valid("query");
-    const enabled = q.enabled === undefined ? undefined : q.enabled === "true";
+    const enabled = q.enabled === undefined ? undefined : (TRUE_WORDS as readonly string[]).includes(q.enabled);
     const page = await store(c).listSchedules({ enabled, limit: q.limit, page: q.page }, readScope(c, q.user_id));
     return c.json(pageView(page, view));
   });

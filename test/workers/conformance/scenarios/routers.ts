@@ -62,6 +62,12 @@ export function routersScenarios(): void {
     const disabled = await conformingCall(`/schedules/${s.id}/disable`, { method: "POST" });
     expect(disabled.body).toMatchObject({ id: s.id, name: fields.name, enabled: false });
     expect((await conformingCall(`/schedules/${s.id}/trigger`, { method: "POST" })).status).toBe(409);
+    // `enabled` filters as agno reads a boolean query (`0`, `false`, `no`, …).
+    const ids = async (query: string) =>
+      (await conformingCall(`/schedules?limit=1000&${query}`)).body.data.map((x: { id: string }) => x.id);
+    expect(await ids("enabled=0")).toContain(s.id);
+    expect(await ids("enabled=true")).not.toContain(s.id);
+    expect((await conformingCall("/schedules?enabled=maybe")).status).toBe(422);
     const enabled = await conformingCall(`/schedules/${s.id}/enable`, { method: "POST" });
     expect(enabled.body).toMatchObject({ enabled: true, next_run_at: expect.any(Number) });
 
