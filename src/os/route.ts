@@ -36,14 +36,18 @@ export type OSRoute = Omit<RouteConfig, "responses" | "middleware"> & {
 /** Every error answer: agno's error body (src/os/wire/errors.ts). */
 export const errorSchema = agnoErrorSchema;
 
-const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
+/** A route's JSON answer of `schema`, for `responses` (so `/openapi.json` and the conformance suite see the schema). */
+export const jsonAnswer = (schema: z.ZodType, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
 
 /** The answers every protected route may give besides its own. */
 const commonErrors = {
-  401: json(errorSchema, "Missing or invalid credentials"),
-  403: json(errorSchema, "The credentials lack the route's scope"),
-  413: json(errorSchema, "Body larger than the configured limit"),
-  422: json(errorSchema, "Input failed validation; `detail` names the field"),
+  401: jsonAnswer(errorSchema, "Missing or invalid credentials"),
+  403: jsonAnswer(errorSchema, "The credentials lack the route's scope"),
+  413: jsonAnswer(errorSchema, "Body larger than the configured limit"),
+  422: jsonAnswer(errorSchema, "Input failed validation; `detail` names the field"),
 };
 
 /** What `defineRoute` gives: the route with its guard attached (input types kept exact). */

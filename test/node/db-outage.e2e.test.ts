@@ -125,10 +125,10 @@ describe.each(targets)("database outage on $name", (target) => {
       const jobA = await enqueue("job A");
       const jobB = await enqueue("job B");
       expect([jobA.status, jobB.status]).toEqual([202, 202]);
-      const job = (j: Answer) => api("GET", `/queue/jobs/${j.body!.job_id as string}`);
+      const job = (j: Answer) => api("GET", `/queue/jobs/${j.body!.run_id as string}`);
       await until(
         () => job(jobA),
-        (j) => j.body?.status === "RUNNING",
+        (j) => j.body?.status === "running",
         "job A to start",
         { ms: 30_000 },
       );
@@ -211,11 +211,11 @@ describe.each(targets)("database outage on $name", (target) => {
       for (const j of [jobA, jobB]) {
         const done = await until(
           () => job(j),
-          (r) => r.body?.status === "COMPLETED" || r.body?.status === "FAILED",
+          (r) => r.body?.status === "completed" || r.body?.status === "failed",
           `job ${j.body!.run_id as string} to end`,
           { ms: 120_000, every: 500, retryErrors: true },
         );
-        expect(done.body).toMatchObject({ status: "COMPLETED" });
+        expect(done.body).toMatchObject({ status: "completed" });
       }
       // The next tick dispatches the schedule that fell due while the database was away.
       await fire();

@@ -49,7 +49,7 @@ describe("a Worker defined with defineAgentOS", () => {
         body: JSON.stringify({ message: "Lyon tomorrow?", background: true, stream: false }),
       });
       expect(accepted.status).toBe(202);
-      const { run_id, job_id } = (await accepted.json()) as { run_id: string; job_id: string };
+      const { run_id } = (await accepted.json()) as { run_id: string };
       const deadline = Date.now() + 30_000;
       let run: { status?: string; content?: string; tools?: Array<{ tool_name: string; result: string }> } = {};
       while (Date.now() < deadline && run.status !== "COMPLETED") {
@@ -60,8 +60,10 @@ describe("a Worker defined with defineAgentOS", () => {
       expect(run.tools).toEqual([
         expect.objectContaining({ tool_name: "get_forecast", result: "sunny in Lyon, 24 degrees" }),
       ]);
-      expect(await (await fetch(`${dev.url}/queue/jobs/${job_id}`)).json()).toMatchObject({
-        status: "COMPLETED",
+      // agno's job id is its run's id: the run id names the job.
+      expect(await (await fetch(`${dev.url}/queue/jobs/${run_id}`)).json()).toMatchObject({
+        id: run_id,
+        status: "completed",
         component_id: "weather",
       });
       expect(await script.requests()).toHaveLength(3);

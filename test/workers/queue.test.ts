@@ -40,7 +40,9 @@ describe("durable background runs (background=true)", () => {
       "the run to complete",
     );
     expect(run).toMatchObject({ content: "Done in the background.", session_id, user_id: "bg-user" });
-    expect(await jobOf(job_id)).toMatchObject({ status: "COMPLETED", attempt: 1, run_id, user_id: "bg-user" });
+    // agno's QueueJobSchema: the job's id is its run's run_id, which finds it as its row id does.
+    expect(await jobOf(run_id)).toMatchObject({ id: run_id, status: "completed", attempt: 1, user_id: "bg-user" });
+    expect(await jobOf(job_id)).toEqual(await jobOf(run_id));
     expect(await script.requests()).toHaveLength(1);
     // Submitted with stream=false: nobody follows it, so no event log was kept and /resume says so.
     const resume = await call(`/agents/assistant/runs/${run_id}/resume`, {
@@ -63,7 +65,7 @@ describe("durable background runs (background=true)", () => {
     for (const a of accepted) {
       await until(
         () => jobOf(a.body.job_id),
-        (j) => j.status === "COMPLETED",
+        (j) => j.status === "completed",
         `job ${a.body.job_id}`,
       );
       expect(await jobOf(a.body.job_id)).toMatchObject({ attempt: 1 });
@@ -181,12 +183,12 @@ describe("durable background runs (background=true)", () => {
     expect(otherUser.body.job_id).not.toBe(answers[0]!.body.job_id);
     await until(
       () => jobOf(otherUser.body.job_id),
-      (j) => j.status === "COMPLETED",
+      (j) => j.status === "completed",
       "the second user's job",
     );
     await until(
       () => jobOf(answers[0]!.body.job_id),
-      (j) => j.status === "COMPLETED",
+      (j) => j.status === "completed",
       "the first user's job",
     );
     expect(await script.requests()).toHaveLength(2);
@@ -201,10 +203,14 @@ describe("durable background runs (background=true)", () => {
     expect(mine.status).toBe(202);
     await until(
       () => jobOf(mine.body.job_id),
-      (j) => j.status === "COMPLETED",
+      (j) => j.status === "completed",
       "the owner's job",
     );
-    const before = (await call("/queue/stats")).body;
+    const waiting = async () => {
+      const { counts } = (await call("/queue/stats")).body;
+      return { queued: counts.queued ?? 0, running: counts.running ?? 0 };
+    };
+    const before = await waiting();
     const theirs = await call(
       "/agents/assistant/runs",
       background({ message: "not yours", session_id: "owned-by-a", user_id: "owner-b" }),
@@ -213,7 +219,7 @@ describe("durable background runs (background=true)", () => {
       status: 404,
       body: { error_id: "not_found", detail: expect.stringMatching(/owned-by-a/) },
     });
-    expect((await call("/queue/stats")).body).toMatchObject({ pending: before.pending, running: before.running });
+    expect(await waiting()).toEqual(before);
   });
 
   it("answers 429 with Retry-After when the queue is full, and stores nothing", async () => {
@@ -223,10 +229,14 @@ describe("durable background runs (background=true)", () => {
     expect(first.status).toBe(202);
     await until(
       () => jobOf(first.body.job_id),
-      (j) => j.status === "RUNNING",
+      (j) => j.status === "running",
       "the first job to start",
     );
-    const before = (await call("/queue/stats")).body;
+    const waiting = async () => {
+      const { counts } = (await call("/queue/stats")).body;
+      return { queued: counts.queued ?? 0, running: counts.running ?? 0 };
+    };
+    const before = await waiting();
     const refused = await call(
       "/agents/assistant/runs",
       background({ message: "no room", session_id: "full-2" }),
@@ -234,14 +244,14 @@ describe("durable background runs (background=true)", () => {
     );
     expect(refused).toMatchObject({ status: 429, body: { error_id: "queue_full" } });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
-    expect((await call("/queue/stats")).body).toMatchObject({ pending: before.pending, running: before.running });
+    expect(await waiting()).toEqual(before);
     expect((await call("/sessions/full-2")).status).toBe(404);
     // Cancelling the running job stops its run cooperatively; the job ends CANCELLED.
-    const cancel = await call(`/queue/jobs/${first.body.job_id}/cancel`, { method: "POST" });
-    expect(cancel).toMatchObject({ status: 200, body: { cancelled: true } });
+    const cancel = await call(`/queue/jobs/${first.body.run_id}/cancel`, { method: "POST" });
+    expect(cancel).toMatchObject({ status: 200, body: { id: first.body.run_id, status: "running" } });
     await until(
       () => jobOf(first.body.job_id),
-      (j) => j.status === "CANCELLED",
+      (j) => j.status === "cancelled",
       "the job to be cancelled",
     );
     expect((await runOf(first.body.run_id)).status).toBe("CANCELLED");
@@ -262,11 +272,11 @@ describe("durable background runs (background=true)", () => {
     for (const a of accepted) {
       const job = await until(
         () => jobOf(a.body.job_id),
-        (j) => j.status === "CANCELLED" || j.status === "COMPLETED" || j.status === "FAILED",
+        (j) => j.status === "cancelled" || j.status === "completed" || j.status === "failed",
         "the job to end",
       );
       expect({ job: job.status, run: (await runOf(a.body.run_id)).status }).toEqual({
-        job: "CANCELLED",
+        job: "cancelled",
         run: "CANCELLED",
       });
     }
@@ -284,19 +294,22 @@ describe("durable background runs (background=true)", () => {
     const accepted = await call("/agents/assistant/runs", background({ message: "flaky" }));
     const failed = await until(
       () => jobOf(accepted.body.job_id),
-      (j) => j.status === "FAILED",
+      (j) => j.status === "failed",
       "the job to fail",
       { ms: 30_000 },
     );
     expect(failed).toMatchObject({ attempt: 3, max_attempts: 3, error: expect.stringMatching(/bad request three/) });
     expect((await runOf(accepted.body.run_id)).status).toBe("ERROR");
-    expect((await call(`/queue/jobs/${accepted.body.job_id}/requeue`, { method: "POST" })).body).toMatchObject({
-      status: "PENDING",
+    expect((await call(`/queue/jobs/${accepted.body.run_id}/requeue`, { method: "POST" })).body).toMatchObject({
+      id: accepted.body.run_id,
+      status: "queued",
       max_attempts: 4,
+      completed_at: null,
+      error: null,
     });
     await until(
       () => jobOf(accepted.body.job_id),
-      (j) => j.status === "COMPLETED",
+      (j) => j.status === "completed",
       "the requeued job",
       { ms: 30_000 },
     );
@@ -321,7 +334,7 @@ describe("durable background runs (background=true)", () => {
       const accepted = await call("/agents/assistant/runs", background({ message: "private queued question" }));
       const failed = await until(
         () => jobOf(accepted.body.job_id),
-        (j) => j.status === "FAILED",
+        (j) => j.status === "failed",
         "the job to fail",
         { ms: 40_000 },
       );
@@ -329,7 +342,7 @@ describe("durable background runs (background=true)", () => {
       const run = await runOf(accepted.body.run_id);
       expect(run).toMatchObject({ status: "ERROR", content: expect.stringMatching(/^internal error \(ref /) });
       // The job's payload is the request itself; what must be clean is every error the job and its run show.
-      const listed = (await call(`/queue/jobs?status=FAILED`)).body.data as Array<{ id: string; error: string }>;
+      const listed = (await call(`/queue/jobs?status=failed`)).body.data as Array<{ id: string; error: string }>;
       const shown = JSON.stringify([
         failed.error,
         run.content,
@@ -374,7 +387,7 @@ describe("durable background runs (background=true)", () => {
     const accepted = await call("/agents/assistant/runs", background({ message: "survive a crash" }));
     await until(
       () => jobOf(accepted.body.job_id),
-      (j) => j.status === "RUNNING",
+      (j) => j.status === "running",
       "the job to start",
     );
     await until(
@@ -385,7 +398,7 @@ describe("durable background runs (background=true)", () => {
     await runInDurableObject(queueStub(), (_i, state) => state.abort("simulated crash")).catch(() => undefined);
     const job = await until(
       () => jobOf(accepted.body.job_id),
-      (j) => j.status === "COMPLETED",
+      (j) => j.status === "completed",
       "the job to recover",
       { ms: 40_000 },
     );
@@ -396,11 +409,23 @@ describe("durable background runs (background=true)", () => {
   it("guards the queue routes: admin only, 404 for unknown jobs, 503 without a queue", async () => {
     expect((await call("/queue/jobs/no-such-job")).status).toBe(404);
     expect((await call("/queue/jobs?status=LOST")).status).toBe(422);
-    expect((await call("/queue/stats")).body).toMatchObject({
-      pending: expect.any(Number),
-      running: expect.any(Number),
-      completed: expect.any(Number),
-    });
+    const stats = (await call("/queue/stats")).body;
+    expect(Object.keys(stats).sort()).toEqual(["counts", "oldest_queued_age_seconds"]);
+    expect(stats.counts.completed).toBeGreaterThan(0);
+    for (const [status, n] of Object.entries(stats.counts)) {
+      expect(["queued", "running", "completed", "failed", "cancelled"]).toContain(status);
+      expect(n).toBeGreaterThan(0);
+    }
+    // Several statuses at once, as agno's dead-letter view asks: every job listed is in one of them.
+    const ended = (await call("/queue/jobs?status=failed&status=cancelled&limit=50")).body;
+    expect(ended.data.length).toBeGreaterThan(0);
+    expect(ended.data.every((j: { status: string }) => ["failed", "cancelled"].includes(j.status))).toBe(true);
+    const sorted = ended.data.map((j: { created_at: number }) => j.created_at);
+    expect(sorted).toEqual([...sorted].sort((a, b) => b - a));
+    expect(ended.meta.total_count).toBe(
+      (await call("/queue/jobs?status=failed&limit=1")).body.meta.total_count +
+        (await call("/queue/jobs?status=cancelled&limit=1")).body.meta.total_count,
+    );
     const noQueue = { JOB_QUEUE: undefined } as never;
     expect((await call("/queue/stats", {}, noQueue)).status).toBe(503);
     expect((await call("/agents/assistant/runs", background({ message: "x" }), noQueue)).status).toBe(400);

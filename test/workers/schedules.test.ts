@@ -62,12 +62,42 @@ describe("schedules over HTTP", () => {
         max_retries: 0,
       },
     });
-    expect(created.body).not.toHaveProperty("locked_by");
+    // agno's ScheduleResponse, field for field: no lock, no provenance of the runs that wrote it.
+    expect(Object.keys(created.body).sort()).toEqual(
+      [
+        "id",
+        "user_id",
+        "name",
+        "description",
+        "method",
+        "endpoint",
+        "payload",
+        "cron_expr",
+        "timezone",
+        "timeout_seconds",
+        "max_retries",
+        "retry_delay_seconds",
+        "enabled",
+        "next_run_at",
+        "managed_by",
+        "target_type",
+        "target_id",
+        "disabled_reason",
+        "created_at",
+        "updated_at",
+      ].sort(),
+    );
     expect((await create("A", { name: `daily-${tag}` })).status).toBe(409);
     expect((await create("B", { name: `daily-${tag}` })).status).toBe(201);
     const list = await as("A", "GET", "/schedules?limit=1000");
     expect(list.body.data.map((s: { user_id: string }) => s.user_id)).toEqual(list.body.data.map(() => A));
-    expect(list.body.meta).toMatchObject({ page: 1, limit: 1000, total_count: list.body.data.length });
+    expect(list.body.meta).toEqual({
+      page: 1,
+      limit: 1000,
+      total_count: list.body.data.length,
+      total_pages: 1,
+      search_time_ms: 0,
+    });
     expect((await as("A", "GET", "/schedules?limit=1001")).status).toBe(422);
   });
 
@@ -113,12 +143,23 @@ describe("schedules over HTTP", () => {
       status: 200,
       body: { description: "renamed", cron_expr: "0 4 29 2 *", max_retries: 3, user_id: A },
     });
-    expect((await as("A", "POST", `/schedules/${s.id}/disable`)).body).toMatchObject({ enabled: false });
-    expect((await as("A", "POST", `/schedules/${s.id}/trigger`)).status).toBe(409);
-    expect((await as("A", "POST", `/schedules/${s.id}/enable`)).body).toMatchObject({
-      enabled: true,
-      disabled_reason: null,
+    // enable and disable answer agno's trimmed ScheduleStateResponse.
+    expect((await as("A", "POST", `/schedules/${s.id}/disable`)).body).toEqual({
+      id: s.id,
+      name: s.name,
+      enabled: false,
+      next_run_at: expect.any(Number),
+      updated_at: expect.any(Number),
     });
+    expect((await as("A", "POST", `/schedules/${s.id}/trigger`)).status).toBe(409);
+    expect((await as("A", "POST", `/schedules/${s.id}/enable`)).body).toEqual({
+      id: s.id,
+      name: s.name,
+      enabled: true,
+      next_run_at: expect.any(Number),
+      updated_at: expect.any(Number),
+    });
+    expect((await as("A", "GET", `/schedules/${s.id}`)).body).toMatchObject({ enabled: true, disabled_reason: null });
   });
 
   it("isolates users: B never sees, changes or triggers A's schedule (404), and it stays as it was", async () => {
@@ -212,11 +253,15 @@ describe("the cron trigger runs schedules through the durable queue", () => {
     expect(attempt).toMatchObject({
       status: "running",
       attempt: 1,
-      scheduled_for: minute,
+      triggered_at: expect.any(Number),
       user_id: A,
       run_id: expect.any(String),
-      job_id: expect.any(String),
+      input: { message: "scheduled hello" },
     });
+    expect(attempt.triggered_at).toBeGreaterThanOrEqual(minute);
+    // agno's ScheduleRunResponse: the occurrence, job and retry bookkeeping stay inside.
+    for (const inside of ["scheduled_for", "job_id", "next_attempt_at", "occurrence_key"])
+      expect(attempt).not.toHaveProperty(inside);
     expect((await as("A", "GET", `/schedules/${s.id}`)).body.next_run_at).toBe(minute + 60);
     await cron(minute * 1000); // the same minute again: nothing new
     expect((await as("A", "GET", `/schedules/${s.id}/runs`)).body.meta.total_count).toBe(1);
@@ -248,7 +293,13 @@ describe("the cron trigger runs schedules through the durable queue", () => {
     const triggered = await as("A", "POST", `/schedules/${s.id}/trigger`);
     expect(triggered).toMatchObject({
       status: 200,
-      body: { status: "running", scheduled_for: null, job_id: expect.any(String) },
+      body: { status: "running", schedule_id: s.id, attempt: 1, run_id: expect.any(String) },
+    });
+    // The attempt's run is a durable job, found by its run id as agno's jobs are.
+    expect((await call(`/queue/jobs/${triggered.body.run_id}`, {}, {})).body).toMatchObject({
+      id: triggered.body.run_id,
+      session_id: triggered.body.session_id,
+      status: expect.stringMatching(/^(queued|running|completed)$/),
     });
     const run = await until(
       () => as("A", "GET", `/agents/assistant/runs/${triggered.body.run_id}`),

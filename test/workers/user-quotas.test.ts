@@ -157,14 +157,14 @@ describe("per-user quotas over HTTP", () => {
       Promise.all(accepted.map((a) => jobOf(a.body.job_id).then((j) => j.status)));
     await until(
       () => call("/queue/stats"),
-      (r) => r.body.running === 0,
+      (r) => (r.body.counts.running ?? 0) === 0,
       "the queue to be idle",
     );
     // Every slot busy with a run that does not end by itself.
     const fillers = await Promise.all(Array.from({ length: SLOTS }, (_, i) => submit(FILLER, `filler ${i}`)));
     await until(
       () => statusOf(fillers),
-      (s) => s.every((x) => x === "RUNNING"),
+      (s) => s.every((x) => x === "running"),
       "every slot to be taken",
     );
     const heavy: Array<Awaited<ReturnType<typeof submit>>> = [];
@@ -172,22 +172,22 @@ describe("per-user quotas over HTTP", () => {
     // Later by a second: the queue's clock is in seconds, and the backlog must be the older.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const light = await submit(LIGHT, "one job");
-    expect([...(await statusOf(heavy)), ...(await statusOf([light]))]).toEqual(Array(5).fill("PENDING"));
-    const running = async () => (await statusOf([...heavy, light])).filter((x) => x === "RUNNING").length;
+    expect([...(await statusOf(heavy)), ...(await statusOf([light]))]).toEqual(Array(5).fill("queued"));
+    const running = async () => (await statusOf([...heavy, light])).filter((x) => x === "running").length;
     // One slot frees: the oldest job goes (every owner has nothing running yet). Another frees: the
     // light user, with nothing running, goes before the heavy user's second.
     await call(`/queue/jobs/${fillers[0]!.body.job_id}/cancel`, { method: "POST" });
     await until(running, (n) => n === 1, "a slot to be taken again");
     await call(`/queue/jobs/${fillers[1]!.body.job_id}/cancel`, { method: "POST" });
     await until(running, (n) => n === 2, "the next slot to be taken");
-    expect(await statusOf([light])).toEqual(["RUNNING"]);
-    expect((await statusOf(heavy)).filter((x) => x === "RUNNING")).toHaveLength(1);
+    expect(await statusOf([light])).toEqual(["running"]);
+    expect((await statusOf(heavy)).filter((x) => x === "running")).toHaveLength(1);
     // Waiting jobs first, so none takes a slot the cancelled running ones free.
     for (const a of [...heavy, light, ...fillers])
       await call(`/queue/jobs/${a.body.job_id}/cancel`, { method: "POST" });
     await until(
       () => call("/queue/stats"),
-      (r) => r.body.running === 0,
+      (r) => (r.body.counts.running ?? 0) === 0,
       "the queue to be idle again",
     );
   });

@@ -74,7 +74,8 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
     }
     rows.push({
       ord,
-      id: crypto.randomUUID(),
+      // The run's id, as a single enqueue's (jobInsert).
+      id: input.payload.run_id,
       component_type: input.component_type,
       component_id: input.component_id,
       session_id: input.session_id,

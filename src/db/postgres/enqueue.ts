@@ -71,11 +71,14 @@ export function refusal(input: EnqueueRunInput, row: Record<string, unknown> | u
   return userQueueFull(input.user_id, input.max_user_depth);
 }
 
-/** The job's INSERT … SELECT with `sessionId` as its session; the caller adds FROM or WHERE. */
+/**
+ * The job's INSERT … SELECT with `sessionId` as its session; the caller adds FROM or WHERE. The
+ * job's id is its run's id, as agno's is, so the run id a client holds names the job too.
+ */
 export function jobInsert(input: EnqueueRunInput, deps: EnqueueDeps, ts: number, sessionId: SQL): SQL {
   return sql`INSERT INTO ${deps.jobs.table} (id, component_type, job_type, component_id, session_id, user_id, payload, status, attempt, max_attempts,
         idempotency_key, request_hash, available_at, created_at, updated_at)
-      SELECT ${crypto.randomUUID()}, ${input.component_type}, 'run', ${input.component_id}, ${sessionId}, ${input.user_id},
+      SELECT ${input.payload.run_id}, ${input.component_type}, 'run', ${input.component_id}, ${sessionId}, ${input.user_id},
         ${pgJson(input.payload)}::jsonb, 'PENDING', 0, ${input.max_attempts}, ${input.idempotency_key ?? null}, ${input.request_hash ?? null}, ${ts}, ${ts}, ${ts}`;
 }
 

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from "../../../migrations/index.js";
 import { DatabaseUnavailableError, NotFoundError, ValidationError } from "../../errors.js";
 import { publicError } from "../../public-error.js";
-import { defineRoute, handle, idSchema, routeApp } from "../route.js";
+import { defineRoute, handle, jsonAnswer, idSchema, routeApp } from "../route.js";
+import { migrateAllResponseSchema, migrateOneResponseSchema } from "../wire/databases.js";
 
 const target = z.object({ target_version: z.string().max(32).optional() }).strict();
 const migrateRequest = {
@@ -17,6 +18,10 @@ const migrateAll = defineRoute({
   summary: "Migrate every database to this build's schema (207 when some fail)",
   scope: { resource: "config", action: "write" },
   request: migrateRequest,
+  responses: {
+    200: jsonAnswer(migrateAllResponseSchema, "Every database migrated"),
+    207: jsonAnswer(migrateAllResponseSchema, "Some databases failed to migrate: `failed` says which and why"),
+  },
 });
 const migrateOne = defineRoute({
   method: "post",
@@ -25,6 +30,10 @@ const migrateOne = defineRoute({
   summary: "Migrate one database to this build's schema",
   scope: { resource: "config", action: "write" },
   request: { ...migrateRequest, params: z.object({ db_id: idSchema }) },
+  responses: {
+    200: jsonAnswer(migrateOneResponseSchema, "The database migrated"),
+    404: { description: "No database of this id" },
+  },
 });
 
 /**
@@ -52,10 +61,9 @@ export function databaseRoutes() {
     const version = targetVersion(c.req.valid("query"), c.req.valid("json"));
     const failed: Record<string, string> = {};
     const unavailable: DatabaseUnavailableError[] = [];
-    const results: Record<string, unknown> = {};
     for (const db of c.env.dbs) {
       try {
-        results[db.id] = await db.migrate();
+        await db.migrate();
       } catch (e) {
         failed[db.id] = publicError(e, `migrate ${db.id}`).message;
         if (e instanceof DatabaseUnavailableError) unavailable.push(e);
@@ -67,18 +75,16 @@ export function databaseRoutes() {
     // Retry-After), which a 207 (agno's answer when some fail) would not say.
     if (total > 0 && unavailable.length === total) throw unavailable[0];
     if (failures > 0)
-      return c.json(
-        { message: `Migrated ${total - failures}/${total} databases ${to(version)}`, failed, results },
-        207,
-      );
-    return c.json({ message: `All databases migrated successfully ${to(version)}`, results });
+      return c.json({ message: `Migrated ${total - failures}/${total} databases ${to(version)}`, failed }, 207);
+    return c.json({ message: `All databases migrated successfully ${to(version)}` });
   });
   handle(app, migrateOne, async (c) => {
     const version = targetVersion(c.req.valid("query"), c.req.valid("json"));
     const { db_id } = c.req.valid("param");
     const db = c.env.dbs.find((d) => d.id === db_id);
     if (!db) throw new NotFoundError(`database ${db_id} not found`);
-    return c.json({ message: `Database migrated successfully ${to(version)}`, result: await db.migrate() });
+    await db.migrate();
+    return c.json({ message: `Database migrated successfully ${to(version)}` });
   });
   return app;
 }

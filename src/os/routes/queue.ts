@@ -1,28 +1,54 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { NotConfiguredError, NotFoundError } from "../../errors.js";
-import { JOB_STATUSES, type JobRecord, type JobStore } from "../../queue/types.js";
+import { ConflictError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
+import type { JobRecord, JobStatus, JobStore, QueueStats } from "../../queue/types.js";
 import type { QueueConfig } from "../background.js";
 import type { OSEnv } from "../context.js";
-import { defineRoute, handle, idSchema, routeApp } from "../route.js";
+import { defineRoute, handle, jsonAnswer, idSchema, routeApp } from "../route.js";
+import { paginationInfo } from "../wire/paginated.js";
+import {
+  AGNO_JOB_STATUSES,
+  queueJobListSchema,
+  queueJobSchema,
+  queueStatsSchema,
+  type AgnoJobStatus,
+} from "../wire/queue.js";
 
 const tags: ["Queue"] = ["Queue"];
 const admin = { resource: "agent_os", action: "admin" };
-const jobPath = z.object({ job_id: idSchema });
+const jobPath = z.object({ job_id: idSchema.describe("The job's id: its run's run_id") });
+const notFound = { 404: { description: "No such job" } };
+/** The largest window a listing of several statuses merges (each status read up to it). */
+const MAX_MERGED_ROWS = 1000;
+
+/** agno's name of each of our job states; agno's `paused` has no counterpart here (a paused run's job has ended). */
+const AGNO_STATUS: Record<JobStatus, AgnoJobStatus> = {
+  PENDING: "queued",
+  RUNNING: "running",
+  COMPLETED: "completed",
+  FAILED: "failed",
+  CANCELLED: "cancelled",
+};
+const OUR_STATUS = Object.fromEntries(Object.entries(AGNO_STATUS).map(([ours, agno]) => [agno, ours])) as Partial<
+  Record<AgnoJobStatus, JobStatus>
+>;
 
 const listJobs = defineRoute({
   method: "get",
   path: "/queue/jobs",
   tags,
-  summary: "Background jobs, newest first",
+  summary: "Background jobs, newest first; `status` repeats to match any of several (failed alone: the dead letters)",
   scope: admin,
   request: {
     query: z.object({
-      status: z.enum(JOB_STATUSES as [string, ...string[]]).optional(),
+      status: z
+        .union([z.enum(AGNO_JOB_STATUSES), z.array(z.enum(AGNO_JOB_STATUSES)).max(AGNO_JOB_STATUSES.length)])
+        .optional(),
       limit: z.coerce.number().int().min(1).max(1000).default(20),
       page: z.coerce.number().int().min(1).default(1),
     }),
   },
+  responses: { 200: jsonAnswer(queueJobListSchema, "A page of jobs") },
 });
 const getJob = defineRoute({
   method: "get",
@@ -31,33 +57,42 @@ const getJob = defineRoute({
   summary: "One background job",
   scope: admin,
   request: { params: jobPath },
+  responses: { 200: jsonAnswer(queueJobSchema, "The job"), ...notFound },
 });
 const requeueJob = defineRoute({
   method: "post",
   path: "/queue/jobs/{job_id}/requeue",
   tags,
-  summary: "Give a FAILED or CANCELLED job exactly one more attempt",
+  summary: "Give a failed or cancelled job exactly one more attempt",
   scope: admin,
   request: { params: jobPath },
   responses: {
-    200: { description: "The job, PENDING again" },
-    409: { description: "The job is not FAILED or CANCELLED" },
+    200: jsonAnswer(queueJobSchema, "The job, queued again"),
+    ...notFound,
+    409: { description: "The job is not failed or cancelled" },
   },
 });
 const cancelJob = defineRoute({
   method: "post",
   path: "/queue/jobs/{job_id}/cancel",
   tags,
-  summary: "Cancel a job: a queued one never runs, a running one's run is cancelled cooperatively",
+  summary:
+    "Cancel a job: a queued one never runs (cancelled), a running one's run is cancelled cooperatively (running, until it stops)",
   scope: admin,
   request: { params: jobPath },
+  responses: {
+    200: jsonAnswer(queueJobSchema, "The job once cancelled"),
+    ...notFound,
+    409: { description: "The job had already ended" },
+  },
 });
 const stats = defineRoute({
   method: "get",
   path: "/queue/stats",
   tags,
-  summary: "Jobs by status and the oldest wait",
+  summary: "Jobs by status and how long the oldest queued one has waited",
   scope: admin,
+  responses: { 200: jsonAnswer(queueStatsSchema, "The queue's health") },
 });
 
 /** The queue's storage for this request, or 503 when the deployment has no durable queue. */
@@ -69,50 +104,109 @@ function store(c: Context<OSEnv>, config: QueueConfig | undefined): JobStore {
   return c.env.jobs;
 }
 
-/** What a job looks like over HTTP: the row, with the run it runs named plainly. */
-const view = (job: JobRecord) => ({
-  ...job,
-  run_id: job.payload.run_id,
-  payload: { ...job.payload, media: job.payload.media?.map((m) => ({ mimeType: m.mimeType, filename: m.filename })) },
+/**
+ * The job a path names: agno's job id is its run's run_id, which is how clients know it; the
+ * job's own row id (which the 202 of a background run also names) is found too.
+ */
+async function jobNamed(jobs: JobStore, id: string): Promise<JobRecord> {
+  const job = (await jobs.getJob(id)) ?? (await jobs.jobForRun(id));
+  if (!job) throw new NotFoundError(`job ${id} not found`);
+  return job;
+}
+
+/** What a job looks like over HTTP: agno's QueueJobSchema, keyed by its run, uploads by name and type only. */
+const view = (job: JobRecord): z.infer<typeof queueJobSchema> => ({
+  id: job.payload.run_id,
+  component_type: job.component_type,
+  component_id: job.component_id,
+  session_id: job.session_id ?? "",
+  job_type: job.job_type,
+  user_id: job.user_id,
+  payload: {
+    ...job.payload,
+    ...(job.payload.media && {
+      media: job.payload.media.map((m) => ({ mimeType: m.mimeType, filename: m.filename })),
+    }),
+  },
+  status: AGNO_STATUS[job.status],
+  attempt: job.attempt,
+  max_attempts: job.max_attempts,
+  idempotency_key: job.idempotency_key,
+  available_at: job.available_at,
+  locked_by: job.locked_by,
+  locked_at: job.locked_at,
+  error: job.error,
+  created_at: job.created_at,
+  updated_at: job.updated_at,
+  completed_at: job.completed_at,
 });
 
-/** `/queue/*` (admin only): inspect, cancel and requeue background jobs (SPEC Q3). */
+/** agno's stats: counts of the states some job is in, and the oldest queued job's wait (null when none waits). */
+function statsView(s: QueueStats): z.infer<typeof queueStatsSchema> {
+  const counts = Object.fromEntries(
+    (Object.keys(AGNO_STATUS) as JobStatus[])
+      .map((ours) => [AGNO_STATUS[ours], s[ours.toLowerCase() as Lowercase<JobStatus>]] as const)
+      .filter(([, n]) => n > 0),
+  );
+  return { counts, oldest_queued_age_seconds: s.pending > 0 ? s.oldest_pending_age_seconds : null };
+}
+
+/**
+ * One page of the jobs in any of `statuses`, newest first. The store filters one status at a
+ * time, so several are read each up to the page's end and merged in the store's order.
+ */
+async function listIn(jobs: JobStore, statuses: JobStatus[], limit: number, page: number) {
+  if (statuses.length <= 1) return jobs.listJobs({ status: statuses[0], limit, page });
+  const end = page * limit;
+  if (end > MAX_MERGED_ROWS)
+    throw new ValidationError(
+      `with several statuses, page * limit may be at most ${MAX_MERGED_ROWS}: ask for one status to go further`,
+      "page",
+    );
+  const parts = await Promise.all(statuses.map((status) => jobs.listJobs({ status, limit: end, page: 1 })));
+  const merged = parts
+    .flatMap((p) => p.data)
+    .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return {
+    data: merged.slice(end - limit, end),
+    total_count: parts.reduce((n, p) => n + p.total_count, 0),
+  };
+}
+
+/** `/queue/*` (admin only): inspect, cancel and requeue background jobs, in agno's shapes (SPEC Q3). */
 export function queueRoutes(config: QueueConfig | undefined) {
   const app = routeApp();
   handle(app, listJobs, async (c) => {
     const q = c.req.valid("query");
-    const page = await store(c, config).listJobs({
-      status: q.status as JobRecord["status"] | undefined,
-      limit: q.limit,
-      page: q.page,
-    });
+    const asked = q.status === undefined ? [] : [...new Set([q.status].flat())];
+    const jobs = store(c, config);
+    const statuses = asked.flatMap((s) => OUR_STATUS[s] ?? []);
+    // Only a status no job here can be in was asked for (agno's `paused`): nothing matches.
+    const page =
+      asked.length > 0 && statuses.length === 0
+        ? { data: [], total_count: 0 }
+        : await listIn(jobs, statuses, q.limit, q.page);
     return c.json({
       data: page.data.map(view),
-      meta: {
-        page: q.page,
-        limit: q.limit,
-        total_count: page.total_count,
-        total_pages: Math.ceil(page.total_count / q.limit),
-      },
+      meta: paginationInfo({ page: q.page, limit: q.limit, total_count: page.total_count }),
     });
   });
-  handle(app, getJob, async (c) => {
-    const { job_id } = c.req.valid("param");
-    const job = await store(c, config).getJob(job_id);
-    if (!job) throw new NotFoundError(`job ${job_id} not found`);
-    return c.json(view(job));
-  });
+  handle(app, getJob, async (c) => c.json(view(await jobNamed(store(c, config), c.req.valid("param").job_id))));
   handle(app, requeueJob, async (c) => {
-    const job = await store(c, config).requeueJob(c.req.valid("param").job_id);
+    const jobs = store(c, config);
+    const job = await jobs.requeueJob((await jobNamed(jobs, c.req.valid("param").job_id)).id);
     await c.env.queue?.wake();
     return c.json(view(job));
   });
   handle(app, cancelJob, async (c) => {
-    const { job_id } = c.req.valid("param");
     const jobs = store(c, config);
-    const result = await jobs.cancelJob(job_id);
-    return c.json({ ...view((await jobs.getJob(job_id))!), cancelled: result !== "finished" });
+    const { id } = await jobNamed(jobs, c.req.valid("param").job_id);
+    const result = await jobs.cancelJob(id);
+    const job = await jobNamed(jobs, id);
+    if (result === "finished")
+      throw new ConflictError(`job ${job.payload.run_id} had already ended (${AGNO_STATUS[job.status]})`);
+    return c.json(view(job));
   });
-  handle(app, stats, async (c) => c.json(await store(c, config).queueStats()));
+  handle(app, stats, async (c) => c.json(statsView(await store(c, config).queueStats())));
   return app;
 }

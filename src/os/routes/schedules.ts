@@ -6,18 +6,29 @@ import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import { ConflictError, ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
 import { triggerSchedule } from "../../scheduler/dispatch.js";
 import type { Page } from "../../db/types.js";
-import type { Schedule, ScheduleScope } from "../../scheduler/types.js";
+import type { Schedule, ScheduleRun, ScheduleScope } from "../../scheduler/types.js";
 import { runTarget, scheduleCreateSchema } from "../../scheduler/validate.js";
 import { userCaps, type QueueConfig } from "../background.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
-import { defineRoute, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
+import { defineRoute, handle, jsonAnswer, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
 import { dbFor } from "./sessions.js";
+import { paginationInfo } from "../wire/paginated.js";
+import {
+  scheduleListSchema,
+  scheduleResponseSchema,
+  scheduleRunListSchema,
+  scheduleRunResponseSchema,
+  scheduleStateResponseSchema,
+} from "../wire/schedules.js";
 
 const tags: ["Schedules"] = ["Schedules"];
 const read = { resource: "schedules", action: "read", idParam: "schedule_id" };
 const write = { resource: "schedules", action: "write", idParam: "schedule_id" };
 const schedulePath = z.object({ schedule_id: idSchema });
+/** The spellings of a boolean query parameter agno (pydantic) reads. */
+const TRUE_WORDS = ["true", "1", "yes", "on", "t", "y"] as const;
+const FALSE_WORDS = ["false", "0", "no", "off", "f", "n"] as const;
 const runPath = z.object({ schedule_id: idSchema, run_id: idSchema });
 /** Admins (or callers without isolation) may name the user whose schedules they mean. */
 const userQuery = z.object({ user_id: idSchema.optional() });
@@ -25,7 +36,8 @@ const pageQuery = userQuery.extend({
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_LIMIT).default(100),
   page: z.coerce.number().int().min(1).default(1),
 });
-const action = (verb: string, summary: string, extra = {}) =>
+const notFound = { 404: { description: "No such schedule for this caller" } };
+const action = (verb: string, summary: string, responses: Record<number, object>) =>
   defineRoute({
     method: "post",
     path: `/schedules/{schedule_id}/${verb}`,
@@ -33,7 +45,7 @@ const action = (verb: string, summary: string, extra = {}) =>
     summary,
     scope: write,
     request: { params: schedulePath, query: userQuery },
-    ...extra,
+    responses: { ...notFound, ...responses },
   });
 
 const listSchedules = defineRoute({
@@ -42,7 +54,8 @@ const listSchedules = defineRoute({
   tags,
   summary: "The caller's schedules, newest first (a page)",
   scope: { resource: "schedules", action: "read" },
-  request: { query: pageQuery.extend({ enabled: z.enum(["true", "false"]).optional() }) },
+  request: { query: pageQuery.extend({ enabled: z.enum([...TRUE_WORDS, ...FALSE_WORDS]).optional() }) },
+  responses: { 200: jsonAnswer(scheduleListSchema, "A page of schedules") },
 });
 const createSchedule = defineRoute({
   method: "post",
@@ -52,7 +65,7 @@ const createSchedule = defineRoute({
   scope: { resource: "schedules", action: "write" },
   request: { query: userQuery, body: jsonBody(scheduleCreateSchema) },
   responses: {
-    201: { description: "Created" },
+    201: jsonAnswer(scheduleResponseSchema, "Created"),
     409: { description: "The owner already has a schedule of this name" },
     429: { description: "The owner holds as many schedules as one user may" },
   },
@@ -64,6 +77,7 @@ const getSchedule = defineRoute({
   summary: "One schedule",
   scope: read,
   request: { params: schedulePath, query: userQuery },
+  responses: { 200: jsonAnswer(scheduleResponseSchema, "The schedule"), ...notFound },
 });
 const updateSchedule = defineRoute({
   method: "patch",
@@ -73,6 +87,11 @@ const updateSchedule = defineRoute({
     "Change a schedule (only name, description, method, endpoint, payload, cron_expr, timezone, timeout_seconds, max_retries, retry_delay_seconds, enabled, next_run_at, disabled_reason)",
   scope: write,
   request: { params: schedulePath, query: userQuery, body: jsonBody(jsonObject) },
+  responses: {
+    200: jsonAnswer(scheduleResponseSchema, "The schedule as changed"),
+    ...notFound,
+    409: { description: "The owner already has a schedule of the new name" },
+  },
 });
 const deleteSchedule = defineRoute({
   method: "delete",
@@ -81,15 +100,19 @@ const deleteSchedule = defineRoute({
   summary: "Delete a schedule and its run history (runs already queued still run)",
   scope: { resource: "schedules", action: "delete", idParam: "schedule_id" },
   request: { params: schedulePath, query: userQuery },
-  responses: { 204: { description: "Deleted" } },
+  responses: { 204: { description: "Deleted" }, ...notFound },
 });
 const enable = action(
   "enable",
   "Enable a schedule: next_run_at moves to its next occurrence, disabled_reason is cleared",
+  { 200: jsonAnswer(scheduleStateResponseSchema, "The schedule's state") },
 );
-const disable = action("disable", "Disable a schedule: no more occurrences until it is enabled");
+const disable = action("disable", "Disable a schedule: no more occurrences until it is enabled", {
+  200: jsonAnswer(scheduleStateResponseSchema, "The schedule's state"),
+});
 const trigger = action("trigger", "Run a schedule once now, as a background run with its retries and timeout", {
-  responses: { 200: { description: "The recorded attempt" }, 409: { description: "The schedule is disabled" } },
+  200: jsonAnswer(scheduleRunResponseSchema, "The recorded attempt"),
+  409: { description: "The schedule is disabled" },
 });
 const listRuns = defineRoute({
   method: "get",
@@ -98,6 +121,7 @@ const listRuns = defineRoute({
   summary: "A schedule's attempts, newest first (a page)",
   scope: read,
   request: { params: schedulePath, query: pageQuery },
+  responses: { 200: jsonAnswer(scheduleRunListSchema, "A page of attempts"), ...notFound },
 });
 const getRun = defineRoute({
   method: "get",
@@ -106,16 +130,62 @@ const getRun = defineRoute({
   summary: "One attempt of a schedule",
   scope: read,
   request: { params: runPath, query: userQuery },
+  responses: { 200: jsonAnswer(scheduleRunResponseSchema, "The attempt"), ...notFound },
 });
 
-/** A schedule over HTTP: its row without the cron tick's lock. */
-const view = ({ locked_by: _by, locked_at: _at, ...schedule }: Schedule) => schedule;
-const metaOf = (p: Page<unknown>) => ({
-  page: p.page,
-  limit: p.limit,
-  total_pages: p.total_pages,
-  total_count: p.total_count,
+type ScheduleView = z.infer<typeof scheduleResponseSchema>;
+type RunView = z.infer<typeof scheduleRunResponseSchema>;
+
+/** A schedule over HTTP: agno's ScheduleResponse (no lock, no provenance of the runs that wrote it). */
+const view = (s: Schedule): ScheduleView => ({
+  id: s.id,
+  user_id: s.user_id,
+  name: s.name,
+  description: s.description,
+  method: s.method,
+  endpoint: s.endpoint,
+  payload: s.payload,
+  cron_expr: s.cron_expr,
+  timezone: s.timezone,
+  timeout_seconds: s.timeout_seconds,
+  max_retries: s.max_retries,
+  retry_delay_seconds: s.retry_delay_seconds,
+  enabled: s.enabled,
+  next_run_at: s.next_run_at,
+  managed_by: s.managed_by,
+  target_type: s.target_type,
+  target_id: s.target_id,
+  disabled_reason: s.disabled_reason,
+  created_at: s.created_at,
+  updated_at: s.updated_at,
 });
+/** What enable and disable answer: agno's trimmed ScheduleStateResponse. */
+const stateView = (s: Schedule): z.infer<typeof scheduleStateResponseSchema> => ({
+  id: s.id,
+  name: s.name,
+  enabled: s.enabled,
+  next_run_at: s.next_run_at,
+  updated_at: s.updated_at,
+});
+/** An attempt over HTTP: agno's ScheduleRunResponse (the job, occurrence and retry bookkeeping stay inside). */
+const runView = (r: ScheduleRun): RunView => ({
+  id: r.id,
+  schedule_id: r.schedule_id,
+  user_id: r.user_id,
+  attempt: r.attempt,
+  triggered_at: r.triggered_at,
+  completed_at: r.completed_at,
+  status: r.status,
+  status_code: r.status_code,
+  run_id: r.run_id,
+  session_id: r.session_id,
+  error: r.error,
+  input: r.input,
+  output: r.output,
+  requirements: r.requirements as RunView["requirements"],
+  created_at: r.created_at,
+});
+const pageView = <T, V>(p: Page<T>, item: (t: T) => V) => ({ data: p.data.map(item), meta: paginationInfo(p) });
 
 /**
  * The target must be a component this AgentOS serves (a team or workflow endpoint parses, and is
@@ -159,9 +229,9 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
 
   handle(app, listSchedules, async (c) => {
     const q = c.req.valid("query");
-    const enabled = q.enabled === undefined ? undefined : q.enabled === "true";
+    const enabled = q.enabled === undefined ? undefined : (TRUE_WORDS as readonly string[]).includes(q.enabled);
     const page = await store(c).listSchedules({ enabled, limit: q.limit, page: q.page }, readScope(c, q.user_id));
-    return c.json({ data: page.data.map(view), meta: metaOf(page) });
+    return c.json(pageView(page, view));
   });
   handle(app, createSchedule, async (c) => {
     durableQueue(c, queue);
@@ -191,18 +261,20 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
     const { schedule_id } = c.req.valid("param");
     const q = c.req.valid("query");
     checkTarget(c, agents, (await found(c, schedule_id, mine(c, q.user_id))).endpoint);
-    return c.json(view(await store(c).enableSchedule(schedule_id, mine(c, q.user_id))));
+    return c.json(stateView(await store(c).enableSchedule(schedule_id, mine(c, q.user_id))));
   });
   handle(app, disable, async (c) =>
     c.json(
-      view(await store(c).disableSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id))),
+      stateView(
+        await store(c).disableSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id)),
+      ),
     ),
   );
   handle(app, trigger, async (c) => {
     const schedule = await found(c, c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id));
     if (!schedule.enabled) throw new ConflictError(`schedule ${schedule.id} is disabled: enable it first`);
     checkTarget(c, agents, schedule.endpoint);
-    return c.json(await triggerSchedule({ ...durableQueue(c, queue), schedules: store(c) }, schedule));
+    return c.json(runView(await triggerSchedule({ ...durableQueue(c, queue), schedules: store(c) }, schedule)));
   });
   handle(app, listRuns, async (c) => {
     const q = c.req.valid("query");
@@ -211,13 +283,13 @@ export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) 
       { limit: q.limit, page: q.page },
       readScope(c, q.user_id),
     );
-    return c.json({ data: page.data, meta: metaOf(page) });
+    return c.json(pageView(page, runView));
   });
   handle(app, getRun, async (c) => {
     const { schedule_id, run_id } = c.req.valid("param");
     const run = await store(c).getScheduleRun(schedule_id, run_id, readScope(c, c.req.valid("query").user_id));
     if (!run) throw new NotFoundError(`run ${run_id} of schedule ${schedule_id} not found`);
-    return c.json(run);
+    return c.json(runView(run));
   });
   return app;
 }

@@ -54,6 +54,21 @@ export function checkAnswer(method: string, path: string, status: number, conten
   return body;
 }
 
+/**
+ * Records an answer the checking client cannot send itself (a WebSocket upgrade, opened with
+ * worker-client's `upgradeSocket`): its status must be one the route declares, and it carries no
+ * JSON body to check.
+ */
+export function recordAnswer(method: string, path: string, status: number): void {
+  const contract = contractFor(method, path);
+  if (!contract) throw new ConformanceError(`${method} ${path}: no route declares this path`);
+  const key = routeKey(contract);
+  if (!contract.responses.has(status))
+    throw new ConformanceError(`${key} answered ${status}, which its definition does not declare`);
+  if (!answered.has(key)) answered.set(key, new Set());
+  answered.get(key)!.add(status);
+}
+
 /** `send` through the Worker, with the answer checked against its contract; the JSON body parsed. */
 export async function conformingCall(
   path: string,
