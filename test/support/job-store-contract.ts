@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { INTERRUPTED } from "../../src/agent/liveness.js";
 import {
   NotFoundError,
   QueueFullError,
@@ -384,6 +385,38 @@ export function describeJobStoreContract(c: () => ContractDb, make: () => Contra
             attempts: fails ? 2 : 1,
           });
         }
+      } finally {
+        await own.close();
+      }
+    });
+
+    it("the stale-run sweep leaves a run whose job is PENDING or RUNNING (the queue recovers it), and ends one whose job is over", async () => {
+      // A database of its own: the claim takes every due job.
+      const own = await make();
+      try {
+        await own.db.init();
+        const queued = enqueueInputs("lvq");
+        const jobs = [];
+        for (let i = 0; i < 3; i++) jobs.push((await own.db.jobs.enqueueRun(queued())).job);
+        const claimed = await own.db.jobs.claimJobs({ workerId: "w", limit: 2, leaseSeconds: 600 });
+        expect(claimed).toHaveLength(2);
+        await own.db.jobs.finishJob({ id: claimed[1]!.id, attempt: 1, workerId: "w" }, { status: "FAILED" });
+        const leased = claimed[0]!.payload.run_id;
+        const failed = claimed[1]!.payload.run_id;
+        const pending = jobs.find((j) => !claimed.some((x) => x.id === j.id))!.payload.run_id;
+        for (const runId of [leased, failed, pending]) {
+          const run = (await own.db.getRun(runId))!.run_data;
+          await own.db.upsertRun({ ...run, status: "RUNNING" }, { expectStatus: ["PENDING"] });
+          await own.setRunUpdatedAt(runId, Math.floor(Date.now() / 1000) - 300);
+        }
+        const sweep = (runId: string) =>
+          own.db.interruptStaleRuns({ ...INTERRUPTED, staleBefore: Math.floor(Date.now() / 1000) - 30, runId });
+        expect(await sweep(pending)).toEqual([]);
+        expect(await sweep(leased)).toEqual([]);
+        expect((await sweep(failed)).map((r) => r.run_id)).toEqual([failed]);
+        expect((await own.db.getRun(pending))!.status).toBe("RUNNING");
+        expect((await own.db.getRun(leased))!.status).toBe("RUNNING");
+        expect((await own.db.getRun(failed))!.status).toBe("ERROR");
       } finally {
         await own.close();
       }
