@@ -102,7 +102,7 @@ export function describeJobStoreContract(c: () => ContractDb, make: () => Contra
       await expect(c().db.jobs.enqueueRun(input({ session_id: "js-shared" }))).rejects.toThrow(NotFoundError);
     });
 
-    it("enqueues into a session it names itself in one statement: all or nothing, repeats and a full queue write nothing", async () => {
+    it("enqueues into a session it names itself: all or nothing, repeats and a full queue write nothing", async () => {
       const fresh = (i: string, extra: Partial<EnqueueRunInput> = {}) =>
         input({
           new_session: true,
@@ -259,7 +259,7 @@ export function describeJobStoreContract(c: () => ContractDb, make: () => Contra
       expect((await c().db.jobs.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null });
     });
 
-    it("completeWithRun writes the run's end and completes the job in one statement, fenced on both", async () => {
+    it("completeWithRun writes the run's end and completes the job together, fenced on both", async () => {
       const { job } = await c().db.jobs.enqueueRun(input());
       const runId = job.payload.run_id;
       await c().db.jobs.claimJobs({ workerId: "A", limit: 1000, leaseSeconds: 30 });
