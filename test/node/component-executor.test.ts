@@ -5,7 +5,7 @@ import { identityOf, type Component, type ComponentRef, type ComponentRunInput }
 import type { RunEvent } from "../../src/agent/events.js";
 import { emptyMetrics } from "../../src/agent/metrics.js";
 import type { RunOutput } from "../../src/agent/run-output.js";
-import type { Db } from "../../src/db/port.js";
+import type { Db, QueueDb } from "../../src/db/port.js";
 import type { RunRecord } from "../../src/db/types.js";
 import { executeRunJob } from "../../src/queue/executor.js";
 import { NotFoundError } from "../../src/errors.js";
@@ -15,6 +15,7 @@ import { runTarget } from "../../src/scheduler/validate.js";
 import { nowSeconds } from "../../src/time.js";
 import { tool } from "../../src/tools/tool.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
+import { dbTargets, openTestDb, type DbTarget } from "../support/db-targets.js";
 
 /**
  * A component that is not an Agent: a tiny "team" that answers at once, with agno's team event
@@ -73,60 +74,21 @@ class FakeTeam implements Component {
   }
 }
 
-/** What `enqueueRun` would store: the job (leased, first attempt) and its session and PENDING run. */
-async function enqueued(db: Db, input: EnqueueRunInput): Promise<JobRecord> {
-  const ref = jobComponent({
-    component_type: input.component_type,
-    component_id: input.component_id,
-    payload: input.payload,
-  });
-  await db.createSession({
-    session_id: input.session_id,
-    session_type: ref.type,
-    [`${ref.type}_id`]: ref.id,
-    user_id: input.user_id,
-  });
-  await db.upsertRun({
-    run_id: input.payload.run_id,
-    session_id: input.session_id,
-    ...identityOf(ref),
-    user_id: input.user_id,
-    status: "PENDING",
-    input: { input_content: input.payload.message },
-    created_at: nowSeconds(),
-  });
-  const ts = nowSeconds();
-  return {
-    id: crypto.randomUUID(),
-    component_type: input.component_type,
-    job_type: "run",
-    component_id: input.component_id,
-    session_id: input.session_id,
-    user_id: input.user_id,
-    payload: input.payload,
-    status: "RUNNING",
-    attempt: 1,
-    max_attempts: input.max_attempts,
-    idempotency_key: null,
-    request_hash: null,
-    available_at: ts,
-    locked_by: "W",
-    locked_at: ts,
-    lease_expires_at: ts + 60,
-    error: null,
-    created_at: ts,
-    updated_at: ts,
-    completed_at: null,
-  };
+/** A job as the queue hands it to the executor: enqueued (its session and PENDING run with it) and claimed. */
+async function enqueued(db: QueueDb, input: EnqueueRunInput): Promise<JobRecord> {
+  const { job } = await db.jobs.enqueueRun(input);
+  const claimed = await db.jobs.claimJobs({ workerId: "W", limit: 1000, leaseSeconds: 60 });
+  return claimed.find((j) => j.id === job.id)!;
 }
 
-/** A job store whose `completeWithRun` writes the run as the Postgres one does, and records each call. */
-function endingJobs(db: Db) {
-  const ended: Array<{ status: unknown; expect: string[] }> = [];
+/** The database's job store, recording each `completeWithRun` (the run's last write that ends its job). */
+function endingJobs(db: QueueDb) {
+  const ended: Array<{ status: unknown; expect: string[]; jobEnded: boolean }> = [];
   const jobs: Pick<JobStore, "completeWithRun"> = {
-    completeWithRun: async (_lease, run, expect) => {
-      ended.push({ status: run.status, expect });
-      return { row: await db.upsertRun(run, { expectStatus: expect }), jobEnded: true };
+    completeWithRun: async (lease, run, expect) => {
+      const written = await db.jobs.completeWithRun(lease, run, expect);
+      ended.push({ status: run.status, expect, jobEnded: written?.jobEnded ?? false });
+      return written;
     },
   };
   return { jobs, ended };
@@ -154,7 +116,8 @@ describe("the executor runs components by their ref", () => {
 
     // The last event is TeamRunCompleted, not RunCompleted: the returned output says COMPLETED.
     expect(outcome).toEqual({ status: "COMPLETED", recorded: true });
-    expect(ended).toEqual([{ status: "COMPLETED", expect: ["RUNNING"] }]);
+    expect(ended).toEqual([{ status: "COMPLETED", expect: ["RUNNING"], jobEnded: true }]);
+    expect(await db.jobs.getJob(job.id)).toMatchObject({ status: "COMPLETED", locked_by: null, error: null });
     expect(team.seen).toHaveLength(1);
     expect(team.seen[0]).toMatchObject({ message: "plan the launch", runId: input.payload.run_id, stream: true });
     const row = await db.getRun(input.payload.run_id);
@@ -231,7 +194,8 @@ describe("the executor runs components by their ref", () => {
     const outcome = await executeRunJob(job, leaseOf(job), [agent], db, jobs);
 
     expect(outcome).toEqual({ status: "COMPLETED", recorded: true });
-    expect(ended).toEqual([{ status: "PAUSED", expect: ["RUNNING"] }]);
+    expect(ended).toEqual([{ status: "PAUSED", expect: ["RUNNING"], jobEnded: true }]);
+    expect((await db.jobs.getJob(job.id))!.status).toBe("COMPLETED");
     const row = await db.getRun(input.payload.run_id);
     expect(row).toMatchObject({ run_type: "agent", agent_id: "ops", team_id: null, status: "PAUSED" });
     const events = await db.getRunEvents(input.payload.run_id, { afterIndex: -1 });
@@ -277,7 +241,7 @@ describe("cancellation and HITL go by the component's ref", () => {
 
     const team = new FakeTeam(db);
     const input = runJobInput({ component: team.ref, message: "m", userId: null, maxAttempts: 1, maxDepth: 10 });
-    await enqueued(db, input);
+    await db.jobs.enqueueRun(input);
     const crewAgent = new Agent({ id: "crew", model, db });
     await expect(crewAgent.cancelRun(input.payload.run_id)).rejects.toThrow(NotFoundError);
     await expect(crewAgent.continueRun(input.payload.run_id, { requirements: [] })).rejects.toThrow(NotFoundError);
@@ -285,5 +249,50 @@ describe("cancellation and HITL go by the component's ref", () => {
 
     expect(await ops.cancelRun(paused.run_id)).toBe(true);
     expect((await db.getRun(paused.run_id))!.status).toBe("CANCELLED");
+  });
+});
+
+/** A MemoryDb, or a PostgresDb in a schema of its own: the same queue on either. */
+function openQueueDb(target: DbTarget | "memory"): { db: QueueDb; close(): Promise<void> } {
+  if (target === "memory") return memoryTestDb();
+  const t = openTestDb(target);
+  return { db: t.db, close: () => t.close() };
+}
+
+describe.each(["memory" as const, ...dbTargets()])("a background agent run end to end on %o", (target) => {
+  it("is enqueued, claimed and executed; the run's last write ends its job, so nothing is left to record", async () => {
+    const { db, close } = openQueueDb(target);
+    try {
+      await db.init();
+      const { model } = await scriptedModel([{ text: "done in one" }]);
+      const agent = new Agent({ name: "assistant", model, db });
+      const input = runJobInput({
+        component: agent.ref,
+        message: "hi",
+        userId: "u1",
+        stream: false,
+        maxAttempts: 2,
+        maxDepth: 100,
+      });
+      const job = await enqueued(db, input);
+      expect(job).toMatchObject({ status: "RUNNING", attempt: 1, locked_by: "W" });
+      expect(await db.getRun(input.payload.run_id)).toMatchObject({ status: "PENDING", agent_id: agent.ref.id });
+      const { jobs, ended } = endingJobs(db);
+
+      const outcome = await executeRunJob(job, leaseOf(job), [agent], db, jobs);
+
+      expect(outcome).toEqual({ status: "COMPLETED", recorded: true });
+      expect(ended).toEqual([{ status: "COMPLETED", expect: ["RUNNING"], jobEnded: true }]);
+      expect(await db.getRun(input.payload.run_id)).toMatchObject({
+        status: "COMPLETED",
+        run_type: "agent",
+        user_id: "u1",
+        run_data: { content: "done in one" },
+      });
+      expect(await db.jobs.getJob(job.id)).toMatchObject({ status: "COMPLETED", locked_by: null, error: null });
+      expect(await db.jobs.queueStats()).toMatchObject({ pending: 0, running: 0, completed: 1 });
+    } finally {
+      await close();
+    }
   });
 });

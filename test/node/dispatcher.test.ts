@@ -3,9 +3,10 @@ import { Dispatcher, type DispatcherOptions } from "../../src/queue/dispatcher.j
 import type { JobRecord } from "../../src/queue/types.js";
 
 /**
- * The dispatcher's claim policy over an in-memory store that records each claim's limit (the
- * store's SQL is covered on both databases by job-store.test.ts): short jobs are claimed in
- * batches, not one statement per job that ends, and a slot is never held back for long.
+ * The dispatcher's claim policy over a stub store that records each claim's limit (the stores
+ * themselves are the Db contract's, test/support/job-store-contract.ts, on every adapter): short
+ * jobs are claimed in batches, not one statement per job that ends, and a slot is never held back
+ * for long.
  */
 function memoryStore(pending: number) {
   const claims: number[] = [];

@@ -1,28 +1,37 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INTERRUPTED } from "../../src/agent/liveness.js";
 import { MAX_PAGE_LIMIT } from "../../src/db/pagination.js";
-import type { Db } from "../../src/db/port.js";
+import type { QueueDb } from "../../src/db/port.js";
 import { stateChanges } from "../../src/db/state-changes.js";
 import type { GetSessionOptions, RunRecord, RunRow } from "../../src/db/types.js";
 import { ConflictError, NotFoundError, StatusConflictError, ValidationError } from "../../src/errors.js";
+import { describeJobStoreContract } from "./job-store-contract.js";
+import { describeScheduleStoreContract } from "./schedule-store-contract.js";
 
 /**
- * One adapter under the contract: a fresh, empty database each time `make` is called, and the two
- * things a test does to it behind the port (what a clock would have done by now).
+ * One adapter under the contract: a fresh, empty database (with its durable queue and schedules)
+ * each time `make` is called, and the things a test does to it behind the port (what a clock
+ * would have done by now).
  */
 export interface ContractDb {
-  db: Db;
+  db: QueueDb;
   /** sets a run's heartbeat (its row's `updated_at`) to `at`, epoch seconds */
   setRunUpdatedAt(runId: string, at: number): Promise<void>;
   /** moves the stored time of a run's events back by `seconds`; only positions below `belowIndex` when given */
   ageRunEvents(runId: string, seconds: number, belowIndex?: number): Promise<void>;
+  /** lets a job's lease lapse, as when its worker stops renewing it */
+  expireJobLease(jobId: string): Promise<void>;
+  /** moves the due and creation times of a user's jobs back by `seconds` */
+  ageJobs(userId: string, seconds: number): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * The Db port's contract (SPEC R1-R4), run against every adapter: each must answer these alike,
- * so domain code and its unit tests never depend on which one is behind the port. What only
- * Postgres has (its catalog, schema versions, row versions, pools) is test/node/postgres-db.test.ts.
+ * The Db port's contract (SPEC R1-R4), with its durable queue and schedules
+ * (job-store-contract.ts, schedule-store-contract.ts), run against every adapter: each must answer
+ * these alike, so domain code and its unit tests never depend on which one is behind the port.
+ * What only Postgres has (its catalog, schema versions, row versions, pools, statement counts) is
+ * test/node/postgres-db.test.ts and the statement suites.
  */
 export function describeDbContract(name: string, make: () => ContractDb | Promise<ContractDb>): void {
   describe(`Db contract on ${name}`, () => {
@@ -516,5 +525,8 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
         ]);
       });
     });
+
+    describeJobStoreContract(() => c, make);
+    describeScheduleStoreContract(() => c, make);
   });
 }

@@ -14,6 +14,19 @@ export function memoryContractDb(): ContractDb {
           .get(runId)!
           .map((e) => (e.index < belowIndex ? { ...e, created_at: e.created_at - seconds } : e)),
       ),
+    expireJobLease: async (jobId) => {
+      const job = tables.jobs.get(jobId)!;
+      tables.jobs.set(jobId, { ...job, lease_expires_at: job.lease_expires_at! - 1000 });
+    },
+    ageJobs: async (userId, seconds) => {
+      for (const job of tables.jobs.values())
+        if (job.user_id === userId)
+          tables.jobs.set(job.id, {
+            ...job,
+            available_at: job.available_at - seconds,
+            created_at: job.created_at - seconds,
+          });
+    },
     close: async () => {},
   };
 }

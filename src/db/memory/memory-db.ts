@@ -1,10 +1,10 @@
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { ConfirmationRequiredError } from "../../errors.js";
 import type {
-  Db,
   InterruptedRun,
   InterruptOptions,
   MigrationResult,
+  QueueDb,
   StoredRunEvent,
   ToolResultRecord,
   UpsertRunOptions,
@@ -22,9 +22,10 @@ import type {
   SchemaState,
   SessionRecord,
 } from "../types.js";
-import { noSchedules } from "./no-schedules.js";
+import { MemoryJobStore } from "./job-store.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
 import { MemoryRunStore } from "./run-store.js";
+import { MemoryScheduleStore } from "./schedule-store.js";
 import { MemorySessionStore } from "./session-store.js";
 import { MemoryTables } from "./tables.js";
 import { MemoryToolResultStore } from "./tool-result-store.js";
@@ -38,22 +39,30 @@ export interface MemoryDbOptions {
 }
 
 /**
- * The storage port in memory, for unit tests of agents (and, later, teams and workflows) without
- * a database. It keeps the Postgres adapter's rules (it passes the same contract suite): the same
- * validation and limits, ids and run_index, user scoping and shared rows, compare-and-set on a
- * run's status, merged session state, event logs and the stale-run sweep. Rows live as long as
- * the instance; cron schedules (and the durable queue) are not kept: they need PostgresDb.
+ * The storage port in memory, for unit tests of agents, teams, workflows, the durable queue and
+ * the scheduler without a database. It keeps the Postgres adapter's rules (it passes the same
+ * contract suite): the same validation and limits, ids and run_index, user scoping and shared
+ * rows, compare-and-set on a run's status, merged session state, event logs and the stale-run
+ * sweep, jobs with leases, fair-share claims and per-user caps, and cron schedules with their
+ * ticks. Rows live as long as the instance.
  *
  * @example
  * const db = new MemoryDb();
  * const agent = new Agent({ id: "a", model }).withDb(db);
  * const out = await agent.run("hi", { sessionId: "s1" });
  * expect((await db.getSession("s1"))!.runs).toHaveLength(1);
+ *
+ * @example
+ * // a background run, end to end: enqueued, claimed, executed
+ * await db.jobs.enqueueRun(runJobInput({ component: agent.ref, message: "hi", userId: null, maxAttempts: 1, maxDepth: 10 }));
+ * const [job] = await db.jobs.claimJobs({ workerId: "w", limit: 1, leaseSeconds: 60 });
+ * await executeRunJob(job, { id: job.id, attempt: job.attempt, workerId: "w" }, [agent], db, db.jobs);
  */
-export class MemoryDb implements Db {
+export class MemoryDb implements QueueDb {
   readonly id: string;
   readonly tables: MemoryTables;
-  readonly schedules = noSchedules();
+  readonly jobs: MemoryJobStore;
+  readonly schedules: MemoryScheduleStore;
   private readonly runs: MemoryRunStore;
   private readonly sessions: MemorySessionStore;
   private readonly events: MemoryRunEventStore;
@@ -63,7 +72,10 @@ export class MemoryDb implements Db {
   constructor(opts: MemoryDbOptions = {}) {
     this.id = opts.id ?? "default";
     this.tables = opts.tables ?? new MemoryTables();
-    this.runs = new MemoryRunStore(this.tables);
+    // The stale-run sweep leaves a run the queue still holds: its job's lease recovers it.
+    this.runs = new MemoryRunStore(this.tables, (runId) => this.jobs.holdsRun(runId));
+    this.jobs = new MemoryJobStore(this.tables, this.runs);
+    this.schedules = new MemoryScheduleStore(this.tables);
     this.sessions = new MemorySessionStore(this.tables, this.runs);
     this.events = new MemoryRunEventStore(this.tables);
     this.results = new MemoryToolResultStore(this.tables);

@@ -1,3 +1,5 @@
+import type { JobRecord } from "../../queue/types.js";
+import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
 import type { ToolResultRecord } from "../port.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
@@ -7,6 +9,9 @@ export interface EventRow {
   event: Record<string, unknown> & { event: string };
   created_at: number;
 }
+
+/** One stored attempt of a schedule, with the key that records it once per occurrence and attempt. */
+export type ScheduleRunRow = ScheduleRun & { occurrence_key: string | null };
 
 /**
  * The rows of a MemoryDb, one map per table of the Postgres layout. Rows are never changed in
@@ -19,6 +24,9 @@ export class MemoryTables {
   runEvents = new Map<string, EventRow[]>();
   toolResults = new Map<string, ToolResultRecord>();
   memories = new Map<string, MemoryRecord>();
+  jobs = new Map<string, JobRecord>();
+  schedules = new Map<string, Schedule>();
+  scheduleRuns = new Map<string, ScheduleRunRow>();
 
   /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
   transaction<T>(fn: () => T): T {
@@ -28,6 +36,9 @@ export class MemoryTables {
       runEvents: new Map(this.runEvents),
       toolResults: new Map(this.toolResults),
       memories: new Map(this.memories),
+      jobs: new Map(this.jobs),
+      schedules: new Map(this.schedules),
+      scheduleRuns: new Map(this.scheduleRuns),
     };
     try {
       return fn();
@@ -55,3 +66,6 @@ export function userMatches(
   if (opts.userId === undefined) return true;
   return (rowUser ?? null) === opts.userId || (opts.includeShared === true && (rowUser ?? null) === null);
 }
+
+/** Ids in Postgres' order for ASCII ids: a listing's tie-breaker. */
+export const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

@@ -2,7 +2,8 @@ import { sql } from "drizzle-orm";
 import { asError, NotFoundError } from "../../errors.js";
 import type { EnqueueOutcome, EnqueueRunInput } from "../../queue/types.js";
 import { idList } from "./id-list.js";
-import { keyReused, pendingRunOf, queueFull, userQueueFull, type EnqueueDeps } from "./enqueue.js";
+import { jobComponentColumns, keyReused, pendingRunOf, queueFull, userQueueFull } from "../enqueue-rules.js";
+import type { EnqueueDeps } from "./enqueue.js";
 import { toJob } from "./jobs.js";
 import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
@@ -38,16 +39,24 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
   for (const input of inputs) if (!firstOf.has(input.session_id)) firstOf.set(input.session_id, input);
   const sessions = [...firstOf.values()]
     .sort((a, b) => (a.session_id < b.session_id ? -1 : 1))
-    .map((i) => ({
-      session_id: i.session_id,
-      component_id: i.component_id,
-      user_id: i.user_id,
-      session_name: i.session_name,
-    }));
+    .map((i) => {
+      const { type, agent_id, team_id, workflow_id } = jobComponentColumns(i);
+      return {
+        session_id: i.session_id,
+        type,
+        agent_id,
+        team_id,
+        workflow_id,
+        user_id: i.user_id,
+        session_name: i.session_name,
+      };
+    });
   const kept = await tx(sql`
-    INSERT INTO ${deps.sessions} AS s (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
-    SELECT x.session_id, 'agent', x.component_id, x.user_id, jsonb_build_object('session_name', x.session_name, 'session_state', '{}'::jsonb), ${ts}, ${ts}
-    FROM jsonb_to_recordset(${pgJson(sessions)}::jsonb) AS x(session_id varchar, component_id varchar, user_id varchar, session_name varchar)
+    INSERT INTO ${deps.sessions} AS s (session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, created_at, updated_at)
+    SELECT x.session_id, x.type, x.agent_id, x.team_id, x.workflow_id, x.user_id,
+      jsonb_build_object('session_name', x.session_name, 'session_state', '{}'::jsonb), ${ts}, ${ts}
+    FROM jsonb_to_recordset(${pgJson(sessions)}::jsonb)
+      AS x(session_id varchar, type varchar, agent_id varchar, team_id varchar, workflow_id varchar, user_id varchar, session_name varchar)
     ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
     RETURNING s.session_id, s.user_id, (xmax = 0) AS inserted,
       ${deps.legacy ? LEGACY_RUN_COUNT : sql`0`} AS legacy_count`);
@@ -87,6 +96,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
       max_depth: input.max_depth,
       max_user_depth: input.max_user_depth ?? null,
       run_id: run.run_id,
+      ...jobComponentColumns(input),
       run_data: run,
       legacy: session.legacy,
     });
@@ -99,7 +109,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
     WITH x AS (
       SELECT * FROM jsonb_to_recordset(${pgJson(rows)}::jsonb) AS x(ord int, id varchar, component_type varchar, component_id varchar,
         session_id varchar, user_id varchar, payload jsonb, max_attempts int, idempotency_key varchar, request_hash varchar, max_depth int,
-        max_user_depth int, run_id varchar, run_data jsonb, legacy bigint)),
+        max_user_depth int, run_id varchar, type varchar, agent_id varchar, team_id varchar, workflow_id varchar, run_data jsonb, legacy bigint)),
     depth AS (SELECT COUNT(*) AS n FROM ${deps.jobs.table} WHERE status IN ('PENDING', 'RUNNING')),
     user_depth AS (
       SELECT COALESCE(user_id, '') AS u, COUNT(*) AS n FROM ${deps.jobs.table}
@@ -124,7 +134,7 @@ async function enqueueIn(tx: Exec, inputs: EnqueueRunInput[], deps: EnqueueDeps)
       RETURNING ${deps.jobs.cols()}),
     run AS (
       INSERT INTO ${deps.runs} (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
-      SELECT f.run_id, f.session_id, 'agent', f.component_id, NULL, NULL, f.user_id, NULL, 'PENDING',
+      SELECT f.run_id, f.session_id, f.type, f.agent_id, f.team_id, f.workflow_id, f.user_id, NULL, 'PENDING',
         GREATEST(COALESCE((SELECT MAX(r.run_index) + 1 FROM ${deps.runs} r WHERE r.session_id = f.session_id), 0), f.legacy)
           + ROW_NUMBER() OVER (PARTITION BY f.session_id ORDER BY f.ord) - 1,
         f.run_data, ${ts}, ${ts}

@@ -1,6 +1,15 @@
 import { sql } from "drizzle-orm";
 import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
-import { earlierAndDepth, earlierJob, jobInsert, pendingRunOf, refusal, roomFor, type EnqueueDeps } from "./enqueue.js";
+import { pendingRunOf } from "../enqueue-rules.js";
+import {
+  componentValues,
+  earlierAndDepth,
+  earlierJob,
+  jobInsert,
+  refusal,
+  roomFor,
+  type EnqueueDeps,
+} from "./enqueue.js";
 import { toJob } from "./jobs.js";
 import type { Exec } from "./schema-state.js";
 import { pgJson } from "../../json-limits.js";
@@ -24,11 +33,12 @@ export async function enqueueIntoNewSession(
 ): Promise<NewSessionOutcome> {
   const ts = nowSeconds();
   const run = pendingRunOf(input, ts);
+  const component = componentValues(input);
   const [row] = await exec(sql`
     WITH ${earlierAndDepth(input, deps)},
     s AS (
-      INSERT INTO ${deps.sessions} (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
-      SELECT ${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
+      INSERT INTO ${deps.sessions} (session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, created_at, updated_at)
+      SELECT ${input.session_id}, ${component.type}, ${component.ids}, ${input.user_id},
         ${pgJson({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts}
       WHERE ${roomFor(input)}
       ON CONFLICT (session_id) DO NOTHING
@@ -40,7 +50,7 @@ export async function enqueueIntoNewSession(
       RETURNING ${deps.jobs.cols()}),
     run AS (
       INSERT INTO ${deps.runs} (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
-      SELECT ${run.run_id}, ${run.session_id}, 'agent', ${run.agent_id ?? null}, NULL, NULL, ${input.user_id}, NULL, 'PENDING', 0,
+      SELECT ${run.run_id}, ${run.session_id}, ${component.type}, ${component.ids}, ${input.user_id}, NULL, 'PENDING', 0,
         ${pgJson(run)}::jsonb, ${ts}, ${ts}
       FROM job RETURNING run_id)
     SELECT (SELECT row_to_json(job) FROM job) AS created, (SELECT row_to_json(earlier) FROM earlier) AS earlier,

@@ -1,8 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
-import { NotFoundError, QueueFullError, QuotaExceededError, ValidationError } from "../../errors.js";
+import { NotFoundError, type QueueFullError } from "../../errors.js";
 import type { EnqueueRunInput, JobRecord } from "../../queue/types.js";
-import type { RunRecord } from "../types.js";
-import { validateRun } from "../validate.js";
+import { jobComponentColumns, keyReused, pendingRunOf, queueFull, userQueueFull } from "../enqueue-rules.js";
 import { toJob, type JobTable } from "./jobs.js";
 import { LEGACY_RUN_COUNT } from "./run-writer.js";
 import type { Exec } from "./schema-state.js";
@@ -82,32 +81,28 @@ export function jobInsert(input: EnqueueRunInput, deps: EnqueueDeps, ts: number,
         ${pgJson(input.payload)}::jsonb, 'PENDING', 0, ${input.max_attempts}, ${input.idempotency_key ?? null}, ${input.request_hash ?? null}, ${ts}, ${ts}, ${ts}`;
 }
 
-/** The PENDING run an enqueue stores, checked as every stored run is. */
-export function pendingRunOf(input: EnqueueRunInput, ts: number): RunRecord {
-  return validateRun({
-    run_id: input.payload.run_id,
-    session_id: input.session_id,
-    agent_id: input.component_id,
-    user_id: input.user_id,
-    status: "PENDING",
-    input: { input_content: input.payload.message },
-    ...(input.payload.metadata ? { metadata: input.payload.metadata } : {}),
-    created_at: ts,
-  });
+/**
+ * The component columns of a queued run's rows, as SQL: `type` for `run_type` and `session_type`,
+ * then agent_id, team_id, workflow_id (the job's component in its type's column, the others NULL).
+ */
+export function componentValues(input: EnqueueRunInput): { type: SQL; ids: SQL } {
+  const c = jobComponentColumns(input);
+  return { type: sql`${c.type}`, ids: sql`${c.agent_id}, ${c.team_id}, ${c.workflow_id}` };
 }
 
 async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): Promise<JobRecord> {
   const ts = nowSeconds();
   // Creates the session or, if it is this user's, bumps it: that locks its row, so runs written
   // into it one after another each see the last one's run_index. Another owner: no row back.
+  const run = pendingRunOf(input, ts);
+  const component = componentValues(input);
   const [session] = await tx(sql`
-    INSERT INTO ${deps.sessions} AS s (session_id, session_type, agent_id, user_id, session_data, created_at, updated_at)
-    VALUES (${input.session_id}, 'agent', ${input.component_id}, ${input.user_id},
+    INSERT INTO ${deps.sessions} AS s (session_id, session_type, agent_id, team_id, workflow_id, user_id, session_data, created_at, updated_at)
+    VALUES (${input.session_id}, ${component.type}, ${component.ids}, ${input.user_id},
       ${pgJson({ session_name: input.session_name, session_state: {} })}::jsonb, ${ts}, ${ts})
     ON CONFLICT (session_id) DO UPDATE SET updated_at = EXCLUDED.updated_at WHERE s.user_id IS NOT DISTINCT FROM EXCLUDED.user_id
     RETURNING ${deps.legacy ? LEGACY_RUN_COUNT : sql`0`} AS legacy_count`);
   if (!session) throw new NotFoundError(`session ${input.session_id} not found`);
-  const run = pendingRunOf(input, ts);
   const [row] = await tx(sql`
     WITH ${earlierAndDepth(input, deps)},
     job AS (
@@ -117,7 +112,7 @@ async function enqueueIn(tx: Exec, input: EnqueueRunInput, deps: EnqueueDeps): P
       RETURNING ${deps.jobs.cols()}),
     run AS (
       INSERT INTO ${deps.runs} (run_id, session_id, run_type, agent_id, team_id, workflow_id, user_id, parent_run_id, status, run_index, run_data, created_at, updated_at)
-      SELECT ${run.run_id}, ${run.session_id}, 'agent', ${run.agent_id ?? null}, NULL, NULL, ${input.user_id}, NULL, 'PENDING',
+      SELECT ${run.run_id}, ${run.session_id}, ${component.type}, ${component.ids}, ${input.user_id}, NULL, 'PENDING',
         (SELECT GREATEST(COALESCE(MAX(run_index) + 1, 0), ${Number(session.legacy_count)}) FROM ${deps.runs} WHERE session_id = ${run.session_id}),
         ${pgJson(run)}::jsonb, ${ts}, ${ts}
       FROM job RETURNING run_id)
@@ -149,24 +144,4 @@ export async function earlierJob(
       : null;
   if (earlier && earlier.request_hash !== (input.request_hash ?? null)) throw keyReused();
   return earlier;
-}
-
-/** The 422 of an Idempotency-Key sent again with another body. */
-export function keyReused(): ValidationError {
-  return new ValidationError("this Idempotency-Key was used with a different request", "Idempotency-Key");
-}
-
-/** The 429 of a user who has as many jobs waiting or running as one may; other users are not refused. */
-export function userQueueFull(userId: string | null, cap: number): QuotaExceededError {
-  const who = userId === null ? "callers without a user (one shared principal)" : `user ${userId}`;
-  return new QuotaExceededError(
-    `the per-user job cap (${cap} background jobs waiting or running) is reached for ${who}: try again when some have finished`,
-    "jobs",
-    5,
-  );
-}
-
-/** The 429 of a full queue, with the `depth` the statement counted. */
-export function queueFull(depth: unknown): QueueFullError {
-  return new QueueFullError(`the background queue is full (${Number(depth ?? 0)} jobs waiting or running)`, 5);
 }

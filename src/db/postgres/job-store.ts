@@ -10,6 +10,7 @@ import type {
   QueueStats,
 } from "../../queue/types.js";
 import type { RunRecord, RunRow } from "../types.js";
+import { checkEnqueueIds } from "../enqueue-rules.js";
 import { validateId, validateRun } from "../validate.js";
 import { idList } from "./id-list.js";
 import { enqueueRun } from "./enqueue.js";
@@ -32,14 +33,6 @@ export interface JobStoreDeps {
   runs: SQL;
   /** the database still holds agno 2.x run blobs */
   legacyPending: () => Promise<boolean>;
-}
-
-/** The ids an enqueue stores, checked before any round trip (a bad one is the caller's 422). */
-function checkEnqueueIds(input: EnqueueRunInput): void {
-  validateId(input.component_id, "component_id");
-  validateId(input.session_id, "session_id");
-  validateId(input.payload.run_id, "run_id");
-  if (input.user_id !== null) validateId(input.user_id, "user_id");
 }
 
 /** The durable queue's storage (`JobStore`) on Postgres: `agno_jobs`, with the runs it runs. */

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { ConflictError, NotFoundError, QuotaExceededError, ValidationError } from "../../errors.js";
+import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
 import { prepareCreate, prepareUpdate } from "../../scheduler/validate.js";
 import type {
   Schedule,
@@ -9,6 +9,7 @@ import type {
   ScheduleStore,
   ScheduleUpdate,
 } from "../../scheduler/types.js";
+import { scheduleCapReached } from "../enqueue-rules.js";
 import { pageOf, resolvePage } from "../pagination.js";
 import type { Page } from "../types.js";
 import { validateId } from "../validate.js";
@@ -64,14 +65,7 @@ export class PostgresScheduleStore extends PostgresScheduleTicks implements Sche
           ${owner.userId}, ${ts}, ${ts}
         WHERE ${room}
         RETURNING ${columns(SCHEDULE_COLUMNS, "s")}`);
-      if (!row) {
-        const who = owner.userId === null ? "callers without a user (one shared principal)" : `user ${owner.userId}`;
-        throw new QuotaExceededError(
-          `the per-user schedule cap (${limits.maxPerUser} schedules) is reached for ${who}: delete one first`,
-          "schedules",
-          60,
-        );
-      }
+      if (!row) throw scheduleCapReached(owner.userId, limits.maxPerUser);
       return toSchedule(row);
     } catch (error) {
       if (isUniqueViolation(error)) throw new ConflictError(`a schedule named ${s.name} already exists`);
