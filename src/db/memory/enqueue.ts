@@ -82,7 +82,8 @@ export class MemoryEnqueue {
       this.t.sessions.set(input.session_id, sessionColumns(record, ts, stored));
     }
     const job: JobRecord = {
-      id: crypto.randomUUID(),
+      // The run's id, as Postgres stores it: the run id a client holds names the job too.
+      id: input.payload.run_id,
       component_type: input.component_type,
       job_type: "run",
       component_id: input.component_id,
