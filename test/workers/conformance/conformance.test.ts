@@ -5,6 +5,7 @@ import { send } from "../worker-client.js";
 import { answered, checkAnswer, ConformanceError, NOT_AGNO_MODELS } from "./check.js";
 import { CONTRACTS, routeKey } from "./contracts.js";
 import { metaScenarios } from "./scenarios/meta.js";
+import { sessionsScenarios } from "./scenarios/sessions.js";
 
 /**
  * agno's wire contract, route by route: every answer below goes through `conformingCall`, which
@@ -14,6 +15,7 @@ import { metaScenarios } from "./scenarios/meta.js";
  */
 describe("agno conformance", () => {
   describe("meta", metaScenarios);
+  describe("sessions", sessionsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
