@@ -319,7 +319,8 @@ export function sessionDetail(session: Session) {
       return {
         user_id: r.user_id ?? null,
         workflow_id: r.workflow_id ?? null,
-        workflow_name: typeof data?.workflow_name === "string" ? data.workflow_name : null,
+        // agno reads it from a session column its tables do not have, so a stored session never has one.
+        workflow_name: null,
         session_id: r.session_id,
         session_name: name,
         session_data: data,
