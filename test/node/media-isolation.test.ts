@@ -91,10 +91,19 @@ describe.each(dbTargets().map((t) => [t.name, t] as const))("media and session i
     );
     const toolKey = row!.path;
     expect(toolKey).toMatch(/^tool-results\//);
-    const media = (as: string, session: string, key: string) =>
+    // agno's path: the key's slashes as they are; the key encoded as one segment names the same thing.
+    const media = (as: string, session: string, key: string) => call(as, `/sessions/${session}/media/${key}`);
+    const encoded = (as: string, session: string, key: string) =>
       call(as, `/sessions/${session}/media/${encodeURIComponent(key)}`);
+    expect(imageRef.storage_key).toContain("/");
     expect((await media(A, runA.session_id, imageRef.storage_key)).status).toBe(200);
+    expect((await encoded(A, runA.session_id, imageRef.storage_key)).status).toBe(200);
     expect((await media(A, runA.session_id, toolKey)).status).toBe(404);
+    expect((await encoded(A, runA.session_id, toolKey)).status).toBe(404);
+    // A `..` segment never reaches storage: refused as input.
+    const climbing = await encoded(A, runA.session_id, `media/../${toolKey}`);
+    expect(climbing.status).toBe(422);
+    expect(climbing.text).toContain("storage_key");
 
     const toolRef = {
       ...imageRef,
@@ -133,8 +142,10 @@ describe.each(dbTargets().map((t) => [t.name, t] as const))("media and session i
       ).toBe(200);
     }
     expect((await call(B, `/sessions/${sessionB}/runs`)).text).toContain(toolKey);
-    for (const key of [imageRef.storage_key, toolKey])
+    for (const key of [imageRef.storage_key, toolKey]) {
       expect({ key, status: (await media(B, sessionB, key)).status }).toEqual({ key, status: 404 });
+      expect({ key, status: (await encoded(B, sessionB, key)).status }).toEqual({ key, status: 404 });
+    }
 
     // Creating a session over A's id: B learns nothing (404, as a read); A, who can read it, gets 409.
     const over = await call(B, "/sessions", {

@@ -57,16 +57,30 @@ describe("AgentOS over HTTP", () => {
     });
     expect(created.status).toBe(201);
     const id = created.body.session_id as string;
-    expect(created.body).toMatchObject({
+    // agno's AgentSessionDetailSchema, None fields left out (response_model_exclude_none).
+    expect(created.body).toEqual({
+      user_id: "ann-sessions",
       session_name: "First",
       agent_id: "helper",
-      team_id: null,
-      workflow_id: null,
       agent_session_id: id,
+      session_id: id,
+      metrics: {},
+      chat_history: [],
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+      updated_at: expect.stringMatching(/Z$/),
     });
     const list = await call("/sessions?type=agent&user_id=ann-sessions&limit=5&page=1");
     expect(list.body.meta).toMatchObject({ page: 1, limit: 5, total_count: 1, total_pages: 1 });
     expect(list.body.data.map((s: { session_id: string }) => s.session_id)).toEqual([id]);
+    expect(list.body.data[0]).toEqual({
+      session_id: id,
+      session_name: "First",
+      session_type: "agent",
+      user_id: "ann-sessions",
+      agent_id: "helper",
+      created_at: created.body.created_at,
+      updated_at: created.body.updated_at,
+    });
     expect(
       (
         await call(`/sessions/${id}/rename`, {

@@ -81,7 +81,8 @@ async function runWithUpload(as: "A" | "B", file: File, sessionId?: string, fiel
   return res.json() as unknown as RunOutput;
 }
 
-const mediaPath = (sessionId: string, key: string) => `/sessions/${sessionId}/media/${encodeURIComponent(key)}`;
+/** agno's path: the storage key as a path, its slashes as they are. */
+const mediaPath = (sessionId: string, key: string) => `/sessions/${sessionId}/media/${key}`;
 
 /** What Postgres holds for the run (run_data::text): the stored row, not an API view of it. */
 async function storedRow(runId: string): Promise<string> {
@@ -201,10 +202,28 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
       expect(res.status).toBe(404);
       expect(res.json()).toMatchObject({ detail: expect.stringContaining("not found"), error_id: "not_found" });
     }
-    // The key is one URL-encoded path segment; its raw "/" form names no route.
-    expect(
-      (await fetchWorker(`/sessions/${runA.session_id}/media/media/${JPEG_SHA}`, { headers: bearer.A })).status,
-    ).toBe(404);
+    // The key is a path: encoded as one segment it names the same medium.
+    const encoded = await fetchWorker(`/sessions/${runA.session_id}/media/${encodeURIComponent(`media/${JPEG_SHA}`)}`, {
+      headers: bearer.A,
+    });
+    expect(encoded.status).toBe(200);
+    expect(await sha256(encoded.bytes)).toBe(JPEG_SHA);
+    // A deeper path that the session does not reference is not found.
+    expect((await fetchWorker(mediaPath(runA.session_id, `media/${JPEG_SHA}/x`), { headers: bearer.A })).status).toBe(
+      404,
+    );
+  });
+
+  it("refuses a storage key with a `..` or `.` segment with 422, naming the field", async () => {
+    // Encoded, so the URL parser does not resolve the dot segments before the route sees them.
+    for (const key of [`..%2Fmedia%2F${JPEG_SHA}`, `media%2F..%2Fmedia%2F${JPEG_SHA}`, `media%2F.%2F${JPEG_SHA}`]) {
+      const res = await fetchWorker(`/sessions/${runA.session_id}/media/${key}`, { headers: bearer.A });
+      expect(res.status, key).toBe(422);
+      expect(res.json()).toMatchObject({
+        error_id: "validation_error",
+        detail: expect.stringContaining("storage_key"),
+      });
+    }
   });
 
   it("serves only references the server recorded: one planted in the session's metadata, state or a run's fields is 404", async () => {
@@ -255,8 +274,16 @@ describe("a run with a 113 KB JPEG upload, on the Worker with its R2 binding", (
   it("documents the route and its key encoding in /openapi.json", async () => {
     const doc = (await fetchWorker("/openapi.json", { headers: bearer.admin })).json();
     const op = doc.paths["/sessions/{session_id}/media/{storage_key}"].get;
+    // The routing pattern that lets the key hold slashes stays out of the document.
+    expect(Object.keys(doc.paths).filter((path) => path.includes("storage_key"))).toEqual([
+      "/sessions/{session_id}/media/{storage_key}",
+    ]);
     expect(op["x-required-scope"]).toBe("sessions:read");
-    expect(op.description).toMatch(/URL-encoded as one path segment/);
+    expect(op.description).toMatch(/as a path: its slashes as they are/);
+    expect(op.parameters.find((p: { name: string }) => p.name === "storage_key")).toMatchObject({
+      in: "path",
+      required: true,
+    });
   });
 
   it("answers redirect=true with 400 on R2 (a binding cannot presign URLs), naming the field", async () => {

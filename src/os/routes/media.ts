@@ -17,12 +17,22 @@ const getMedia = defineRoute({
   summary:
     "A medium of a session's runs: its bytes, or with redirect=true (S3) a redirect to a short-lived presigned URL",
   description:
-    "`storage_key` is a run's `media_reference.storage_key`, URL-encoded as one path segment (its `/` as `%2F`: " +
-    "`/sessions/s1/media/media%2F<sha256>`). Only media the session's own runs recorded (their input, message and output media; " +
+    "`storage_key` is a run's `media_reference.storage_key`, as a path: its slashes as they are (`/sessions/s1/media/media/<sha256>`) " +
+    "or encoded (`media%2F<sha256>`); a `..` segment is refused. Only media the session's own runs recorded (their input, message and output media; " +
     "never references in metadata, session state or tool results, never offloaded tool results) are served, to whoever may read the session. `redirect=true` answers 302 to a presigned URL where the storage can sign one (S3), else 400.",
   scope: { resource: "sessions", action: "read", idParam: "session_id" },
   request: {
-    params: z.object({ session_id: idSchema, storage_key: z.string().min(1).max(1024) }),
+    params: z.object({
+      session_id: idSchema,
+      storage_key: z
+        .string()
+        .min(1)
+        .max(1024)
+        .refine((key) => !key.split("/").some((segment) => segment === ".." || segment === "."), {
+          message: "must not hold a `.` or `..` segment",
+        })
+        .describe("The medium's storage key: a path, slashes allowed"),
+    }),
     query: z.object({ redirect: flag, user_id: idSchema.optional(), db_id: idSchema.optional() }),
   },
   responses: {
@@ -44,13 +54,22 @@ const getMedia = defineRoute({
 });
 
 /**
+ * Where Hono routes the media route: the storage key is the rest of the path, slashes and all
+ * (agno's `{storage_key:path}`), which Hono spells as a parameter with a pattern. The OpenAPI
+ * document keeps the plain `{storage_key}`.
+ */
+const ROUTING_PATH = "/sessions/{session_id}/media/{storage_key{.+}}";
+
+/**
  * `GET /sessions/{session_id}/media/{storage_key}`. `storages` are every MediaStorage the
  * AgentOS and its agents use; a reference is served from the one holding its backend and bucket.
  */
 export function mediaRoutes(storages: MediaStorage[]) {
   const app = routeApp();
+  const { middleware: _guard, ...documented } = getMedia;
+  app.openAPIRegistry.registerPath(documented);
 
-  handle(app, getMedia, async (c) => {
+  handle(app, { ...getMedia, path: ROUTING_PATH, hide: true }, async (c) => {
     const q = c.req.valid("query");
     const { session_id, storage_key } = c.req.valid("param");
     // The session's runs decide what may be read: isolation applies through the session read.

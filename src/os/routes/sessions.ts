@@ -1,12 +1,13 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { ConflictError, NotConfiguredError, NotFoundError } from "../../errors.js";
+import { BadRequestError, ConflictError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
 import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import type { Db } from "../../db/port.js";
 import type { OSEnv } from "../context.js";
 import { effectiveUserId, readScope } from "../auth/scopes.js";
-import { defineRoute, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
-import { sessionDetail, sessionSummary } from "../session-view.js";
+import { defineRoute, errorSchema, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
+import { runView, sessionDetail, sessionRunViews, sessionSummary, withoutNone } from "../session-view.js";
+import { anyRunSchema, paginatedSessionsSchema, sessionDetailSchema } from "../wire/sessions.js";
 
 const sessionType = z.enum(["agent", "team", "workflow"]);
 const read = { resource: "sessions", action: "read", idParam: "session_id" };
@@ -23,15 +24,21 @@ const scopedQuery = z.object({
 const sessionPath = z.object({ session_id: idSchema });
 const runPath = z.object({ session_id: idSchema, run_id: idSchema });
 
+const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
+const notFound = { 404: json(errorSchema, "No such session (or run) for the caller") };
+const detail = (description: string) => ({ 200: json(sessionDetailSchema, description), ...notFound });
+
 const listSessions = defineRoute({
   method: "get",
   path: "/sessions",
   tags,
-  summary: "List sessions (a page of summaries; runs are never loaded)",
+  summary: "List sessions: a page of every type, or of `type`",
+  description:
+    "A session without a stored name is named as agno names it, after its first user message; only such sessions' runs are read.",
   scope: { resource: "sessions", action: "read" },
   request: {
     query: z.object({
-      type: sessionType.default("agent"),
+      type: sessionType.optional(),
       component_id: idSchema.optional(),
       user_id: idSchema.optional(),
       session_name: z.string().max(255).optional(),
@@ -42,6 +49,7 @@ const listSessions = defineRoute({
       db_id: idSchema.optional(),
     }),
   },
+  responses: { 200: json(paginatedSessionsSchema, "A page of sessions"), ...notFound },
 });
 
 const createSession = defineRoute({
@@ -55,7 +63,7 @@ const createSession = defineRoute({
     body: jsonBody(
       z
         .object({
-          session_type: sessionType.default("agent"),
+          session_type: sessionType.optional().describe("The session's type; agno's `?type=` query does the same"),
           session_id: idSchema.optional(),
           session_name: z.string().max(255).optional(),
           session_state: jsonObject.optional(),
@@ -65,15 +73,13 @@ const createSession = defineRoute({
           team_id: idSchema.optional(),
           workflow_id: idSchema.optional(),
         })
-        .strict()
-        .refine((b) => Boolean({ agent: b.agent_id, team: b.team_id, workflow: b.workflow_id }[b.session_type]), {
-          message:
-            "name the component the session belongs to (agent_id, team_id or workflow_id, matching session_type)",
-          path: ["session_type"],
-        }),
+        .strict(),
     ),
   },
-  responses: { 201: { description: "Created" } },
+  responses: {
+    201: json(sessionDetailSchema, "Created"),
+    409: json(errorSchema, "A session with this session_id exists"),
+  },
 });
 
 const getSession = defineRoute({
@@ -83,6 +89,7 @@ const getSession = defineRoute({
   summary: "A session with its chat history",
   scope: read,
   request: { params: sessionPath, query: scopedQuery },
+  responses: detail("The session, in the schema of its type"),
 });
 
 const renameSession = defineRoute({
@@ -96,6 +103,7 @@ const renameSession = defineRoute({
     query: scopedQuery,
     body: jsonBody(z.object({ session_name: z.string().min(1).max(255) }).strict()),
   },
+  responses: detail("The renamed session"),
 });
 
 const updateSession = defineRoute({
@@ -119,6 +127,7 @@ const updateSession = defineRoute({
         .refine((b) => Object.keys(b).length > 0, { message: "nothing to update" }),
     ),
   },
+  responses: detail("The updated session"),
 });
 
 const deleteSessions = defineRoute({
@@ -135,7 +144,11 @@ const deleteSessions = defineRoute({
         .strict(),
     ),
   },
-  responses: { 204: { description: "Deleted" } },
+  responses: {
+    204: { description: "Deleted" },
+    400: json(errorSchema, "session_types does not pair with session_ids"),
+    ...notFound,
+  },
 });
 
 const deleteSession = defineRoute({
@@ -145,7 +158,7 @@ const deleteSession = defineRoute({
   summary: "Delete a session and its runs",
   scope: remove,
   request: { params: sessionPath, query: scopedQuery },
-  responses: { 204: { description: "Deleted" } },
+  responses: { 204: { description: "Deleted" }, ...notFound },
 });
 
 const sessionRuns = defineRoute({
@@ -154,7 +167,14 @@ const sessionRuns = defineRoute({
   tags,
   summary: "A session's runs, oldest first",
   scope: read,
-  request: { params: sessionPath, query: scopedQuery },
+  request: {
+    params: sessionPath,
+    query: scopedQuery.extend({
+      created_after: z.coerce.number().int().optional().describe("Only runs created at or after this epoch second"),
+      created_before: z.coerce.number().int().optional().describe("Only runs created at or before this epoch second"),
+    }),
+  },
+  responses: { 200: json(z.array(anyRunSchema), "The runs, each in the schema of what ran it"), ...notFound },
 });
 const sessionRun = defineRoute({
   method: "get",
@@ -163,6 +183,7 @@ const sessionRun = defineRoute({
   summary: "One run of a session",
   scope: read,
   request: { params: runPath, query: scopedQuery },
+  responses: { 200: json(anyRunSchema, "The run, in the schema of what ran it"), ...notFound },
 });
 const deleteRun = defineRoute({
   method: "delete",
@@ -171,7 +192,7 @@ const deleteRun = defineRoute({
   summary: "Delete one run of a session",
   scope: remove,
   request: { params: runPath, query: scopedQuery },
-  responses: { 204: { description: "Deleted" } },
+  responses: { 204: { description: "Deleted" }, ...notFound },
 });
 
 /** The database a request addresses: `?db_id=`, else the first one configured. */
@@ -190,18 +211,28 @@ export function sessionRoutes() {
   handle(app, listSessions, async (c) => {
     const q = c.req.valid("query");
     const started = Date.now();
-    const page = await dbFor(c, q.db_id).getSessions({
+    const db = dbFor(c, q.db_id);
+    const scope = readScope(c, q.user_id);
+    const page = await db.getSessions({
       sessionType: q.type,
       componentId: q.component_id,
-      ...readScope(c, q.user_id),
+      ...scope,
       sessionName: q.session_name,
       limit: q.limit,
       page: q.page,
       sortBy: q.sort_by,
       sortOrder: q.sort_order,
     });
+    // agno names a session that has no stored name after its runs: only those sessions' runs are read.
+    const data = await Promise.all(
+      page.data.map(async ({ record }) => {
+        const named = record.session_data?.session_name !== undefined && record.session_data?.session_name !== null;
+        const runs = named ? [] : ((await db.getSession(record.session_id, scope))?.runs ?? []);
+        return withoutNone(sessionSummary(record, runs));
+      }),
+    );
     return c.json({
-      data: page.data.map(sessionSummary),
+      data,
       meta: {
         page: page.page,
         limit: page.limit,
@@ -215,17 +246,28 @@ export function sessionRoutes() {
   handle(app, createSession, async (c) => {
     const q = c.req.valid("query");
     const b = c.req.valid("json");
+    const type = b.session_type ?? q.type ?? "agent";
+    const component = { agent: b.agent_id, team: b.team_id, workflow: b.workflow_id }[type];
+    if (!component)
+      throw new ValidationError(
+        `body ${type}_id: name the component the session belongs to (agent_id, team_id or workflow_id, matching session_type)`,
+        `${type}_id`,
+      );
     const db = dbFor(c, q.db_id);
     const sessionId = b.session_id ?? crypto.randomUUID();
+    const sessionData = {
+      ...(b.session_state !== undefined ? { session_state: b.session_state } : {}),
+      ...(b.session_name !== undefined ? { session_name: b.session_name } : {}),
+    };
     const session = await db
       .createSession({
         session_id: sessionId,
-        session_type: b.session_type,
-        agent_id: b.session_type === "agent" ? b.agent_id : null,
-        team_id: b.session_type === "team" ? b.team_id : null,
-        workflow_id: b.session_type === "workflow" ? b.workflow_id : null,
+        session_type: type,
+        agent_id: type === "agent" ? b.agent_id : null,
+        team_id: type === "team" ? b.team_id : null,
+        workflow_id: type === "workflow" ? b.workflow_id : null,
         user_id: effectiveUserId(c, b.user_id) ?? null,
-        session_data: { session_name: b.session_name ?? "", session_state: b.session_state ?? {} },
+        session_data: Object.keys(sessionData).length > 0 ? sessionData : null,
         metadata: b.metadata ?? null,
       })
       .catch(async (error: unknown) => {
@@ -237,7 +279,7 @@ export function sessionRoutes() {
           throw new NotFoundError(`session ${sessionId} not found`);
         throw error;
       });
-    return c.json(sessionDetail(session), 201);
+    return c.json(withoutNone(sessionDetail(session)), 201);
   });
 
   handle(app, getSession, async (c) => {
@@ -246,7 +288,7 @@ export function sessionRoutes() {
     const session = await dbFor(c, q.db_id).getSession(session_id, readScope(c, q.user_id));
     if (!session || (q.type && session.record.session_type !== q.type))
       throw new NotFoundError(`session ${session_id} not found`);
-    return c.json(sessionDetail(session));
+    return c.json(withoutNone(sessionDetail(session)));
   });
 
   handle(app, renameSession, async (c) => {
@@ -283,7 +325,11 @@ export function sessionRoutes() {
   // Bulk delete, all or nothing: one unknown (or another user's) id and nothing is deleted.
   handle(app, deleteSessions, async (c) => {
     const q = c.req.valid("query");
-    await dbFor(c, q.db_id).deleteSessions(c.req.valid("json").session_ids, { userId: effectiveUserId(c, q.user_id) });
+    const { session_ids, session_types } = c.req.valid("json");
+    // agno pairs each id with its type; a list that does not pair is refused, as agno refuses it.
+    if (session_types && session_types.length !== session_ids.length)
+      throw new BadRequestError("session_ids and session_types must have the same length");
+    await dbFor(c, q.db_id).deleteSessions(session_ids, { userId: effectiveUserId(c, q.user_id) });
     return c.body(null, 204);
   });
 
@@ -298,7 +344,14 @@ export function sessionRoutes() {
     const { session_id } = c.req.valid("param");
     const session = await dbFor(c, q.db_id).getSession(session_id, readScope(c, q.user_id));
     if (!session) throw new NotFoundError(`session ${session_id} not found`);
-    return c.json(session.runs);
+    // A run without a creation time is kept, as agno keeps it.
+    const runs = session.runs.filter(
+      (r) =>
+        typeof r.created_at !== "number" ||
+        ((q.created_after === undefined || r.created_at >= q.created_after) &&
+          (q.created_before === undefined || r.created_at <= q.created_before)),
+    );
+    return c.json(sessionRunViews(runs, q.type ?? session.record.session_type).map(withoutNone));
   });
 
   handle(app, sessionRun, async (c) => {
@@ -306,7 +359,7 @@ export function sessionRoutes() {
     const { session_id, run_id } = c.req.valid("param");
     const run = await dbFor(c, q.db_id).getRun(run_id, { sessionId: session_id, ...readScope(c, q.user_id) });
     if (!run) throw new NotFoundError(`run ${run_id} not found in session ${session_id}`);
-    return c.json(run.run_data);
+    return c.json(runView(run.run_data));
   });
 
   handle(app, deleteRun, async (c) => {

@@ -6,6 +6,7 @@ import { answered, checkAnswer, ConformanceError, NOT_AGNO_MODELS } from "./chec
 import { CONTRACTS, routeKey } from "./contracts.js";
 import { metaScenarios } from "./scenarios/meta.js";
 import { routersScenarios } from "./scenarios/routers.js";
+import { sessionsScenarios } from "./scenarios/sessions.js";
 
 /**
  * agno's wire contract, route by route: every answer below goes through `conformingCall`, which
@@ -16,6 +17,7 @@ import { routersScenarios } from "./scenarios/routers.js";
 describe("agno conformance", () => {
   describe("meta", metaScenarios);
   describe("routers", routersScenarios);
+  describe("sessions", sessionsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(

@@ -30,9 +30,7 @@ function readContracts(): Contract[] {
       const segments = route.path.split("/");
       const pattern = new RegExp(
         "^" +
-          segments
-            .map((s) => (s.startsWith("{") ? (s.endsWith(":path}") || s === "{path}" ? "(.+)" : "([^/]+)") : escape(s)))
-            .join("/") +
+          segments.map((s) => (s.startsWith("{") ? (isPathParam(s) ? "(.+)" : "([^/]+)") : escape(s))).join("/") +
           "$",
       );
       const responses = new Map<number, { schema?: z.ZodType; contentTypes: string[] }>();
@@ -49,6 +47,14 @@ function readContracts(): Contract[] {
         responses,
       };
     });
+}
+
+/**
+ * A parameter that takes the rest of the path, slashes included: agno's `{x:path}`, a `{path}`,
+ * and the media route's `{storage_key}` (agno's `{storage_key:path}`, documented as plain `{storage_key}`).
+ */
+function isPathParam(segment: string): boolean {
+  return segment.endsWith(":path}") || segment === "{path}" || segment === "{storage_key}";
 }
 
 function escape(text: string): string {
