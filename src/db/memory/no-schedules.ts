@@ -14,6 +14,7 @@ const METHODS = [
   "claimDueSchedules",
   "settleClaims",
   "reconcileScheduleRuns",
+  "settleJobScheduleRuns",
   "expireScheduleRuns",
   "dueScheduleRetries",
   "recordScheduleRuns",
