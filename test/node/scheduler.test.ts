@@ -274,6 +274,29 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
     });
   });
 
+  it("settleJobScheduleRuns settles the attempts of the jobs named, once they ended, and leaves every other attempt to the tick", async () => {
+    const [a, b, c] = [await schedule("0 0 * * *", T), await schedule("0 0 * * *", T), await schedule("0 0 * * *", T)];
+    await tick(T);
+    const [ra, rb, rc] = [(await runsOf(a))[0]!, (await runsOf(b))[0]!, (await runsOf(c))[0]!];
+    await finish(ra, "COMPLETED", "COMPLETED", "done at once");
+    await finish(rb, "COMPLETED", "COMPLETED", "left for the tick");
+    // c's job is named but still running: nothing to settle yet.
+    expect(await t.db.schedules.settleJobScheduleRuns([ra.job_id!, rc.job_id!], T + 5)).toBe(1);
+    expect((await runsOf(a))[0]).toMatchObject({
+      status: "success",
+      completed_at: T + 5,
+      output: { content: "done at once" },
+    });
+    expect((await runsOf(b))[0]).toMatchObject({ status: "running" });
+    expect((await runsOf(c))[0]).toMatchObject({ status: "running" });
+    // Settled once: naming the job again changes nothing, and the tick takes only b.
+    expect(await t.db.schedules.settleJobScheduleRuns([ra.job_id!], T + 6)).toBe(0);
+    expect(await t.db.schedules.settleJobScheduleRuns([], T + 6)).toBe(0);
+    expect((await tick(T + 7)).reconciled).toBe(1);
+    expect((await runsOf(a))[0]).toMatchObject({ completed_at: T + 5 });
+    expect((await runsOf(b))[0]).toMatchObject({ status: "success", completed_at: T + 7 });
+  });
+
   it("disables a schedule whose cron can no longer be computed, and one that never fires again after its last run", async () => {
     const broken = await schedule("* * * * *", T);
     const last = await schedule("* * * * *", T);
