@@ -84,7 +84,7 @@ async function main({ root, args }: DevOptions) {
           ),
         ),
       SETUP_TIMEOUT_MS,
-    );
+    ).unref();
   });
   const state = await (embedded ? setup : Promise.race([setup, deadline])).catch((err: Error) => {
     if (err instanceof DatabaseUnreachable) throw err;
