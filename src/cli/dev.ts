@@ -10,8 +10,10 @@
  * Environment: DATABASE_URL, PORT (8787), AGNO_DEV_DATA (.data), AGNO_DB_SCHEMA (ai),
  * OS_SECURITY_KEY (when set, requests need it; otherwise auth is off and a warning says so),
  * MODEL (`provider:model-id`) and the providers' keys and base URLs (see PROVIDER_ENV_VARS).
- * Arguments go to `wrangler dev`: `agno-edge dev --test-scheduled` serves `/__scheduled?cron=*+*+*+*+*`,
- * which fires the cron trigger (the scheduler's tick) on demand. `AGNO_DEV_INSPECTOR=off` starts
+ * The config's cron triggers fire by themselves at the start of each minute they match (UTC), as
+ * once deployed (local/dev-cron.ts); `AGNO_DEV_CRON=off` turns that off, and
+ * `/cdn-cgi/handler/scheduled?cron=*+*+*+*+*` still fires the trigger on demand.
+ * Arguments go to `wrangler dev` (`--test-scheduled` also serves `/__scheduled`). `AGNO_DEV_INSPECTOR=off` starts
  * the same Worker without wrangler's DevTools inspector (see in-process-worker.ts; only
  * `--test-scheduled` is understood then).
  */
@@ -31,6 +33,7 @@ import { startInProcessWorker } from "./local/in-process-worker.js";
 import { checkDatabaseReachable, databaseAddress, DatabaseUnreachable } from "./local/database-reachable.js";
 import { startFrontProxy } from "./local/front-proxy.js";
 import { descendants, killSurvivors, watchRuntime } from "./local/runtime-watch.js";
+import { configuredCrons, EVERY_MINUTE, startDevCron } from "./local/dev-cron.js";
 
 const log = (line: string) => console.log(`[agno-edge] ${line}`);
 
@@ -71,8 +74,9 @@ async function main({ root, args }: DevOptions) {
   const pool = new Pool({ connectionString: databaseUrl });
   const setup = new PostgresDb({ pool, schema: process.env.AGNO_DB_SCHEMA }).init();
   // A server that accepts the connection and never answers would hold the start forever.
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    setTimeout(
+    timer = setTimeout(
       () =>
         reject(
           new DatabaseUnreachable(
@@ -88,6 +92,9 @@ async function main({ root, args }: DevOptions) {
     const reason = (err.cause instanceof Error ? err.cause : err).message.split("\n")[0];
     throw new DatabaseUnreachable(`the database at ${databaseAddress(databaseUrl)} could not be set up: ${reason}`);
   });
+  // Cleared once the setup is done: a deadline left to fire would reject with nothing listening
+  // (the embedded database never races it) and end the process half a minute into the session.
+  clearTimeout(timer);
   await pool.end();
   log(
     state === "current"
@@ -139,10 +146,14 @@ async function main({ root, args }: DevOptions) {
   // Load tests measure the runtime as it is deployed, without a Node hop in front of it: they turn
   // the front proxy off, and the runtime then listens on the public port itself.
   const direct = process.env.AGNO_DEV_FRONT_PROXY === "off";
+  const crons = cronsToFire(configPathOf(root, args), port);
+  // wrangler dev then says no more that crons need firing by hand (and serves /__scheduled too).
+  const runtimeArgs = crons && !args.includes("--test-scheduled") ? [...args, "--test-scheduled"] : args;
+  const project = { root, dataDir, args: runtimeArgs };
   const startRuntime = () =>
     inProcess
-      ? startInProcessRuntime({ root, dataDir, args }, varsObject, direct ? port : undefined)
-      : startWranglerRuntime({ root, dataDir, args }, vars, (code) => void stop(code ?? 1), direct ? port : undefined);
+      ? startInProcessRuntime(project, varsObject, direct ? port : undefined)
+      : startWranglerRuntime(project, vars, (code) => void stop(code ?? 1), direct ? port : undefined);
   let runtime: Runtime | undefined = await startRuntime();
   // The public port is the front proxy's; the runtime listens on an internal one (see front-proxy.ts).
   const front = direct
@@ -153,6 +164,8 @@ async function main({ root, args }: DevOptions) {
       ? `AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)`
       : `AgentOS on http://localhost:${port}  (try: curl localhost:${port}/info)`,
   );
+
+  const cron = crons && startDevCron({ crons, port: () => runtime?.port, log });
 
   let restarting: Promise<void> | undefined;
   const watch = watchRuntime({
@@ -184,6 +197,7 @@ async function main({ root, args }: DevOptions) {
     if (stopping) return;
     stopping = true;
     watch.stop();
+    cron?.stop();
     await restarting?.catch(() => undefined); // a runtime being started is stopped too, not orphaned
     await runtime?.stop();
     await front?.stop();
@@ -193,6 +207,31 @@ async function main({ root, args }: DevOptions) {
   };
   process.on("SIGINT", () => void stop(0));
   process.on("SIGTERM", () => void stop(0));
+}
+
+/** The wrangler config `wrangler dev` reads: `--config`'s (or `-c`'s), else the project's wrangler.toml. */
+function configPathOf(root: string, args: string[]): string {
+  const flag = args.findIndex((a) => a === "--config" || a === "-c");
+  const inline = args.find((a) => a.startsWith("--config="));
+  const given = flag !== -1 ? args[flag + 1] : inline?.slice("--config=".length);
+  return resolve(root, given ?? "wrangler.toml");
+}
+
+/** The config's crons, to fire every minute they match; undefined with AGNO_DEV_CRON=off or none configured. */
+function cronsToFire(configPath: string, port: number): string[] | undefined {
+  const byHand = `curl "localhost:${port}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*" fires the trigger by hand`;
+  if (process.env.AGNO_DEV_CRON === "off") {
+    log(`cron triggers off (AGNO_DEV_CRON=off): ${byHand}`);
+    return undefined;
+  }
+  const configured = configuredCrons(configPath);
+  if (configured?.length === 0) {
+    log(`no cron triggers in ${configPath}: schedules do not run by themselves; ${byHand}`);
+    return undefined;
+  }
+  const crons = configured ?? [EVERY_MINUTE];
+  log(`cron triggers (${crons.join(", ")}) fire on the minute, in UTC; AGNO_DEV_CRON=off turns them off`);
+  return crons;
 }
 
 /** How long a DATABASE_URL server gets to answer the start's schema check and migrations. */
@@ -222,9 +261,8 @@ async function startInProcessRuntime(
   publicPort?: number,
 ): Promise<Runtime> {
   const internal = publicPort ?? (await freePort());
-  const config = args.indexOf("--config");
   const worker = await startInProcessWorker({
-    configPath: resolve(root, config === -1 ? "wrangler.toml" : args[config + 1]!),
+    configPath: configPathOf(root, args),
     port: internal,
     vars,
     persistTo: join(dataDir, "wrangler"),

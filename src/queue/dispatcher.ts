@@ -25,6 +25,12 @@ export interface DispatcherOptions {
    */
   claimBatch?: number;
   claimWaitMs?: number;
+  /**
+   * Called once a job has reached its end (COMPLETED, FAILED or CANCELLED; not when it waits to
+   * retry), after that end is stored: what depends on the job (a schedule's attempt) settles now.
+   * Its failure is logged, never the job's.
+   */
+  onJobEnded?: (job: JobRecord) => Promise<void>;
 }
 
 /**
@@ -67,7 +73,8 @@ export class Dispatcher {
     // fill() runs after every job that ends; dead workers' jobs need looking for only now and then.
     if (Date.now() - this.lastSweep >= SWEEP_INTERVAL_MS) {
       this.lastSweep = Date.now();
-      await this.opts.store.expireExhaustedJobs();
+      const expired = await this.opts.store.expireExhaustedJobs();
+      for (const job of expired) await this.notifyEnded(job);
     }
     const free = this.concurrency - this.running.size;
     if (free <= 0) return 0;
@@ -125,16 +132,25 @@ export class Dispatcher {
     } finally {
       clearInterval(renew);
     }
-    if (outcome.recorded) return;
+    if (outcome.recorded) return this.notifyEnded(job);
     try {
       if (outcome.status === "FAILED" && outcome.retryable && job.attempt < job.max_attempts) {
         await store.retryJob(lease, this.backoff(job.attempt), outcome.error ?? "failed");
-      } else {
-        await store.finishJob(lease, outcome);
+      } else if (await store.finishJob(lease, outcome)) {
+        await this.notifyEnded(job);
       }
     } catch (error) {
       // The record write failed: the lease lapses and the job is claimed again (at-least-once).
       console.error(`job ${job.id}: outcome not recorded: ${errorMessage(error)}`);
+    }
+  }
+
+  /** Tells `onJobEnded` about a job whose end is stored. */
+  private async notifyEnded(job: JobRecord): Promise<void> {
+    try {
+      await this.opts.onJobEnded?.(job);
+    } catch (error) {
+      console.error(`job ${job.id}: onJobEnded failed: ${errorMessage(error)}`);
     }
   }
 }

@@ -4,6 +4,7 @@ import { enqueueEach } from "../queue/group-enqueue.js";
 import { runJobInput } from "../queue/run-job-input.js";
 import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
 import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
+import { SCHEDULE_JOB_KEY_PREFIX } from "./job-end.js";
 import { runPayloadOf, runTarget } from "./validate.js";
 import { nowSeconds } from "../time.js";
 
@@ -143,7 +144,7 @@ export async function triggerSchedule(
 ): Promise<ScheduleRun> {
   const now = nowSeconds();
   const run = await dispatchAttempt(deps, schedule, {
-    occurrenceKey: `schedule:${schedule.id}:manual:${crypto.randomUUID()}`,
+    occurrenceKey: `${SCHEDULE_JOB_KEY_PREFIX}${schedule.id}:manual:${crypto.randomUUID()}`,
     attempt: 1,
     scheduledFor: null,
     now,

@@ -2,6 +2,7 @@ import { ValidationError } from "../errors.js";
 import type { JobStore } from "../queue/types.js";
 import { nextOccurrence } from "./cron.js";
 import { dispatchAttempts, type DispatchDeps } from "./dispatch.js";
+import { SCHEDULE_JOB_KEY_PREFIX } from "./job-end.js";
 import type { NewScheduleRun, Schedule, ScheduleAdvance, ScheduleTicks } from "./types.js";
 import { nowSeconds } from "../time.js";
 
@@ -151,7 +152,12 @@ export async function runDueSchedules(
         .filter((p) => p.dispatch)
         .map(({ s }) => ({
           schedule: s,
-          a: { occurrenceKey: `schedule:${s.id}:${s.next_run_at}`, attempt: 1, scheduledFor: s.next_run_at, now },
+          a: {
+            occurrenceKey: `${SCHEDULE_JOB_KEY_PREFIX}${s.id}:${s.next_run_at}`,
+            attempt: 1,
+            scheduledFor: s.next_run_at,
+            now,
+          },
         })),
     );
     const settled = await db.schedules.settleClaims(

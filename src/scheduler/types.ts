@@ -147,6 +147,12 @@ export interface ScheduleTicks {
   ): Promise<{ advanced: number; recorded: number }>;
   /** attempts whose job ended get their final status from their run; failures owe a retry while retries remain */
   reconcileScheduleRuns(now: number): Promise<number>;
+  /**
+   * As reconcileScheduleRuns, for the attempts these jobs run only: called as a job ends, so an
+   * attempt's status settles then instead of at the next tick. Attempts whose job has not ended
+   * are left as they are; returns how many settled.
+   */
+  settleJobScheduleRuns(jobIds: string[], now: number): Promise<number>;
   /** attempts running longer than their schedule's timeout become `timeout`; returns their job ids to cancel */
   expireScheduleRuns(now: number): Promise<string[]>;
   dueScheduleRetries(now: number, limit: number): Promise<DueRetry[]>;

@@ -15,6 +15,7 @@ import { enqueueVia } from "./queue-rpc.js";
 import { anyQueueShard, queueShards } from "./queue-shards.js";
 import { requestLifetime } from "./request-lifetime.js";
 import { scheduledTick } from "./scheduled-tick.js";
+import { settlingCancelledScheduleRuns } from "../scheduler/job-end.js";
 import { upgradeWebSocket } from "./websocket.js";
 
 /** A value, or how to make it from the Worker's env and its validated configuration (called once per isolate). */
@@ -162,10 +163,12 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           wake: () => queue.wake(),
           enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input),
         };
+        // A schedule's attempt whose job is cancelled before it starts settles with the cancel.
+        const jobs = settlingCancelledScheduleRuns(db.jobs, db.schedules);
         return lifetime.finish(
           await os.fetch(
             request,
-            { dbs: [db], jobs: db.jobs, ssePingMs: s.config.ssePingMs, ...(dispatcher ? { queue: dispatcher } : {}) },
+            { dbs: [db], jobs, ssePingMs: s.config.ssePingMs, ...(dispatcher ? { queue: dispatcher } : {}) },
             lifetime.ctx,
           ),
         );

@@ -6,6 +6,7 @@ import { Dispatcher } from "../queue/dispatcher.js";
 import { executeRunJob } from "../queue/executor.js";
 import { GroupEnqueue } from "../queue/group-enqueue.js";
 import type { EnqueueRunInput } from "../queue/types.js";
+import { settleScheduleRunOnJobEnd } from "../scheduler/job-end.js";
 import { replyOf, type EnqueueReply } from "./queue-rpc.js";
 
 /** What the queue needs from the deployment: its components (the registry) and a way to reach its database. */
@@ -125,6 +126,8 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
         workerId: `do:${this.ctx.id.toString().slice(0, 16)}:${crypto.randomUUID().slice(0, 8)}`,
         concurrency: services.concurrency,
         leaseSeconds: services.leaseSeconds,
+        // A schedule's attempt shows how its job ended as soon as it has, not at the next tick.
+        onJobEnded: settleScheduleRunOnJobEnd(services.db.schedules),
       });
     }
     return this.dispatcher;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Dispatcher, type DispatcherOptions } from "../../src/queue/dispatcher.js";
-import type { JobRecord } from "../../src/queue/types.js";
+import type { JobRecord, Lease } from "../../src/queue/types.js";
 
 /**
  * The dispatcher's claim policy over a stub store that records each claim's limit (the stores
@@ -111,5 +111,55 @@ describe("Dispatcher claims", () => {
     await d.idle();
     expect(await d.fill()).toBe(0);
     expect(store.claims).toEqual([4, 2, 4]);
+  });
+});
+
+describe("Dispatcher onJobEnded", () => {
+  it("tells the hook about each job whose end is stored, not about a retry or a stale lease; a failing hook harms nothing", async () => {
+    const outcomes: Record<string, Awaited<ReturnType<DispatcherOptions["execute"]>>> = {
+      j0: { status: "COMPLETED" },
+      j1: { status: "COMPLETED", recorded: true },
+      j2: { status: "FAILED", error: "again", retryable: true },
+      j3: { status: "CANCELLED" },
+      j4: { status: "FAILED", error: "stale" },
+      j5: { status: "COMPLETED" },
+    };
+    const retried: string[] = [];
+    const store: DispatcherOptions["store"] = {
+      ...memoryStore(6),
+      retryJob: async (lease: Lease) => (retried.push(lease.id), true),
+      // j4's lease was taken over: its end is not this worker's to store.
+      finishJob: async (lease: Lease) => lease.id !== "j4",
+    };
+    const ended: string[] = [];
+    const d = new Dispatcher({
+      store,
+      execute: async (job) => outcomes[job.id]!,
+      workerId: "w",
+      concurrency: 8,
+      onJobEnded: async (job) => {
+        ended.push(job.id);
+        if (job.id === "j5") throw new Error("the hook failed");
+      },
+    });
+    expect(await d.fill()).toBe(6);
+    await d.idle();
+    expect(retried).toEqual(["j2"]);
+    expect(ended.sort()).toEqual(["j0", "j1", "j3", "j5"]);
+    expect(d.active).toBe(0);
+  });
+
+  it("tells the hook about jobs the sweep failed because their worker died", async () => {
+    const dead = { id: "dead", attempt: 3, max_attempts: 3, payload: { run_id: "r", message: "m" } } as JobRecord;
+    const store: DispatcherOptions["store"] = { ...memoryStore(0), expireExhaustedJobs: async () => [dead] };
+    const ended: string[] = [];
+    const d = new Dispatcher({
+      store,
+      execute: async () => ({ status: "COMPLETED" }),
+      workerId: "w",
+      onJobEnded: async (job) => void ended.push(job.id),
+    });
+    await d.fill();
+    expect(ended).toEqual(["dead"]);
   });
 });

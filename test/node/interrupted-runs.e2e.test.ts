@@ -52,6 +52,8 @@ describe.each(dbTargets())("runtime kill during interactive runs ($name)", (targ
       OPENAI_API_KEY: "sk-local",
       // One beat a second: a run silent for three is dead.
       AGNO_RUN_HEARTBEAT_SECONDS: "1",
+      // The test fires the cron trigger itself, after the restart.
+      AGNO_DEV_CRON: "off",
     };
     let dev: DevServer | undefined;
     try {

@@ -19,7 +19,14 @@ it("a schedule created over HTTP is run by the cron trigger through the durable 
     { text: "spare" },
   ]);
   const dev = await startDev(
-    { AGNO_DEV_DATA: dataDir, MODEL: "openai:gpt-test", OPENAI_BASE_URL: script.baseURL, OPENAI_API_KEY: "sk-local" },
+    {
+      AGNO_DEV_DATA: dataDir,
+      MODEL: "openai:gpt-test",
+      OPENAI_BASE_URL: script.baseURL,
+      OPENAI_API_KEY: "sk-local",
+      // The trigger is fired by hand here (dev-cron.e2e.test.ts covers the one that fires by itself).
+      AGNO_DEV_CRON: "off",
+    },
     ["--test-scheduled"],
   );
   try {
@@ -54,7 +61,8 @@ it("a schedule created over HTTP is run by the cron trigger through the durable 
       )
     ).body.data;
     expect(attempt).toMatchObject({
-      status: "running",
+      // settled already if the queue was quicker than this read
+      status: expect.stringMatching(/^(running|success)$/),
       attempt: 1,
       run_id: expect.any(String),
       job_id: expect.any(String),

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { runDueSchedules, type TickReport } from "../../src/scheduler/run-due.js";
 import { dispatchAttempt } from "../../src/scheduler/dispatch.js";
+import { settlingCancelledScheduleRuns } from "../../src/scheduler/job-end.js";
 import type { Schedule, ScheduleRun } from "../../src/scheduler/types.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 
@@ -272,6 +273,40 @@ describe.each(dbTargets())("scheduler ticks on $name", (target) => {
       error: "agent gone is not served by this deployment",
       next_attempt_at: null,
     });
+  });
+
+  it("settleJobScheduleRuns settles the attempts of the jobs named, once they ended, and leaves every other attempt to the tick", async () => {
+    const [a, b, c] = [await schedule("0 0 * * *", T), await schedule("0 0 * * *", T), await schedule("0 0 * * *", T)];
+    await tick(T);
+    const [ra, rb, rc] = [(await runsOf(a))[0]!, (await runsOf(b))[0]!, (await runsOf(c))[0]!];
+    await finish(ra, "COMPLETED", "COMPLETED", "done at once");
+    await finish(rb, "COMPLETED", "COMPLETED", "left for the tick");
+    // c's job is named but still running: nothing to settle yet.
+    expect(await t.db.schedules.settleJobScheduleRuns([ra.job_id!, rc.job_id!], T + 5)).toBe(1);
+    expect((await runsOf(a))[0]).toMatchObject({
+      status: "success",
+      completed_at: T + 5,
+      output: { content: "done at once" },
+    });
+    expect((await runsOf(b))[0]).toMatchObject({ status: "running" });
+    expect((await runsOf(c))[0]).toMatchObject({ status: "running" });
+    // Settled once: naming the job again changes nothing, and the tick takes only b.
+    expect(await t.db.schedules.settleJobScheduleRuns([ra.job_id!], T + 6)).toBe(0);
+    expect(await t.db.schedules.settleJobScheduleRuns([], T + 6)).toBe(0);
+    expect((await tick(T + 7)).reconciled).toBe(1);
+    expect((await runsOf(a))[0]).toMatchObject({ completed_at: T + 5 });
+    expect((await runsOf(b))[0]).toMatchObject({ status: "success", completed_at: T + 7 });
+  });
+
+  it("a job cancelled before it started settles its attempt as cancelled with the cancel (the job store as the Worker's routes get it)", async () => {
+    const s = await schedule("0 0 * * *", T);
+    await tick(T);
+    const [attempt] = await runsOf(s);
+    const jobs = settlingCancelledScheduleRuns(t.db.jobs, t.db.schedules);
+    expect(await jobs.cancelJob(attempt!.job_id!)).toBe("cancelled");
+    expect((await runsOf(s))[0]).toMatchObject({ status: "cancelled", completed_at: expect.any(Number) });
+    // Every other call is the store's own.
+    expect(await jobs.getJob(attempt!.job_id!)).toMatchObject({ status: "CANCELLED" });
   });
 
   it("disables a schedule whose cron can no longer be computed, and one that never fires again after its last run", async () => {

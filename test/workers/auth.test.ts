@@ -3,7 +3,7 @@ import { base64url, exportJWK, exportSPKI, generateKeyPair, SignJWT, UnsecuredJW
 import type { Env } from "../../src/index.js";
 import { env as workerEnv } from "cloudflare:workers";
 import { scriptModel } from "../support/model-script.js";
-import { call, JSON_BODY } from "./worker-client.js";
+import { call, JSON_BODY, upgradeSocket } from "./worker-client.js";
 
 const AUD = "agno-test";
 const ISS = "https://issuer.test";
@@ -107,6 +107,14 @@ function suite(kind: "RS256" | "HS256"): Case[] {
     ],
     [`${kind}: no subject`, () => sign(claims({ sub: undefined })), 401],
     [`${kind}: reserved subject *`, () => sign(claims({ sub: "*" })), 401],
+    [`${kind}: service-account subject sa:`, () => sign(claims({ sub: "sa:deployer" })), 401],
+    [`${kind}: MCP OAuth client subject __oauth__:`, () => sign(claims({ sub: "__oauth__:client-1" })), 401],
+    [`${kind}: scheduler subject __scheduler__`, () => sign(claims({ sub: "__scheduler__" })), 401],
+    // agno matches reserved principals case-sensitively and by exact prefix or name.
+    [`${kind}: subject SA: (other case, not reserved)`, () => sign(claims({ sub: "SA:deployer" })), 200],
+    [`${kind}: subject __scheduler__x (not the exact name)`, () => sign(claims({ sub: "__scheduler__x" })), 200],
+    [`${kind}: issued in the future`, () => sign(claims({ iat: now() + 3600 })), 401],
+    [`${kind}: issued in the future within the clock tolerance`, () => sign(claims({ iat: now() + 10 })), 200],
     [`${kind}: subject with control characters`, () => sign(claims({ sub: "ann\n" })), 401],
     [`${kind}: session_id not a string`, () => sign(claims({ session_id: 42 })), 401],
     [`${kind}: oversized token`, () => sign(claims({ pad: "x".repeat(10_000) })), 401],
@@ -160,6 +168,17 @@ describe("JWT authentication: a table of bad tokens, all 401, none a 500", () =>
       if (expected === 401) expect(res.body).toMatchObject({ error_id: "unauthorized", detail: expect.any(String) });
     },
   );
+
+  it.each(
+    cases()
+      .filter((c) => c[2] === 401)
+      .map((c) => [c[0], c] as const),
+  )("the WebSocket upgrade refuses it too: %s", async (_name, [, token]) => {
+    const { res, ws } = await upgradeSocket(k.env, { authorization: `Bearer ${await token()}` });
+    expect(ws).toBeNull();
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({ error_id: "unauthorized", detail: expect.any(String) });
+  });
 
   it("takes the scheme case-insensitively and refuses other schemes", async () => {
     expect((await call("/sessions", {}, k.env, { authorization: `bearer ${await rs()}` })).status).toBe(200);

@@ -36,6 +36,22 @@ const create = (w: Who, fields: Record<string, unknown>) =>
     ...fields,
   });
 
+/**
+ * Polls a schedule's run history (no cron tick in between) until attempt `id` has left
+ * `running`; within seconds, since the job's end settles it.
+ */
+const settledAttempt = async (scheduleId: string, id: string) => {
+  type Attempt = { id: string; status: string; completed_at: number | null } & Record<string, unknown>;
+  const attemptIn = (page: { data: Attempt[] }) => page.data.find((r) => r.id === id);
+  const page = await until(
+    async () => (await as("A", "GET", `/schedules/${scheduleId}/runs`)).body,
+    (p) => attemptIn(p)?.status !== "running",
+    `attempt ${id} to settle`,
+    { ms: 15_000, every: 100 },
+  );
+  return attemptIn(page)!;
+};
+
 /** The cron trigger as the runtime fires it, for the minute `at` (ms). */
 const cron = (at: number) =>
   worker.scheduled(createScheduledController({ scheduledTime: at, cron: "* * * * *" }), envFor(E));
@@ -243,7 +259,7 @@ describe("schedules over HTTP", () => {
 });
 
 describe("the cron trigger runs schedules through the durable queue", () => {
-  it("a schedule created over HTTP becomes a queued run that completes; the next tick records its success", async () => {
+  it("a schedule created over HTTP becomes a queued run that completes; its attempt shows success when the job ends, with no tick in between", async () => {
     await scriptModel(env.MODEL_SERVER_URL, [{ text: "the scheduled answer" }], { channel: "queue" });
     const minute = Math.floor(Date.now() / 60_000) * 60;
     const { body: s } = await create("A", { cron_expr: "* * * * *" });
@@ -251,7 +267,8 @@ describe("the cron trigger runs schedules through the durable queue", () => {
     await cron(minute * 1000);
     const [attempt] = (await as("A", "GET", `/schedules/${s.id}/runs`)).body.data;
     expect(attempt).toMatchObject({
-      status: "running",
+      // already settled if the queue was quicker than this read
+      status: expect.stringMatching(/^(running|success)$/),
       attempt: 1,
       triggered_at: expect.any(Number),
       user_id: A,
@@ -263,28 +280,25 @@ describe("the cron trigger runs schedules through the durable queue", () => {
     for (const inside of ["scheduled_for", "job_id", "next_attempt_at", "occurrence_key"])
       expect(attempt).not.toHaveProperty(inside);
     expect((await as("A", "GET", `/schedules/${s.id}`)).body.next_run_at).toBe(minute + 60);
-    await cron(minute * 1000); // the same minute again: nothing new
-    expect((await as("A", "GET", `/schedules/${s.id}/runs`)).body.meta.total_count).toBe(1);
-    const run = await until(
-      () => as("A", "GET", `/agents/assistant/runs/${attempt.run_id}`),
-      (r) => r.body?.status === "COMPLETED",
-      "the scheduled run",
-      { ms: 30_000, every: 200 },
-    );
-    expect(run.body).toMatchObject({ content: "the scheduled answer", user_id: A, session_id: attempt.session_id });
-    // Off by default from here: the schedule would fire again every minute of the suite.
-    await as("A", "POST", `/schedules/${s.id}/disable`);
-    await until(
-      async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body),
-      (r) => r.status !== "running",
-      "the attempt to settle",
-      { ms: 30_000, every: 200 },
-    );
-    expect((await as("A", "GET", `/schedules/${s.id}/runs/${attempt.id}`)).body).toMatchObject({
+    // No tick until it has settled: the job's end settles its attempt.
+    const settled = await settledAttempt(s.id, attempt.id);
+    const run = await as("A", "GET", `/agents/assistant/runs/${attempt.run_id}`);
+    expect(run.body).toMatchObject({
+      status: "COMPLETED",
+      content: "the scheduled answer",
+      user_id: A,
+      session_id: attempt.session_id,
+    });
+    expect(settled).toMatchObject({
       status: "success",
       output: { content: "the scheduled answer" },
       completed_at: expect.any(Number),
     });
+    expect(settled.completed_at).toBeGreaterThanOrEqual(run.body.created_at);
+    await cron(minute * 1000); // the same minute again: nothing new
+    expect((await as("A", "GET", `/schedules/${s.id}/runs`)).body.meta.total_count).toBe(1);
+    // Off from here: the schedule would fire again at every tick the suite's other tests make.
+    await as("A", "POST", `/schedules/${s.id}/disable`);
   });
 
   it("POST /trigger runs a schedule now, outside its cron", async () => {
@@ -308,11 +322,40 @@ describe("the cron trigger runs schedules through the durable queue", () => {
       { ms: 30_000, every: 200 },
     );
     expect(run.body.content).toBe("triggered by hand");
+    expect(await settledAttempt(s.id, triggered.body.id)).toMatchObject({ status: "success" });
+  });
+
+  it("a failed run's attempt shows failed with its error when its job ends, with no tick in between", async () => {
+    await scriptModel(env.MODEL_SERVER_URL, [{ error: { status: 400, message: "the model refused" } }], {
+      channel: "queue",
+    });
+    const { body: s } = await create("A", {});
+    const triggered = await as("A", "POST", `/schedules/${s.id}/trigger`);
+    expect(triggered).toMatchObject({ status: 200, body: { status: "running" } });
+    expect(await settledAttempt(s.id, triggered.body.id)).toMatchObject({
+      status: "failed",
+      error: expect.stringContaining("the model refused"),
+      completed_at: expect.any(Number),
+      next_attempt_at: null,
+    });
+    expect((await as("A", "GET", `/agents/assistant/runs/${triggered.body.run_id}`)).body.status).toBe("ERROR");
+  });
+
+  it("a run cancelled mid-answer shows its attempt cancelled when its job ends, with no tick in between", async () => {
+    await scriptModel(env.MODEL_SERVER_URL, [{ hang: true }], { channel: "queue" });
+    const { body: s } = await create("A", {});
+    const triggered = await as("A", "POST", `/schedules/${s.id}/trigger`);
+    const runPath = `/agents/assistant/runs/${triggered.body.run_id}`;
     await until(
-      async () => (await cron(Date.now()), (await as("A", "GET", `/schedules/${s.id}/runs/${triggered.body.id}`)).body),
-      (r) => r.status === "success",
-      "the attempt to settle",
-      { ms: 30_000, every: 200 },
+      () => as("A", "GET", runPath),
+      (r) => r.body?.status === "RUNNING",
+      "the scheduled run to start",
+      { ms: 30_000, every: 100 },
     );
+    expect((await as("A", "POST", `${runPath}/cancel`)).body).toMatchObject({ cancelled: true });
+    expect(await settledAttempt(s.id, triggered.body.id)).toMatchObject({
+      status: "cancelled",
+      completed_at: expect.any(Number),
+    });
   });
 });

@@ -75,8 +75,19 @@ export class MemoryScheduleTicks implements ScheduleTicks {
   }
 
   async reconcileScheduleRuns(now: number): Promise<number> {
+    return this.settleEnded(now);
+  }
+
+  async settleJobScheduleRuns(jobIds: string[], now: number): Promise<number> {
+    if (jobIds.length === 0) return 0;
+    return this.settleEnded(now, new Set(jobIds));
+  }
+
+  /** Gives running attempts whose job ended (of the jobs in `only`, when given) their final status. */
+  private settleEnded(now: number, only?: Set<string>): number {
     let settled = 0;
     for (const sr of [...this.t.scheduleRuns.values()]) {
+      if (only && (sr.job_id === null || !only.has(sr.job_id))) continue;
       const job = sr.status === "running" && sr.job_id !== null ? this.t.jobs.get(sr.job_id) : undefined;
       if (!job || !["COMPLETED", "FAILED", "CANCELLED"].includes(job.status)) continue;
       const schedule = this.t.schedules.get(sr.schedule_id);

@@ -94,6 +94,19 @@ export class PostgresScheduleTicks implements ScheduleTicks {
   }
 
   async reconcileScheduleRuns(now: number): Promise<number> {
+    return this.settleEnded(now, sql``);
+  }
+
+  async settleJobScheduleRuns(jobIds: string[], now: number): Promise<number> {
+    if (jobIds.length === 0) return 0;
+    return this.settleEnded(
+      now,
+      sql`AND x.job_id IN (SELECT jsonb_array_elements_text(${JSON.stringify(jobIds)}::jsonb))`,
+    );
+  }
+
+  /** Gives running attempts whose job ended (those `only` narrows it to) their final status. */
+  private async settleEnded(now: number, only: SQL): Promise<number> {
     await this.d.ready();
     // The run's status decides (a job ends COMPLETED for a paused run too); the job's, when the
     // run is gone or never started (an agent this deployment no longer serves).
@@ -110,7 +123,7 @@ export class PostgresScheduleTicks implements ScheduleTicks {
           CASE WHEN r.status = 'PAUSED' THEN r.run_data->'requirements' END AS requirements
         FROM ${this.d.scheduleRuns} x JOIN ${this.d.jobs} j ON j.id = x.job_id
           LEFT JOIN ${this.d.schedules} s ON s.id = x.schedule_id LEFT JOIN ${this.d.runs} r ON r.run_id = x.run_id
-        WHERE x.status = 'running' AND j.status IN ('COMPLETED', 'FAILED', 'CANCELLED')
+        WHERE x.status = 'running' AND j.status IN ('COMPLETED', 'FAILED', 'CANCELLED') ${only}
         FOR UPDATE OF x SKIP LOCKED) d
       WHERE sr.id = d.id AND sr.status = 'running'
       RETURNING sr.id`);

@@ -8,6 +8,8 @@ import {
   type JWK,
   type JWTPayload,
 } from "jose";
+import { nowSeconds } from "../../time.js";
+import { isReservedPrincipal } from "./reserved-principal.js";
 
 /** Who is calling, as the token says. */
 export interface Principal {
@@ -115,6 +117,7 @@ function principalFrom(payload: JWTPayload): Principal {
   if (typeof sub !== "string" || sub.length === 0 || sub.length > 255 || /[\u0000-\u001f]/.test(sub) || sub === "*") {
     throw new JwtError("token subject (sub) is missing or not a valid user id");
   }
+  if (isReservedPrincipal(sub)) throw new JwtError("token subject (sub) claims a principal reserved for the server");
   const scopes = payload.scopes ?? [];
   if (
     !Array.isArray(scopes) ||
@@ -131,7 +134,8 @@ function principalFrom(payload: JWTPayload): Principal {
 /**
  * Verifies bearer JWTs against a list of keys (rotation: old and new side by side), each with
  * its algorithm pinned. A token naming a `kid` is checked with that key only (an unknown kid is
- * refused); one without a kid is tried with each key in order. Claims (exp required by default, nbf, aud, iss) are checked with a small clock tolerance.
+ * refused); one without a kid is tried with each key in order. Claims (exp required by default, nbf, iat, aud, iss) are checked with a small clock tolerance;
+ * a subject naming a server-reserved principal is refused.
  *
  * @example
  * const verifier = new JwtVerifier([publicKeyPem, { kty: "oct", k: secret, kid: "2026-11" }], { audience: "agno" });
@@ -171,10 +175,13 @@ export class JwtVerifier {
           clockTolerance: this.opts.clockToleranceSeconds ?? 30,
           requiredClaims: this.opts.requireExp === false ? [] : ["exp"],
         });
+        const tolerance = this.opts.clockToleranceSeconds ?? 30;
+        // jose checks `iat` only against a maximum age; a token minted ahead of our clock by
+        // more than the skew allowed is refused, as agno's verifier refuses it.
+        if (payload.iat !== undefined && payload.iat > nowSeconds() + tolerance)
+          throw new JwtError("token was issued in the future (iat)");
         const principal = principalFrom(payload);
-        return payload.exp === undefined
-          ? principal
-          : { ...principal, expiresAt: (payload.exp + (this.opts.clockToleranceSeconds ?? 30)) * 1000 };
+        return payload.exp === undefined ? principal : { ...principal, expiresAt: (payload.exp + tolerance) * 1000 };
       } catch (error) {
         // A bad signature may be another key's token: try the next. Anything else (expired,
         // wrong audience, malformed claims) was signed by this key and is final.
