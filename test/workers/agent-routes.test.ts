@@ -14,16 +14,29 @@ describe("agent routes of the Worker", () => {
   it("lists the example agent with its model, in /agents and /config", async () => {
     const { env: e } = await modelEnv([]);
     const agents = await call("/agents", {}, e);
-    expect(agents.body).toEqual([
-      {
-        id: "assistant",
-        name: "Assistant",
-        description: expect.any(String),
-        db_id: "default",
-        model: { id: "gpt-test", provider: "openai" },
-        metadata: null,
-      },
-    ]);
+    // agno's AgentResponse: unset features are absent, each block holds what differs from agno's defaults.
+    const tool = (name: string, requiresConfirmation = false) => ({
+      name,
+      description: expect.any(String),
+      parameters: expect.objectContaining({ type: "object" }),
+      requires_confirmation: requiresConfirmation,
+      external_execution: false,
+    });
+    const assistant = {
+      id: "assistant",
+      name: "Assistant",
+      description: expect.any(String),
+      db_id: "default",
+      is_factory: false,
+      is_component: false,
+      model: { model: "gpt-test", provider: "openai" },
+      tools: { tools: [tool("get_current_time"), tool("roll_dice"), tool("save_note", true)] },
+      sessions: { session_table: "agno_sessions", add_history_to_context: true },
+      reasoning: { reasoning: false },
+      system_message: { description: expect.any(String), instructions: expect.arrayContaining(["Answer briefly."]) },
+    };
+    expect(agents.body).toEqual([assistant]);
+    expect((await call("/agents/assistant", {}, e)).body).toEqual(assistant);
     expect((await call("/config", {}, e)).body).toMatchObject({
       agents: [{ id: "assistant" }],
       available_models: ["openai:gpt-test"],
@@ -191,7 +204,10 @@ describe("agent routes of the Worker", () => {
       ],
       ["/agents/assistant/runs/nope", {}, 404, /nope/],
       ["/agents/assistant/runs/nope/continue", form({ tools: "[]" }), 404, /nope/],
-      ["/agents/assistant/runs/nope/continue", form({}), 422, /tools/],
+      ["/agents/assistant/runs/nope/continue", form({}), 404, /nope/],
+      ["/agents/assistant/runs/nope/continue", form({ continue_from: "middle" }), 422, /continue_from/],
+      ["/agents/assistant/runs/nope/continue", form({ fork: "maybe" }), 422, /fork/],
+      ["/agents/assistant/runs/nope/continue", form({ tools: "{oops" }), 422, /tools/],
       ["/agents/assistant/runs/nope/cancel", { method: "POST" }, 404, /nope/],
     ];
     for (const [path, init, status, detail] of cases) {

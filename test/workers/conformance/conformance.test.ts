@@ -4,6 +4,7 @@ import { BEYOND_AGNO } from "../../../src/os/wire/beyond-agno.js";
 import { send } from "../worker-client.js";
 import { answered, checkAnswer, ConformanceError, NOT_AGNO_MODELS } from "./check.js";
 import { CONTRACTS, routeKey } from "./contracts.js";
+import { agentsScenarios } from "./scenarios/agents.js";
 import { metaScenarios } from "./scenarios/meta.js";
 
 /**
@@ -14,6 +15,7 @@ import { metaScenarios } from "./scenarios/meta.js";
  */
 describe("agno conformance", () => {
   describe("meta", metaScenarios);
+  describe("agents", agentsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
