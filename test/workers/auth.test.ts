@@ -280,6 +280,12 @@ describe("RBAC with agno's scope grammar", () => {
         )
       ).status,
     ).toBe(403);
+    // As agno declares them, reading an agent's runs (list, poll, checkpoints) needs its run scope too.
+    for (const path of ["/agents/assistant/runs?session_id=s1", "/agents/assistant/runs/r1/checkpoints?session_id=s1"])
+      expect((await call(path, {}, k.env, await asUser(["agents:assistant:read"]))).status, path).toBe(403);
+    expect((await call("/agents/assistant/runs/r1", {}, k.env, await asUser(["agents:assistant:run"]))).status).toBe(
+      404,
+    );
   });
 });
 

@@ -41,6 +41,7 @@ import { runSchemaSchema } from "../wire/run-schema.js";
 
 const tags: ["Agents"] = ["Agents"];
 const readAgent = { resource: "agents", action: "read", idParam: "agent_id" };
+// As agno: reading runs (listing, polling, checkpoints) needs the run scope, like starting them.
 const runAgent = { resource: "agents", action: "run", idParam: "agent_id" };
 const agentPath = z.object({ agent_id: idSchema });
 const runPath = z.object({ agent_id: idSchema, run_id: idSchema });
@@ -109,7 +110,7 @@ const listRuns = defineRoute({
   path: "/agents/{agent_id}/runs",
   tags,
   summary: "The agent's runs in one session, in order (agno's RunSchema), optionally of one status",
-  scope: readAgent,
+  scope: runAgent,
   request: {
     params: agentPath,
     query: z.object({
@@ -129,7 +130,7 @@ const getRun = defineRoute({
   path: "/agents/{agent_id}/runs/{run_id}",
   tags,
   summary: "One run's RunOutput (poll a background run with it)",
-  scope: readAgent,
+  scope: runAgent,
   request: { params: runPath, query: runQuery },
   responses: { 200: json(runOutputSchema, "The run"), ...errors(404, 503) },
 });
