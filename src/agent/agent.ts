@@ -640,7 +640,8 @@ export class Agent implements Component {
       output,
       state,
     );
-    return yield* plan.fork ? engine.start() : engine.resume([], [run.status]);
+    // Either way the run continues (RunContinued), the fork under its own id from PENDING.
+    return yield* engine.resume([], plan.fork ? ["PENDING"] : [run.status]);
   }
 
   /** The tool calls the pause held back, each with what its resolution decided. */

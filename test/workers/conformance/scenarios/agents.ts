@@ -131,6 +131,7 @@ export function agentsScenarios(): void {
       e,
     );
     const frames = parseSse(fromQuestion.text);
+    expect(frames[0]!.event).toBe("RunContinued");
     expect(frames.at(-1)).toMatchObject({ event: "RunCompleted", data: { content: "From the question, streamed." } });
     expect(frames[0]!.data.run_id).not.toBe(followUp.body.run_id);
 
