@@ -11,7 +11,35 @@ import { agnoObject } from "./agno-object.js";
  */
 
 const free = z.record(z.string(), z.unknown());
-const message = z.looseObject({ role: z.string() });
+const list = z.array(z.unknown()).min(1);
+/** agno's `Message.to_dict()`: None and empty collections are left out, `created_at` always there. */
+const message = z.strictObject({
+  id: z.string().optional(),
+  content: z.unknown().optional(),
+  reasoning_content: z.string().optional(),
+  from_history: z.boolean().optional(),
+  compressed_content: z.string().optional(),
+  stop_after_tool_call: z.boolean().optional(),
+  role: z.string(),
+  name: z.string().optional(),
+  tool_call_id: z.string().optional(),
+  tool_name: z.string().optional(),
+  tool_args: free.optional(),
+  tool_call_error: z.boolean().optional(),
+  tool_calls: list.optional(),
+  redacted_reasoning_content: z.string().optional(),
+  provider_data: free.optional(),
+  checkpoint_status: z.string().optional(),
+  checkpoint_created_at: z.number().int().optional(),
+  images: list.optional(),
+  audio: list.optional(),
+  videos: list.optional(),
+  files: list.optional(),
+  audio_output: free.optional(),
+  references: free.optional(),
+  metrics: free.optional(),
+  created_at: z.number().int(),
+});
 const toolExecution = z.looseObject({ tool_name: z.string().nullable().optional() });
 const mediaList = z.array(free);
 
@@ -81,8 +109,23 @@ export const runOutputSchema = agnoObject(
  * accepted is stored before it has a content type).
  */
 export function runOutputDict(run: object): Record<string, unknown> {
-  return {
+  const out: Record<string, unknown> = {
     content_type: "str",
     ...Object.fromEntries(Object.entries(run).filter(([, v]) => v !== null && v !== undefined)),
   };
+  for (const key of ["messages", "reasoning_messages", "additional_input"])
+    if (Array.isArray(out[key])) out[key] = (out[key] as unknown[]).map(messageDict);
+  return out;
+}
+
+const isEmpty = (v: unknown) =>
+  v === null ||
+  v === undefined ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === "object" && !Array.isArray(v) && Object.keys(v).length === 0);
+
+/** One message as agno's `Message.to_dict()` writes it: no None, no empty list or dict. */
+function messageDict(message: unknown): unknown {
+  if (typeof message !== "object" || message === null) return message;
+  return Object.fromEntries(Object.entries(message).filter(([k, v]) => k === "created_at" || !isEmpty(v)));
 }
