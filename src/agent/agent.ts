@@ -2,7 +2,14 @@ import type { z } from "zod";
 import type { Db } from "../db/port.js";
 import type { RunRecord, RunRow } from "../db/types.js";
 import { mergeState, stateChanges } from "../db/state-changes.js";
-import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
+import {
+  BadRequestError,
+  ConflictError,
+  NotConfiguredError,
+  NotFoundError,
+  StatusConflictError,
+  ValidationError,
+} from "../errors.js";
 import { checkJson } from "../json-limits.js";
 import { MESSAGE_MEDIA_FIELDS, message, type Message } from "../models/message.js";
 import type { Model } from "../models/model.js";
@@ -44,6 +51,7 @@ import { emptyMetrics } from "./metrics.js";
 import { memoriesForContext, updateMemories } from "./memory.js";
 import { pastSessionsTool } from "./past-sessions.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
+import { forkRun, planTimeline, truncateRun, type TimelineOptions } from "./run-timeline.js";
 import type { RunOutput } from "./run-output.js";
 import type { PendingCall } from "./tool-runner.js";
 import { nowSeconds } from "../time.js";
@@ -146,6 +154,8 @@ export interface RunOptions {
 
 export interface ContinueOptions {
   requirements: RequirementResolution[];
+  /** without requirements: where and how the run goes on (a follow-up, a fork, a regeneration) */
+  timeline?: TimelineOptions;
   /** who resolves: admin-only requirements need `isAdmin` */
   approver?: { isAdmin: boolean };
   /** the run must belong to this user */
@@ -225,6 +235,16 @@ export class Agent implements Component {
           ? defaultModelRegistry.model(opts.memoryModel, opts.modelOptions)
           : opts.memoryModel;
     }
+  }
+
+  /** What it was built from, resolved (models as Model objects): read to describe it, as AgentOS's agent detail does. */
+  get configuration(): { options: Readonly<AgentOptions>; tools: Tool[]; reasoningModel?: Model; memoryModel?: Model } {
+    return {
+      options: this.opts,
+      tools: [...this.tools.values()],
+      reasoningModel: this.reasoningModel,
+      memoryModel: this.memoryModel,
+    };
   }
 
   /** Its identity as a component: the queue, the scheduler and its runs' rows and events name it by this. */
@@ -539,7 +559,18 @@ export class Agent implements Component {
     });
     const row = await this.db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
     if (!row || !ownsRun(this.ref, row.run_data)) throw new NotFoundError(`run ${runId} not found`);
+    const unresolved = ((row.run_data as unknown as RunOutput).requirements ?? []).some((r) => !r.resolved);
+    if (resolutions.length === 0 && !(row.status === "PAUSED" && unresolved))
+      return yield* this.continueTimeline(row.run_data as unknown as RunOutput, opts);
+    const timeline = opts.timeline ?? {};
+    if (timeline.fork || timeline.regenerate || timeline.input || (timeline.continueFrom ?? "end") !== "end")
+      throw new ValidationError(
+        "input, fork, regenerate and continue_from go on a run without pending requirements: resolve them first",
+        "requirements",
+      );
     if (row.status !== "PAUSED") throw new StatusConflictError(`run ${runId} is ${row.status}, not PAUSED`, row.status);
+    if (resolutions.length === 0)
+      throw new BadRequestError(`run ${runId} waits on requirements: send the resolved tools or requirements`);
     const output = row.run_data as unknown as RunOutput;
     output.requirements = applyResolutions(output.requirements ?? [], resolutions, opts.approver ?? { isAdmin: false });
     const base = {
@@ -572,6 +603,45 @@ export class Agent implements Component {
       output,
       state,
     ).resume(calls);
+  }
+
+  /**
+   * Continues a run that waits on nobody (agno's unified continue): a finished run goes on in a
+   * new sibling run (so one run stays one model loop), a failed one in place; either may first be
+   * cut back to a message boundary and given a new user message.
+   */
+  private async *continueTimeline(run: RunOutput, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
+    if (run.status === "CANCELLED" || run.status === "RUNNING" || run.status === "PENDING")
+      throw new StatusConflictError(`run ${run.run_id} is ${run.status}: it cannot be continued`, run.status);
+    const plan = planTimeline(run, opts.timeline ?? {});
+    let output: RunOutput;
+    if (plan.fork) {
+      output = forkRun(run, plan.boundary, crypto.randomUUID());
+      output.status = "PENDING";
+      if (opts.timeline?.regenerate) output.regenerated_from = run.run_id;
+    } else {
+      output = run;
+      truncateRun(output, plan.boundary);
+      delete output.error;
+    }
+    if (plan.input) output.messages.push(message("user", plan.input));
+    if (plan.hideOriginal)
+      await this.db!.upsertRun({ ...run, status: "REGENERATED" } as unknown as RunRecord, {
+        expectStatus: [run.status],
+      });
+    const session = await this.db!.getSession(output.session_id, { includeRuns: false });
+    const state = {
+      ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ??
+        output.session_state ??
+        {}),
+    };
+    const engine = new RunEngine(
+      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state)),
+      output,
+      state,
+    );
+    // Either way the run continues (RunContinued), the fork under its own id from PENDING.
+    return yield* engine.resume([], plan.fork ? ["PENDING"] : [run.status]);
   }
 
   /** The tool calls the pause held back, each with what its resolution decided. */

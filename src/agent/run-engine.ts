@@ -116,11 +116,14 @@ export class RunEngine {
     });
   }
 
-  /** Resumes a paused run whose requirements are all resolved: runs the held tool calls, then the loop. */
-  async *resume(calls: PendingCall[]): AsyncGenerator<RunEvent, RunOutput> {
+  /**
+   * Resumes a paused run whose requirements are all resolved: runs the held tool calls, then the
+   * loop. `from`: the stored statuses it may resume from (a failed run continues in place too).
+   */
+  async *resume(calls: PendingCall[], from: string[] = ["PAUSED"]): AsyncGenerator<RunEvent, RunOutput> {
     return yield* this.guard(async function* (this: RunEngine) {
       this.output.status = "RUNNING";
-      await this.save(["PAUSED"]);
+      await this.save(from);
       yield { event: "RunContinued", ...this.base() };
       const done = yield* this.executeTools(calls);
       if (done === "paused") return this.output;

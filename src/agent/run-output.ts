@@ -100,4 +100,11 @@ export interface RunOutput {
   memory_update_error?: string;
   created_at: number;
   updated_at?: number;
+  /** where a continue cut this run's transcript last (a message boundary) */
+  last_checkpoint_at_message_index?: number;
+  /** lineage of a run made by a continue with fork or regenerate, or by a session fork */
+  forked_from_run_id?: string;
+  forked_from_message_index?: number;
+  forked_from_session_id?: string;
+  regenerated_from?: string;
 }

@@ -31,17 +31,6 @@ export function storedAgent(c: Context<OSEnv>, agents: Agent[], agentId: string)
   return { agent, db: agent.db };
 }
 
-export function agentSummary(agent: Agent, dbId: string | undefined) {
-  return {
-    id: agent.id,
-    name: agent.name ?? agent.id,
-    description: agent.description ?? null,
-    db_id: dbId ?? null,
-    model: { id: agent.model.id, provider: agent.model.provider },
-    metadata: null,
-  };
-}
-
 /**
  * agno's `tools` list (full ToolExecution dicts, as its client sends them on continue) turned
  * into requirement resolutions: confirmed or not, user input from the schema's values, or the

@@ -79,17 +79,41 @@ export const runRequest = z
 
 const resolutionList = z.array(jsonObject).max(100);
 
+/** agno's `continue_from`: "end", "last_user", or a message boundary (forms send it as text). */
+const continueFrom = z.preprocess(
+  (v) => {
+    const value = blankIsAbsent(v);
+    return typeof value === "string" && /^\s*-?\d+\s*$/.test(value)
+      ? Number(value)
+      : typeof value === "string"
+        ? value.trim()
+        : value;
+  },
+  z.union([z.literal("end"), z.literal("last_user"), z.number().int().min(0).max(1_000_000)]).optional(),
+);
+
 export const continueRequest = z
   .object({
     tools: jsonText(resolutionList),
     requirements: jsonText(resolutionList),
+    /** a new user message appended before the model answers again */
+    input: z.preprocess(blankIsAbsent, z.string().max(100_000).optional()),
+    continue_from: continueFrom,
+    fork: flag,
+    regenerate: flag,
+    replace_original: flag,
+    additional_instructions: z.preprocess(blankIsAbsent, z.string().max(100_000).optional()),
     stream: flag,
     user_id: optionalId,
     session_id: optionalId,
   })
   .meta({
     id: "ContinueRequest",
-    description: "The resolved `tools` (agno's ToolExecution list) or `requirements` of a paused run",
+    description:
+      "A paused run's resolved `tools` (agno's ToolExecution list) or `requirements`; or, for a run waiting on nobody, " +
+      'how it goes on: `input` (a follow-up message), `continue_from` ("end", "last_user" or a message index), ' +
+      "`fork` (in a new sibling run), `regenerate` (answer the last message again; `replace_original`, " +
+      "`additional_instructions`). A finished run always goes on in a new run.",
   });
 
 /** A position in a run's event log: -1 (before the first) up to what its INTEGER column holds. */

@@ -1,4 +1,5 @@
 import type { Session } from "../db/session.js";
+import { agnoDatetimeOf } from "./wire/agno-object.js";
 import type { MessageRecord, RunRecord, SessionRecord, SessionType } from "../db/types.js";
 
 /**
@@ -28,10 +29,7 @@ export function withoutNone<T extends Dict>(model: T): Partial<T> {
  */
 export function agnoTime(epochSeconds: unknown): string | null {
   if (typeof epochSeconds !== "number" || !Number.isFinite(epochSeconds)) return null;
-  const whole = Math.floor(epochSeconds);
-  const micros = Math.round((epochSeconds - whole) * 1e6);
-  const base = new Date(whole * 1000).toISOString().slice(0, 19);
-  return micros > 0 ? `${base}.${String(micros).padStart(6, "0")}Z` : `${base}Z`;
+  return agnoDatetimeOf(epochSeconds * 1000);
 }
 
 /** Python's `json.dumps(value, indent=2)`: JSON with two-space indents, non-ASCII escaped. */

@@ -79,7 +79,11 @@ describe("Agent human in the loop", () => {
     expect(
       ((await script.requests())[1]!.body.messages as Array<{ role: string; content: string }>).at(-1),
     ).toMatchObject({ role: "tool", content: "deleted /tmp/a" });
-    await expect(agentWith(model).continueRun(runId, { requirements: [] })).rejects.toThrow(StatusConflictError);
+    // Resolutions are for a paused run; a finished one is refused them (without any, it would go on in a new run).
+    await expect(
+      agentWith(model).continueRun(runId, { requirements: [{ id: "c1", confirmed: true }] }),
+    ).rejects.toThrow(StatusConflictError);
+    expect(await t.db.getRun(runId)).toMatchObject({ status: "COMPLETED" });
   });
 
   it("a rejection never runs the tool and tells the model why", async () => {

@@ -14,16 +14,29 @@ describe("agent routes of the Worker", () => {
   it("lists the example agent with its model, in /agents and /config", async () => {
     const { env: e } = await modelEnv([]);
     const agents = await call("/agents", {}, e);
-    expect(agents.body).toEqual([
-      {
-        id: "assistant",
-        name: "Assistant",
-        description: expect.any(String),
-        db_id: "default",
-        model: { id: "gpt-test", provider: "openai" },
-        metadata: null,
-      },
-    ]);
+    // agno's AgentResponse: unset features are absent, each block holds what differs from agno's defaults.
+    const tool = (name: string, requiresConfirmation = false) => ({
+      name,
+      description: expect.any(String),
+      parameters: expect.objectContaining({ type: "object" }),
+      requires_confirmation: requiresConfirmation,
+      external_execution: false,
+    });
+    const assistant = {
+      id: "assistant",
+      name: "Assistant",
+      description: expect.any(String),
+      db_id: "default",
+      is_factory: false,
+      is_component: false,
+      model: { model: "gpt-test", provider: "openai" },
+      tools: { tools: [tool("get_current_time"), tool("roll_dice"), tool("save_note", true)] },
+      sessions: { session_table: "agno_sessions", add_history_to_context: true },
+      reasoning: { reasoning: false },
+      system_message: { description: expect.any(String), instructions: expect.arrayContaining(["Answer briefly."]) },
+    };
+    expect(agents.body).toEqual([assistant]);
+    expect((await call("/agents/assistant", {}, e)).body).toEqual(assistant);
     expect((await call("/config", {}, e)).body).toMatchObject({
       agents: [{ id: "assistant", model: { id: "gpt-test", provider: "openai" } }],
       available_models: [{ id: "gpt-test", provider: "openai" }],
@@ -191,7 +204,10 @@ describe("agent routes of the Worker", () => {
       ],
       ["/agents/assistant/runs/nope", {}, 404, /nope/],
       ["/agents/assistant/runs/nope/continue", form({ tools: "[]" }), 404, /nope/],
-      ["/agents/assistant/runs/nope/continue", form({}), 422, /tools/],
+      ["/agents/assistant/runs/nope/continue", form({}), 404, /nope/],
+      ["/agents/assistant/runs/nope/continue", form({ continue_from: "middle" }), 422, /continue_from/],
+      ["/agents/assistant/runs/nope/continue", form({ fork: "maybe" }), 422, /fork/],
+      ["/agents/assistant/runs/nope/continue", form({ tools: "{oops" }), 422, /tools/],
       ["/agents/assistant/runs/nope/cancel", { method: "POST" }, 404, /nope/],
     ];
     for (const [path, init, status, detail] of cases) {
@@ -319,6 +335,93 @@ describe("agent routes of the Worker", () => {
     expect(parseSse(text).at(-1)!.event).toBe("RunCancelled");
     expect((await call(`/agents/assistant/runs/${runId}`, {}, e)).body.status).toBe("CANCELLED");
     expect((await script.requests())[0]!.disconnected).toBe(true);
+  });
+});
+
+describe("continuing a run along its timeline (agno's /continue without requirements)", () => {
+  const json = (body: Record<string, unknown>) => ({ method: "POST", headers: JSON_BODY, body: JSON.stringify(body) });
+  const texts = (request: { body: Record<string, unknown> }) =>
+    (request.body.messages as Array<{ content?: unknown }>).map((m) => String(m.content ?? ""));
+
+  it("a failed run goes on in place; a regenerated run's original leaves the session's history", async () => {
+    const { env: e, script } = await modelEnv([
+      { error: { status: 400, message: "the provider refused" } },
+      { text: "Recovered answer." },
+      { text: "Original answer." },
+      { text: "Regenerated answer." },
+      { text: "Next answer." },
+    ]);
+    const session = `timeline-${Date.now().toString(36)}`;
+    const failed = await call(
+      "/agents/assistant/runs",
+      json({ message: "try once", stream: false, session_id: session }),
+      e,
+    );
+    expect(failed.body).toMatchObject({ status: "ERROR", error: expect.any(Object) });
+    const recovered = await call(`/agents/assistant/runs/${failed.body.run_id}/continue`, json({ stream: false }), e);
+    expect(recovered.body).toMatchObject({
+      run_id: failed.body.run_id,
+      status: "COMPLETED",
+      content: "Recovered answer.",
+    });
+    expect(recovered.body.error).toBeUndefined();
+    expect(recovered.body.forked_from_run_id).toBeUndefined();
+
+    const original = await call(
+      "/agents/assistant/runs",
+      json({ message: "say it", stream: false, session_id: session }),
+      e,
+    );
+    const regenerated = await call(
+      `/agents/assistant/runs/${original.body.run_id}/continue`,
+      json({ regenerate: true, additional_instructions: "shorter please", stream: false }),
+      e,
+    );
+    expect(regenerated.body).toMatchObject({
+      status: "COMPLETED",
+      content: "Regenerated answer.",
+      regenerated_from: original.body.run_id,
+      forked_from_run_id: original.body.run_id,
+    });
+    // The regeneration asked with the original question and the added instructions, without the original answer.
+    const asked = texts((await script.requests())[3]!);
+    expect(asked).toEqual(expect.arrayContaining(["say it", "shorter please"]));
+    expect(asked).not.toContain("Original answer.");
+    expect((await call(`/agents/assistant/runs/${original.body.run_id}`, {}, e)).body.status).toBe("REGENERATED");
+    // The next run's history holds the regenerated answer, not the replaced one.
+    await call("/agents/assistant/runs", json({ message: "and next?", stream: false, session_id: session }), e);
+    const history = texts((await script.requests())[4]!);
+    expect(history).toContain("Regenerated answer.");
+    expect(history).not.toContain("Original answer.");
+    expect(history).toContain("Recovered answer.");
+  });
+
+  it("refuses what agno refuses: conflicting fields (400), a cancelled run (409)", async () => {
+    const { env: e } = await modelEnv([
+      { text: "Done." },
+      { toolCalls: [{ id: "n1", name: "save_note", arguments: { note: "x" } }] },
+    ]);
+    const done = await call("/agents/assistant/runs", json({ message: "hi", stream: false }), e);
+    const runId = done.body.run_id as string;
+    for (const [body, detail] of [
+      [{ regenerate: true, fork: true }, /fork/],
+      [{ replace_original: false }, /regenerate/],
+      [{ regenerate: true, input: "a", additional_instructions: "b" }, /additional_instructions/],
+      [{ continue_from: 99 }, /continue_from/],
+    ] as const) {
+      const res = await call(`/agents/assistant/runs/${runId}/continue`, json({ ...body, stream: false }), e);
+      expect({ status: res.status, detail: res.body.detail }).toEqual({
+        status: 400,
+        detail: expect.stringMatching(detail),
+      });
+    }
+    const paused = await call("/agents/assistant/runs", json({ message: "note x", stream: false }), e);
+    expect(paused.body.status).toBe("PAUSED");
+    expect(
+      (await call(`/agents/assistant/runs/${paused.body.run_id}/cancel`, { method: "POST" }, e)).body.cancelled,
+    ).toBe(true);
+    const cancelled = await call(`/agents/assistant/runs/${paused.body.run_id}/continue`, json({ stream: false }), e);
+    expect(cancelled).toMatchObject({ status: 409, body: { detail: expect.stringMatching(/CANCELLED/) } });
   });
 });
 

@@ -299,6 +299,12 @@ describe("RBAC with agno's scope grammar", () => {
         )
       ).status,
     ).toBe(403);
+    // As agno declares them, reading an agent's runs (list, poll, checkpoints) needs its run scope too.
+    for (const path of ["/agents/assistant/runs?session_id=s1", "/agents/assistant/runs/r1/checkpoints?session_id=s1"])
+      expect((await call(path, {}, k.env, await asUser(["agents:assistant:read"]))).status, path).toBe(403);
+    expect((await call("/agents/assistant/runs/r1", {}, k.env, await asUser(["agents:assistant:run"]))).status).toBe(
+      404,
+    );
   });
 });
 
@@ -376,12 +382,14 @@ describe("per-user isolation with AGNO_USER_ISOLATION=true", () => {
         )
       ).status,
     ).toBe(404);
-    const runsSeenByB = (await call(`/agents/assistant/runs?user_id=run-a&limit=100`, {}, e, b)).body as Array<{
-      run_id: string;
-      user_id?: string | null;
-    }>;
-    expect(runsSeenByB.filter((r) => r.user_id && r.user_id !== "run-b")).toEqual([]);
-    expect(runsSeenByB.map((r) => r.run_id)).not.toContain(id);
+    // agno lists an agent's runs by session: A's session is not found for B, whoever B names.
+    for (const query of ["", "&user_id=run-a"]) {
+      const listedByB = await call(`/agents/assistant/runs?session_id=${run.body.session_id}${query}`, {}, e, b);
+      expect({ status: listedByB.status, body: JSON.stringify(listedByB.body) }).toEqual({
+        status: 404,
+        body: expect.not.stringContaining(id),
+      });
+    }
     expect((await call(`/sessions/${run.body.session_id}/runs`, {}, e, b)).status).toBe(404);
     // Another user cannot start a run in A's session either.
     const hijack = await call(

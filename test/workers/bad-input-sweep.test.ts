@@ -41,6 +41,7 @@ const pathValues: Record<string, string> = {
   schedule_id: "sch-sweep",
   db_id: "default",
   storage_key: "media%2Fsweep",
+  message_index: "1",
 };
 
 /** Values that make a body valid apart from the field a case spoils (it must be refused for that field alone). */

@@ -124,20 +124,17 @@ async function listSessions(as: Who, query = ""): Promise<Array<{ session_id: st
   return rows;
 }
 
-/** Every run of the example agent the caller can list, across all pages. */
-async function listRuns(
-  as: Who,
-  query = "",
-): Promise<Array<{ run_id: string; user_id: string | null; session_id: string }>> {
-  const rows: Array<{ run_id: string; user_id: string | null; session_id: string }> = [];
-  for (let page = 1; page <= 100; page++) {
-    const res = await req(as, "GET", `/agents/assistant/runs?limit=100&page=${page}${query}`);
-    expect(res.status).toBe(200);
-    expect(Array.isArray(res.body)).toBe(true);
-    rows.push(...res.body);
-    if (res.body.length < 100) break;
-  }
-  return rows;
+/** The example agent's runs in one session, as agno lists them (`session_id` required, no pages). */
+async function listRuns(as: Who, sessionId: string, query = ""): Promise<Answer> {
+  return req(as, "GET", `/agents/assistant/runs?session_id=${sessionId}${query}`);
+}
+
+/** The run ids of a listing that must succeed. */
+async function runIdsIn(as: Who, sessionId: string, query = ""): Promise<string[]> {
+  const res = await listRuns(as, sessionId, query);
+  expect(res.status, res.text).toBe(200);
+  expect(Array.isArray(res.body)).toBe(true);
+  return (res.body as Array<{ run_id: string }>).map((r) => r.run_id);
 }
 
 function expectNotFound(res: Answer, label: string) {
@@ -191,7 +188,9 @@ async function createSession(as: Who, session_id: string, name: string) {
 async function runIn(as: Who, session_id: string, message: string): Promise<string> {
   const res = await req(as, "POST", "/agents/assistant/runs", { message, stream: false, session_id, ...self(as) });
   expect(res.status, `seed run in ${session_id}: ${res.text}`).toBe(200);
-  expect(res.body).toMatchObject({ status: "COMPLETED", user_id: as === "A" ? A : as === "B" ? B : null });
+  expect(res.body).toMatchObject({ status: "COMPLETED" });
+  // agno's RunOutput leaves out a user_id that is None: a shared run has none.
+  expect(res.body.user_id ?? null).toBe(as === "A" ? A : as === "B" ? B : null);
   return res.body.run_id as string;
 }
 
@@ -353,6 +352,47 @@ const crossUser: Cell[] = [
     bodyUserId: true,
     write: false,
   },
+  // Continuing a finished run is a new run beside it, in the same session: B's.
+  {
+    name: "POST /agents/assistant/runs/{B's run}/continue with a follow-up (fork)",
+    method: "POST",
+    path: (s) => `/agents/assistant/runs/${s.rB}/continue`,
+    body: () => ({ input: "and then?", stream: false }),
+    bodyUserId: true,
+    write: true,
+  },
+  {
+    name: "POST /agents/assistant/runs/{B's run}/continue regenerate",
+    method: "POST",
+    path: (s) => `/agents/assistant/runs/${s.rB}/continue`,
+    body: () => ({ regenerate: true, stream: false }),
+    bodyUserId: true,
+    write: true,
+  },
+  {
+    name: "POST /agents/assistant/sessions/{B's session}/fork",
+    method: "POST",
+    path: (s) => `/agents/assistant/sessions/${s.sB1}/fork`,
+    write: true,
+  },
+  {
+    name: "GET /agents/assistant/runs/{B's run}/checkpoints",
+    method: "GET",
+    path: (s) => `/agents/assistant/runs/${s.rB}/checkpoints?session_id=${s.sB1}`,
+    write: false,
+  },
+  {
+    name: "GET /agents/assistant/runs/{B's run}/checkpoints/{index}",
+    method: "GET",
+    path: (s) => `/agents/assistant/runs/${s.rB}/checkpoints/1?session_id=${s.sB1}`,
+    write: false,
+  },
+  {
+    name: "GET /agents/assistant/runs/{B's run}?session_id={B's session}",
+    method: "GET",
+    path: (s) => `/agents/assistant/runs/${s.rB}?session_id=${s.sB1}`,
+    write: false,
+  },
   {
     name: "POST /agents/assistant/runs into B's session (JSON)",
     method: "POST",
@@ -374,7 +414,7 @@ const crossUser: Cell[] = [
 const withUserIdOverride = (cell: Cell): Cell => ({
   ...cell,
   name: `${cell.name} ?user_id=B${cell.bodyUserId ? " (+ body user_id=B)" : ""}`,
-  path: (s) => `${cell.path(s)}?user_id=${B}`,
+  path: (s) => `${cell.path(s)}${cell.path(s).includes("?") ? "&" : "?"}user_id=${B}`,
   body: cell.body && cell.bodyUserId ? (s) => ({ ...cell.body!(s), user_id: B }) : cell.body,
 });
 
@@ -605,31 +645,28 @@ describe("listings hold the caller's rows plus the shared ones, never another us
     }
   });
 
-  it.each(variants)("GET /agents/assistant/runs for A and for B (%s)", async (_label, query) => {
-    for (const [me, other, mine, theirs] of [
-      ["A", B, seed.rA, seed.rB],
-      ["B", A, seed.rB, seed.rA],
+  it.each(variants)("GET /agents/assistant/runs?session_id= for A and for B (%s)", async (_label, query) => {
+    for (const [me, other, mine, mySession, theirSession] of [
+      ["A", B, seed.rA, seed.sA1, seed.sB1],
+      ["B", A, seed.rB, seed.sB1, seed.sA1],
     ] as const) {
+      const q = query.replace("{other}", other);
       const owner = me === "A" ? A : B;
-      const rows = await listRuns(me, query.replace("{other}", other));
-      const ids = rows.map((r) => r.run_id);
-      expect(ids).toEqual(expect.arrayContaining([mine, seed.rS]));
-      expect(ids).not.toContain(theirs);
-      for (const r of rows)
-        expect({ run_id: r.run_id, user_id: r.user_id }).toEqual({
-          run_id: r.run_id,
-          user_id: r.user_id === null ? null : owner,
-        });
+      const own = await listRuns(me, mySession, q);
+      expect(own.status, own.text).toBe(200);
+      expect(own.body.map((r: { run_id: string }) => r.run_id)).toContain(mine);
+      for (const r of own.body) expect(r.user_id).toBe(owner);
+      expect(await runIdsIn(me, seed.sS, q)).toContain(seed.rS);
+      // The other user's session is not found, whoever the caller names.
+      expectNotFound(await listRuns(me, theirSession, q), `${me} lists runs of the other user's session`);
     }
   });
 
-  it("GET /agents/assistant/runs?session_id={B's session} for A is empty", async () => {
-    expect(await listRuns("A", `&session_id=${seed.sB1}`)).toEqual([]);
-    expect(await listRuns("A", `&session_id=${seed.sB1}&user_id=${B}`)).toEqual([]);
+  it("GET /agents/assistant/runs?session_id={B's session} for A is 404; B and the admin list its runs", async () => {
+    expectNotFound(await listRuns("A", seed.sB1), "A lists B's session");
+    expectNotFound(await listRuns("A", seed.sB1, `&user_id=${B}`), "A lists B's session naming B");
     // Control: B sees the runs there.
-    expect((await listRuns("B", `&session_id=${seed.sB1}`)).map((r) => r.run_id).sort()).toEqual(
-      [seed.rB, seed.rBs].sort(),
-    );
+    expect((await runIdsIn("B", seed.sB1)).sort()).toEqual([seed.rB, seed.rBs].sort());
   });
 
   it("the admin lists everyone's rows, and user_id filters for the admin", async () => {
@@ -638,11 +675,11 @@ describe("listings hold the caller's rows plus the shared ones, never another us
     const bOnly = await listSessions("admin", `&user_id=${B}`);
     expect(bOnly.map((s) => s.session_id)).toEqual(expect.arrayContaining([seed.sB1, seed.sB2]));
     for (const s of bOnly) expect(s.user_id).toBe(B);
-    const runs = (await listRuns("admin")).map((r) => r.run_id);
-    expect(runs).toEqual(expect.arrayContaining([seed.rA, seed.rB, seed.rS]));
-    const bRuns = await listRuns("admin", `&user_id=${B}`);
-    expect(bRuns.map((r) => r.run_id)).toContain(seed.rB);
-    for (const r of bRuns) expect(r.user_id).toBe(B);
+    expect(await runIdsIn("admin", seed.sA1)).toContain(seed.rA);
+    expect((await runIdsIn("admin", seed.sB1)).sort()).toEqual([seed.rB, seed.rBs].sort());
+    expect((await runIdsIn("admin", seed.sB1, `&user_id=${B}`)).sort()).toEqual([seed.rB, seed.rBs].sort());
+    // Naming another user filters B's session out for the admin too.
+    expectNotFound(await listRuns("admin", seed.sB1, `&user_id=${A}`), "admin lists B's session as A");
   });
 });
 
@@ -674,7 +711,21 @@ describe("shared rows: every user reads them", () => {
     [
       "GET /agents/assistant/runs/{shared run}",
       (s) => `/agents/assistant/runs/${s.rS}`,
-      (body, s) => expect(body).toMatchObject({ run_id: s.rS, user_id: null }),
+      // agno's RunOutput leaves a None user_id out: a shared run has no user_id key.
+      (body, s) => expect({ ...body, has_user: "user_id" in body }).toMatchObject({ run_id: s.rS, has_user: false }),
+    ],
+    [
+      "GET /agents/assistant/runs?session_id={shared}",
+      (s) => `/agents/assistant/runs?session_id=${s.sS}`,
+      (body, s) =>
+        expect(body).toEqual(
+          expect.arrayContaining([expect.objectContaining({ run_id: s.rS, run_input: "shared message" })]),
+        ),
+    ],
+    [
+      "GET /agents/assistant/runs/{shared run}/checkpoints",
+      (s) => `/agents/assistant/runs/${s.rS}/checkpoints?session_id=${s.sS}`,
+      (body, s) => expect(body).toMatchObject({ run_id: s.rS, session_id: s.sS }),
     ],
   ];
   const cases = (["A", "B"] as const).flatMap((u) =>
@@ -801,10 +852,16 @@ describe("controls: owners and admins get through", () => {
       status: 200,
       body: { run_id: seed.rB, cancelled: false },
     });
-    // COMPLETED, not PAUSED: the owner gets past the ownership check to the status check.
-    expect(
-      (await req("B", "POST", `/agents/assistant/runs/${seed.rB}/continue`, { tools: [], stream: false })).status,
-    ).toBe(409);
+    // COMPLETED: the owner gets past the ownership check, and the run goes on in a new run beside it.
+    const followUp = await req("B", "POST", `/agents/assistant/runs/${seed.rB}/continue`, { tools: [], stream: false });
+    expect(followUp.status, followUp.text).toBe(200);
+    expect(followUp.body).toMatchObject({ forked_from_run_id: seed.rB, session_id: seed.sB1, user_id: B });
+    // The owner reads the run's checkpoints and forks the session.
+    const checkpoints = await req("B", "GET", `/agents/assistant/runs/${seed.rB}/checkpoints?session_id=${seed.sB1}`);
+    expect(checkpoints).toMatchObject({ status: 200, body: { run_id: seed.rB, session_id: seed.sB1 } });
+    const fork = await req("B", "POST", `/agents/assistant/sessions/${seed.sB1}/fork`);
+    expect(fork).toMatchObject({ status: 200, body: { forked_from_session_id: seed.sB1 } });
+    expect((await req("B", "GET", `/sessions/${fork.body.session_id}`)).body).toMatchObject({ user_id: B });
     const second = await req("B", "POST", "/agents/assistant/runs", {
       message: "again",
       stream: false,

@@ -5,9 +5,9 @@ import type { RunEvent } from "../../agent/events.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
+import type { Db } from "../../db/port.js";
 import {
   agentFor,
-  agentSummary,
   continueIndex,
   errorEvent,
   firstEventFirst,
@@ -24,28 +24,71 @@ import { defineRoute, handle, idSchema, routeApp } from "../route.js";
 import { bodyOf, continueRequest, lastEventIdOf, mediaOf, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { sseResponse } from "../sse.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
+import { agentResponse } from "../agent-response.js";
+import { runCheckpoints, runCheckpointSnapshot, runSchemaOf } from "../run-views.js";
+import { forkAgentSession } from "../session-fork.js";
+import {
+  acceptedRunResponseSchema,
+  agentResponseSchema,
+  cancelRunResponseSchema,
+  forkSessionResponseSchema,
+  runCheckpointSnapshotSchema,
+  runCheckpointsResponseSchema,
+} from "../wire/agents.js";
+import { agnoErrorSchema } from "../wire/errors.js";
+import { runOutputDict, runOutputSchema } from "../wire/run-output.js";
+import { runSchema } from "../wire/sessions.js";
 
 const tags: ["Agents"] = ["Agents"];
 const readAgent = { resource: "agents", action: "read", idParam: "agent_id" };
+// As agno: reading runs (listing, polling, checkpoints) needs the run scope, like starting them.
 const runAgent = { resource: "agents", action: "run", idParam: "agent_id" };
 const agentPath = z.object({ agent_id: idSchema });
 const runPath = z.object({ agent_id: idSchema, run_id: idSchema });
 const userQuery = z.object({ user_id: idSchema.optional() });
+/** agno names the session of the run (required by agno; here it is checked when given) */
+const runQuery = z.object({ session_id: idSchema.optional(), user_id: idSchema.optional() });
+const sessionRunQuery = z.object({ session_id: idSchema, user_id: idSchema.optional() });
+
+const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
+/** agno's error answers, by status, as a route declares the ones it gives. */
+const errors = (...statuses: Array<400 | 404 | 409 | 429 | 503>) =>
+  Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      json(
+        agnoErrorSchema,
+        {
+          400: "The request cannot be done as asked",
+          404: "The agent, session or run does not exist, or is not the caller's",
+          409: "The run is not in a state that allows this",
+          429: "The queue is full: retry after Retry-After",
+          503: "No database, or it does not answer",
+        }[s],
+      ),
+    ]),
+  );
+const runAnswer = (description: string) => ({
+  description,
+  content: { "application/json": { schema: runOutputSchema }, "text/event-stream": {} },
+});
 
 const listAgents = defineRoute({
   method: "get",
   path: "/agents",
   tags,
-  summary: "The agents this AgentOS serves (those the caller may read)",
+  summary: "The agents this AgentOS serves (those the caller may read), each as agno's AgentResponse",
   scope: { resource: "agents", action: "read", perItem: "filters the list" },
+  responses: { 200: json(z.array(agentResponseSchema), "The agents") },
 });
 const getAgent = defineRoute({
   method: "get",
   path: "/agents/{agent_id}",
   tags,
-  summary: "One agent",
+  summary: "One agent's configuration (agno's AgentResponse)",
   scope: readAgent,
   request: { params: agentPath },
+  responses: { 200: json(agentResponseSchema, "The agent"), ...errors(404) },
 });
 const createRun = defineRoute({
   method: "post",
@@ -56,31 +99,40 @@ const createRun = defineRoute({
     "Each SSE frame carries `id: <position>`; send it back to `/resume` as `last_event_index` to re-attach after a dropped connection.",
   scope: runAgent,
   request: { params: agentPath, body: runBody(runRequest) },
-  responses: { 200: { description: "RunOutput (JSON) or text/event-stream" } },
+  responses: {
+    200: runAnswer("RunOutput (JSON, stream=false) or text/event-stream"),
+    202: json(acceptedRunResponseSchema, "background=true, stream=false: accepted, to poll"),
+    ...errors(400, 404, 409, 429, 503),
+  },
 });
 const listRuns = defineRoute({
   method: "get",
   path: "/agents/{agent_id}/runs",
   tags,
-  summary: "An agent's runs, newest first",
-  scope: readAgent,
+  summary: "The agent's runs in one session, in order (agno's RunSchema), optionally of one status",
+  scope: runAgent,
   request: {
     params: agentPath,
     query: z.object({
-      limit: z.coerce.number().int().min(1).max(100).default(20),
-      page: z.coerce.number().int().min(1).default(1),
-      session_id: idSchema.optional(),
+      session_id: idSchema,
+      status: z
+        .string()
+        .max(32)
+        .optional()
+        .describe("Only runs of this status (PENDING, RUNNING, COMPLETED, ERROR, …)"),
       user_id: idSchema.optional(),
     }),
   },
+  responses: { 200: json(z.array(runSchema), "The runs"), ...errors(404, 503) },
 });
 const getRun = defineRoute({
   method: "get",
   path: "/agents/{agent_id}/runs/{run_id}",
   tags,
-  summary: "One run's RunOutput",
-  scope: readAgent,
-  request: { params: runPath, query: userQuery },
+  summary: "One run's RunOutput (poll a background run with it)",
+  scope: runAgent,
+  request: { params: runPath, query: runQuery },
+  responses: { 200: json(runOutputSchema, "The run"), ...errors(404, 503) },
 });
 const cancelRun = defineRoute({
   method: "post",
@@ -89,14 +141,20 @@ const cancelRun = defineRoute({
   summary: "Cancel a running run (cooperatively, from any isolate)",
   scope: runAgent,
   request: { params: runPath, query: userQuery },
+  responses: { 200: json(cancelRunResponseSchema, "The cancel was recorded"), ...errors(404, 503) },
 });
 const continueRun = defineRoute({
   method: "post",
   path: "/agents/{agent_id}/runs/{run_id}/continue",
   tags,
-  summary: "Continue a paused run with its resolved requirements (human in the loop)",
+  summary:
+    "Continue a run: a paused one with its resolved requirements (human in the loop), any other with a follow-up, from a checkpoint, forked or regenerated",
   scope: runAgent,
   request: { params: runPath, body: runBody(continueRequest) },
+  responses: {
+    200: runAnswer("The continued run's RunOutput (JSON, stream=false) or text/event-stream"),
+    ...errors(400, 404, 409, 503),
+  },
 });
 const resumeRun = defineRoute({
   method: "post",
@@ -108,10 +166,55 @@ const resumeRun = defineRoute({
   scope: runAgent,
   request: { params: runPath, body: runBody(resumeRequest) },
   responses: {
-    200: { description: "text/event-stream" },
-    409: { description: "The run was not streamed (read it with GET instead)" },
+    200: { description: "text/event-stream", content: { "text/event-stream": {} } },
+    ...errors(404, 503),
+    409: json(agnoErrorSchema, "The run was not streamed (read it with GET instead)"),
   },
 });
+const forkSession = defineRoute({
+  method: "post",
+  path: "/agents/{agent_id}/sessions/{session_id}/fork",
+  tags,
+  summary: "Copy a session, every run under a new id, into a new session that can go another way",
+  scope: runAgent,
+  request: { params: z.object({ agent_id: idSchema, session_id: idSchema }), query: userQuery },
+  responses: { 200: json(forkSessionResponseSchema, "The new session"), ...errors(400, 404, 503) },
+});
+const listCheckpoints = defineRoute({
+  method: "get",
+  path: "/agents/{agent_id}/runs/{run_id}/checkpoints",
+  tags,
+  summary: "The boundaries a run can be continued from (send one's `continue_from` to /continue)",
+  scope: runAgent,
+  request: { params: runPath, query: sessionRunQuery },
+  responses: { 200: json(runCheckpointsResponseSchema, "The run's checkpoints"), ...errors(404, 503) },
+});
+const getCheckpoint = defineRoute({
+  method: "get",
+  path: "/agents/{agent_id}/runs/{run_id}/checkpoints/{message_index}",
+  tags,
+  summary: "The run as it stood at a message boundary (derived; the stored run is unchanged)",
+  scope: runAgent,
+  request: {
+    params: runPath.extend({ message_index: z.coerce.number().int().min(0).max(1_000_000) }),
+    query: sessionRunQuery,
+  },
+  responses: { 200: json(runCheckpointSnapshotSchema, "The boundary and the run cut there"), ...errors(400, 404, 503) },
+});
+
+/** The stored run `runId` of this agent, readable by the caller and (when named) in `sessionId`; else 404. */
+async function readRun(
+  db: Db,
+  agent: Agent,
+  runId: string,
+  scope: { userId?: string; includeShared?: boolean },
+  sessionId?: string,
+): Promise<RunOutput> {
+  const row = await db.getRun(runId, scope);
+  if (!row || row.agent_id !== agent.id || (sessionId !== undefined && row.session_id !== sessionId))
+    throw new NotFoundError(`run ${runId} not found`);
+  return row.run_data as unknown as RunOutput;
+}
 
 /** Streams a run as SSE; with a database its events are stored as they pass, for `/resume`. */
 async function streamRun(
@@ -138,12 +241,13 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
     c.json(
       agents
         .filter((a) => hasScope(principalOf(c), "agents", "read", a.id))
-        .map((a) => agentSummary(a, c.env.dbs[0]?.id)),
+        .map((a) => agentResponse(a, c.env.dbs[0] ?? a.db)),
     ),
   );
-  handle(app, getAgent, (c) =>
-    c.json(agentSummary(agentFor(c, agents, c.req.valid("param").agent_id), c.env.dbs[0]?.id)),
-  );
+  handle(app, getAgent, (c) => {
+    const agent = agentFor(c, agents, c.req.valid("param").agent_id);
+    return c.json(agentResponse(agent, agent.db));
+  });
 
   handle(app, createRun, async (c) => {
     const agent = agentFor(c, agents, c.req.valid("param").agent_id);
@@ -167,7 +271,8 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
       );
       const accepted = {
         run_id: job.payload.run_id,
-        session_id: job.session_id,
+        // the queue names a session for every run it takes
+        session_id: job.session_id ?? "",
         status: runStatusOf(job),
         job_id: job.id,
       };
@@ -187,29 +292,26 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
         { pingMs: c.env.ssePingMs },
       );
     }
-    if (body.stream === false) return c.json(await agent.run(body.message, opts));
+    if (body.stream === false) return c.json(runOutputDict(await agent.run(body.message, opts)));
     return streamRun(c, agent, agent.run(body.message, { ...opts, stream: true }), { sessionId: body.session_id });
   });
 
   handle(app, listRuns, async (c) => {
     const { agent, db } = storedAgent(c, agents, c.req.valid("param").agent_id);
     const q = c.req.valid("query");
-    const page = await db.getRuns({
-      agentId: agent.id,
-      sessionId: q.session_id,
-      ...readScope(c, q.user_id),
-      limit: q.limit,
-      page: q.page,
-    });
-    return c.json(page.data.map((r) => r.run_data));
+    const session = await db.getSession(q.session_id, readScope(c, q.user_id));
+    // The session must be this agent's own: a team's or workflow's holds member runs of agents too.
+    if (!session || session.record.session_type !== "agent" || session.record.agent_id !== agent.id)
+      throw new NotFoundError(`session ${q.session_id} not found`);
+    const runs = session.runs.filter((r) => r.agent_id === agent.id && (!q.status || r.status === q.status));
+    return c.json(runs.map(runSchemaOf));
   });
 
   handle(app, getRun, async (c) => {
     const { agent_id, run_id } = c.req.valid("param");
     const { agent, db } = storedAgent(c, agents, agent_id);
-    const row = await db.getRun(run_id, readScope(c, c.req.valid("query").user_id));
-    if (!row || row.agent_id !== agent.id) throw new NotFoundError(`run ${run_id} not found`);
-    return c.json(row.run_data as unknown as RunOutput);
+    const q = c.req.valid("query");
+    return c.json(runOutputDict(await readRun(db, agent, run_id, readScope(c, q.user_id), q.session_id)));
   });
 
   handle(app, cancelRun, async (c) => {
@@ -227,8 +329,6 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
     const { agent_id, run_id } = c.req.valid("param");
     const agent = agentFor(c, agents, agent_id);
     const body = bodyOf(c, continueRequest);
-    if (!body.tools && !body.requirements)
-      throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
     const resolutions = [
       ...(body.requirements ?? []),
       ...(body.tools ? resolutionsFromTools(body.tools as Array<Partial<ToolExecution>>) : []),
@@ -237,11 +337,26 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
       requirements: resolutions,
       userId: effectiveUserId(c, body.user_id),
       approver: { isAdmin: principalOf(c).admin },
+      timeline: {
+        input: body.input,
+        continueFrom: body.continue_from,
+        fork: body.fork,
+        regenerate: body.regenerate,
+        replaceOriginal: body.replace_original,
+        additionalInstructions: body.additional_instructions,
+      },
     };
-    if (body.stream === false) return c.json(await agent.continueRun(run_id, opts));
-    return streamRun(c, agent, agent.continueRun(run_id, { ...opts, stream: true }), {
-      runId: run_id,
-      firstIndex: await continueIndex(agent, run_id),
+    if (body.session_id !== undefined && agent.db) {
+      // agno continues a run of the session it names: a run of another session is not found there.
+      await readRun(agent.db, agent, run_id, readScope(c, body.user_id), body.session_id);
+    }
+    if (body.stream === false) return c.json(runOutputDict(await agent.continueRun(run_id, opts)));
+    const { first, events } = await peekFirst(agent.continueRun(run_id, { ...opts, stream: true }));
+    // A continue that forked runs under a new id, whose event log starts afresh.
+    const forked = first !== undefined && first.run_id !== run_id;
+    return streamRun(c, agent, events, {
+      runId: forked ? first.run_id : run_id,
+      firstIndex: forked ? 0 : await continueIndex(agent, run_id),
     });
   });
 
@@ -264,5 +379,42 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
     });
   });
 
+  handle(app, forkSession, async (c) => {
+    const { agent_id, session_id } = c.req.valid("param");
+    const { agent, db } = storedAgent(c, agents, agent_id);
+    const userId = c.req.valid("query").user_id;
+    return c.json(await forkAgentSession(db, agent.id, session_id, readScope(c, userId), effectiveUserId(c, userId)));
+  });
+
+  handle(app, listCheckpoints, async (c) => {
+    const { agent_id, run_id } = c.req.valid("param");
+    const { agent, db } = storedAgent(c, agents, agent_id);
+    const q = c.req.valid("query");
+    const run = await readRun(db, agent, run_id, readScope(c, q.user_id), q.session_id);
+    return c.json({ run_id, session_id: q.session_id, checkpoints: runCheckpoints(run) });
+  });
+
+  handle(app, getCheckpoint, async (c) => {
+    const { agent_id, run_id, message_index } = c.req.valid("param");
+    const { agent, db } = storedAgent(c, agents, agent_id);
+    const q = c.req.valid("query");
+    const run = await readRun(db, agent, run_id, readScope(c, q.user_id), q.session_id);
+    return c.json(runCheckpointSnapshot(run, message_index));
+  });
+
   return app;
+}
+
+/** The first event of a stream, pulled (so a refusal answers 4xx before the stream starts), and the whole stream. */
+async function peekFirst<E>(source: AsyncIterable<E>): Promise<{ first: E | undefined; events: AsyncIterable<E> }> {
+  const iterator = source[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return {
+    first: first.done ? undefined : first.value,
+    events: (async function* () {
+      if (first.done) return;
+      yield first.value;
+      for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value;
+    })(),
+  };
 }

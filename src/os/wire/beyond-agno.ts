@@ -30,6 +30,36 @@ export const BEYOND_AGNO: readonly BeyondAgno[] = [
     field: "detail",
     reason: "while the deployment's settings are wrong, which settings, so the operator can fix them",
   },
+  {
+    model: "RunOutput",
+    field: "updated_at",
+    reason: "when the run's stored row last changed, so a poller tells a run that progresses from one that stalled",
+  },
+  {
+    model: "RunOutput",
+    field: "error",
+    reason: "why a run ended in ERROR (its public message and type), which agno only streams as a RunError event",
+  },
+  {
+    model: "RunOutput",
+    field: "memory_update_error",
+    reason: "why the run's memories were not stored when that failed but the run itself succeeded",
+  },
+  {
+    model: "CancelAgentRunResponse",
+    field: "run_id",
+    reason: "the run the cancel was for, where agno answers an empty object",
+  },
+  {
+    model: "CancelAgentRunResponse",
+    field: "cancelled",
+    reason: "whether the run was still going when cancelled (false: it had already ended)",
+  },
+  {
+    model: "AcceptedRunResponse",
+    field: "job_id",
+    reason: "the queue job that carries the background run, to follow it at /queue/jobs/{job_id}",
+  },
 ];
 
 /** The reason `field` of `model` is answered beyond agno's, if it is listed. */

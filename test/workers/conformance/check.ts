@@ -14,6 +14,8 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "GET /docs": "an HTML page",
   "GET /ws": "a WebSocket upgrade (101): the socket's messages are agno's run events",
   "GET /sessions/{session_id}/media/{storage_key}": "the media bytes, or a redirect to them",
+  "POST /agents/{agent_id}/runs/{run_id}/resume":
+    "an SSE stream of agno's run events (agno declares only text/event-stream for it)",
 };
 
 /** Every route answered so far in this file, by route key, with the statuses seen. */

@@ -4,6 +4,7 @@ import { BEYOND_AGNO } from "../../../src/os/wire/beyond-agno.js";
 import { send } from "../worker-client.js";
 import { answered, checkAnswer, ConformanceError, NOT_AGNO_MODELS } from "./check.js";
 import { CONTRACTS, routeKey } from "./contracts.js";
+import { agentsScenarios } from "./scenarios/agents.js";
 import { metaScenarios } from "./scenarios/meta.js";
 import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
@@ -18,6 +19,7 @@ describe("agno conformance", () => {
   describe("meta", metaScenarios);
   describe("routers", routersScenarios);
   describe("sessions", sessionsScenarios);
+  describe("agents", agentsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
