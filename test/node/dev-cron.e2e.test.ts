@@ -55,13 +55,13 @@ it("npm run dev fires the cron trigger on the minute by itself: a new schedule r
       { ms: first * 1000 - Date.now() + 45_000, every: 500 },
     );
     await api("POST", `/schedules/${id}/disable`);
-    const attempt = runs.body.data.find((a: { scheduled_for: number }) => a.scheduled_for === first);
+    // The first occurrence's attempt (agno's ScheduleRunResponse has no occurrence time, only when it fired).
+    expect(runs.body.data).toHaveLength(1);
+    const attempt = runs.body.data[0];
     expect(attempt).toMatchObject({
       status: "success",
       attempt: 1,
-      scheduled_for: first,
       run_id: expect.any(String),
-      job_id: expect.any(String),
       output: { content: "Ran on the minute." },
     });
     // Fired on the minute, not by a request made before it.

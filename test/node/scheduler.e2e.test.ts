@@ -65,7 +65,6 @@ it("a schedule created over HTTP is run by the cron trigger through the durable 
       status: expect.stringMatching(/^(running|success)$/),
       attempt: 1,
       run_id: expect.any(String),
-      job_id: expect.any(String),
     });
     await api("POST", `/schedules/${id}/disable`);
     const run = await until(

@@ -336,7 +336,6 @@ describe("the cron trigger runs schedules through the durable queue", () => {
       status: "failed",
       error: expect.stringContaining("the model refused"),
       completed_at: expect.any(Number),
-      next_attempt_at: null,
     });
     expect((await as("A", "GET", `/agents/assistant/runs/${triggered.body.run_id}`)).body.status).toBe("ERROR");
   });
