@@ -104,6 +104,26 @@ export class RunEngine {
     return this.output as unknown as RunRecord;
   }
 
+  /**
+   * The run as stored now, for a write still on its way while the run goes on: what the run
+   * changes in place (its lists, metrics and session state) is copied, the rest (its input, with
+   * any inline media) is shared, not serialised an extra time.
+   */
+  private snapshot(): RunRecord {
+    const o = this.output;
+    const details = o.metrics.details;
+    const copy: RunOutput = {
+      ...o,
+      updated_at: nowSeconds(),
+      messages: [...o.messages],
+      tools: [...o.tools],
+      requirements: [...o.requirements],
+      metrics: { ...o.metrics, ...(details ? { details: { ...details, model: [...details.model] } } : {}) },
+      session_state: JSON.parse(JSON.stringify(this.sessionState)) as Record<string, unknown>,
+    };
+    return copy as unknown as RunRecord;
+  }
+
   /** Waits for the opening write (its failure is the caller's: the run goes no further). */
   private async opened(): Promise<void> {
     await this.opening;
@@ -159,8 +179,7 @@ export class RunEngine {
   ): AsyncGenerator<RunEvent, RunOutput> {
     this.output.status = "RUNNING";
     if (this.cfg.db) {
-      // A copy: the run goes on changing its output while the write is on its way.
-      const run = JSON.parse(JSON.stringify(this.record())) as RunRecord;
+      const run = this.snapshot();
       const db = this.cfg.db;
       this.opening = (async () => {
         if (firstWrite) {
