@@ -218,7 +218,6 @@ export class RunEngine {
   private async *heldUntilOpened(phase: AsyncGenerator<RunEvent, RunOutput>): AsyncGenerator<RunEvent, RunOutput> {
     const opening = this.opening;
     if (!opening) return yield* phase;
-    const held: RunEvent[] = [];
     let outcome: { failed: false } | { failed: true; error: unknown } | undefined;
     const landed = opening.then(
       () => (outcome = { failed: false }),
@@ -230,36 +229,57 @@ export class RunEngine {
       return next;
     };
     let step = advance();
-    while (!outcome) {
-      const first = await Promise.race([step.then(settledStep, settledStep), landed]);
-      if (first !== settledStep) break;
-      let next: IteratorResult<RunEvent, RunOutput>;
+    /** whether the phase has finished (returned or thrown) */
+    let over = false;
+    const take = async () => {
       try {
-        next = await step;
+        const next = await step;
+        over = next.done === true;
+        return next;
       } catch (error) {
-        // The events before the error are passed on as they would have been, once the run is stored.
-        if (!(await landed).failed) for (const event of held) yield event;
+        over = true;
         throw error;
       }
-      if (next.done) {
-        // The phase wrote its end, which waited for the opening: it has landed.
-        const { failed } = await landed;
-        if (!failed) for (const event of held) yield event;
-        return next.value;
+    };
+    try {
+      const held: RunEvent[] = [];
+      while (!outcome) {
+        const first = await Promise.race([step.then(settledStep, settledStep), landed]);
+        if (first !== settledStep) break;
+        let next: IteratorResult<RunEvent, RunOutput>;
+        try {
+          next = await take();
+        } catch (error) {
+          // The events before the error are passed on as they would have been, once the run is stored.
+          if (!(await landed).failed) for (const event of held) yield event;
+          throw error;
+        }
+        if (next.done) {
+          // The phase wrote its end, which waited for the opening: it has landed.
+          if (!(await landed).failed) for (const event of held) yield event;
+          return next.value;
+        }
+        held.push(next.value);
+        step = advance();
       }
-      held.push(next.value);
-      step = advance();
-    }
-    if (outcome?.failed) {
-      this.controller.abort(outcome.error);
-      await step.catch(() => undefined);
-      await phase.return(this.output).catch(() => undefined);
-      throw outcome.error;
-    }
-    for (const event of held) yield event;
-    for (let next = await step; ; next = await phase.next()) {
-      if (next.done) return next.value;
-      yield next.value;
+      if (outcome?.failed) {
+        this.controller.abort(outcome.error);
+        throw outcome.error;
+      }
+      for (const event of held) yield event;
+      for (;;) {
+        const next = await take();
+        if (next.done) return next.value;
+        yield next.value;
+        step = advance();
+      }
+    } finally {
+      // A phase left unfinished (the opening failed, the caller stopped early) is closed as
+      // `yield*` would close it: once it has reached its next step.
+      if (!over) {
+        await step.catch(() => undefined);
+        await phase.return(this.output).catch(() => undefined);
+      }
     }
   }
 

@@ -143,6 +143,28 @@ describe.each(dbTargets())("a run's first write on $name", (target) => {
     expect(row?.status).toBe("ERROR");
   });
 
+  it("a caller that stops reading closes the run's model stream, as before", async () => {
+    let closed = false;
+    const slow: Model = {
+      id: "slow",
+      provider: "test",
+      async *stream() {
+        try {
+          for (let i = 0; i < 50; i++) {
+            await new Promise((r) => setTimeout(r, 10));
+            yield { type: "text", delta: `${i} ` };
+          }
+          yield { type: "finish", reason: "stop", usage: emptyUsage() };
+        } finally {
+          closed = true;
+        }
+      },
+    };
+    const agent = new Agent({ name: "assistant", model: slow, db: t.db, cancelPollMs: 60_000 });
+    for await (const event of agent.run("count", { stream: true })) if (event.event === "RunContent") break;
+    expect(closed).toBe(true);
+  });
+
   it("pre-hooks and the run's session state wait for the first write: they find the run and its session stored", async () => {
     let seenByHook: string | null | undefined;
     const agent = new Agent({
