@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { RunEvent } from "../../src/agent/events.js";
 import type { Db } from "../../src/db/port.js";
-import { DatabaseUnavailableError } from "../../src/errors.js";
+import { ConflictError, DatabaseUnavailableError } from "../../src/errors.js";
 import type { Model, ModelRequest } from "../../src/models/model.js";
 import { emptyUsage } from "../../src/models/model.js";
 import { tool } from "../../src/tools/tool.js";
@@ -58,6 +58,36 @@ describe.each(dbTargets())("a run's first write on $name", (target) => {
     await t.db.init();
   });
   afterAll(() => t.close());
+
+  it("createSessionWithRun stores both in one statement, refuses a taken session id, and leaves a taken run id to the usual write", async () => {
+    const session = (id: string) => ({ session_id: id, session_type: "agent" as const, agent_id: "a", user_id: "ann" });
+    const run = (id: string, sessionId: string) => ({
+      run_id: id,
+      session_id: sessionId,
+      agent_id: "a",
+      status: "RUNNING",
+      messages: [],
+      created_at: 1,
+    });
+    const row = await t.db.createSessionWithRun(session("cswr-1"), run("cswr-r1", "cswr-1"));
+    expect(row).toMatchObject({
+      run_id: "cswr-r1",
+      session_id: "cswr-1",
+      user_id: "ann",
+      status: "RUNNING",
+      run_index: 0,
+    });
+    expect((await t.db.getSession("cswr-1", { includeRuns: false }))?.record.user_id).toBe("ann");
+
+    await expect(t.db.createSessionWithRun(session("cswr-1"), run("cswr-r2", "cswr-1"))).rejects.toBeInstanceOf(
+      ConflictError,
+    );
+    expect(await t.db.getRun("cswr-r2")).toBeNull();
+
+    expect(await t.db.createSessionWithRun(session("cswr-2"), run("cswr-r1", "cswr-2"))).toBeNull();
+    expect(await t.db.getSession("cswr-2", { includeRuns: false })).not.toBeNull();
+    expect((await t.db.getRun("cswr-r1"))?.session_id).toBe("cswr-1");
+  });
 
   it("the model is called before the first write lands; no event reaches the caller before it, and RunStarted finds the run stored", async () => {
     let release!: () => void;
