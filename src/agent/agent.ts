@@ -1,10 +1,11 @@
 import type { z } from "zod";
 import type { Db } from "../db/port.js";
-import type { RunRecord, RunRow } from "../db/types.js";
+import type { RunRecord, RunRow, SessionRecord } from "../db/types.js";
 import { mergeState, stateChanges } from "../db/state-changes.js";
 import {
   BadRequestError,
   ConflictError,
+  DatabaseUnavailableError,
   NotConfiguredError,
   NotFoundError,
   StatusConflictError,
@@ -438,10 +439,14 @@ export class Agent implements Component {
     }
     if (existing && existing.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
     output.messages.push(message("user", input, messageMedia(runMedia)));
-    const prepare = async () => {
+    const preHooks = this.opts.preHooks ?? [];
+    const prepare = async (opened: () => Promise<void>) => {
+      // The session and the run are stored before the state is written and before a pre-hook
+      // (the user's code) sees the run, as when the first write was waited for.
+      if (opts.sessionState || preHooks.length > 0) await opened();
       // A run's session_state is the session's from now on, as in agno, whether or not a tool changes it.
       if (opts.sessionState) await saveState(sessionState);
-      for (const hook of this.opts.preHooks ?? []) await hook(ctx);
+      for (const hook of preHooks) await hook(ctx);
       const system = await this.systemMessage(ctx);
       const history = stored.history.map((m) => ({ ...m, from_history: true }));
       // History from runs stored before media storage was set still holds bytes: this run stores references.
@@ -453,7 +458,26 @@ export class Agent implements Component {
       output,
       sessionState,
       dependencies,
-    ).start(prepare);
+    ).start(prepare, stored.create && ((run) => this.createSession(stored.create!, run)));
+  }
+
+  /**
+   * Creates the run's new session with the run's first write, in one statement when the db can
+   * (true: the run is stored), else alone (false: the run's write is still to make). An error
+   * means nothing was stored.
+   */
+  private async createSession(session: SessionRecord, run: RunRecord): Promise<boolean> {
+    const db = this.db!;
+    if (db.createSessionWithRun) {
+      try {
+        return (await db.createSessionWithRun(session, run)) !== null;
+      } catch (error) {
+        // Any other failure is tried again as two writes, which tell the session's from the run's.
+        if (error instanceof ConflictError || error instanceof DatabaseUnavailableError) throw error;
+      }
+    }
+    await db.createSession(session);
+    return false;
   }
 
   private async systemMessage(ctx: RunContext): Promise<string> {
@@ -478,7 +502,8 @@ export class Agent implements Component {
 
   /**
    * The session's state and history, and the stored run `runId` if there is one (read together:
-   * a queued run starts with one round trip); a new session is created (named after its first message).
+   * a queued run starts with one round trip); for a session not stored yet, the record to create
+   * (named after its first message), which the run's first write stores.
    */
   private async loadSession(
     sessionId: string,
@@ -486,7 +511,7 @@ export class Agent implements Component {
     input: string,
     runId?: string,
     newId = false,
-  ): Promise<{ state: Record<string, unknown>; history: Message[]; run: RunRow | null }> {
+  ): Promise<{ state: Record<string, unknown>; history: Message[]; run: RunRow | null; create?: SessionRecord }> {
     if (!this.db) return { state: {}, history: [], run: null };
     const withHistory = this.opts.addHistoryToContext === true;
     const sessionOpts = withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false };
@@ -502,7 +527,7 @@ export class Agent implements Component {
       const state = (session.record.session_data?.session_state as Record<string, unknown> | undefined) ?? {};
       return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [], run };
     }
-    await this.db.createSession({
+    const create: SessionRecord = {
       session_id: sessionId,
       session_type: "agent",
       agent_id: this.id,
@@ -513,8 +538,8 @@ export class Agent implements Component {
         name: this.name ?? null,
         model: { id: this.model.id, provider: this.model.provider },
       },
-    });
-    return { state: { ...this.opts.sessionState }, history: [], run };
+    };
+    return { state: { ...this.opts.sessionState }, history: [], run, create };
   }
 
   /**

@@ -42,6 +42,14 @@ export interface EngineConfig {
   onFinalWrite?: RunEndHook;
 }
 
+/** What a step of a phase settled to, in a race with the opening write. */
+const settledStep = () => settledStep;
+
+/** The first write of a run failed before anything of it was stored: the run never started. */
+class NotStarted {
+  constructor(readonly error: unknown) {}
+}
+
 const REASONING_PROMPT =
   "Think through the request step by step before anyone answers it. Write your reasoning only: the analysis, the plan, " +
   "the checks. Do not write the final answer.";
@@ -58,6 +66,12 @@ export class RunEngine {
   private phaseStarted: number | null = null;
   /** the session state as loaded, to skip the session write when no tool changed it */
   private readonly initialState: string;
+  /**
+   * The write that stores a starting run as RUNNING, while it is in flight: the run goes on
+   * meanwhile (its first model request does not wait for a round trip), and every write that
+   * needs the row (or a new session's row) waits for it first, so it always lands first.
+   */
+  private opening: Promise<void> | undefined;
 
   constructor(
     private readonly cfg: EngineConfig,
@@ -69,7 +83,9 @@ export class RunEngine {
   }
 
   private async saveSessionState(): Promise<void> {
-    if (JSON.stringify(this.sessionState) !== this.initialState) await this.cfg.saveSession(this.output);
+    if (JSON.stringify(this.sessionState) === this.initialState) return;
+    await this.opened();
+    await this.cfg.saveSession(this.output);
   }
 
   private base() {
@@ -81,20 +97,67 @@ export class RunEngine {
     };
   }
 
-  /** Persists the run. While it runs, a write only lands if nobody cancelled it meanwhile. */
-  private async save(expect?: string[]): Promise<void> {
+  /** The run as it is stored now (its `updated_at` and session state stamped). */
+  private record(): RunRecord {
     this.output.updated_at = nowSeconds();
     this.output.session_state = this.sessionState;
+    return this.output as unknown as RunRecord;
+  }
+
+  /**
+   * The run as stored now, for a write still on its way while the run goes on: what the run
+   * changes in place (its lists, metrics and session state) is copied, the rest (its input, with
+   * any inline media) is shared, not serialised an extra time.
+   */
+  private snapshot(): RunRecord {
+    const o = this.output;
+    const details = o.metrics.details;
+    const copy: RunOutput = {
+      ...o,
+      updated_at: nowSeconds(),
+      messages: [...o.messages],
+      tools: [...o.tools],
+      requirements: [...o.requirements],
+      metrics: { ...o.metrics, ...(details ? { details: { ...details, model: [...details.model] } } : {}) },
+      session_state: JSON.parse(JSON.stringify(this.sessionState)) as Record<string, unknown>,
+    };
+    return copy as unknown as RunRecord;
+  }
+
+  /** Waits for the opening write (its failure is the caller's: the run goes no further). */
+  private async opened(): Promise<void> {
+    await this.opening;
+  }
+
+  /**
+   * The opening write's failure, if it failed, handed out once: the run's ending is written
+   * after it (so the end never lands first), and the writes after that go ahead.
+   */
+  private async openingFailure(): Promise<unknown> {
+    const opening = this.opening;
+    this.opening = undefined;
+    try {
+      await opening;
+      return undefined;
+    } catch (error) {
+      return error;
+    }
+  }
+
+  /** Persists the run. While it runs, a write only lands if nobody cancelled it meanwhile. */
+  private async save(expect?: string[]): Promise<void> {
+    const run = this.record();
     if (!this.cfg.db) return;
-    await this.cfg.db.upsertRun(this.output as unknown as RunRecord, expect ? { expectStatus: expect } : {});
+    await this.opened();
+    await this.cfg.db.upsertRun(run, expect ? { expectStatus: expect } : {});
   }
 
   /** The write that ends this attempt (COMPLETED or PAUSED, from RUNNING): the caller's hook when it has one. */
   private async saveFinal(): Promise<void> {
     const hook = this.cfg.onFinalWrite;
     if (hook && this.cfg.db) {
-      this.output.updated_at = nowSeconds();
-      this.output.session_state = this.sessionState;
+      this.record();
+      await this.opened();
       // Null: the hook wrote nothing (the run was not RUNNING, say); the plain write then says why.
       if (await hook(this.output as unknown as RunRecord, ["RUNNING"])) return;
     }
@@ -102,18 +165,122 @@ export class RunEngine {
   }
 
   /**
-   * Starts a new run (status RUNNING is stored first, so others can see and cancel it). `before`
-   * runs the pre-hooks: one that throws ends the run as an ERROR, stored and streamed like any.
+   * Starts a new run. Its first write (status RUNNING, so others can see and cancel it) is sent
+   * at once, but the run does not wait for it: its events (RunStarted first) are held until it
+   * has landed, and every later write waits for it. `before` runs the pre-hooks (it is handed
+   * `opened`, to wait for the write first): one that throws ends the run as an ERROR, stored and
+   * streamed like any. `firstWrite`, when given, makes that write instead (with the session the
+   * run starts, say): true when it stored the run, false when the usual write is still to make;
+   * when it throws, the run did not start: its error is thrown as it came, no event before it.
    */
-  async *start(before: () => Promise<void> = async () => undefined): AsyncGenerator<RunEvent, RunOutput> {
+  async *start(
+    before: (opened: () => Promise<void>) => Promise<void> = async () => undefined,
+    firstWrite?: (run: RunRecord) => Promise<boolean>,
+  ): AsyncGenerator<RunEvent, RunOutput> {
+    this.output.status = "RUNNING";
+    if (this.cfg.db) {
+      const run = this.snapshot();
+      const db = this.cfg.db;
+      this.opening = (async () => {
+        if (firstWrite) {
+          let stored: boolean;
+          try {
+            stored = await firstWrite(run);
+          } catch (error) {
+            throw new NotStarted(error);
+          }
+          if (stored) return;
+        }
+        await db.upsertRun(run, { expectStatus: ["PENDING", "RUNNING"] });
+      })();
+      // Awaited by the run's next write, or the guard: never a rejection nobody handles.
+      this.opening.catch(() => undefined);
+    }
     return yield* this.guard(async function* (this: RunEngine) {
-      this.output.status = "RUNNING";
-      await this.save(["PENDING", "RUNNING"]);
-      yield { event: "RunStarted", ...this.base(), model: this.cfg.model.id, model_provider: this.cfg.model.provider };
-      await before();
-      if (this.cfg.reasoningModel) yield* this.reason();
-      return yield* this.loop();
+      return yield* this.heldUntilOpened(this.started(before));
     });
+  }
+
+  /** A started run: RunStarted, the pre-hooks, the model and its tools until the run ends. */
+  private async *started(before: (opened: () => Promise<void>) => Promise<void>): AsyncGenerator<RunEvent, RunOutput> {
+    yield { event: "RunStarted", ...this.base(), model: this.cfg.model.id, model_provider: this.cfg.model.provider };
+    await before(() => this.opened());
+    if (this.cfg.reasoningModel) yield* this.reason();
+    return yield* this.loop();
+  }
+
+  /**
+   * Passes `phase`'s events on, none before the opening write has landed: until then the phase
+   * runs ahead (its model request is already on its way) and its events wait here, so whoever
+   * sees RunStarted finds the run stored (to cancel it, to re-attach to its event log). If the
+   * write fails, the phase is stopped (its model request aborted) and the failure is thrown.
+   */
+  private async *heldUntilOpened(phase: AsyncGenerator<RunEvent, RunOutput>): AsyncGenerator<RunEvent, RunOutput> {
+    const opening = this.opening;
+    if (!opening) return yield* phase;
+    let outcome: { failed: false } | { failed: true; error: unknown } | undefined;
+    const landed = opening.then(
+      () => (outcome = { failed: false }),
+      (error: unknown) => (outcome = { failed: true, error }),
+    );
+    const advance = () => {
+      const next = phase.next();
+      next.catch(() => undefined);
+      return next;
+    };
+    let step = advance();
+    /** whether the phase has finished (returned or thrown) */
+    let over = false;
+    const take = async () => {
+      try {
+        const next = await step;
+        over = next.done === true;
+        return next;
+      } catch (error) {
+        over = true;
+        throw error;
+      }
+    };
+    try {
+      const held: RunEvent[] = [];
+      while (!outcome) {
+        const first = await Promise.race([step.then(settledStep, settledStep), landed]);
+        if (first !== settledStep) break;
+        let next: IteratorResult<RunEvent, RunOutput>;
+        try {
+          next = await take();
+        } catch (error) {
+          // The events before the error are passed on as they would have been, once the run is stored.
+          if (!(await landed).failed) for (const event of held) yield event;
+          throw error;
+        }
+        if (next.done) {
+          // The phase wrote its end, which waited for the opening: it has landed.
+          if (!(await landed).failed) for (const event of held) yield event;
+          return next.value;
+        }
+        held.push(next.value);
+        step = advance();
+      }
+      if (outcome?.failed) {
+        this.controller.abort(outcome.error);
+        throw outcome.error;
+      }
+      for (const event of held) yield event;
+      for (;;) {
+        const next = await take();
+        if (next.done) return next.value;
+        yield next.value;
+        step = advance();
+      }
+    } finally {
+      // A phase left unfinished (the opening failed, the caller stopped early) is closed as
+      // `yield*` would close it: once it has reached its next step.
+      if (!over) {
+        await step.catch(() => undefined);
+        await phase.return(this.output).catch(() => undefined);
+      }
+    }
   }
 
   /**
@@ -140,16 +307,28 @@ export class RunEngine {
     const unwatch = this.cfg.db
       ? watchForCancel(this.cfg.db, this.output.run_id, this.controller, this.cfg.cancelPollMs)
       : () => undefined;
-    const stopHeartbeat = this.cfg.db
-      ? keepRunAlive(this.cfg.db, this.output.run_id, this.cfg.heartbeatMs)
-      : () => undefined;
+    // The heartbeat marks a RUNNING row alive: it starts once the row is written.
+    let ended = false;
+    let stopHeartbeat = () => undefined as void;
+    const db = this.cfg.db;
+    if (db) {
+      const beat = () => {
+        if (!ended) stopHeartbeat = keepRunAlive(db, this.output.run_id, this.cfg.heartbeatMs);
+      };
+      if (this.opening) this.opening.then(beat, () => undefined);
+      else beat();
+    }
     this.phaseStarted = performance.now();
     try {
       return yield* phase.call(this);
-    } catch (error) {
+    } catch (thrown) {
+      // The opening write went first: its failure is the run's, whatever the phase met after it.
+      const error = (await this.openingFailure()) ?? thrown;
+      if (error instanceof NotStarted) throw error.error;
       if (this.isCancel(error)) return yield* this.cancelled();
       return yield* this.failed(error);
     } finally {
+      ended = true;
       stopHeartbeat();
       unwatch();
       unregister();

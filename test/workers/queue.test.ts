@@ -259,8 +259,10 @@ describe("durable background runs (background=true)", () => {
   });
 
   it("cancels queued runs racing the queue: each ends CANCELLED, none completes", async () => {
+    // The answer takes longer than the cancels take to land, on a busy machine too: a run no
+    // longer waits for its RUNNING write before it asks the model.
     const script = await queueModel(
-      Array.from({ length: 8 }, () => ({ text: "should not finish", chunkSize: 1, delayMs: 200 })),
+      Array.from({ length: 8 }, () => ({ text: "should not finish", chunkSize: 1, delayMs: 1_000 })),
     );
     const accepted = await Promise.all(
       Array.from({ length: 8 }, (_, i) => call("/agents/assistant/runs", background({ message: `cancel me ${i}` }))),

@@ -1,6 +1,6 @@
 import type { Session } from "../session.js";
 import type { StateChange } from "../state-changes.js";
-import type { GetSessionOptions, GetSessionsOptions, Page, RunRow, SessionRecord } from "../types.js";
+import type { GetSessionOptions, GetSessionsOptions, Page, RunRecord, RunRow, SessionRecord } from "../types.js";
 
 /** Sessions: their rows, their state, and their runs joined back for a read. */
 export interface SessionStore {
@@ -8,6 +8,13 @@ export interface SessionStore {
   upsertSession(session: SessionRecord): Promise<Session>;
   /** inserts a new session; ConflictError when the id is taken; returns the row without runs */
   createSession(session: SessionRecord): Promise<Session>;
+  /**
+   * `createSession`, and the first write of the session's first run (as `upsertRun` with
+   * `expectStatus`), in one round trip: ConflictError when the session id is taken (nothing is
+   * written); null when the run was not written with it (the session is created: write the run
+   * as usual, which says why). Optional: without it a caller makes the two writes.
+   */
+  createSessionWithRun?(session: SessionRecord, run: RunRecord): Promise<RunRow | null>;
   getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null>;
   /** applies a run's changes (`stateChanges`) to the stored session state, atomically with other writers; null when the session is gone */
   updateSessionState(sessionId: string, changes: StateChange[]): Promise<Record<string, unknown> | null>;

@@ -65,6 +65,38 @@ export async function updateRunRow(
 }
 
 /**
+ * A new session and its first run in one statement (one round trip, one commit): `sessionInsert`
+ * is the session's `INSERT … ON CONFLICT DO NOTHING RETURNING user_id`, and the run is inserted
+ * from the row it returns, as that session's first (run_index 0; the foreign key to the session
+ * is checked at the end of the statement, when the session row is there). `sessionWritten`
+ * false: the session id was taken and nothing was written. `row` null with the session written:
+ * the run was not inserted (its id was taken), for the caller's usual write to sort out.
+ */
+export async function insertSessionWithRun(
+  exec: Exec,
+  t: RunTables,
+  sessionInsert: SQL,
+  run: RunRecord,
+): Promise<{ sessionWritten: boolean; row: RunRow | null }> {
+  const ts = now();
+  const user = sql`${run.user_id ?? null}::varchar`;
+  const [row] = await exec(sql`
+    WITH s AS (${sessionInsert}),
+    ins AS (INSERT INTO ${t.runs} AS r (${sql.raw(RUN_COLUMNS)})
+      SELECT ${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
+        ${run.workflow_id ?? null}, COALESCE(${user}, s.user_id), ${run.parent_run_id ?? null}, ${run.status ?? null}, 0,
+        ${pgJson(run)}::jsonb, ${run.created_at ?? ts}, ${ts}
+      FROM s WHERE ${user} IS NULL OR s.user_id IS NULL OR s.user_id = ${user}
+      ON CONFLICT (run_id) DO NOTHING
+      RETURNING ${RETURNING_RUN})
+    SELECT EXISTS (SELECT 1 FROM s) AS session_written, ins.* FROM (SELECT 1) AS one LEFT JOIN ins ON true`);
+  return {
+    sessionWritten: row?.session_written === true,
+    row: row && row.run_id !== null && row.run_id !== undefined ? toRunRow(row) : null,
+  };
+}
+
+/**
  * `updateRunRow` for many runs in one statement, each answered as it would be alone (null: not
  * updated). The sessions are locked in id order before their runs, so two batches, or a batch and
  * a single writer, never wait on each other in a cycle. The runs must be distinct: a row is
