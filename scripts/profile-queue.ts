@@ -165,8 +165,11 @@ async function main() {
     );
     // A poll may meet a connection the dev proxy just closed: it is tried again.
     const stats = async () =>
-      (await (await fetch(`${dev.url}/queue/stats`, { headers })).json()) as { pending: number; running: number };
-    await until(stats, (s) => s.pending + s.running === 0, "the queue to drain", { ms: 600_000, retryErrors: true });
+      (await (await fetch(`${dev.url}/queue/stats`, { headers })).json()) as { counts: Record<string, number> };
+    await until(stats, (s) => (s.counts.queued ?? 0) + (s.counts.running ?? 0) === 0, "the queue to drain", {
+      ms: 600_000,
+      retryErrors: true,
+    });
     const seconds = (performance.now() - started) / 1000;
     const { profile } = await session.send<{ profile: Profile }>("Profiler.stop");
     // The Worker's bundle is the script the samples point into; its module markers name the sources.

@@ -451,13 +451,13 @@ async function benchAgno(ctx: Ctx, rates: number[], seconds: number): Promise<Ro
   const out = await sweep(rates, (rate) =>
     measure({ system: "agno-edge", config, rate, seconds, enqueue, counts, runtime: rt, cpuOf: { pgid: rt.pid } }),
   );
-  const stats = (await (await fetch(`${rt.url}/queue/stats`, { headers: { authorization: auth } })).json()) as Record<
-    string,
-    number
-  >;
+  // agno's stats answer: jobs by status, only the statuses some job is in.
+  const stats = (await (await fetch(`${rt.url}/queue/stats`, { headers: { authorization: auth } })).json()) as {
+    counts: Record<string, number>;
+  };
   const final = await counts();
-  if (stats.completed !== final.completed)
-    throw new Error(`GET /queue/stats says ${stats.completed} completed, agno_jobs ${final.completed}`);
+  if ((stats.counts.completed ?? 0) !== final.completed)
+    throw new Error(`GET /queue/stats says ${stats.counts.completed} completed, agno_jobs ${final.completed}`);
   const requests = (await script.requests()).length;
   if (requests !== final.total) log(`  the model server saw ${requests} model requests for ${final.total} jobs`);
   await rt.stop();
