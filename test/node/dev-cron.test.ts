@@ -84,6 +84,21 @@ describe("firing on the minute", () => {
     expect(hits.map((u) => Number(u.searchParams.get("time")))).toEqual([boundary, boundary]);
   });
 
+  it("fires a minute once even when its timer wakes before the minute by the clock", async () => {
+    const { hits, port } = await runtime();
+    // A clock that stands still just before a boundary: every wake-up reads as early.
+    const { boundary } = clockBefore(200);
+    cron = startDevCron({ crons: ["* * * * *"], port: () => port, log: () => undefined, now: () => boundary - 200 });
+    await until(
+      async () => hits.length,
+      (n) => n >= 1,
+      "the minute's trigger",
+      { ms: 5_000, every: 20 },
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(hits.map((u) => Number(u.searchParams.get("time")))).toEqual([boundary]);
+  });
+
   it("skips a minute while the runtime restarts, saying so, and stops firing once stopped", async () => {
     const lines: string[] = [];
     const { now } = clockBefore(100);

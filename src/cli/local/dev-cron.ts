@@ -89,14 +89,20 @@ export function startDevCron(opts: {
     }
   };
 
+  /** the minute last fired: a timer may wake a little before its time, and must not fire that minute twice */
+  let last = -Infinity;
   const arm = () => {
     if (stopped) return;
-    const next = Math.floor(now() / 60_000) * 60_000 + 60_000;
-    timer = setTimeout(() => {
-      arm();
-      // Each minute's trigger runs on its own, as Cloudflare's do: a slow one never delays the next.
-      void fire(next);
-    }, next - now());
+    const next = Math.max(Math.floor(now() / 60_000) * 60_000 + 60_000, last + 60_000);
+    timer = setTimeout(
+      () => {
+        last = next;
+        arm();
+        // Each minute's trigger runs on its own, as Cloudflare's do: a slow one never delays the next.
+        void fire(next);
+      },
+      Math.max(0, next - now()),
+    );
     timer.unref();
   };
   arm();
