@@ -35,6 +35,9 @@ import { startFrontProxy } from "./local/front-proxy.js";
 import { descendants, killSurvivors, watchRuntime } from "./local/runtime-watch.js";
 import { configuredCrons, EVERY_MINUTE, startDevCron } from "./local/dev-cron.js";
 
+/** The public port is taken by something else: one line, not a stack. */
+class PortInUse extends Error {}
+
 const log = (line: string) => console.log(`[agno-edge] ${line}`);
 
 export interface DevOptions {
@@ -48,7 +51,8 @@ export interface DevOptions {
 export function runDev(options: DevOptions): void {
   main(options).catch((err) => {
     // A database that cannot be reached is one line (reachability names host:port only); anything else keeps its stack.
-    console.error(err instanceof DatabaseUnreachable ? `[agno-edge] ${err.message}` : err);
+    const oneLine = err instanceof DatabaseUnreachable || err instanceof PortInUse;
+    console.error(oneLine ? `[agno-edge] ${err.message}` : err);
     process.exit(1);
   });
 }
@@ -56,6 +60,21 @@ export function runDev(options: DevOptions): void {
 async function main({ root, args }: DevOptions) {
   const port = Number(process.env.PORT ?? 8787);
   const dataDir = resolve(root, process.env.AGNO_DEV_DATA ?? ".data");
+  // Load tests measure the runtime as it is deployed, without a Node hop in front of it: they turn
+  // the front proxy off, and the runtime then listens on the public port itself.
+  const direct = process.env.AGNO_DEV_FRONT_PROXY === "off";
+  let runtime: Runtime | undefined;
+  // The public port is held before anything else here asks the system for a free one: a port
+  // picked for the database or the runtime could otherwise be the very one a user (or a test that
+  // just released it) chose. Until the runtime is up, the proxy answers 503.
+  const front = direct
+    ? undefined
+    : await startFrontProxy({ port, maxBodyBytes: MAX_BODY_BYTES, upstream: () => runtime?.port }).catch(
+        (err: NodeJS.ErrnoException) => {
+          if (err.code === "EADDRINUSE") throw new PortInUse(`port ${port} is in use: set PORT to another one`);
+          throw err;
+        },
+      );
   let embedded: EmbeddedPostgres | undefined;
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
@@ -143,9 +162,6 @@ async function main({ root, args }: DevOptions) {
   const inProcess = process.env.AGNO_DEV_INSPECTOR === "off";
   const varsObject = Object.fromEntries(vars.map((v) => [v.slice(0, v.indexOf(":")), v.slice(v.indexOf(":") + 1)]));
   let stopping = false;
-  // Load tests measure the runtime as it is deployed, without a Node hop in front of it: they turn
-  // the front proxy off, and the runtime then listens on the public port itself.
-  const direct = process.env.AGNO_DEV_FRONT_PROXY === "off";
   const crons = cronsToFire(configPathOf(root, args), port);
   // wrangler dev then says no more that crons need firing by hand (and serves /__scheduled too).
   const runtimeArgs = crons && !args.includes("--test-scheduled") ? [...args, "--test-scheduled"] : args;
@@ -154,11 +170,8 @@ async function main({ root, args }: DevOptions) {
     inProcess
       ? startInProcessRuntime(project, varsObject, direct ? port : undefined)
       : startWranglerRuntime(project, vars, (code) => void stop(code ?? 1), direct ? port : undefined);
-  let runtime: Runtime | undefined = await startRuntime();
   // The public port is the front proxy's; the runtime listens on an internal one (see front-proxy.ts).
-  const front = direct
-    ? undefined
-    : await startFrontProxy({ port, maxBodyBytes: MAX_BODY_BYTES, upstream: () => runtime?.port });
+  runtime = await startRuntime();
   log(
     inProcess
       ? `AgentOS on http://localhost:${port}, without the DevTools inspector (AGNO_DEV_INSPECTOR=off)`

@@ -153,6 +153,19 @@ describe("npm run dev under faults", () => {
     expect(lines.length).toBeLessThanOrEqual(2); // "using DATABASE_URL (host)" and the reason
   });
 
+  it("exits with one clear line naming the port when PORT is taken, before it starts anything", async () => {
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, "127.0.0.1", r));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const { code, output } = await runDevToExit({ AGNO_DEV_DATA: join(dataDir, "port-taken"), PORT: String(port) });
+      expect(code).toBe(1);
+      expect(output.trim().split("\n")).toEqual([`[agno-edge] port ${port} is in use: set PORT to another one`]);
+    } finally {
+      await new Promise((r) => taken.close(r));
+    }
+  });
+
   it("exits with one clear line when the DATABASE_URL server accepts connections but never answers", async () => {
     const held = new Set<Socket>();
     const blackHole = createServer((socket) => void held.add(socket.on("error", () => undefined)));

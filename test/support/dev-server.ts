@@ -103,11 +103,11 @@ async function spawnDev(
   env: Record<string, string>,
   args: string[],
 ): Promise<{ port: number; child: ChildProcess; output: () => string }> {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   let out = "";
   const child = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts", ...args], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) }, // `env.PORT` names a port of the test's own
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -82,7 +82,7 @@ export async function startFrontProxy(opts: {
     req.on("end", () => {
       if (refused) return;
       const port = opts.upstream();
-      if (port === undefined) return unavailable(res, "the local runtime is restarting");
+      if (port === undefined) return unavailable(res, "the local runtime is starting or restarting");
       const headers: IncomingHttpHeaders = { ...req.headers };
       for (const name of HOP_BY_HOP) delete headers[name];
       const body = Buffer.concat(chunks);
