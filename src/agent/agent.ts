@@ -470,7 +470,7 @@ export class Agent implements Component {
     const db = this.db!;
     if (db.createSessionWithRun) {
       try {
-        return (await db.createSessionWithRun(session, run)) !== null;
+        return (await db.createSessionWithRun(session, run, { deferFlush: true })) !== null;
       } catch (error) {
         // Any other failure is tried again as two writes, which tell the session's from the run's.
         if (error instanceof ConflictError || error instanceof DatabaseUnavailableError) throw error;

@@ -191,7 +191,9 @@ export class RunEngine {
           }
           if (stored) return;
         }
-        await db.upsertRun(run, { expectStatus: ["PENDING", "RUNNING"] });
+        // Its loss in a database crash only undoes the RUNNING mark: the next write, which
+        // waits for the log, makes it durable with it.
+        await db.upsertRun(run, { expectStatus: ["PENDING", "RUNNING"], deferFlush: true });
       })();
       // Awaited by the run's next write, or the guard: never a rejection nobody handles.
       this.opening.catch(() => undefined);

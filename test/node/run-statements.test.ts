@@ -13,6 +13,8 @@ import { countStatements } from "../support/statement-counter.js";
  * pooled client sends, BEGIN and COMMIT included. A statement added to the path fails here.
  */
 const count = countStatements((sql) => sql.replace(/\s+/g, " ").slice(0, 160));
+/** the same, whole */
+const full = countStatements((sql) => sql);
 
 /** The first model request asks for the tool, the next one (with its result) answers: zero latency, in process. */
 const scripted: Model = {
@@ -65,6 +67,18 @@ describe.each(dbTargets())("statements per agent run on $name", (target) => {
     });
     expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(2);
     await expectStored(runId);
+  });
+
+  // The RUNNING write's commit does not wait for the log (its loss in a crash of the database
+  // undoes only that mark); the last write's does, and so makes both durable.
+  it("only the opening write defers its flush, in a new session and in an existing one", async () => {
+    const deferred = (sql: string) => sql.includes("set_config('synchronous_commit', 'off', true)");
+    for (const sessionId of [undefined, "s-flush"]) {
+      if (sessionId) await agent.run("first", { sessionId });
+      const statements = await full(async () => void (await agent.run("weather in Oslo?", { sessionId })));
+      const writes = statements.filter((q) => /\b(INSERT|UPDATE)\b/i.test(q));
+      expect(writes.map(deferred), writes.join("\n")).toEqual([true, false]);
+    }
   });
 
   // The session's read, the RUNNING write, the last write.

@@ -6,6 +6,13 @@ export interface UpsertRunOptions {
    * else StatusConflictError (a run cancelled elsewhere is never overwritten as COMPLETED)
    */
   expectStatus?: string[];
+  /**
+   * The commit need not wait for the database's log to reach disk (Postgres: `synchronous_commit`
+   * off for this write's transaction only): a crash of the database server a moment later may
+   * undo it; nothing else changes (it is seen at once, and in order). For the write that marks a
+   * run RUNNING: the run's next write waits for the log, which makes this one durable with it.
+   */
+  deferFlush?: boolean;
 }
 
 export interface InterruptOptions {

@@ -1,5 +1,6 @@
 import type { Session } from "../session.js";
 import type { StateChange } from "../state-changes.js";
+import type { UpsertRunOptions } from "./run-store.js";
 import type { GetSessionOptions, GetSessionsOptions, Page, RunRecord, RunRow, SessionRecord } from "../types.js";
 
 /** Sessions: their rows, their state, and their runs joined back for a read. */
@@ -14,7 +15,11 @@ export interface SessionStore {
    * written); null when the run was not written with it (the session is created: write the run
    * as usual, which says why). Optional: without it a caller makes the two writes.
    */
-  createSessionWithRun?(session: SessionRecord, run: RunRecord): Promise<RunRow | null>;
+  createSessionWithRun?(
+    session: SessionRecord,
+    run: RunRecord,
+    opts?: Pick<UpsertRunOptions, "deferFlush">,
+  ): Promise<RunRow | null>;
   getSession(sessionId: string, opts?: GetSessionOptions): Promise<Session | null>;
   /** applies a run's changes (`stateChanges`) to the stored session state, atomically with other writers; null when the session is gone */
   updateSessionState(sessionId: string, changes: StateChange[]): Promise<Record<string, unknown> | null>;

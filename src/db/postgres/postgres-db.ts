@@ -89,6 +89,9 @@ const knownCurrent = new Set<string>();
  * await db.upsertRun({ run_id: "r1", session_id: "s1", agent_id: "a", status: "COMPLETED", messages: [] });
  * const session = await db.getSession("s1"); // runs joined back in order
  */
+/** The run-update batch whose writes defer their flush (UpsertRunOptions.deferFlush). */
+const DEFERRED = "deferred";
+
 export class PostgresDb implements Db {
   readonly id: string;
   readonly schema: string;
@@ -103,8 +106,9 @@ export class PostgresDb implements Db {
   private readonly toolResults: ToolResultTable;
   private readonly jobTable: JobTable;
   private jobStore: PostgresJobStore | undefined;
-  private readonly runUpdates = new Coalescer<{ run: RunRecord; expectStatus: string[] }, RunRow | null>((_, writes) =>
-    this.updateRuns(writes),
+  /** keyed by whether the writes defer their flush: a batch commits one way */
+  private readonly runUpdates = new Coalescer<{ run: RunRecord; expectStatus: string[] }, RunRow | null>(
+    (key, writes) => this.updateRuns(writes, key === DEFERRED),
   );
   private readonly readerDeps: ReaderDeps;
   /** agno 3.0's layout, read plainly */
@@ -264,7 +268,11 @@ export class PostgresDb implements Db {
    * a run started into a session of its own costs one round trip before its end instead of two.
    * Before migration (runs still in agno 2.x blobs) the two writes go apart.
    */
-  async createSessionWithRun(input: SessionRecord, runInput: RunRecord): Promise<RunRow | null> {
+  async createSessionWithRun(
+    input: SessionRecord,
+    runInput: RunRecord,
+    opts: Pick<UpsertRunOptions, "deferFlush"> = {},
+  ): Promise<RunRow | null> {
     const session = validateSession(input);
     const run = validateRun({ ...runInput, session_id: session.session_id });
     if (session.runs?.length) throw new ValidationError("a session created with its first run holds no runs", "runs");
@@ -285,6 +293,7 @@ export class PostgresDb implements Db {
       { sessions: this.sessionsTable, runs: this.runsTable },
       insert,
       run,
+      opts.deferFlush,
     );
     if (!sessionWritten) throw new ConflictError(`session ${session.session_id} already exists`);
     return row;
@@ -401,19 +410,23 @@ export class PostgresDb implements Db {
     // else, and any miss, takes the full path, which also names what was wrong.
     if (opts.expectStatus && !(await this.legacyPending())) {
       // Writes made in one turn (the runs a queue started together) go as one statement.
-      const row = await this.runUpdates.run("", { run, expectStatus: opts.expectStatus });
+      const row = await this.runUpdates.run(opts.deferFlush ? DEFERRED : "", { run, expectStatus: opts.expectStatus });
       if (row) return row;
     }
     return this.transaction((tx) => this.writeRun(tx, run, opts.expectStatus));
   }
 
   /** Updates of runs in expected states: one statement for them all, or one each when a run is written twice. */
-  private async updateRuns(writes: Array<{ run: RunRecord; expectStatus: string[] }>): Promise<Array<RunRow | null>> {
+  private async updateRuns(
+    writes: Array<{ run: RunRecord; expectStatus: string[] }>,
+    deferFlush: boolean,
+  ): Promise<Array<RunRow | null>> {
     const t = { sessions: this.sessionsTable, runs: this.runsTable };
     if (writes.length > 1 && new Set(writes.map((w) => w.run.run_id)).size === writes.length)
-      return updateRunRows(this.exec, t, writes);
+      return updateRunRows(this.exec, t, writes, deferFlush);
     const out: Array<RunRow | null> = [];
-    for (const w of writes) out.push(await updateRunRow(this.exec, t, w.run, w.expectStatus)); // in order: a later write wins
+    // in order: a later write wins
+    for (const w of writes) out.push(await updateRunRow(this.exec, t, w.run, w.expectStatus, deferFlush));
     return out;
   }
 

@@ -22,6 +22,13 @@ export const LEGACY_RUN_COUNT = sql.raw(
   `COALESCE(jsonb_array_length(CASE WHEN jsonb_typeof(runs::jsonb) = 'array' THEN runs::jsonb END), 0)`,
 );
 
+/**
+ * Turns `synchronous_commit` off for the statement's own transaction (see UpsertRunOptions.deferFlush):
+ * a volatile expression in a CTE the statement reads, so Postgres evaluates it once, before the
+ * commit reads the setting; the setting ends with the transaction.
+ */
+const DEFER_FLUSH = sql.raw(`(SELECT set_config('synchronous_commit', 'off', true))`);
+
 /** The run's columns as a write aliased `r` returns them (built once: every run write uses it). */
 const RETURNING_RUN = sql.raw(
   RUN_COLUMNS.split(", ")
@@ -45,12 +52,13 @@ export async function updateRunRow(
   t: RunTables,
   run: RunRecord,
   expectStatus: string[],
+  deferFlush = false,
 ): Promise<RunRow | null> {
   const ts = now();
   const user = sql`${run.user_id ?? null}::varchar`;
   const [row] = await exec(sql`
     WITH a AS (SELECT NOT EXISTS (SELECT 1 FROM ${t.runs} WHERE run_id = ${run.run_id}) AS absent,
-      (SELECT xmin FROM ${t.sessions} WHERE session_id = ${run.session_id}) AS seen),
+      (SELECT xmin FROM ${t.sessions} WHERE session_id = ${run.session_id}) AS seen${deferFlush ? sql`, ${DEFER_FLUSH} AS deferred` : sql``}),
     ${runUpdateCtes(t, run, expectStatus, ts, sql` AND (NOT (SELECT absent FROM a) OR xmin = (SELECT seen FROM a))`)},
     ins AS (INSERT INTO ${t.runs} AS r (${sql.raw(RUN_COLUMNS)})
       SELECT ${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
@@ -77,6 +85,7 @@ export async function insertSessionWithRun(
   t: RunTables,
   sessionInsert: SQL,
   run: RunRecord,
+  deferFlush = false,
 ): Promise<{ sessionWritten: boolean; row: RunRow | null }> {
   const ts = now();
   const user = sql`${run.user_id ?? null}::varchar`;
@@ -89,7 +98,7 @@ export async function insertSessionWithRun(
       FROM s WHERE ${user} IS NULL OR s.user_id IS NULL OR s.user_id = ${user}
       ON CONFLICT (run_id) DO NOTHING
       RETURNING ${RETURNING_RUN})
-    SELECT EXISTS (SELECT 1 FROM s) AS session_written, ins.* FROM (SELECT 1) AS one LEFT JOIN ins ON true`);
+    SELECT EXISTS (SELECT 1 FROM s) AS session_written, ins.* FROM (SELECT ${deferFlush ? DEFER_FLUSH : sql`1`}) AS one LEFT JOIN ins ON true`);
   return {
     sessionWritten: row?.session_written === true,
     row: row && row.run_id !== null && row.run_id !== undefined ? toRunRow(row) : null,
@@ -106,6 +115,7 @@ export async function updateRunRows(
   exec: Exec,
   t: RunTables,
   writes: Array<{ run: RunRecord; expectStatus: string[] }>,
+  deferFlush = false,
 ): Promise<Array<RunRow | null>> {
   const ts = now();
   const x = pgJson(
@@ -131,7 +141,7 @@ export async function updateRunRows(
   const rows = await exec(sql`
     WITH x AS (SELECT * FROM jsonb_to_recordset(${x}::jsonb) AS x(ord int, run_id varchar, session_id varchar, run_type varchar, agent_id varchar,
         team_id varchar, workflow_id varchar, user_id varchar, parent_run_id varchar, status varchar, run_data jsonb, expect jsonb)),
-    l AS (SELECT session_id FROM ${t.sessions} WHERE session_id IN (${sessionIds}) ORDER BY session_id FOR UPDATE),
+    l AS (SELECT session_id${deferFlush ? sql`, ${DEFER_FLUSH} AS deferred` : sql``} FROM ${t.sessions} WHERE session_id IN (${sessionIds}) ORDER BY session_id FOR UPDATE),
     s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id IN (${sessionIds}) AND session_id IN (SELECT session_id FROM l) RETURNING session_id, user_id),
     w AS (UPDATE ${t.runs} AS r SET run_type = x.run_type, agent_id = x.agent_id, team_id = x.team_id, workflow_id = x.workflow_id,
         user_id = COALESCE(x.user_id, s.user_id), parent_run_id = x.parent_run_id, status = x.status, run_data = x.run_data, updated_at = ${ts}
