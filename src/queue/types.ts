@@ -20,6 +20,46 @@ export interface RunJobPayload {
   media?: MediaInput[];
 }
 
+/**
+ * The columns a job listing sorts by (agno's: any column of the jobs table but the payload).
+ * `updated_at` falls back to `created_at` where unset, as agno sorts it; text sorts by code point.
+ */
+export const JOB_SORT_FIELDS = [
+  "id",
+  "component_type",
+  "job_type",
+  "component_id",
+  "session_id",
+  "user_id",
+  "status",
+  "attempt",
+  "max_attempts",
+  "idempotency_key",
+  "available_at",
+  "locked_by",
+  "locked_at",
+  "lease_expires_at",
+  "error",
+  "created_at",
+  "updated_at",
+  "completed_at",
+] as const;
+export type JobSortField = (typeof JOB_SORT_FIELDS)[number];
+
+/**
+ * A page of jobs: those in any of `statuses` (all when unset), ordered by `sortBy` (default
+ * `created_at`) in `sortOrder` (default desc; unset values last ascending, first descending, as
+ * Postgres orders them), then by id; a `sortBy` that names no column orders by id alone, as agno
+ * ignores an unknown sort field.
+ */
+export interface JobListOptions {
+  statuses?: readonly JobStatus[];
+  limit: number;
+  page: number;
+  sortBy?: string;
+  sortOrder?: "asc" | "desc";
+}
+
 /** A row of `agno_jobs` (agno's columns; timestamps in epoch seconds). */
 export interface JobRecord {
   id: string;
@@ -121,11 +161,7 @@ export interface JobStore {
   /** a FAILED or CANCELLED job gets exactly one more attempt */
   requeueJob(id: string): Promise<JobRecord>;
   getJob(id: string): Promise<JobRecord | null>;
-  listJobs(opts: {
-    status?: JobStatus;
-    limit: number;
-    page: number;
-  }): Promise<{ data: JobRecord[]; total_count: number }>;
+  listJobs(opts: JobListOptions): Promise<{ data: JobRecord[]; total_count: number }>;
   queueStats(): Promise<QueueStats>;
   /** when the next job falls due (a delayed retry, a lease that will lapse), epoch seconds; null when none */
   nextDueAt(): Promise<number | null>;

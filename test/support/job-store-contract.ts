@@ -9,7 +9,7 @@ import {
 } from "../../src/errors.js";
 import { Dispatcher } from "../../src/queue/dispatcher.js";
 import { runJobInput } from "../../src/queue/run-job-input.js";
-import type { EnqueueOutcome, EnqueueRunInput, JobRecord } from "../../src/queue/types.js";
+import type { EnqueueOutcome, EnqueueRunInput, JobListOptions, JobRecord } from "../../src/queue/types.js";
 import type { ContractDb } from "./db-contract.js";
 import { enqueueInputs } from "./enqueue-input.js";
 
@@ -333,6 +333,46 @@ export function describeJobStoreContract(c: () => ContractDb, make: () => Contra
         await expect(c().db.jobs.requeueJob(cancelled[0].id)).rejects.toThrow(StatusConflictError);
       }
       await expect(c().db.jobs.requeueJob("no-such-job")).rejects.toThrow(NotFoundError);
+    });
+
+    it("lists jobs by any column in either order (unset values as Postgres places them), by several statuses, by id for an unknown column", async () => {
+      const own = await make();
+      try {
+        await own.db.init();
+        const jobs = own.db.jobs;
+        const users = { "ls-1": "b", "ls-2": null, "ls-3": "C", "ls-4": "a" } as const;
+        for (const [id, user] of Object.entries(users))
+          await jobs.enqueueRun(input({ user_id: user, payload: { run_id: id, message: "hi" } }));
+        const [claimed] = await jobs.claimJobs({ workerId: "w", limit: 1, leaseSeconds: 30 });
+        const running = claimed!.id;
+        const cancelled = ["ls-1", "ls-2", "ls-3", "ls-4"].find((id) => id !== running)!;
+        expect(await jobs.cancelJob(cancelled)).toBe("cancelled");
+        const ids = async (opts: Partial<JobListOptions>) =>
+          (await jobs.listJobs({ limit: 10, page: 1, ...opts })).data.map((j) => j.id);
+        const byUser = ["ls-3", "ls-4", "ls-1", "ls-2"]; // "C" < "a" < "b" by code point, unset last
+        expect(await ids({ sortBy: "user_id", sortOrder: "asc" })).toEqual(byUser);
+        expect(await ids({ sortBy: "user_id", sortOrder: "desc" })).toEqual([...byUser].reverse());
+        // Only the claimed job has a worker: first descending (unset first), last ascending.
+        expect((await ids({ sortBy: "locked_by", sortOrder: "asc" })).at(-1)).not.toBe(running);
+        expect((await ids({ sortBy: "locked_by", sortOrder: "asc" }))[0]).toBe(running);
+        expect((await ids({ sortBy: "locked_by", sortOrder: "desc" })).at(-1)).toBe(running);
+        const byStatus = await jobs.listJobs({ limit: 10, page: 1, sortBy: "status", sortOrder: "asc" });
+        expect(byStatus.data.map((j) => j.status)).toEqual(["CANCELLED", "PENDING", "PENDING", "RUNNING"]);
+        for (const unknown of ["payload", "no_such_column", "id; DROP TABLE x"])
+          expect(await ids({ sortBy: unknown, sortOrder: "desc" })).toEqual(["ls-1", "ls-2", "ls-3", "ls-4"]);
+        const page2 = await jobs.listJobs({ limit: 2, page: 2, sortBy: "user_id", sortOrder: "asc" });
+        expect({ ids: page2.data.map((j) => j.id), total: page2.total_count }).toEqual({
+          ids: byUser.slice(2),
+          total: 4,
+        });
+        const waiting = await jobs.listJobs({ limit: 10, page: 1, statuses: ["PENDING", "CANCELLED"] });
+        expect(waiting.total_count).toBe(3);
+        expect(waiting.data.map((j) => j.id)).not.toContain(running);
+        expect(await jobs.listJobs({ limit: 10, page: 1, statuses: [] })).toEqual({ data: [], total_count: 0 });
+        await expect(jobs.listJobs({ limit: 10, page: 0 })).rejects.toThrow(ValidationError);
+      } finally {
+        await own.close();
+      }
     });
 
     it("drives jobs through a Dispatcher: bounded concurrency, retries until max_attempts, results fenced", async () => {

@@ -428,6 +428,17 @@ describe("durable background runs (background=true)", () => {
       (await call("/queue/jobs?status=failed&limit=1")).body.meta.total_count +
         (await call("/queue/jobs?status=cancelled&limit=1")).body.meta.total_count,
     );
+    // agno's sort_by and sort_order: the oldest first, or by attempt; an unknown column orders by id alone.
+    const oldest = (await call("/queue/jobs?sort_by=created_at&sort_order=asc&limit=50")).body.data;
+    const created = oldest.map((j: { created_at: number }) => j.created_at);
+    expect(created).toEqual([...created].sort((a, b) => a - b));
+    const byAttempt = (await call("/queue/jobs?sort_by=attempt&sort_order=desc&limit=50")).body.data;
+    const attempts = byAttempt.map((j: { attempt: number }) => j.attempt);
+    expect(attempts).toEqual([...attempts].sort((a, b) => b - a));
+    expect(attempts[0]).toBeGreaterThan(attempts.at(-1));
+    const byId = (await call("/queue/jobs?sort_by=no_such_column&limit=50")).body.data.map((j: { id: string }) => j.id);
+    expect(byId).toEqual([...byId].sort());
+    expect((await call("/queue/jobs?sort_order=sideways")).status).toBe(422);
     const noQueue = { JOB_QUEUE: undefined } as never;
     expect((await call("/queue/stats", {}, noQueue)).status).toBe(503);
     expect((await call("/agents/assistant/runs", background({ message: "x" }), noQueue)).status).toBe(400);

@@ -2,6 +2,7 @@ import { NotFoundError, StatusConflictError, ValidationError } from "../../error
 import type {
   EnqueueOutcome,
   EnqueueRunInput,
+  JobListOptions,
   JobRecord,
   JobStatus,
   JobStore,
@@ -9,6 +10,7 @@ import type {
   QueueStats,
 } from "../../queue/types.js";
 import type { RunRecord, RunRow } from "../types.js";
+import { jobSortField } from "../../queue/job-sort-field.js";
 import { validateId, validateRun } from "../validate.js";
 import { isActive, MemoryEnqueue, ownerOf } from "./enqueue.js";
 import type { MemoryRunStore } from "./run-store.js";
@@ -204,17 +206,15 @@ export class MemoryJobStore implements JobStore {
     return job ? copy(job) : null;
   }
 
-  async listJobs(opts: {
-    status?: JobStatus;
-    limit: number;
-    page: number;
-  }): Promise<{ data: JobRecord[]; total_count: number }> {
-    const { limit, page } = opts;
+  async listJobs(opts: JobListOptions): Promise<{ data: JobRecord[]; total_count: number }> {
+    const { limit, page, statuses } = opts;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
       throw new ValidationError("limit must be 1..1000", "limit");
+    if (!Number.isInteger(page) || page < 1) throw new ValidationError("page must be 1 or more", "page");
+    const order = jobOrder(opts);
     const matching = [...this.t.jobs.values()]
-      .filter((j) => (opts.status ? j.status === opts.status : true))
-      .sort((a, b) => b.created_at - a.created_at || compareIds(a.id, b.id));
+      .filter((j) => !statuses || statuses.includes(j.status))
+      .sort((a, b) => order(a, b) || compareIds(a.id, b.id));
     return { data: matching.slice((page - 1) * limit, page * limit).map(copy), total_count: matching.length };
   }
 
@@ -296,3 +296,19 @@ function ended(status: "COMPLETED" | "FAILED" | "CANCELLED", error: string | nul
 
 /** Due time, then age; a stable sort keeps enqueue order among equals. */
 const byDueTime = (a: JobRecord, b: JobRecord) => a.available_at - b.available_at || a.created_at - b.created_at;
+
+/** Postgres's order of a listing's field (see JobListOptions): nulls sort as larger than any value. */
+function jobOrder(opts: JobListOptions): (a: JobRecord, b: JobRecord) => number {
+  const field = jobSortField(opts.sortBy);
+  if (!field) return () => 0;
+  const sign = opts.sortOrder === "asc" ? 1 : -1;
+  const valueOf = (j: JobRecord) => (field === "updated_at" ? (j.updated_at ?? j.created_at) : j[field]);
+  return (a, b) => {
+    const x = valueOf(a);
+    const y = valueOf(b);
+    if (x === y) return 0;
+    if (x === null) return sign;
+    if (y === null) return -sign;
+    return (x < y ? -1 : 1) * sign;
+  };
+}

@@ -4,7 +4,7 @@ import type {
   EnqueueOutcome,
   EnqueueRunInput,
   JobRecord,
-  JobStatus,
+  JobListOptions,
   JobStore,
   Lease,
   QueueStats,
@@ -162,13 +162,9 @@ export class PostgresJobStore implements JobStore {
     return this.d.table.forRun(runId);
   }
 
-  async listJobs(opts: {
-    status?: JobStatus;
-    limit: number;
-    page: number;
-  }): Promise<{ data: JobRecord[]; total_count: number }> {
+  async listJobs(opts: JobListOptions): Promise<{ data: JobRecord[]; total_count: number }> {
     await this.d.ready();
-    return this.d.table.list(opts.status, opts.limit, opts.page);
+    return this.d.table.list(opts);
   }
 
   async queueStats(): Promise<QueueStats> {

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
-import type { JobRecord, JobStatus, Lease, QueueStats } from "../../queue/types.js";
+import type { JobListOptions, JobRecord, JobStatus, Lease, QueueStats } from "../../queue/types.js";
+import { jobSortField } from "../../queue/job-sort-field.js";
 import { num, numOrNull, str } from "./rows.js";
 import type { Exec } from "./schema-state.js";
 import { nowSeconds as now } from "../../time.js";
@@ -183,16 +184,19 @@ export class JobTable {
     return row ? toJob(row) : null;
   }
 
-  async list(
-    status: JobStatus | undefined,
-    limit: number,
-    page: number,
-  ): Promise<{ data: JobRecord[]; total_count: number }> {
+  async list(opts: JobListOptions): Promise<{ data: JobRecord[]; total_count: number }> {
+    const { statuses, limit, page } = opts;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
       throw new ValidationError("limit must be 1..1000", "limit");
-    const where = status ? sql`WHERE status = ${status}` : sql``;
+    if (!Number.isInteger(page) || page < 1) throw new ValidationError("page must be 1 or more", "page");
+    const where = statuses
+      ? sql`WHERE status IN (${sql.join(
+          [...statuses, ""].map((s) => sql`${s}`),
+          sql`, `,
+        )})`
+      : sql``;
     const rows = await this.exec(
-      sql`SELECT ${this.cols()}, COUNT(*) OVER () AS total FROM ${this.table} ${where} ORDER BY created_at DESC, id LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
+      sql`SELECT ${this.cols()}, COUNT(*) OVER () AS total FROM ${this.table} ${where} ORDER BY ${orderOf(opts)} LIMIT ${limit} OFFSET ${(page - 1) * limit}`,
     );
     const total =
       rows.length > 0
@@ -218,3 +222,30 @@ export class JobTable {
     };
   }
 }
+
+/** A listing's ORDER BY (see JobListOptions): the field, then id; text by code point, as MemoryDb orders it. */
+function orderOf(opts: JobListOptions): SQL {
+  const field = jobSortField(opts.sortBy);
+  if (!field) return sql`id`;
+  const direction = sql.raw(opts.sortOrder === "asc" ? "ASC" : "DESC");
+  const column =
+    field === "updated_at"
+      ? sql`COALESCE(updated_at, created_at)`
+      : TEXT_SORT_FIELDS.has(field)
+        ? sql`${sql.identifier(field)} COLLATE "C"`
+        : sql.identifier(field);
+  return sql`${column} ${direction}, id`;
+}
+
+/** The text columns of the jobs table that a listing can sort by. */
+const TEXT_SORT_FIELDS = new Set<string>([
+  "component_type",
+  "job_type",
+  "component_id",
+  "session_id",
+  "user_id",
+  "status",
+  "idempotency_key",
+  "locked_by",
+  "error",
+]);

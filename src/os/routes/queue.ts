@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import { ConflictError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
+import { ConflictError, NotConfiguredError, NotFoundError } from "../../errors.js";
 import type { JobRecord, JobStatus, JobStore, QueueStats } from "../../queue/types.js";
 import type { QueueConfig } from "../background.js";
 import type { OSEnv } from "../context.js";
@@ -18,8 +18,6 @@ const tags: ["Queue"] = ["Queue"];
 const admin = { resource: "agent_os", action: "admin" };
 const jobPath = z.object({ job_id: idSchema.describe("The job's id: its run's run_id") });
 const notFound = { 404: { description: "No such job" } };
-/** The largest window a listing of several statuses merges (each status read up to it). */
-const MAX_MERGED_ROWS = 1000;
 
 /** agno's name of each of our job states; agno's `paused` has no counterpart here (a paused run's job has ended). */
 const AGNO_STATUS: Record<JobStatus, AgnoJobStatus> = {
@@ -37,7 +35,10 @@ const listJobs = defineRoute({
   method: "get",
   path: "/queue/jobs",
   tags,
-  summary: "Background jobs, newest first; `status` repeats to match any of several (failed alone: the dead letters)",
+  summary:
+    "Background jobs, newest first unless sorted otherwise; `status` repeats to match any of several (failed alone: the dead letters)",
+  description:
+    "`sort_by` names a column of the jobs table (created_at, the default, updated_at, completed_at, status, attempt, component_type, component_id, user_id, …); an unknown one orders by id alone, as agno ignores it.",
   scope: admin,
   request: {
     query: z.object({
@@ -46,6 +47,8 @@ const listJobs = defineRoute({
         .optional(),
       limit: z.coerce.number().int().min(1).max(1000).default(20),
       page: z.coerce.number().int().min(1).default(1),
+      sort_by: z.string().max(64).default("created_at").describe("The column to sort by"),
+      sort_order: z.enum(["asc", "desc"]).default("desc"),
     }),
   },
   responses: { 200: jsonAnswer(queueJobListSchema, "A page of jobs") },
@@ -151,28 +154,6 @@ function statsView(s: QueueStats): z.infer<typeof queueStatsSchema> {
   return { counts, oldest_queued_age_seconds: s.pending > 0 ? s.oldest_pending_age_seconds : null };
 }
 
-/**
- * One page of the jobs in any of `statuses`, newest first. The store filters one status at a
- * time, so several are read each up to the page's end and merged in the store's order.
- */
-async function listIn(jobs: JobStore, statuses: JobStatus[], limit: number, page: number) {
-  if (statuses.length <= 1) return jobs.listJobs({ status: statuses[0], limit, page });
-  const end = page * limit;
-  if (end > MAX_MERGED_ROWS)
-    throw new ValidationError(
-      `with several statuses, page * limit may be at most ${MAX_MERGED_ROWS}: ask for one status to go further`,
-      "page",
-    );
-  const parts = await Promise.all(statuses.map((status) => jobs.listJobs({ status, limit: end, page: 1 })));
-  const merged = parts
-    .flatMap((p) => p.data)
-    .sort((a, b) => b.created_at - a.created_at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  return {
-    data: merged.slice(end - limit, end),
-    total_count: parts.reduce((n, p) => n + p.total_count, 0),
-  };
-}
-
 /** `/queue/*` (admin only): inspect, cancel and requeue background jobs, in agno's shapes (SPEC Q3). */
 export function queueRoutes(config: QueueConfig | undefined) {
   const app = routeApp();
@@ -180,12 +161,15 @@ export function queueRoutes(config: QueueConfig | undefined) {
     const q = c.req.valid("query");
     const asked = q.status === undefined ? [] : [...new Set([q.status].flat())];
     const jobs = store(c, config);
+    // agno's `paused` has no job here: asked alone, it matches nothing.
     const statuses = asked.flatMap((s) => OUR_STATUS[s] ?? []);
-    // Only a status no job here can be in was asked for (agno's `paused`): nothing matches.
-    const page =
-      asked.length > 0 && statuses.length === 0
-        ? { data: [], total_count: 0 }
-        : await listIn(jobs, statuses, q.limit, q.page);
+    const page = await jobs.listJobs({
+      ...(asked.length > 0 && { statuses }),
+      limit: q.limit,
+      page: q.page,
+      sortBy: q.sort_by,
+      sortOrder: q.sort_order,
+    });
     return c.json({
       data: page.data.map(view),
       meta: paginationInfo({ page: q.page, limit: q.limit, total_count: page.total_count }),
