@@ -965,7 +965,7 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /databases/all/migrate": "admin only",
   "POST /databases/{db_id}/migrate": "admin only",
   "GET /ws":
-    "NOT YET PROVEN across users: the socket's messages run with its principal through the agent methods the matrix covers over HTTP",
+    "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session",
 };
 
 describe("every served route says where its isolation is proven", () => {
