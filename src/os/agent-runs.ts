@@ -137,6 +137,28 @@ export async function continueIndex(agent: Agent, runId: string): Promise<number
 }
 
 /**
+ * A continue's events and the log they belong to: the run's own, after what it holds; or, when
+ * the continue forked (its first event names a new run), the new run's log, from its start.
+ */
+export async function continuedEvents(
+  agent: Agent,
+  runId: string,
+  source: AsyncIterable<RunEvent>,
+): Promise<{ events: AsyncIterable<RunEvent>; ids: { runId: string; firstIndex: number } }> {
+  const iterator = source[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  const events = (async function* () {
+    if (first.done) return;
+    yield first.value;
+    for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value;
+  })();
+  const forkedTo = !first.done && first.value.run_id !== runId ? first.value.run_id : undefined;
+  return forkedTo
+    ? { events, ids: { runId: forkedTo, firstIndex: 0 } }
+    : { events, ids: { runId, firstIndex: await continueIndex(agent, runId) } };
+}
+
+/**
  * Checks a run can be re-attached to (the caller sees it, it belongs to this agent, it was
  * streamed) and returns the tail of its stored events after `after`. A run whose heartbeat
  * stopped (three of the agent's beats) ends its tail with an `interrupted` RunError.

@@ -118,6 +118,26 @@ describe("WebSocket streaming (GET /ws)", () => {
     expect((await call(`/agents/assistant/runs/${started.run_id}`, {}, e)).body.status).toBe("CANCELLED");
   });
 
+  it("continues a finished run over the socket as over HTTP: in a new run, whose log holds its events", async () => {
+    const { env: e } = await modelEnv([{ text: "first" }, { text: "and more" }]);
+    const socket = await connect(e);
+    socket.send({ action: "run", id: "one", agent_id: "assistant", message: "start" });
+    const done = await socket.until((f) => f.request_id === "one" && f.event === "RunCompleted");
+    const original = ofRequest(socket.frames, "one");
+    socket.send({ action: "continue", id: "on", agent_id: "assistant", run_id: done.run_id, requirements: [] });
+    await socket.until((f) => f.request_id === "on" && f.event === "RunCompleted");
+    const continued = ofRequest(socket.frames, "on");
+    const forkId = continued[0]!.run_id;
+    expect(forkId).not.toBe(done.run_id);
+    expect(continued.map((f) => f.event_index)).toEqual(continued.map((_, i) => i));
+    await socket.close();
+    // Each run's log holds its own events: the fork's resume replays the continue, the original's is unchanged.
+    const replay = async (runId: unknown) =>
+      parseSse(await (await send(`/agents/assistant/runs/${runId}/resume`, { method: "POST" }, e)).text());
+    expect((await replay(forkId)).map((f) => f.event)).toEqual(continued.map((f) => f.event));
+    expect((await replay(done.run_id)).map((f) => f.event)).toEqual(original.map((f) => f.event));
+  });
+
   it("answers bad messages with an error frame and stays open", async () => {
     const { env: e, script } = await modelEnv([{ text: "still here" }]);
     const socket = await connect(e);

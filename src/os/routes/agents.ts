@@ -8,7 +8,7 @@ import { NotFoundError, ValidationError } from "../../errors.js";
 import type { Db } from "../../db/port.js";
 import {
   agentFor,
-  continueIndex,
+  continuedEvents,
   errorEvent,
   firstEventFirst,
   followIds,
@@ -351,13 +351,8 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
       await readRun(agent.db, agent, run_id, readScope(c, body.user_id), body.session_id);
     }
     if (body.stream === false) return c.json(runOutputDict(await agent.continueRun(run_id, opts)));
-    const { first, events } = await peekFirst(agent.continueRun(run_id, { ...opts, stream: true }));
-    // A continue that forked runs under a new id, whose event log starts afresh.
-    const forked = first !== undefined && first.run_id !== run_id;
-    return streamRun(c, agent, events, {
-      runId: forked ? first.run_id : run_id,
-      firstIndex: forked ? 0 : await continueIndex(agent, run_id),
-    });
+    const { events, ids } = await continuedEvents(agent, run_id, agent.continueRun(run_id, { ...opts, stream: true }));
+    return streamRun(c, agent, events, ids);
   });
 
   handle(app, resumeRun, async (c) => {
@@ -403,18 +398,4 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
   });
 
   return app;
-}
-
-/** The first event of a stream, pulled (so a refusal answers 4xx before the stream starts), and the whole stream. */
-async function peekFirst<E>(source: AsyncIterable<E>): Promise<{ first: E | undefined; events: AsyncIterable<E> }> {
-  const iterator = source[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  return {
-    first: first.done ? undefined : first.value,
-    events: (async function* () {
-      if (first.done) return;
-      yield first.value;
-      for (let n = await iterator.next(); !n.done; n = await iterator.next()) yield n.value;
-    })(),
-  };
 }

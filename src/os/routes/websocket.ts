@@ -9,7 +9,7 @@ import type { ToolExecution } from "../../agent/run-output.js";
 import { BadRequestError, ForbiddenError, NotConfiguredError, ValidationError } from "../../errors.js";
 import {
   agentFor,
-  continueIndex,
+  continuedEvents,
   keepAlive,
   numberedEvents,
   openResume,
@@ -199,11 +199,8 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
         approver: { isAdmin: principal.admin },
         stream: true,
       });
-      return pump(
-        ws,
-        m.id,
-        numberedEvents(agent, events, { runId: m.run_id, firstIndex: await continueIndex(agent, m.run_id) }),
-      );
+      const continued = await continuedEvents(agent, m.run_id, events);
+      return pump(ws, m.id, numberedEvents(agent, continued.events, continued.ids));
     }
     if (m.action === "resume") {
       const { agent, db } = storedAgent(c, agents, m.agent_id);
