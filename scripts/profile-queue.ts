@@ -17,6 +17,7 @@ import { writeFileSync } from "node:fs";
 import WebSocket from "ws";
 import { useLocalWsProxy } from "../src/db/postgres/local-proxy.js";
 import { startWsProxy } from "../src/cli/local/ws-proxy.js";
+import { descendants } from "../src/cli/local/runtime-watch.js";
 import { startDev } from "../test/support/dev-server.js";
 import { startModelServer } from "../test/support/model-server.js";
 import { scriptModel } from "../test/support/model-script.js";
@@ -142,10 +143,12 @@ async function main() {
   try {
     for (let i = 0; i < 20; i++) await enqueue(-1 - i); // warm the isolate before sampling
     // dev.ts hands wrangler a free port for its inspector; wrangler lists the Worker's isolate there.
-    const args = execSync("ps -eo args")
+    // Its wrangler is the one it started (below it): the public port is the front proxy's.
+    const below = new Set((await descendants(dev.pid)).map((p) => p.pid));
+    const args = execSync("ps -eo pid=,args=")
       .toString()
       .split("\n")
-      .find((l) => l.includes("wrangler-dist/cli.js") && l.includes(`--port ${new URL(dev.url).port}`));
+      .find((l) => below.has(Number(l.trim().split(" ")[0])) && l.includes("wrangler-dist/cli.js"));
     const port = /--inspector-port (\d+)/.exec(args ?? "")?.[1];
     if (!port) throw new Error("wrangler's inspector port not found");
     const [target] = (await (await fetch(`http://127.0.0.1:${port}/json`)).json()) as Array<{
