@@ -7,6 +7,7 @@ import type {
   WorkflowEventOf,
   WorkflowStreamEvent,
 } from "./events.js";
+import type { HumanReview } from "./human-review.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import type { StepInput } from "./step-input.js";
 import type { StepOutput, StepType } from "./step-output.js";
@@ -36,8 +37,16 @@ export interface StepPosition {
 export interface WorkflowBlock {
   readonly name?: string;
   readonly stepType: StepType;
-  /** its events as it runs; its output as the generator's return value */
-  execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput>;
+  /** stable for the block's life: requirements and events name the block by it */
+  readonly stepId: string;
+  readonly humanReview?: HumanReview;
+  /** its events as it runs; its output as the generator's return value (`resume`: how a rejected review goes on) */
+  execute(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+    resume?: { forceElse?: boolean },
+  ): AsyncGenerator<WorkflowStreamEvent, StepOutput>;
 }
 
 /** A workflow event of `scope`'s run. */

@@ -1,4 +1,5 @@
 import { ValidationError } from "../errors.js";
+import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
@@ -11,6 +12,8 @@ import { toBlocks, type StepLike } from "./to-block.js";
 export type ConditionEvaluator = (input: StepInput) => boolean | Promise<boolean>;
 
 export interface ConditionOptions {
+  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  humanReview?: HumanReview;
   name?: string;
   description?: string;
   /**
@@ -30,6 +33,8 @@ export interface ConditionOptions {
  */
 export class Condition implements WorkflowBlock {
   readonly stepType = "Condition" as const;
+  readonly stepId = crypto.randomUUID();
+  readonly humanReview?: HumanReview;
   readonly name?: string;
   readonly description?: string;
   readonly steps: WorkflowBlock[];
@@ -40,6 +45,8 @@ export class Condition implements WorkflowBlock {
   constructor(opts: ConditionOptions) {
     this.name = opts.name;
     this.description = opts.description;
+    opts.humanReview?.checkFor("Condition");
+    this.humanReview = opts.humanReview;
     this.steps = toBlocks(opts.steps, "steps");
     this.elseSteps = opts.elseSteps ? toBlocks(opts.elseSteps, "elseSteps") : [];
     const evaluator = (opts.evaluator ?? true) as unknown;
@@ -62,10 +69,16 @@ export class Condition implements WorkflowBlock {
     return (await (this.evaluator as ConditionEvaluator)(input)) === true;
   }
 
-  async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
-    const id = crypto.randomUUID();
+  async *execute(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+    resume?: { forceElse?: boolean },
+  ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
+    const id = this.stepId;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
-    const result = await this.evaluate(input);
+    // A rejected review with onReject "else" runs the else branch without evaluating (as agno).
+    const result = resume?.forceElse ? false : await this.evaluate(input);
     yield workflowEvent(scope, "ConditionExecutionStarted", { ...place, condition_result: result });
     const branch = result ? "if" : this.elseSteps.length > 0 ? "else" : null;
     if (branch === null) {

@@ -1,6 +1,8 @@
 import type { RunEvent } from "../agent/events.js";
 import type { StepOutput } from "./step-output.js";
 import type { WorkflowRunOutput } from "./run-output.js";
+import type { StepRequirement } from "./step-requirement.js";
+import type { UserInputField } from "./human-review.js";
 
 /** A step's position: its index at the top level, or the path of indexes into nested blocks (agno's tuple). */
 export type StepIndex = number | number[];
@@ -35,6 +37,23 @@ export interface WorkflowEventFields {
   };
   WorkflowError: { error: string; error_type: string; error_id?: string };
   WorkflowCancelled: { reason: string; content: string };
+  /** after the step-level StepPaused: what a continue needs */
+  WorkflowPaused: Pick<WorkflowRunOutput, "step_results" | "step_executor_runs"> & {
+    status: "PAUSED";
+    paused_step_index: number;
+    paused_step_name: string | null;
+    pause_kind: "step";
+    step_requirements: StepRequirement[];
+  };
+  StepPaused: StepPlace & {
+    requires_confirmation: boolean;
+    confirmation_message: string | null;
+    requires_user_input: boolean;
+    user_input_message: string | null;
+    user_input_schema: UserInputField[] | null;
+  };
+  /** the paused step goes on after its review was resolved */
+  StepContinued: StepPlace;
   StepStarted: StepPlace;
   StepCompleted: StepPlace & { content: unknown; content_type: string; step_response: StepOutput };
   /** a step that failed: it is retried, skipped (skipOnFailure) or ends the workflow */

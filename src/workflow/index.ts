@@ -1,4 +1,6 @@
-export { Workflow, type WorkflowOptions, type WorkflowRunOptions } from "./workflow.js";
+export { Workflow, type WorkflowContinueOptions, type WorkflowOptions, type WorkflowRunOptions } from "./workflow.js";
+export { HumanReview, type HumanReviewOptions, type OnReject, type UserInputField } from "./human-review.js";
+export type { StepRequirement, StepRequirementResolution } from "./step-requirement.js";
 export { Step, type StepExecutor, type StepFunction, type StepOptions } from "./step.js";
 export { Steps, type StepsOptions } from "./steps.js";
 export { Loop, type EndCondition, type LoopOptions } from "./loop.js";

@@ -1,4 +1,5 @@
 import { ValidationError } from "../errors.js";
+import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { compileCel, loopContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
@@ -11,6 +12,8 @@ import { toBlocks, type StepLike } from "./to-block.js";
 export type EndCondition = (iterationResults: StepOutput[]) => boolean | Promise<boolean>;
 
 export interface LoopOptions {
+  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  humanReview?: HumanReview;
   name?: string;
   description?: string;
   steps: StepLike[];
@@ -31,6 +34,8 @@ export interface LoopOptions {
  */
 export class Loop implements WorkflowBlock {
   readonly stepType = "Loop" as const;
+  readonly stepId = crypto.randomUUID();
+  readonly humanReview?: HumanReview;
   readonly name?: string;
   readonly description?: string;
   readonly steps: WorkflowBlock[];
@@ -42,6 +47,8 @@ export class Loop implements WorkflowBlock {
   constructor(opts: LoopOptions) {
     this.name = opts.name;
     this.description = opts.description;
+    opts.humanReview?.checkFor("Loop");
+    this.humanReview = opts.humanReview;
     this.steps = toBlocks(opts.steps, "steps");
     this.maxIterations = opts.maxIterations ?? 3;
     if (!Number.isInteger(this.maxIterations) || this.maxIterations < 1)
@@ -67,7 +74,7 @@ export class Loop implements WorkflowBlock {
   }
 
   async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
-    const id = crypto.randomUUID();
+    const id = this.stepId;
     const max = this.maxIterations;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
     yield workflowEvent(scope, "LoopExecutionStarted", { ...place, max_iterations: max });

@@ -25,6 +25,7 @@ export interface ParallelOptions {
  */
 export class Parallel implements WorkflowBlock {
   readonly stepType = "Parallel" as const;
+  readonly stepId = crypto.randomUUID();
   readonly name?: string;
   readonly description?: string;
   readonly steps: WorkflowBlock[];
@@ -36,7 +37,7 @@ export class Parallel implements WorkflowBlock {
   }
 
   async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
-    const id = crypto.randomUUID();
+    const id = this.stepId;
     const count = this.steps.length;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
     yield workflowEvent(scope, "ParallelExecutionStarted", { ...place, parallel_step_count: count });

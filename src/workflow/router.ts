@@ -1,4 +1,5 @@
 import { ValidationError } from "../errors.js";
+import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
@@ -14,6 +15,8 @@ export type RouterSelection = string | StepLike | Array<string | StepLike> | nul
 export type RouterSelector = (input: StepInput, choices: WorkflowBlock[]) => RouterSelection | Promise<RouterSelection>;
 
 export interface RouterOptions {
+  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  humanReview?: HumanReview;
   name?: string;
   description?: string;
   choices: StepLike[];
@@ -31,6 +34,8 @@ export interface RouterOptions {
  */
 export class Router implements WorkflowBlock {
   readonly stepType = "Router" as const;
+  readonly stepId = crypto.randomUUID();
+  readonly humanReview?: HumanReview;
   readonly name?: string;
   readonly description?: string;
   readonly choices: WorkflowBlock[];
@@ -41,6 +46,8 @@ export class Router implements WorkflowBlock {
   constructor(opts: RouterOptions) {
     this.name = opts.name;
     this.description = opts.description;
+    opts.humanReview?.checkFor("Router");
+    this.humanReview = opts.humanReview;
     this.originals = Array.isArray(opts.choices) ? [...opts.choices] : [];
     this.choices = toBlocks(opts.choices, "choices");
     const selector = opts.selector as unknown;
@@ -76,7 +83,7 @@ export class Router implements WorkflowBlock {
   }
 
   async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
-    const id = crypto.randomUUID();
+    const id = this.stepId;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
     const selected = await this.select(input);
     const names = selected.map((s, i) => s.name ?? `step_${i + 1}`);

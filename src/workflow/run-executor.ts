@@ -44,7 +44,13 @@ async function* runComponent(
 ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
   const last = Object.values(input.previous_step_outputs).at(-1);
   const previous = last ? deepestContent(last) : undefined;
-  const message = asText(previous !== undefined && previous !== null && previous !== "" ? previous : input.input);
+  let message = asText(previous !== undefined && previous !== null && previous !== "" ? previous : input.input);
+  // What a person gave a step that asked for input reaches its agent as agno words it.
+  const userInput = input.additional_data.user_input;
+  if (userInput && typeof userInput === "object") {
+    const lines = Object.entries(userInput).map(([k, v]) => `- ${k}: ${asText(v)}`);
+    message = `${message ? `${message}\n\n` : ""}User preferences:\n${lines.join("\n")}`;
+  }
   const runId = crypto.randomUUID();
   const events = detached(executor).execute({
     message,

@@ -1,6 +1,7 @@
 import type { RunMetrics, RunOutput } from "../agent/run-output.js";
 import type { RunStatus } from "../db/types.js";
 import type { StepOutput } from "./step-output.js";
+import type { StepRequirement } from "./step-requirement.js";
 
 /** One step's metrics in a workflow's (agno's StepMetrics): only steps an agent or a team ran. */
 export interface StepMetrics {
@@ -39,7 +40,15 @@ export interface WorkflowRunOutput {
   metrics: WorkflowMetrics;
   session_state?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
+  /** what the caller passed as `additionalData` (kept so a continued run hands it on) */
+  additional_data?: Record<string, unknown>;
   error?: { message: string; type: string };
+  /** every review the run paused for, the last one the active one while PAUSED (agno keeps the history) */
+  step_requirements?: StepRequirement[];
+  /** where a PAUSED run waits: its top-level step */
+  paused_step_index?: number | null;
+  paused_step_name?: string | null;
+  pause_kind?: "step" | null;
   created_at: number;
   updated_at?: number;
 }

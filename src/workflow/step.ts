@@ -1,6 +1,7 @@
 import type { Component } from "../agent/component.js";
 import { ValidationError } from "../errors.js";
 import { publicError } from "../public-error.js";
+import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
@@ -15,6 +16,8 @@ export type StepFunction = (input: StepInput) => unknown;
 export type StepExecutor = Component | StepFunction;
 
 export interface StepOptions {
+  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  humanReview?: HumanReview;
   /** the step's name: previous_step_outputs and events use it (default: the function's or the agent's name) */
   name?: string;
   executor: StepExecutor;
@@ -49,6 +52,7 @@ export class Step implements WorkflowBlock {
   readonly executor: StepExecutor;
   readonly maxRetries: number;
   readonly skipOnFailure: boolean;
+  readonly humanReview?: HumanReview;
 
   constructor(opts: StepOptions) {
     const executor = opts.executor as unknown;
@@ -63,6 +67,8 @@ export class Step implements WorkflowBlock {
       (isComponent(opts.executor) ? (opts.executor.ref.name ?? opts.executor.ref.id) : opts.executor.name || undefined);
     this.stepId = opts.stepId ?? crypto.randomUUID();
     this.description = opts.description;
+    opts.humanReview?.checkFor("Step");
+    this.humanReview = opts.humanReview;
     this.maxRetries = maxRetries;
     this.skipOnFailure = opts.skipOnFailure ?? false;
   }

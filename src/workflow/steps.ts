@@ -1,4 +1,5 @@
 import { publicError } from "../public-error.js";
+import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
@@ -8,6 +9,8 @@ import { StepOutput } from "./step-output.js";
 import { toBlocks, type StepLike } from "./to-block.js";
 
 export interface StepsOptions {
+  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  humanReview?: HumanReview;
   name?: string;
   description?: string;
   steps: StepLike[];
@@ -19,6 +22,8 @@ export interface StepsOptions {
  */
 export class Steps implements WorkflowBlock {
   readonly stepType = "Steps" as const;
+  readonly stepId = crypto.randomUUID();
+  readonly humanReview?: HumanReview;
   readonly name?: string;
   readonly description?: string;
   readonly steps: WorkflowBlock[];
@@ -26,11 +31,13 @@ export class Steps implements WorkflowBlock {
   constructor(opts: StepsOptions) {
     this.name = opts.name;
     this.description = opts.description;
+    opts.humanReview?.checkFor("Steps");
+    this.humanReview = opts.humanReview;
     this.steps = toBlocks(opts.steps, "steps");
   }
 
   async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
-    const id = crypto.randomUUID();
+    const id = this.stepId;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
     const count = this.steps.length;
     yield workflowEvent(scope, "StepsExecutionStarted", { ...place, steps_count: count });

@@ -1,18 +1,26 @@
 import { abortLocal, cancelStoredRun, registerRun, RunCancelledSignal, watchForCancel } from "../agent/cancellation.js";
-import type { Component, ComponentRef, ComponentRunInput, RunEndHook } from "../agent/component.js";
+import {
+  ownsRun,
+  type Component,
+  type ComponentRef,
+  type ComponentRunInput,
+  type RunEndHook,
+} from "../agent/component.js";
 import type { RunEvent } from "../agent/events.js";
 import { DEFAULT_HEARTBEAT_SECONDS, keepRunAlive } from "../agent/liveness.js";
 import type { RunOutput } from "../agent/run-output.js";
 import type { Db } from "../db/port.js";
 import type { RunRecord } from "../db/types.js";
 import { mergeState } from "../db/state-changes.js";
-import { ConflictError, StatusConflictError, ValidationError } from "../errors.js";
+import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
 import { checkJson } from "../json-limits.js";
 import { nowSeconds } from "../time.js";
 import { workflowEvent, type RunScope } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { executeSteps, summarize } from "./execute-steps.js";
+import { executeSteps, summarize, type StepsEnd, type StepsResume } from "./execute-steps.js";
+import { resolveRequirement, type StepRequirementResolution } from "./step-requirement.js";
+import { checkReviewsAtTopLevel } from "./inner-blocks.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import { asText } from "./deepest-content.js";
 import { toBlocks, type StepLike } from "./to-block.js";
@@ -37,6 +45,14 @@ export interface WorkflowOptions {
   cancelPollMs?: number;
   /** how often a running run marks its row alive (seconds, default 10) */
   heartbeatSeconds?: number;
+}
+
+export interface WorkflowContinueOptions {
+  /** the decision on the step the run waits on: `{ step_id, confirmed, user_input }` */
+  stepRequirements: StepRequirementResolution[];
+  /** the run must belong to this user */
+  userId?: string;
+  stream?: boolean;
 }
 
 export interface WorkflowRunOptions {
@@ -82,6 +98,7 @@ export class Workflow implements Component {
         .replace(/[^a-z0-9]+/g, "-")
         .replace(/^-|-$/g, "");
     this.steps = toBlocks(opts.steps, "steps");
+    checkReviewsAtTopLevel(this.steps);
     this.db = opts.db;
     this.heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
     if (!(this.heartbeatSeconds > 0)) throw new ValidationError("heartbeatSeconds must be > 0", "heartbeatSeconds");
@@ -185,24 +202,14 @@ export class Workflow implements Component {
       metrics: { steps: {} },
       session_state: sessionState,
       ...(metadata ? { metadata } : {}),
+      ...(opts.additionalData ? { additional_data: opts.additionalData } : {}),
       created_at: nowSeconds(),
-    };
-    const controller = new AbortController();
-    const scope: RunScope = {
-      workflow: this.ref,
-      run: output,
-      userId,
-      sessionState,
-      signal: controller.signal,
-      executorRuns: new Set(),
-      checkCancelled() {
-        if (controller.signal.aborted) throw controller.signal.reason ?? new RunCancelledSignal("cancelled");
-      },
     };
     if (loaded.run?.status === "CANCELLED") {
       // Cancelled before it started (a queued run): it never runs.
       output.status = "CANCELLED";
       output.content = "cancelled before start";
+      const scope = this.scope(output, new AbortController());
       yield workflowEvent(scope, "WorkflowCancelled", {
         reason: "cancelled before start",
         content: "cancelled before start",
@@ -215,7 +222,109 @@ export class Workflow implements Component {
       await db.upsertRun(record(output), { expectStatus: ["PENDING", "RUNNING"] });
       if (opts.sessionState) await saveState(sessionState);
     }
+    return yield* this.drive(output, saveState, onFinalWrite);
+  }
+
+  /**
+   * Resumes a run paused by a HumanReview, from any process (everything is read from storage):
+   * `stepRequirements` holds the person's decision on the step it waits on (`confirmed`, and
+   * `user_input` when it asked for input). A rejection does what the review's `onReject` says:
+   * skip the step, cancel the run, or (a Condition) run its else branch.
+   */
+  continueRun(runId: string, opts: WorkflowContinueOptions & { stream: true }): AsyncIterable<WorkflowStreamEvent>;
+  continueRun(runId: string, opts: WorkflowContinueOptions & { stream?: false }): Promise<WorkflowRunOutput>;
+  continueRun(
+    runId: string,
+    opts: WorkflowContinueOptions,
+  ): Promise<WorkflowRunOutput> | AsyncIterable<WorkflowStreamEvent>;
+  continueRun(
+    runId: string,
+    opts: WorkflowContinueOptions,
+  ): Promise<WorkflowRunOutput> | AsyncIterable<WorkflowStreamEvent> {
+    const events = this.resume(runId, opts);
+    return opts.stream ? events : drain(events);
+  }
+
+  private async *resume(
+    runId: string,
+    opts: WorkflowContinueOptions,
+  ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
+    const db = this.db;
+    if (!db) throw new NotConfiguredError("continuing a workflow run needs the workflow to have a db");
+    if (!Array.isArray(opts.stepRequirements))
+      throw new ValidationError("stepRequirements must be a list", "step_requirements");
+    const row = await db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
+    if (!row || !ownsRun(this.ref, row.run_data)) throw new NotFoundError(`run ${runId} not found`);
+    if (row.status !== "PAUSED") throw new StatusConflictError(`run ${runId} is ${row.status}, not PAUSED`, row.status);
+    const output = row.run_data as unknown as WorkflowRunOutput;
+    const active = output.step_requirements?.at(-1);
+    const index = output.paused_step_index;
+    const block = index !== null && index !== undefined ? this.steps[index] : undefined;
+    if (!active || !block || (block.name ?? null) !== (output.paused_step_name ?? null))
+      throw new ConflictError(`run ${runId} paused at a step this workflow no longer has at that place`);
+    const resolution = (opts.stepRequirements as StepRequirementResolution[]).find(
+      (r) => r?.step_id === active.step_id,
+    );
+    if (!resolution)
+      throw new ValidationError(
+        `the run waits on step ${active.step_id} (${active.step_name}): resolve it`,
+        "step_requirements",
+      );
+    resolveRequirement(active, resolution);
+    output.status = "RUNNING";
+    output.paused_step_index = null;
+    output.paused_step_name = null;
+    output.pause_kind = null;
+    // Only one continue goes on: the others find the run no longer PAUSED.
+    await db.upsertRun(record(output), { expectStatus: ["PAUSED"] });
+    const session = await db.getSession(output.session_id, { includeRuns: false });
+    const state = {
+      ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ??
+        output.session_state ??
+        {}),
+    };
+    output.session_state = state;
+    const saveState = workflowStateSaver(db, output.session_id, state);
+    if (active.confirmed === false && active.on_reject === "cancel") {
+      const scope = this.scope(output, new AbortController());
+      return yield* this.cancelled(
+        output,
+        scope,
+        saveState,
+        `Workflow cancelled: Step '${active.step_name}' was rejected`,
+      );
+    }
+    return yield* this.drive(output, saveState, undefined, { startIndex: index!, requirement: active });
+  }
+
+  private scope(output: WorkflowRunOutput, controller: AbortController): RunScope {
+    return {
+      workflow: this.ref,
+      run: output,
+      userId: output.user_id,
+      sessionState: output.session_state ?? {},
+      signal: controller.signal,
+      executorRuns: new Set(),
+      checkCancelled() {
+        if (controller.signal.aborted) throw controller.signal.reason ?? new RunCancelledSignal("cancelled");
+      },
+    };
+  }
+
+  /** Runs the steps of a stored RUNNING run (from `resume`'s step when continued) and stores how it ended. */
+  private async *drive(
+    output: WorkflowRunOutput,
+    saveState: (s: Record<string, unknown>) => Promise<void>,
+    onFinalWrite?: RunEndHook,
+    resume?: StepsResume,
+  ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
+    const db = this.db;
+    const runId = output.run_id;
+    const controller = new AbortController();
+    const scope = this.scope(output, controller);
     const started = performance.now();
+    const before = output.metrics.duration ?? 0;
+    const elapsed = () => before + (performance.now() - started) / 1000;
     const unregister = registerRun(runId, controller);
     const unwatch = db ? watchForCancel(db, runId, controller, this.opts.cancelPollMs ?? 500) : () => undefined;
     const stopBeat = db ? keepRunAlive(db, runId, this.heartbeatSeconds * 1000) : () => undefined;
@@ -223,27 +332,56 @@ export class Workflow implements Component {
     const onAbort = () => scope.executorRuns.forEach((id) => abortLocal(id, "cancelled"));
     controller.signal.addEventListener("abort", onAbort);
     try {
-      yield workflowEvent(scope, "WorkflowStarted", {});
+      if (!resume) yield workflowEvent(scope, "WorkflowStarted", {});
+      let end: StepsEnd;
       try {
-        yield* executeSteps(this.steps, input, opts.additionalData ?? {}, scope);
+        end = yield* executeSteps(this.steps, output.input, output.additional_data ?? {}, scope, resume);
         summarize(output);
-        output.status = "COMPLETED";
       } catch (error) {
         summarize(output);
-        output.metrics = { ...output.metrics, duration: (performance.now() - started) / 1000 };
+        output.metrics = { ...output.metrics, duration: elapsed() };
         if (isCancellation(error, scope)) return yield* this.cancelled(output, scope, saveState);
         return yield* this.failed(output, scope, error, saveState);
       }
-      output.metrics = { ...output.metrics, duration: (performance.now() - started) / 1000 };
-      await saveState(sessionState);
+      output.metrics = { ...output.metrics, duration: elapsed() };
+      if (end.paused) {
+        const req = end.requirement;
+        output.status = "PAUSED";
+        output.content = null;
+        output.step_requirements = [...(output.step_requirements ?? []), req];
+        output.paused_step_index = req.step_index;
+        output.paused_step_name = req.step_name;
+        output.pause_kind = "step";
+      } else output.status = "COMPLETED";
+      await saveState(scope.sessionState);
       try {
         if (db) await writeFinal(db, output, onFinalWrite);
       } catch (error) {
-        if (error instanceof StatusConflictError && error.actual === "CANCELLED") {
-          output.status = "CANCELLED";
+        if (error instanceof StatusConflictError && error.actual === "CANCELLED")
           return yield* this.cancelled(output, scope, async () => undefined);
-        }
         return yield* this.failed(output, scope, error, async () => undefined);
+      }
+      if (end.paused) {
+        const req = end.requirement;
+        const place = { step_name: req.step_name ?? undefined, step_index: req.step_index, step_id: req.step_id };
+        yield workflowEvent(scope, "StepPaused", {
+          ...place,
+          requires_confirmation: req.requires_confirmation,
+          confirmation_message: req.confirmation_message,
+          requires_user_input: req.requires_user_input,
+          user_input_message: req.user_input_message,
+          user_input_schema: req.user_input_schema,
+        });
+        yield workflowEvent(scope, "WorkflowPaused", {
+          status: "PAUSED",
+          paused_step_index: req.step_index,
+          paused_step_name: req.step_name,
+          pause_kind: "step",
+          step_requirements: output.step_requirements!,
+          step_results: output.step_results,
+          step_executor_runs: output.step_executor_runs,
+        });
+        return output;
       }
       yield workflowEvent(scope, "WorkflowCompleted", {
         content: output.content,
@@ -266,11 +404,12 @@ export class Workflow implements Component {
     output: WorkflowRunOutput,
     scope: RunScope,
     saveState: (s: Record<string, unknown>) => Promise<void>,
+    reason = "cancelled",
   ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
     output.status = "CANCELLED";
-    output.content = "cancelled";
+    output.content = reason;
     await this.storeEnd(output, saveState, ["RUNNING", "CANCELLED"]);
-    yield workflowEvent(scope, "WorkflowCancelled", { reason: "cancelled", content: "cancelled" });
+    yield workflowEvent(scope, "WorkflowCancelled", { reason, content: reason });
     return output;
   }
 
