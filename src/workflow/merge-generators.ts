@@ -13,6 +13,22 @@ export async function* mergeGenerators<T, R>(gens: Array<AsyncGenerator<T, R>>):
       (error: unknown) => ({ i, error }),
     );
   const pending = new Map(gens.map((_, i) => [i, pull(i)]));
+  try {
+    yield* drainRaces(pending, settled, pull);
+  } finally {
+    // The consumer left early (its stream was closed): the generators still running are ended too.
+    for (const i of pending.keys()) void gens[i]!.return(undefined as R).catch(() => undefined);
+  }
+  return settled as Array<Settled<R>>;
+}
+
+type Pulled<T, R> = { i: number; result: IteratorResult<T, R> } | { i: number; error: unknown };
+
+async function* drainRaces<T, R>(
+  pending: Map<number, Promise<Pulled<T, R>>>,
+  settled: Array<Settled<R> | undefined>,
+  pull: (i: number) => Promise<Pulled<T, R>>,
+): AsyncGenerator<T, void> {
   while (pending.size > 0) {
     const next = await Promise.race(pending.values());
     if ("error" in next) {
@@ -26,5 +42,4 @@ export async function* mergeGenerators<T, R>(gens: Array<AsyncGenerator<T, R>>):
       yield next.result.value;
     }
   }
-  return settled as Array<Settled<R>>;
 }

@@ -88,10 +88,7 @@ async function* runComponent(
   scope.run.step_executor_runs.push(kept);
   if (run.session_state) replaceContents(input.session_state, run.session_state);
   scope.checkCancelled();
-  if (run.status === "PAUSED")
-    throw new BadRequestError(
-      `step ${step.name}: the ${executor.ref.type} paused for a person (its tools need confirmation or input); workflows do not pause for that yet`,
-    );
+  if (run.status === "PAUSED") throw new ExecutorPausedError(step.name, executor.ref.type);
   const failed = run.status === "ERROR" || run.status === "CANCELLED";
   return new StepOutput({
     content: run.content ?? null,
@@ -114,4 +111,16 @@ function detached(executor: Component): Component {
 export function replaceContents(target: Record<string, unknown>, source: Record<string, unknown>): void {
   for (const key of Object.keys(target)) if (!(key in source)) delete target[key];
   Object.assign(target, source);
+}
+
+/**
+ * A step's agent paused for a person (a tool that needs confirmation or input): the workflow
+ * cannot pause for that yet, so the step fails, and is not tried again (it would pause again).
+ */
+export class ExecutorPausedError extends BadRequestError {
+  constructor(stepName: string | undefined, executorType: string) {
+    super(
+      `step ${stepName}: the ${executorType} paused for a person (its tools need confirmation or input); workflows do not pause for that yet`,
+    );
+  }
 }

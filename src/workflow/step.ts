@@ -5,7 +5,7 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { runExecutor } from "./run-executor.js";
+import { ExecutorPausedError, runExecutor } from "./run-executor.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
 
@@ -95,7 +95,7 @@ export class Step implements WorkflowBlock {
         if (isCancellation(error, scope)) throw error;
         const message = publicError(error, `workflow run ${scope.run.run_id}: step ${this.name}`).message;
         yield workflowEvent(scope, "StepError", { ...place, error: message, attempt: attempt + 1 });
-        if (attempt < this.maxRetries) continue;
+        if (attempt < this.maxRetries && !(error instanceof ExecutorPausedError)) continue;
         if (!this.skipOnFailure) throw error;
         output = new StepOutput({ content: `Step ${this.name} failed but skipped`, success: false, error: message });
       }

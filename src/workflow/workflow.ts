@@ -139,8 +139,10 @@ export class Workflow implements Component {
    * the Component contract) and its return value a WorkflowRunOutput.
    */
   execute(input: ComponentRunInput): AsyncGenerator<RunEvent, RunOutput> {
-    const { message, onFinalWrite, stream, ...opts } = input;
+    const { message, onFinalWrite, stream, media, dependencies: _dependencies, ...opts } = input;
     if (typeof message !== "string") throw new ValidationError("input must be a string", "message");
+    // Refused rather than dropped: a workflow run does not hand media to its steps yet.
+    if (media?.length) throw new ValidationError("workflow runs take no media yet", "media");
     return this.start(message, { ...opts, stream }, onFinalWrite) as unknown as AsyncGenerator<RunEvent, RunOutput>;
   }
 

@@ -1,4 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Db } from "../../src/db/port.js";
+import { dbTargets, openTestDb } from "../support/db-targets.js";
 import { Agent } from "../../src/agent/agent.js";
 import { NotFoundError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import {
@@ -14,8 +16,22 @@ import {
 import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 
 /** HumanReview (agno 3.0) on top-level steps: a PAUSED run with a step requirement, continued from storage. */
-describe("Workflow HumanReview", () => {
-  const { db } = memoryTestDb();
+const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [
+  ["memory", memoryTestDb],
+  ...dbTargets()
+    .filter((t) => t.name === "pglite")
+    .map((target) => [target.name, () => openTestDb(target)] as [string, () => { db: Db; close(): Promise<void> }]),
+];
+
+describe.each(stores)("Workflow HumanReview on %s", (_name, open) => {
+  let t: { db: Db; close(): Promise<void> };
+  let db: Db;
+  beforeAll(async () => {
+    t = open();
+    db = t.db;
+    await db.init();
+  });
+  afterAll(() => t.close());
 
   /** A workflow as another process defines it: the same steps, new objects. */
   const publishFlow = (ran: string[], review: ConstructorParameters<typeof HumanReview>[0]) =>

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { Db } from "../../src/db/port.js";
-import { Parallel, Step, StepInput, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
+import { ValidationError } from "../../src/errors.js";
+import { Parallel, Step, StepInput, Steps, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
 import { tool } from "../../src/tools/tool.js";
 import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb } from "../support/db-targets.js";
@@ -175,6 +176,54 @@ describe.each(stores)("workflow storage on %s", (_name, open) => {
 });
 
 describe("agent steps' events", () => {
+  it("fails a step whose agent pauses for a person (workflows do not pause for tools yet), without retrying it", async () => {
+    const { model, script } = await scriptedModel([{ toolCalls: [{ name: "remember", arguments: { fact: "x" } }] }]);
+    const guarded = tool({
+      name: "remember",
+      description: "Remember a fact",
+      parameters: z.object({ fact: z.string() }),
+      requiresConfirmation: true,
+      execute: () => "ok",
+    });
+    const agent = new Agent({ name: "careful", model, tools: [guarded] });
+    const out = await new Workflow({
+      name: "hitl-agent",
+      steps: [new Step({ name: "ask", executor: agent, maxRetries: 2 })],
+    }).run("hi");
+    expect(out.status).toBe("ERROR");
+    expect(out.error!.message).toMatch(/step ask: the agent paused for a person/);
+    // One model call: the paused agent was not run again.
+    expect(await script.requests()).toHaveLength(1);
+    expect(out.step_executor_runs.map((r) => r.status)).toEqual(["PAUSED"]);
+  });
+
+  it("refuses media through execute (the queue's path) instead of dropping it", () => {
+    const flow = new Workflow({ name: "no-media", steps: [() => "x"] });
+    expect(() =>
+      flow.execute({ message: "hi", stream: false, media: [{ data: "aGk=", mimeType: "text/plain" } as never] }),
+    ).toThrow(ValidationError);
+  });
+
+  it("runs no further step of a Parallel branch once the stream's reader has left", async () => {
+    let finished = 0;
+    const slow = async () => {
+      await new Promise((r) => setTimeout(r, 50));
+      finished++;
+      return "slow";
+    };
+    const flow = new Workflow({
+      name: "early-exit",
+      steps: [new Parallel({ name: "p", steps: [() => "fast", new Steps({ name: "s", steps: [slow, slow] })] })],
+    });
+    // The merge pulls the next event of a branch as soon as it has one, so the first slow step is
+    // under way when its StepStarted reaches the reader.
+    for await (const e of flow.run("x", { stream: true }))
+      if (e.event === "StepStarted" && e.step_name === "slow") break;
+    await new Promise((r) => setTimeout(r, 150));
+    // The first slow step was in flight; the one after it never started.
+    expect(finished).toBe(1);
+  });
+
   it("streams the agent's events inside the step, with the workflow's context", async () => {
     const { model: a } = await scriptedModel([{ text: "from A" }]);
     const { model: b } = await scriptedModel([{ text: "from B" }]);
