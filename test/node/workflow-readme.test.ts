@@ -27,9 +27,7 @@ describe("the README's workflow example", () => {
     let summarised = 0;
     const summarise = () => (summarised++, "summary");
     const published: unknown[] = [];
-    const publish = (
-      i: Parameters<ConstructorParameters<typeof Step>[0]["executor"] & ((...a: never[]) => unknown)>[0],
-    ) => (published.push(i.previous_step_content), "published");
+    const publish = (i: StepInput) => (published.push(i.previous_step_content), "published");
 
     const flow = new Workflow({
       name: "Blog",
