@@ -36,6 +36,7 @@ export interface StepPosition {
 /** A workflow building block: Step, Steps, Loop, Parallel, Condition or Router. */
 export interface WorkflowBlock {
   readonly name?: string;
+  readonly description?: string;
   readonly stepType: StepType;
   /** stable for the block's life: requirements and events name the block by it */
   readonly stepId: string;

@@ -1,4 +1,8 @@
-import { ValidationError } from "../errors.js";
+import type { Component } from "../agent/component.js";
+import { BadRequestError, ValidationError } from "../errors.js";
+import { asText, deepestContent } from "./deepest-content.js";
+import { runAgent } from "./run-executor.js";
+import { isComponent } from "./step.js";
 import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
@@ -21,10 +25,11 @@ export interface RouterOptions {
   description?: string;
   choices: StepLike[];
   /**
-   * A function, or a CEL expression returning a choice's name, over the Condition's variables
-   * plus `step_choices` (e.g. `'input.contains("video") ? "video" : "image"'`).
+   * A function; a CEL expression returning a choice's name, over the Condition's variables plus
+   * `step_choices` (e.g. `'input.contains("video") ? "video" : "image"'`); or an agent, which is
+   * shown the choices (names and descriptions) and the input and answers with the name(s).
    */
-  selector: RouterSelector | string;
+  selector: RouterSelector | string | Component;
 }
 
 /**
@@ -40,7 +45,7 @@ export class Router implements WorkflowBlock {
   readonly description?: string;
   readonly choices: WorkflowBlock[];
   private readonly originals: unknown[];
-  private readonly selector: RouterSelector | CelProgram;
+  private readonly selector: RouterSelector | CelProgram | Component;
   private readonly isCel: boolean;
 
   constructor(opts: RouterOptions) {
@@ -51,22 +56,55 @@ export class Router implements WorkflowBlock {
     this.originals = Array.isArray(opts.choices) ? [...opts.choices] : [];
     this.choices = toBlocks(opts.choices, "choices");
     const selector = opts.selector as unknown;
-    if (typeof selector !== "string" && typeof selector !== "function")
-      throw new ValidationError("selector must be a function or a CEL expression", "selector");
+    if (typeof selector !== "string" && typeof selector !== "function" && !isComponent(selector))
+      throw new ValidationError("selector must be a function, a CEL expression or an agent", "selector");
     this.isCel = typeof selector === "string";
     this.selector = typeof selector === "string" ? compileCel(selector, "selector") : (selector as RouterSelector);
   }
 
-  private async select(input: StepInput): Promise<WorkflowBlock[]> {
+  private async *select(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+  ): AsyncGenerator<WorkflowStreamEvent, WorkflowBlock[]> {
+    const names = this.choices.map((c) => c.name).filter((n): n is string => n !== undefined);
     if (this.isCel) {
       try {
-        const names = this.choices.map((c) => c.name).filter((n): n is string => n !== undefined);
         return this.resolve((this.selector as CelProgram)({ ...stepInputContext(input), step_choices: names }));
       } catch {
         return [];
       }
     }
+    if (isComponent(this.selector)) {
+      const run = yield* runAgent(this.selector, this.selectionPrompt(input), input.session_state, scope, {
+        stepId: this.stepId,
+        stepName: this.name,
+        index: at.index,
+      });
+      if (run.status !== "COMPLETED")
+        throw new BadRequestError(
+          `router ${this.name}: its selector agent ended ${run.status}: ${asText(run.content)}`,
+        );
+      return this.resolve(namesIn(asText(run.content), names));
+    }
     return this.resolve(await (this.selector as RouterSelector)(input, this.choices));
+  }
+
+  /** What a selector agent is asked: the choices, and the input the chosen steps would get. */
+  private selectionPrompt(input: StepInput): string {
+    const last = Object.values(input.previous_step_outputs).at(-1);
+    const text = asText(last ? deepestContent(last) : input.input);
+    const choices = this.choices
+      .filter((c) => c.name !== undefined)
+      .map((c) => `- ${c.name}${c.description ? `: ${c.description}` : ""}`);
+    return [
+      "Choose which of these steps should handle the input below.",
+      ...choices,
+      "Answer with the chosen step names only, one per line, in the order they should run.",
+      "",
+      "Input:",
+      text,
+    ].join("\n");
   }
 
   private resolve(selection: unknown): WorkflowBlock[] {
@@ -85,7 +123,7 @@ export class Router implements WorkflowBlock {
   async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
-    const selected = await this.select(input);
+    const selected = yield* this.select(input, scope, at);
     const names = selected.map((s, i) => s.name ?? `step_${i + 1}`);
     yield workflowEvent(scope, "RouterExecutionStarted", { ...place, selected_steps: names });
     const { results } = selected.length
@@ -112,4 +150,15 @@ export class Router implements WorkflowBlock {
       steps: results,
     });
   }
+}
+
+/** The choice names a selector agent's answer holds, in the order it gives them (each once). */
+function namesIn(answer: string, names: string[]): string[] {
+  const picked: string[] = [];
+  for (const part of answer.split(/[\n,]/)) {
+    const word = part.replace(/^[\s\-*\d.)]+|[\s`"'.]+$/g, "").replace(/^[`"']/, "");
+    const name = names.find((n) => n === word) ?? names.find((n) => n.toLowerCase() === word.toLowerCase());
+    if (name && !picked.includes(name)) picked.push(name);
+  }
+  return picked;
 }

@@ -51,13 +51,44 @@ async function* runComponent(
     const lines = Object.entries(userInput).map(([k, v]) => `- ${k}: ${asText(v)}`);
     message = `${message ? `${message}\n\n` : ""}User preferences:\n${lines.join("\n")}`;
   }
+  const run = yield* runAgent(executor, message, input.session_state, scope, {
+    stepId: step.stepId,
+    stepName: step.name,
+    index: at.index,
+  });
+  if (run.session_state) replaceContents(input.session_state, run.session_state);
+  if (run.status === "PAUSED") throw new ExecutorPausedError(step.name, executor.ref.type);
+  const failed = run.status === "ERROR" || run.status === "CANCELLED";
+  return new StepOutput({
+    content: run.content ?? null,
+    step_run_id: run.run_id,
+    metrics: run.metrics,
+    success: !failed,
+    error: failed ? asText(run.content) : null,
+  });
+}
+
+/**
+ * Runs an agent (or any component) for a block of the workflow: its events are streamed with
+ * the workflow's context, its run is kept in the workflow run's `step_executor_runs` with
+ * `parent_run_id` and `workflow_step_id` (as agno keeps it), and it works on a copy of
+ * `sessionState` (the caller decides what becomes of its changes). A cancel of the workflow
+ * reaches it; once it ends, the cancel is thrown.
+ */
+export async function* runAgent(
+  executor: Component,
+  message: string,
+  sessionState: Record<string, unknown>,
+  scope: RunScope,
+  block: { stepId: string; stepName?: string; index: StepPosition["index"] },
+): AsyncGenerator<WorkflowStreamEvent, RunOutput> {
   const runId = crypto.randomUUID();
   const events = detached(executor).execute({
     message,
     runId,
     sessionId: scope.run.session_id,
     ...(scope.userId !== null ? { userId: scope.userId } : {}),
-    sessionState: structuredClone(input.session_state),
+    sessionState: structuredClone(sessionState),
     stream: true,
   });
   scope.executorRuns.add(runId);
@@ -75,28 +106,19 @@ async function* runComponent(
         ...next.value,
         session_id: scope.run.session_id,
         workflow_run_id: scope.run.run_id,
-        step_id: step.stepId,
-        ...(step.name !== undefined ? { step_name: step.name } : {}),
-        step_index: at.index,
+        step_id: block.stepId,
+        ...(block.stepName !== undefined ? { step_name: block.stepName } : {}),
+        step_index: block.index,
       };
       yield event;
     }
   } finally {
     scope.executorRuns.delete(runId);
   }
-  const kept: StepExecutorRun = { ...run, parent_run_id: scope.run.run_id, workflow_step_id: step.stepId };
+  const kept: StepExecutorRun = { ...run, parent_run_id: scope.run.run_id, workflow_step_id: block.stepId };
   scope.run.step_executor_runs.push(kept);
-  if (run.session_state) replaceContents(input.session_state, run.session_state);
   scope.checkCancelled();
-  if (run.status === "PAUSED") throw new ExecutorPausedError(step.name, executor.ref.type);
-  const failed = run.status === "ERROR" || run.status === "CANCELLED";
-  return new StepOutput({
-    content: run.content ?? null,
-    step_run_id: run.run_id,
-    metrics: run.metrics,
-    success: !failed,
-    error: failed ? asText(run.content) : null,
-  });
+  return run;
 }
 
 /** The same component without a db (see runComponent). */

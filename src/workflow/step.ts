@@ -66,7 +66,9 @@ export class Step implements WorkflowBlock {
       opts.name ??
       (isComponent(opts.executor) ? (opts.executor.ref.name ?? opts.executor.ref.id) : opts.executor.name || undefined);
     this.stepId = opts.stepId ?? crypto.randomUUID();
-    this.description = opts.description;
+    this.description =
+      opts.description ??
+      (isComponent(opts.executor) ? (opts.executor as { description?: string }).description : undefined);
     opts.humanReview?.checkFor("Step");
     this.humanReview = opts.humanReview;
     this.maxRetries = maxRetries;

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { Db } from "../../src/db/port.js";
 import { ValidationError } from "../../src/errors.js";
-import { Parallel, Step, StepInput, Steps, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
+import { Parallel, Router, Step, StepInput, Steps, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
 import { tool } from "../../src/tools/tool.js";
 import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb } from "../support/db-targets.js";
@@ -195,6 +195,32 @@ describe("agent steps' events", () => {
     // One model call: the paused agent was not run again.
     expect(await script.requests()).toHaveLength(1);
     expect(out.step_executor_runs.map((r) => r.status)).toEqual(["PAUSED"]);
+  });
+
+  it("a Router whose selector is an agent: it is shown the choices and picks by name", async () => {
+    const { model, script } = await scriptedModel([{ text: "- Video\n" }]);
+    const chooser = new Agent({ name: "chooser", model });
+    const flow = new Workflow({
+      name: "model-router",
+      steps: [
+        new Router({
+          name: "media",
+          selector: chooser,
+          choices: [
+            new Step({ name: "video", description: "cuts clips", executor: () => "video work" }),
+            new Step({ name: "image", description: "edits photos", executor: () => "image work" }),
+          ],
+        }),
+      ],
+    });
+    const out = await flow.run("trim this clip");
+    expect(out.content).toBe("video work");
+    const [request] = await script.requests();
+    const prompt = (request!.body.messages as Array<{ content: string }>).at(-1)!.content;
+    expect(prompt).toContain("- video: cuts clips\n- image: edits photos");
+    expect(prompt).toContain("Input:\ntrim this clip");
+    expect(out.step_executor_runs).toHaveLength(1);
+    expect(out.step_executor_runs[0]).toMatchObject({ agent_id: "chooser", parent_run_id: out.run_id });
   });
 
   it("refuses media through execute (the queue's path) instead of dropping it", () => {
