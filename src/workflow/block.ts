@@ -8,6 +8,7 @@ import type {
   WorkflowStreamEvent,
 } from "./events.js";
 import type { HumanReview } from "./human-review.js";
+import type { BlockResume } from "./pause.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import type { StepInput } from "./step-input.js";
 import type { StepOutput, StepType } from "./step-output.js";
@@ -46,7 +47,7 @@ export interface WorkflowBlock {
     input: StepInput,
     scope: RunScope,
     at: StepPosition,
-    resume?: { forceElse?: boolean },
+    resume?: BlockResume,
   ): AsyncGenerator<WorkflowStreamEvent, StepOutput>;
 }
 

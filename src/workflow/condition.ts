@@ -3,7 +3,8 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { containerOutput, runSequence } from "./sequence.js";
+import { withFrame, type BlockResume } from "./pause.js";
+import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
 import { toBlocks, type StepLike } from "./to-block.js";
@@ -12,7 +13,7 @@ import { toBlocks, type StepLike } from "./to-block.js";
 export type ConditionEvaluator = (input: StepInput) => boolean | Promise<boolean>;
 
 export interface ConditionOptions {
-  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  /** a person confirms (or gives input) before it runs: the run pauses there (not inside a Parallel) */
   humanReview?: HumanReview;
   name?: string;
   description?: string;
@@ -73,14 +74,17 @@ export class Condition implements WorkflowBlock {
     input: StepInput,
     scope: RunScope,
     at: StepPosition,
-    resume?: { forceElse?: boolean },
+    resume?: BlockResume,
   ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
+    // A continued run comes back into the branch it paused in, without evaluating again.
+    const resumed = resumeFrom(resume?.point);
+    const state = resume?.point?.frames[0]?.state as { branch: "if" | "else"; condition_result: boolean } | undefined;
     // A rejected review with onReject "else" runs the else branch without evaluating (as agno).
-    const result = resume?.forceElse ? false : await this.evaluate(input);
-    yield workflowEvent(scope, "ConditionExecutionStarted", { ...place, condition_result: result });
-    const branch = result ? "if" : this.elseSteps.length > 0 ? "else" : null;
+    const result = state ? state.condition_result : resume?.forceElse ? false : await this.evaluate(input);
+    if (!resumed) yield workflowEvent(scope, "ConditionExecutionStarted", { ...place, condition_result: result });
+    const branch = state ? state.branch : result ? "if" : this.elseSteps.length > 0 ? "else" : null;
     if (branch === null) {
       yield workflowEvent(scope, "ConditionExecutionCompleted", {
         ...place,
@@ -97,7 +101,12 @@ export class Condition implements WorkflowBlock {
       });
     }
     const blocks = branch === "if" ? this.steps : this.elseSteps;
-    const { results } = yield* runSequence(blocks, input, scope, { index: at.index, id }, "record");
+    const inner = runSequence(blocks, input, scope, { index: at.index, id }, "record", resumed);
+    const { results } = yield* withFrame(inner, () => ({
+      step_type: "Condition",
+      step_name: this.name ?? null,
+      state: { branch, condition_result: result },
+    }));
     yield workflowEvent(scope, "ConditionExecutionCompleted", {
       ...place,
       condition_result: result,

@@ -1,25 +1,28 @@
-import { workflowEvent, type RunScope, type WorkflowBlock } from "./block.js";
+import type { RunScope, WorkflowBlock } from "./block.js";
+import { isPause, type PauseFrame, type ResumePoint } from "./pause.js";
+import { runBlock } from "./run-block.js";
 import { lastContent } from "./deepest-content.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import type { StepMetrics, WorkflowRunOutput } from "./run-output.js";
 import { StepInput } from "./step-input.js";
 import type { StepOutput } from "./step-output.js";
-import { stepRequirement, type StepRequirement } from "./step-requirement.js";
+import type { StepRequirement } from "./step-requirement.js";
 
-/** Where a continued run picks up: the paused step, with its resolved requirement. */
+/** Where a continued run picks up: the top-level step that holds the pause, the way down to it, the decision. */
 export interface StepsResume {
   startIndex: number;
-  requirement: StepRequirement;
+  point: ResumePoint;
 }
 
-/** How the steps ended: all done (or stopped), or paused before a step that asks for a person. */
-export type StepsEnd = { paused: false } | { paused: true; requirement: StepRequirement };
+/** How the steps ended: all done (or stopped), or paused before a step that asks for a person (at any depth). */
+export type StepsEnd =
+  { paused: false } | { paused: true; requirement: StepRequirement; index: number; frames: PauseFrame[] };
 
 /**
  * Runs a workflow's top-level steps in order, each output added to the run's `step_results` as
  * it ends (so a run that fails or is cancelled keeps what was done); a step with `stop` ends the
- * workflow there, as in agno. A step with a HumanReview pauses the run before it runs; a
- * continued run starts again at that step with the person's decision.
+ * workflow there, as in agno. A block with a HumanReview, at any depth, pauses the run before it
+ * runs; a continued run goes back down to it and goes on with the person's decision.
  */
 export async function* executeSteps(
   blocks: readonly WorkflowBlock[],
@@ -28,40 +31,31 @@ export async function* executeSteps(
   scope: RunScope,
   resume?: StepsResume,
 ): AsyncGenerator<WorkflowStreamEvent, StepsEnd> {
+  // A continued run's earlier outputs are the previous steps' outputs again.
   let stepInput = new StepInput({
     input,
     previous_step_content: null,
     previous_step_outputs: {},
     additional_data: additionalData,
     session_state: scope.sessionState,
-  });
-  // A continued run's earlier outputs are the previous steps' outputs again.
-  scope.run.step_results.forEach((out, i) => (stepInput = stepInput.after(out.step_name ?? `step_${i + 1}`, out)));
+  }).afterAll(scope.run.step_results);
   for (let i = resume?.startIndex ?? 0; i < blocks.length; i++) {
     const block = blocks[i]!;
     scope.checkCancelled();
-    const resolved = i === resume?.startIndex ? resume.requirement : undefined;
-    let runInput = stepInput;
-    let forceElse = false;
-    if (resolved) {
-      yield workflowEvent(scope, "StepContinued", { step_name: block.name, step_index: i, step_id: block.stepId });
-      if (resolved.confirmed === false && resolved.on_reject === "skip") continue;
-      forceElse = resolved.confirmed === false && resolved.on_reject === "else";
-      if (resolved.user_input)
-        runInput = new StepInput({
-          ...stepInput,
-          additional_data: { ...additionalData, user_input: resolved.user_input },
-        });
-    } else if (block.humanReview?.pauses) {
-      const requirement = stepRequirement(block.humanReview, {
-        stepId: block.stepId,
-        name: block.name ?? null,
-        index: i,
-        stepType: block.stepType,
-      });
-      return { paused: true, requirement };
+    let output: StepOutput | null;
+    try {
+      output = yield* runBlock(
+        block,
+        stepInput,
+        scope,
+        { index: i, topLevel: true },
+        i === resume?.startIndex ? resume.point : undefined,
+      );
+    } catch (error) {
+      if (isPause(error)) return { paused: true, requirement: error.requirement, index: i, frames: error.frames };
+      throw error;
     }
-    const output = yield* block.execute(runInput, scope, { index: i, topLevel: true }, { forceElse });
+    if (output === null) continue;
     scope.run.step_results.push(output);
     if (output.stop) break;
     stepInput = stepInput.after(block.name ?? `step_${i + 1}`, output);

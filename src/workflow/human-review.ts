@@ -51,7 +51,7 @@ const FIELD_TYPES = new Set(["str", "int", "float", "bool", "list", "dict"]);
  * A person's review of a workflow block (agno 3.0's HumanReview): the run pauses (PAUSED, with a
  * step requirement) before the block runs, and `Workflow.continueRun` goes on with the decision.
  * Supported: confirmation (on Step, Steps, Loop, Condition, Router) and user input (on Step), at
- * the workflow's top level; the rest of agno's fields are refused with a ValidationError.
+ * any depth but inside a Parallel; the rest of agno's fields are refused with a ValidationError.
  */
 export class HumanReview {
   readonly requiresConfirmation: boolean;

@@ -14,17 +14,19 @@ export function innerBlocks(block: WorkflowBlock): WorkflowBlock[] {
   return [];
 }
 
-/** Refuses a HumanReview below the top level: pausing there and resuming at its path is not done yet. */
-export function checkReviewsAtTopLevel(blocks: readonly WorkflowBlock[]): void {
-  const visit = (block: WorkflowBlock, path: string) => {
+/**
+ * Refuses a HumanReview inside a Parallel (at any depth): its branches run at once and cannot
+ * pause one by one (agno refuses it too). Anywhere else a review pauses the run where it is.
+ */
+export function checkReviews(blocks: readonly WorkflowBlock[]): void {
+  const visit = (block: WorkflowBlock, path: string, inParallel: boolean) => {
     for (const [i, inner] of innerBlocks(block).entries()) {
-      if (inner.humanReview?.pauses)
-        throw new ValidationError(
-          `${path} > ${inner.name ?? `step ${i + 1}`}: humanReview works on top-level steps only (for now)`,
-          "steps",
-        );
-      visit(inner, `${path} > ${inner.name ?? `step ${i + 1}`}`);
+      const at = `${path} > ${inner.name ?? `step ${i + 1}`}`;
+      const parallel = inParallel || block instanceof Parallel;
+      if (parallel && inner.humanReview?.pauses)
+        throw new ValidationError(`${at}: humanReview cannot be used inside a Parallel`, "steps");
+      visit(inner, at, parallel);
     }
   };
-  blocks.forEach((b, i) => visit(b, b.name ?? `step ${i + 1}`));
+  blocks.forEach((b, i) => visit(b, b.name ?? `step ${i + 1}`, false));
 }

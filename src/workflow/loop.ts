@@ -3,7 +3,8 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { compileCel, loopContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { containerOutput, runSequence } from "./sequence.js";
+import { withFrame, type BlockResume } from "./pause.js";
+import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
 import type { StepInput } from "./step-input.js";
 import type { StepOutput } from "./step-output.js";
 import { toBlocks, type StepLike } from "./to-block.js";
@@ -12,7 +13,7 @@ import { toBlocks, type StepLike } from "./to-block.js";
 export type EndCondition = (iterationResults: StepOutput[]) => boolean | Promise<boolean>;
 
 export interface LoopOptions {
-  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  /** a person confirms (or gives input) before it runs: the run pauses there (not inside a Parallel) */
   humanReview?: HumanReview;
   name?: string;
   description?: string;
@@ -73,18 +74,33 @@ export class Loop implements WorkflowBlock {
     }
   }
 
-  async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
+  async *execute(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+    resume?: BlockResume,
+  ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
     const max = this.maxIterations;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
-    yield workflowEvent(scope, "LoopExecutionStarted", { ...place, max_iterations: max });
-    const all: StepOutput[][] = [];
-    let iterationInput = input;
-    let iteration = 0;
+    // A continued run comes back into the iteration that paused, with the iterations before it.
+    let resumed = resumeFrom(resume?.point);
+    const state = resume?.point?.frames[0]?.state as { iteration: number; all: StepOutput[][] } | undefined;
+    const all: StepOutput[][] = state ? [...state.all] : [];
+    let iteration = state?.iteration ?? 0;
+    let iterationInput = this.forwardIterationOutput && all.length > 0 ? input.afterAll(all[all.length - 1]!) : input;
+    if (!resumed) yield workflowEvent(scope, "LoopExecutionStarted", { ...place, max_iterations: max });
     while (iteration < max) {
       scope.checkCancelled();
-      yield workflowEvent(scope, "LoopIterationStarted", { ...place, iteration: iteration + 1, max_iterations: max });
-      const { results, stopped, next } = yield* runSequence(this.steps, iterationInput, scope, { index: at.index, id });
+      if (!resumed)
+        yield workflowEvent(scope, "LoopIterationStarted", { ...place, iteration: iteration + 1, max_iterations: max });
+      const inner = runSequence(this.steps, iterationInput, scope, { index: at.index, id }, "throw", resumed);
+      resumed = undefined;
+      const { results, stopped, next } = yield* withFrame(inner, () => ({
+        step_type: "Loop",
+        step_name: this.name ?? null,
+        state: { iteration, all },
+      }));
       all.push(results);
       iteration++;
       const ended = stopped || (await this.shouldEnd(results, iteration));

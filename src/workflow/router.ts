@@ -1,5 +1,5 @@
 import type { Component } from "../agent/component.js";
-import { BadRequestError, ValidationError } from "../errors.js";
+import { BadRequestError, ConflictError, ValidationError } from "../errors.js";
 import { asText, deepestContent } from "./deepest-content.js";
 import { runAgent } from "./run-executor.js";
 import { isComponent } from "./step.js";
@@ -7,7 +7,8 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { containerOutput, runSequence } from "./sequence.js";
+import { withFrame, type BlockResume } from "./pause.js";
+import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
 import { toBlock, toBlocks, type StepLike } from "./to-block.js";
@@ -19,7 +20,7 @@ export type RouterSelection = string | StepLike | Array<string | StepLike> | nul
 export type RouterSelector = (input: StepInput, choices: WorkflowBlock[]) => RouterSelection | Promise<RouterSelection>;
 
 export interface RouterOptions {
-  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  /** a person confirms (or gives input) before it runs: the run pauses there (not inside a Parallel) */
   humanReview?: HumanReview;
   name?: string;
   description?: string;
@@ -120,14 +121,32 @@ export class Router implements WorkflowBlock {
     return [toBlock(selection as StepLike, "selector result")];
   }
 
-  async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
+  async *execute(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+    resume?: BlockResume,
+  ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
-    const selected = yield* this.select(input, scope, at);
-    const names = selected.map((s, i) => s.name ?? `step_${i + 1}`);
-    yield workflowEvent(scope, "RouterExecutionStarted", { ...place, selected_steps: names });
-    const { results } = selected.length
-      ? yield* runSequence(selected, input, scope, { index: at.index, id }, "record")
+    // A continued run comes back into the selection it paused in, without selecting again.
+    const resumed = resumeFrom(resume?.point);
+    const state = resume?.point?.frames[0]?.state as { selected: number[] } | undefined;
+    const selected = state ? state.selected.map((i) => this.choices[i]) : yield* this.select(input, scope, at);
+    if (selected.some((s) => s === undefined))
+      throw new ConflictError(
+        `router ${this.name} paused in a step that is not one of its choices: it cannot go back to it`,
+      );
+    const blocks = selected as WorkflowBlock[];
+    const names = blocks.map((s, i) => s.name ?? `step_${i + 1}`);
+    if (!resumed) yield workflowEvent(scope, "RouterExecutionStarted", { ...place, selected_steps: names });
+    const inner = runSequence(blocks, input, scope, { index: at.index, id }, "record", resumed);
+    const { results } = blocks.length
+      ? yield* withFrame(inner, () => ({
+          step_type: "Router",
+          step_name: this.name ?? null,
+          state: { selected: blocks.map((b) => this.choices.indexOf(b)) },
+        }))
       : { results: [] as StepOutput[] };
     yield workflowEvent(scope, "RouterExecutionCompleted", {
       ...place,

@@ -2,6 +2,7 @@ import type { RunMetrics, RunOutput } from "../agent/run-output.js";
 import type { RunStatus } from "../db/types.js";
 import type { StepOutput } from "./step-output.js";
 import type { StepRequirement } from "./step-requirement.js";
+import type { PauseFrame } from "./pause.js";
 
 /** One step's metrics in a workflow's (agno's StepMetrics): only steps an agent or a team ran. */
 export interface StepMetrics {
@@ -45,10 +46,12 @@ export interface WorkflowRunOutput {
   error?: { message: string; type: string };
   /** every review the run paused for, the last one the active one while PAUSED (agno keeps the history) */
   step_requirements?: StepRequirement[];
-  /** where a PAUSED run waits: its top-level step */
+  /** where a PAUSED run waits: the top-level step that holds the paused one (see paused_frames for the way down) */
   paused_step_index?: number | null;
   paused_step_name?: string | null;
   pause_kind?: "step" | null;
+  /** where each container on the way down to a nested pause stood, outermost first */
+  paused_frames?: PauseFrame[] | null;
   created_at: number;
   updated_at?: number;
 }

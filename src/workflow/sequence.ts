@@ -2,6 +2,8 @@ import { publicError } from "../public-error.js";
 import { childIndex, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
+import { isPause, type ResumePoint } from "./pause.js";
+import { runBlock } from "./run-block.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
 
@@ -16,9 +18,24 @@ export interface SequenceResult {
   next: StepInput;
 }
 
+/** Where a continued sequence picks up: the inner step that paused, the outputs before it, the way further down. */
+export interface SequenceResume {
+  index: number;
+  results: StepOutput[];
+  point: ResumePoint;
+}
+
+/** The SequenceResume a container's frame stands for, from the resume it was given (undefined: a fresh run). */
+export function resumeFrom(point: ResumePoint | undefined): SequenceResume | undefined {
+  const frame = point?.frames[0];
+  if (!point || !frame) return undefined;
+  return { index: frame.index, results: frame.results, point: { ...point, frames: point.frames.slice(1) } };
+}
+
 /**
  * Runs blocks one after another, each given the content and the outputs of those before it; a
- * step with `stop` ends the sequence (and, through its container's output, the workflow).
+ * step with `stop` ends the sequence (and, through its container's output, the workflow). A
+ * block that asks for a person ends it with a PauseSignal that says where it stood.
  */
 export async function* runSequence(
   blocks: readonly WorkflowBlock[],
@@ -26,20 +43,28 @@ export async function* runSequence(
   scope: RunScope,
   parent: { index: StepPosition["index"]; id: string },
   onError: OnBlockError = "throw",
+  resume?: SequenceResume,
 ): AsyncGenerator<WorkflowStreamEvent, SequenceResult> {
-  const results: StepOutput[] = [];
-  let input = first;
-  for (const [i, block] of blocks.entries()) {
+  const results: StepOutput[] = [...(resume?.results ?? [])];
+  let input = first.afterAll(results);
+  for (let i = resume?.index ?? 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
     scope.checkCancelled();
     const name = block.name ?? `step_${i + 1}`;
-    let output: StepOutput;
+    let output: StepOutput | null;
     try {
-      output = yield* block.execute(input, scope, {
-        index: childIndex(parent.index, i),
-        parentStepId: parent.id,
-        topLevel: false,
-      });
+      output = yield* runBlock(
+        block,
+        input,
+        scope,
+        { index: childIndex(parent.index, i), parentStepId: parent.id, topLevel: false },
+        i === resume?.index ? resume.point : undefined,
+      );
     } catch (error) {
+      if (isPause(error)) {
+        error.frames.unshift({ index: i, results: [...results] });
+        throw error;
+      }
       if (onError === "throw" || isCancellation(error, scope)) throw error;
       const message = publicError(error, `workflow run ${scope.run.run_id}: step ${name}`).message;
       results.push(
@@ -47,6 +72,7 @@ export async function* runSequence(
       );
       return { results, stopped: false, next: input };
     }
+    if (output === null) continue;
     results.push(output);
     input = input.after(name, output);
     if (output.stop) return { results, stopped: true, next: input };

@@ -73,6 +73,11 @@ export class StepInput implements StepInputFields {
     });
   }
 
+  /** The input after each of `outputs` in turn (a resumed sequence's earlier outputs). */
+  afterAll(outputs: StepOutput[]): StepInput {
+    return outputs.reduce<StepInput>((input, out, i) => input.after(out.step_name ?? `step_${i + 1}`, out), this);
+  }
+
   /** The same input working on another session state (a Parallel branch's copy). */
   withState(state: Record<string, unknown>): StepInput {
     return new StepInput({ ...this, session_state: state });

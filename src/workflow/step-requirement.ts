@@ -6,7 +6,10 @@ import type { StepType } from "./step-output.js";
 export interface StepRequirement {
   step_id: string;
   step_name: string | null;
+  /** its index in the list it is in */
   step_index: number;
+  /** its full path of indexes from the workflow's steps down (agno pauses at the top level only) */
+  step_path: number[];
   step_type: StepType;
   requires_confirmation: boolean;
   confirmation_message: string | null;
@@ -28,12 +31,13 @@ export interface StepRequirementResolution {
 
 export function stepRequirement(
   review: HumanReview,
-  block: { stepId: string; name: string | null; index: number; stepType: StepType },
+  block: { stepId: string; name: string | null; index: number; path: number[]; stepType: StepType },
 ): StepRequirement {
   return {
     step_id: block.stepId,
     step_name: block.name,
     step_index: block.index,
+    step_path: block.path,
     step_type: block.stepType,
     requires_confirmation: review.requiresConfirmation,
     confirmation_message: review.confirmationMessage,

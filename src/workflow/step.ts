@@ -16,7 +16,7 @@ export type StepFunction = (input: StepInput) => unknown;
 export type StepExecutor = Component | StepFunction;
 
 export interface StepOptions {
-  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  /** a person confirms (or gives input) before it runs: the run pauses there (not inside a Parallel) */
   humanReview?: HumanReview;
   /** the step's name: previous_step_outputs and events use it (default: the function's or the agent's name) */
   name?: string;

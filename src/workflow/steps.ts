@@ -3,13 +3,14 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { containerOutput, runSequence } from "./sequence.js";
+import { isPause, withFrame, type BlockResume } from "./pause.js";
+import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
 import { toBlocks, type StepLike } from "./to-block.js";
 
 export interface StepsOptions {
-  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  /** a person confirms (or gives input) before it runs: the run pauses there (not inside a Parallel) */
   humanReview?: HumanReview;
   name?: string;
   description?: string;
@@ -36,16 +37,23 @@ export class Steps implements WorkflowBlock {
     this.steps = toBlocks(opts.steps, "steps");
   }
 
-  async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
+  async *execute(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+    resume?: BlockResume,
+  ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
     const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
     const count = this.steps.length;
-    yield workflowEvent(scope, "StepsExecutionStarted", { ...place, steps_count: count });
+    const resumed = resumeFrom(resume?.point);
+    if (!resumed) yield workflowEvent(scope, "StepsExecutionStarted", { ...place, steps_count: count });
     let results: StepOutput[];
     try {
-      ({ results } = yield* runSequence(this.steps, input, scope, { index: at.index, id }));
+      const inner = runSequence(this.steps, input, scope, { index: at.index, id }, "throw", resumed);
+      ({ results } = yield* withFrame(inner, () => ({ step_type: "Steps", step_name: this.name ?? null })));
     } catch (error) {
-      if (isCancellation(error, scope)) throw error;
+      if (isPause(error) || isCancellation(error, scope)) throw error;
       const message = publicError(error, `workflow run ${scope.run.run_id}: steps ${this.name}`).message;
       return new StepOutput({
         step_name: this.name ?? "Steps",

@@ -20,7 +20,7 @@ import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import { executeSteps, summarize, type StepsEnd, type StepsResume } from "./execute-steps.js";
 import { resolveRequirement, type StepRequirementResolution } from "./step-requirement.js";
-import { checkReviewsAtTopLevel } from "./inner-blocks.js";
+import { checkReviews } from "./inner-blocks.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import { asText } from "./deepest-content.js";
 import { toBlocks, type StepLike } from "./to-block.js";
@@ -98,7 +98,7 @@ export class Workflow implements Component {
         .replace(/[^a-z0-9]+/g, "-")
         .replace(/^-|-$/g, "");
     this.steps = toBlocks(opts.steps, "steps");
-    checkReviewsAtTopLevel(this.steps);
+    checkReviews(this.steps);
     this.db = opts.db;
     this.heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
     if (!(this.heartbeatSeconds > 0)) throw new ValidationError("heartbeatSeconds must be > 0", "heartbeatSeconds");
@@ -274,8 +274,10 @@ export class Workflow implements Component {
       );
     resolveRequirement(active, resolution);
     output.status = "RUNNING";
+    const frames = output.paused_frames ?? [];
     output.paused_step_index = null;
     output.paused_step_name = null;
+    output.paused_frames = null;
     output.pause_kind = null;
     // Only one continue goes on: the others find the run no longer PAUSED.
     await db.upsertRun(record(output), { expectStatus: ["PAUSED"] });
@@ -296,7 +298,10 @@ export class Workflow implements Component {
         `Workflow cancelled: Step '${active.step_name}' was rejected`,
       );
     }
-    return yield* this.drive(output, saveState, undefined, { startIndex: index!, requirement: active });
+    return yield* this.drive(output, saveState, undefined, {
+      startIndex: index!,
+      point: { frames, requirement: active },
+    });
   }
 
   private scope(output: WorkflowRunOutput, controller: AbortController): RunScope {
@@ -351,8 +356,9 @@ export class Workflow implements Component {
         output.status = "PAUSED";
         output.content = null;
         output.step_requirements = [...(output.step_requirements ?? []), req];
-        output.paused_step_index = req.step_index;
-        output.paused_step_name = req.step_name;
+        output.paused_step_index = end.index;
+        output.paused_step_name = this.steps[end.index]!.name ?? null;
+        output.paused_frames = end.frames;
         output.pause_kind = "step";
       } else output.status = "COMPLETED";
       await saveState(scope.sessionState);
@@ -365,7 +371,11 @@ export class Workflow implements Component {
       }
       if (end.paused) {
         const req = end.requirement;
-        const place = { step_name: req.step_name ?? undefined, step_index: req.step_index, step_id: req.step_id };
+        const place = {
+          step_name: req.step_name ?? undefined,
+          step_index: req.step_path.length > 1 ? req.step_path : req.step_index,
+          step_id: req.step_id,
+        };
         yield workflowEvent(scope, "StepPaused", {
           ...place,
           requires_confirmation: req.requires_confirmation,
@@ -376,8 +386,8 @@ export class Workflow implements Component {
         });
         yield workflowEvent(scope, "WorkflowPaused", {
           status: "PAUSED",
-          paused_step_index: req.step_index,
-          paused_step_name: req.step_name,
+          paused_step_index: end.index,
+          paused_step_name: output.paused_step_name ?? null,
           pause_kind: "step",
           step_requirements: output.step_requirements!,
           step_results: output.step_results,

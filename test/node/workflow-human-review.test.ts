@@ -7,6 +7,8 @@ import {
   Condition,
   HumanReview,
   Loop,
+  Parallel,
+  Router,
   Step,
   StepInput,
   Steps,
@@ -230,15 +232,79 @@ describe.each(stores)("Workflow HumanReview on %s", (_name, open) => {
     expect(seen).toEqual([undefined]);
   });
 
-  it("refuses what it does not do: a review below the top level, agno fields not supported yet, input on a container", () => {
+  it("pauses inside a Loop inside a Router and continues there, by the step's full path (agno cannot)", async () => {
+    const ran: string[] = [];
+    const define = () =>
+      new Workflow({
+        name: "nested-review",
+        db,
+        steps: [
+          new Router({
+            name: "route",
+            selector: () => "polish",
+            choices: [
+              new Loop({
+                name: "polish",
+                maxIterations: 2,
+                steps: [
+                  new Step({
+                    name: "write",
+                    executor: (i: StepInput) => (ran.push("write"), `draft ${String(i.input)}`),
+                  }),
+                  new Step({
+                    name: "review",
+                    humanReview: new HumanReview({ requiresConfirmation: true }),
+                    executor: () => (ran.push("review"), "reviewed"),
+                  }),
+                ],
+              }),
+              new Step({ name: "other", executor: () => (ran.push("other"), "other") }),
+            ],
+          }),
+          new Step({ name: "finish", executor: () => (ran.push("finish"), "finished") }),
+        ],
+      });
+    const first = await define().run("x");
+    expect(first.status).toBe("PAUSED");
+    expect(ran).toEqual(["write"]);
+    const req1 = first.step_requirements!.at(-1)!;
+    expect(req1).toMatchObject({ step_name: "review", step_index: 1, step_path: [0, 0, 1], step_type: "Step" });
+    expect(first).toMatchObject({ paused_step_index: 0, paused_step_name: "route" });
+
+    // Continued by another definition of the same workflow (another process): it goes back down the path.
+    const events: WorkflowStreamEvent[] = await collect(
+      define().continueRun(first.run_id, {
+        stepRequirements: [{ step_id: req1.step_id, confirmed: true }],
+        stream: true,
+      }),
+    );
+    expect(events[0]).toMatchObject({ event: "StepContinued", step_name: "review", step_index: [0, 0, 1] });
+    expect(events.at(-1)!.event).toBe("WorkflowPaused");
+    // Iteration 1's review ran; iteration 2 wrote and paused again before its review.
+    expect(ran).toEqual(["write", "review", "write"]);
+    const second = (await db.getRun(first.run_id))!.run_data as unknown as typeof first;
+    expect(second.step_requirements!.map((r) => r.confirmed)).toEqual([true, null]);
+
+    const done = await define().continueRun(first.run_id, {
+      stepRequirements: [{ step_id: second.step_requirements!.at(-1)!.step_id, confirmed: false }],
+    });
+    expect(done.status).toBe("COMPLETED");
+    expect(ran).toEqual(["write", "review", "write", "finish"]);
+    const loop = done.step_results[0]!.steps![0]!;
+    expect(loop.content).toBe("Loop polish completed 2 iterations with 3 total steps");
+    expect(loop.steps!.map((s) => s.step_name)).toEqual(["write", "review", "write"]);
+    expect(done.content).toBe("finished");
+  });
+
+  it("refuses what it does not do: a review inside a Parallel, agno fields not supported yet, input on a container", () => {
     const review = new HumanReview({ requiresConfirmation: true });
-    expect(
-      () =>
-        new Workflow({
-          name: "deep",
-          steps: [new Loop({ name: "l", steps: [new Step({ name: "s", executor: () => 1, humanReview: review })] })],
-        }),
-    ).toThrow(/top-level steps only/);
+    const inParallel = new Steps({
+      name: "s",
+      steps: [new Step({ name: "x", executor: () => 1, humanReview: review })],
+    });
+    expect(() => new Workflow({ name: "p", steps: [new Parallel({ name: "p", steps: [inParallel] })] })).toThrow(
+      /inside a Parallel/,
+    );
     expect(() => new HumanReview({ requiresOutputReview: true })).toThrow(ValidationError);
     expect(() => new HumanReview({ timeout: 60 })).toThrow(ValidationError);
     expect(() => new Steps({ steps: [], humanReview: new HumanReview({ requiresUserInput: true }) })).toThrow(
