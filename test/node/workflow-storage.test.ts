@@ -3,10 +3,20 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { Db } from "../../src/db/port.js";
 import { ValidationError } from "../../src/errors.js";
-import { Parallel, Router, Step, StepInput, Steps, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
+import {
+  Parallel,
+  Router,
+  Step,
+  StepInput,
+  Steps,
+  Workflow,
+  type WorkflowRunOutput,
+  type WorkflowStreamEvent,
+} from "../../src/sdk.js";
 import { tool } from "../../src/tools/tool.js";
 import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb } from "../support/db-targets.js";
+import { until } from "../support/until.js";
 
 /** Workflow runs stored through the Db port (one run row, its session and state), with agent steps on the scripted model. */
 const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [
@@ -172,6 +182,46 @@ describe.each(stores)("workflow storage on %s", (_name, open) => {
     expect(out.status).toBe("CANCELLED");
     expect(later).toBe(0);
     expect((await t.db.getRun(out.run_id))!.status).toBe("CANCELLED");
+  });
+  it("a cancel reaches the agent step in flight: its model call is dropped and its run is CANCELLED", async () => {
+    const { model, script } = await scriptedModel([{ hang: true }]);
+    const flow = new Workflow({
+      name: "cancel-agent",
+      steps: [new Step({ name: "think", executor: new Agent({ name: "thinker", model }) }), () => "never"],
+      db: t.db,
+      cancelPollMs: 20,
+    });
+    // The run goes on only while its events are read: a reader takes them as they come.
+    const events: WorkflowStreamEvent[] = [];
+    const iterator = flow.run("x", { stream: true })[Symbol.asyncIterator]();
+    const reading = (async () => {
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return next.value as unknown as WorkflowRunOutput;
+        events.push(next.value);
+      }
+    })();
+    // The model server has the request: the agent is waiting on its answer.
+    await until(
+      () => script.requests(),
+      (r) => r.length === 1,
+      "the agent's model request",
+    );
+    const runId = events[0]!.run_id;
+    const started = Date.now();
+    expect(await flow.cancelRun(runId)).toBe(true);
+    const out = await reading;
+    expect(out.status).toBe("CANCELLED");
+    expect(out.step_executor_runs.map((r) => r.status)).toEqual(["CANCELLED"]);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(events.at(-1)!.event).toBe("WorkflowCancelled");
+    expect(events.some((e) => e.event === "StepCompleted")).toBe(false);
+    expect((await t.db.getRun(runId))!.status).toBe("CANCELLED");
+    await until(
+      () => script.requests(),
+      (r) => r[0]!.disconnected,
+      "the model call dropped",
+    );
   });
 });
 
