@@ -1,32 +1,24 @@
-import { abortLocal, cancelStoredRun, registerRun, RunCancelledSignal, watchForCancel } from "../agent/cancellation.js";
-import {
-  ownsRun,
-  type Component,
-  type ComponentRef,
-  type ComponentRunInput,
-  type RunEndHook,
-} from "../agent/component.js";
+import { abortLocal, cancelStoredRun } from "../agent/cancellation.js";
+import type { Component, ComponentRef, ComponentRunInput, RunEndHook } from "../agent/component.js";
 import type { RunEvent } from "../agent/events.js";
-import { DEFAULT_HEARTBEAT_SECONDS, keepRunAlive } from "../agent/liveness.js";
+import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
 import type { RunOutput } from "../agent/run-output.js";
 import type { Db } from "../db/port.js";
-import type { RunRecord } from "../db/types.js";
 import { mergeState } from "../db/state-changes.js";
-import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
+import { ConflictError, ValidationError } from "../errors.js";
 import { checkJson } from "../json-limits.js";
 import { nowSeconds } from "../time.js";
-import { workflowEvent, type RunScope } from "./block.js";
-import { isCancellation } from "./cancelled.js";
-import type { WorkflowStreamEvent } from "./events.js";
-import { executeSteps, summarize, type StepsEnd, type StepsResume } from "./execute-steps.js";
-import { resolveRequirement, type StepRequirementResolution } from "./step-requirement.js";
-import { checkReviews } from "./inner-blocks.js";
-import type { WorkflowRunOutput } from "./run-output.js";
+import { workflowEvent, type WorkflowBlock } from "./block.js";
+import { continueWorkflowRun, type WorkflowContinueOptions } from "./continue-run.js";
 import { asText } from "./deepest-content.js";
+import type { WorkflowStreamEvent } from "./events.js";
+import { checkReviews } from "./inner-blocks.js";
+import { record, RunDriver } from "./run-driver.js";
+import type { WorkflowRunOutput } from "./run-output.js";
 import { toBlocks, type StepLike } from "./to-block.js";
-import type { WorkflowBlock } from "./block.js";
 import { loadWorkflowSession, workflowStateSaver } from "./workflow-session.js";
-import { publicError } from "../public-error.js";
+
+export type { WorkflowContinueOptions } from "./continue-run.js";
 
 export interface WorkflowOptions {
   /** stable id (default: derived from the name) */
@@ -45,14 +37,6 @@ export interface WorkflowOptions {
   cancelPollMs?: number;
   /** how often a running run marks its row alive (seconds, default 10) */
   heartbeatSeconds?: number;
-}
-
-export interface WorkflowContinueOptions {
-  /** the decision on the step the run waits on: `{ step_id, confirmed, user_input }` */
-  stepRequirements: StepRequirementResolution[];
-  /** the run must belong to this user */
-  userId?: string;
-  stream?: boolean;
 }
 
 export interface WorkflowRunOptions {
@@ -102,6 +86,17 @@ export class Workflow implements Component {
     this.db = opts.db;
     this.heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
     if (!(this.heartbeatSeconds > 0)) throw new ValidationError("heartbeatSeconds must be > 0", "heartbeatSeconds");
+  }
+
+  /** What runs this workflow's runs, bound to its current db. */
+  private get driver(): RunDriver {
+    return new RunDriver({
+      ref: this.ref,
+      steps: this.steps,
+      db: this.db,
+      heartbeatSeconds: this.heartbeatSeconds,
+      cancelPollMs: this.opts.cancelPollMs ?? 500,
+    });
   }
 
   get ref(): ComponentRef {
@@ -211,7 +206,7 @@ export class Workflow implements Component {
       // Cancelled before it started (a queued run): it never runs.
       output.status = "CANCELLED";
       output.content = "cancelled before start";
-      const scope = this.scope(output, new AbortController());
+      const scope = this.driver.scope(output, new AbortController());
       yield workflowEvent(scope, "WorkflowCancelled", {
         reason: "cancelled before start",
         content: "cancelled before start",
@@ -224,7 +219,7 @@ export class Workflow implements Component {
       await db.upsertRun(record(output), { expectStatus: ["PENDING", "RUNNING"] });
       if (opts.sessionState) await saveState(sessionState);
     }
-    return yield* this.drive(output, saveState, onFinalWrite);
+    return yield* this.driver.drive(output, saveState, onFinalWrite);
   }
 
   /**
@@ -243,234 +238,9 @@ export class Workflow implements Component {
     runId: string,
     opts: WorkflowContinueOptions,
   ): Promise<WorkflowRunOutput> | AsyncIterable<WorkflowStreamEvent> {
-    const events = this.resume(runId, opts);
+    const events = continueWorkflowRun(this.driver, runId, opts);
     return opts.stream ? events : drain(events);
   }
-
-  private async *resume(
-    runId: string,
-    opts: WorkflowContinueOptions,
-  ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
-    const db = this.db;
-    if (!db) throw new NotConfiguredError("continuing a workflow run needs the workflow to have a db");
-    if (!Array.isArray(opts.stepRequirements))
-      throw new ValidationError("stepRequirements must be a list", "step_requirements");
-    const row = await db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
-    if (!row || !ownsRun(this.ref, row.run_data)) throw new NotFoundError(`run ${runId} not found`);
-    if (row.status !== "PAUSED") throw new StatusConflictError(`run ${runId} is ${row.status}, not PAUSED`, row.status);
-    const output = row.run_data as unknown as WorkflowRunOutput;
-    const active = output.step_requirements?.at(-1);
-    const index = output.paused_step_index;
-    const block = index !== null && index !== undefined ? this.steps[index] : undefined;
-    if (!active || !block || (block.name ?? null) !== (output.paused_step_name ?? null))
-      throw new ConflictError(`run ${runId} paused at a step this workflow no longer has at that place`);
-    const resolution = (opts.stepRequirements as StepRequirementResolution[]).find(
-      (r) => r?.step_id === active.step_id,
-    );
-    if (!resolution)
-      throw new ValidationError(
-        `the run waits on step ${active.step_id} (${active.step_name}): resolve it`,
-        "step_requirements",
-      );
-    resolveRequirement(active, resolution);
-    output.status = "RUNNING";
-    const frames = output.paused_frames ?? [];
-    output.paused_step_index = null;
-    output.paused_step_name = null;
-    output.paused_frames = null;
-    output.pause_kind = null;
-    // Only one continue goes on: the others find the run no longer PAUSED.
-    await db.upsertRun(record(output), { expectStatus: ["PAUSED"] });
-    const session = await db.getSession(output.session_id, { includeRuns: false });
-    const state = {
-      ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ??
-        output.session_state ??
-        {}),
-    };
-    output.session_state = state;
-    const saveState = workflowStateSaver(db, output.session_id, state);
-    if (active.confirmed === false && active.on_reject === "cancel") {
-      const scope = this.scope(output, new AbortController());
-      return yield* this.cancelled(
-        output,
-        scope,
-        saveState,
-        `Workflow cancelled: Step '${active.step_name}' was rejected`,
-      );
-    }
-    return yield* this.drive(output, saveState, undefined, {
-      startIndex: index!,
-      point: { frames, requirement: active },
-    });
-  }
-
-  private scope(output: WorkflowRunOutput, controller: AbortController): RunScope {
-    return {
-      workflow: this.ref,
-      run: output,
-      userId: output.user_id,
-      sessionState: output.session_state ?? {},
-      signal: controller.signal,
-      executorRuns: new Set(),
-      checkCancelled() {
-        if (controller.signal.aborted) throw controller.signal.reason ?? new RunCancelledSignal("cancelled");
-      },
-    };
-  }
-
-  /** Runs the steps of a stored RUNNING run (from `resume`'s step when continued) and stores how it ended. */
-  private async *drive(
-    output: WorkflowRunOutput,
-    saveState: (s: Record<string, unknown>) => Promise<void>,
-    onFinalWrite?: RunEndHook,
-    resume?: StepsResume,
-  ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
-    const db = this.db;
-    const runId = output.run_id;
-    const controller = new AbortController();
-    const scope = this.scope(output, controller);
-    const started = performance.now();
-    const before = output.metrics.duration ?? 0;
-    const elapsed = () => before + (performance.now() - started) / 1000;
-    const unregister = registerRun(runId, controller);
-    const unwatch = db ? watchForCancel(db, runId, controller, this.opts.cancelPollMs ?? 500) : () => undefined;
-    const stopBeat = db ? keepRunAlive(db, runId, this.heartbeatSeconds * 1000) : () => undefined;
-    // A cancel reaches the agent runs in flight at once.
-    const onAbort = () => scope.executorRuns.forEach((id) => abortLocal(id, "cancelled"));
-    controller.signal.addEventListener("abort", onAbort);
-    try {
-      if (!resume) yield workflowEvent(scope, "WorkflowStarted", {});
-      let end: StepsEnd;
-      try {
-        end = yield* executeSteps(this.steps, output.input, output.additional_data ?? {}, scope, resume);
-        summarize(output);
-      } catch (error) {
-        summarize(output);
-        output.metrics = { ...output.metrics, duration: elapsed() };
-        if (isCancellation(error, scope)) return yield* this.cancelled(output, scope, saveState);
-        return yield* this.failed(output, scope, error, saveState);
-      }
-      output.metrics = { ...output.metrics, duration: elapsed() };
-      if (end.paused) {
-        const req = end.requirement;
-        output.status = "PAUSED";
-        output.content = null;
-        output.step_requirements = [...(output.step_requirements ?? []), req];
-        output.paused_step_index = end.index;
-        output.paused_step_name = this.steps[end.index]!.name ?? null;
-        output.paused_frames = end.frames;
-        output.pause_kind = "step";
-      } else output.status = "COMPLETED";
-      await saveState(scope.sessionState);
-      try {
-        if (db) await writeFinal(db, output, onFinalWrite);
-      } catch (error) {
-        if (error instanceof StatusConflictError && error.actual === "CANCELLED")
-          return yield* this.cancelled(output, scope, async () => undefined);
-        return yield* this.failed(output, scope, error, async () => undefined);
-      }
-      if (end.paused) {
-        const req = end.requirement;
-        const place = {
-          step_name: req.step_name ?? undefined,
-          step_index: req.step_path.length > 1 ? req.step_path : req.step_index,
-          step_id: req.step_id,
-        };
-        yield workflowEvent(scope, "StepPaused", {
-          ...place,
-          requires_confirmation: req.requires_confirmation,
-          confirmation_message: req.confirmation_message,
-          requires_user_input: req.requires_user_input,
-          user_input_message: req.user_input_message,
-          user_input_schema: req.user_input_schema,
-        });
-        yield workflowEvent(scope, "WorkflowPaused", {
-          status: "PAUSED",
-          paused_step_index: end.index,
-          paused_step_name: output.paused_step_name ?? null,
-          pause_kind: "step",
-          step_requirements: output.step_requirements!,
-          step_results: output.step_results,
-          step_executor_runs: output.step_executor_runs,
-        });
-        return output;
-      }
-      yield workflowEvent(scope, "WorkflowCompleted", {
-        content: output.content,
-        content_type: output.content_type,
-        step_results: output.step_results,
-        step_executor_runs: output.step_executor_runs,
-        metrics: output.metrics,
-        ...(output.metadata ? { metadata: output.metadata } : {}),
-      });
-      return output;
-    } finally {
-      controller.signal.removeEventListener("abort", onAbort);
-      stopBeat();
-      unwatch();
-      unregister();
-    }
-  }
-
-  private async *cancelled(
-    output: WorkflowRunOutput,
-    scope: RunScope,
-    saveState: (s: Record<string, unknown>) => Promise<void>,
-    reason = "cancelled",
-  ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
-    output.status = "CANCELLED";
-    output.content = reason;
-    await this.storeEnd(output, saveState, ["RUNNING", "CANCELLED"]);
-    yield workflowEvent(scope, "WorkflowCancelled", { reason, content: reason });
-    return output;
-  }
-
-  /** Ends the run as an ERROR carrying the public form of `error` (never SQL or a stack). */
-  private async *failed(
-    output: WorkflowRunOutput,
-    scope: RunScope,
-    error: unknown,
-    saveState: (s: Record<string, unknown>) => Promise<void>,
-  ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
-    const shown = publicError(error, `workflow run ${output.run_id}`);
-    output.status = "ERROR";
-    output.content = shown.message;
-    output.error = { message: shown.message, type: shown.type };
-    await this.storeEnd(output, saveState, ["RUNNING"]);
-    yield workflowEvent(scope, "WorkflowError", {
-      error: shown.message,
-      error_type: shown.type,
-      error_id: shown.errorId,
-    });
-    return output;
-  }
-
-  /** Stores a run's end; a failure here is logged, and the heartbeat's silence lets the sweep end the row. */
-  private async storeEnd(
-    output: WorkflowRunOutput,
-    saveState: (s: Record<string, unknown>) => Promise<void>,
-    expect: string[],
-  ): Promise<void> {
-    try {
-      await saveState(output.session_state ?? {});
-      if (this.db) await this.db.upsertRun(record(output), { expectStatus: expect });
-    } catch (error) {
-      publicError(error, `workflow run ${output.run_id}: storing its end`);
-    }
-  }
-}
-
-/** The run as a row's `run_data`: plain JSON, stamped now. */
-function record(output: WorkflowRunOutput): RunRecord {
-  output.updated_at = nowSeconds();
-  return JSON.parse(JSON.stringify(output)) as RunRecord;
-}
-
-/** The write that ends a completed run (from RUNNING): the caller's hook when it has one. */
-async function writeFinal(db: Db, output: WorkflowRunOutput, hook?: RunEndHook): Promise<void> {
-  const run = record(output);
-  if (hook && (await hook(run, ["RUNNING"]))) return;
-  await db.upsertRun(run, { expectStatus: ["RUNNING"] });
 }
 
 async function drain<T, R>(events: AsyncGenerator<T, R>): Promise<R> {
