@@ -1,0 +1,56 @@
+import type { WorkflowStreamEvent } from "./events.js";
+import type { StepOutput, StepType } from "./step-output.js";
+import type { StepRequirement } from "./step-requirement.js";
+
+/** Where a paused container stood: which inner step paused, what ran before it, what else it needs to go on. */
+export interface PauseFrame {
+  step_type?: StepType;
+  step_name?: string | null;
+  /** the inner step that paused (or holds the pause) */
+  index: number;
+  /** the outputs of its inner steps before that one */
+  results: StepOutput[];
+  /** a Loop's iteration and earlier iterations, a Condition's branch, a Router's selection */
+  state?: Record<string, unknown>;
+}
+
+/**
+ * Thrown by a sequence when a block asks for a person: each container it passes through adds
+ * where it stood, outermost first, so a continue can go back down the same path.
+ */
+export class PauseSignal extends Error {
+  readonly frames: PauseFrame[] = [];
+  constructor(readonly requirement: StepRequirement) {
+    super(`paused for ${requirement.step_name ?? requirement.step_id}`);
+    this.name = "PauseSignal";
+  }
+}
+
+export function isPause(error: unknown): error is PauseSignal {
+  return error instanceof PauseSignal;
+}
+
+/** A continued run's way down to the paused block: the frames of the containers still to enter, and the decision. */
+export interface ResumePoint {
+  frames: PauseFrame[];
+  requirement: StepRequirement;
+}
+
+/** How a block resumes: a rejected review's else branch, or the way down to a pause inside it. */
+export interface BlockResume {
+  forceElse?: boolean;
+  point?: ResumePoint;
+}
+
+/** Runs a container's inner sequence; a pause from inside gets the container's own part of its frame. */
+export async function* withFrame<T>(
+  inner: AsyncGenerator<WorkflowStreamEvent, T>,
+  frame: () => Omit<PauseFrame, "index" | "results">,
+): AsyncGenerator<WorkflowStreamEvent, T> {
+  try {
+    return yield* inner;
+  } catch (error) {
+    if (isPause(error) && error.frames[0]) Object.assign(error.frames[0], frame());
+    throw error;
+  }
+}
