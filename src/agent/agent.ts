@@ -585,7 +585,7 @@ export class Agent implements Component {
     return opts.stream ? events : drain(events);
   }
 
-  private async *resumeRun(runId: string, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
+  protected async *resumeRun(runId: string, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
     if (!this.db) throw new NotConfiguredError("continuing a run needs the agent to have a db");
     const resolutions = (opts.requirements ?? []).map((r, i) => {
       const parsed = requirementResolution.safeParse(r);

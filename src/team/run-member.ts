@@ -61,7 +61,7 @@ export async function runMember(
 }
 
 /** A paused member's requirements as its team run carries them (agno's _propagate_member_pause). */
-function memberRequirements(member: Component, output: RunOutput): RunRequirement[] {
+export function memberRequirements(member: Component, output: RunOutput): RunRequirement[] {
   return output.requirements
     .filter((r) => !r.resolved)
     .map((r) => ({

@@ -1,22 +1,27 @@
 import type { RunEvent } from "../agent/events.js";
 import type { RunOutput } from "../agent/run-output.js";
 
-/** A leader's event under agno's team name (`RunStarted` → `TeamRunStarted`); members' events pass as they are. */
-function named(event: RunEvent, runId: string): RunEvent {
-  if (event.run_id !== runId || event.event.startsWith("Team")) return event;
+/**
+ * A leader's event under agno's team name (`RunStarted` → `TeamRunStarted`). The leader's events
+ * are the only ones with a team id and an agent event's name: members' pass as they are (an
+ * agent's carry its agent id, a sub-team's were named by its own team already).
+ */
+function named(event: RunEvent): RunEvent {
+  if (event.team_id === undefined || event.event.startsWith("Team")) return event;
   return { ...event, event: `Team${event.event}` } as RunEvent;
 }
 
 /**
- * The team run `runId`'s events as agno names them, and its output; `end` runs once the run is
- * over (or its caller stopped reading), after the leader's run has been closed.
+ * A team run's events as agno names them, and its output; `end` runs once the run is over (or
+ * its caller stopped reading), after the leader's run has been closed, with the run ids the
+ * leader's events carried (a continue that forks runs under a new one).
  */
 export async function* teamEvents(
   events: AsyncGenerator<RunEvent, RunOutput>,
-  runId: string,
-  end: () => void,
+  end: (runIds: Set<string>) => void,
 ): AsyncGenerator<RunEvent, RunOutput> {
   let over = false;
+  const runIds = new Set<string>();
   try {
     for (;;) {
       const next = await events.next();
@@ -24,13 +29,15 @@ export async function* teamEvents(
         over = true;
         return next.value;
       }
-      yield named(next.value, runId);
+      const event = named(next.value);
+      if (event !== next.value) runIds.add(event.run_id);
+      yield event;
     }
   } catch (error) {
     over = true;
     throw error;
   } finally {
     if (!over) await events.return(undefined as never).catch(() => undefined);
-    end();
+    end(runIds);
   }
 }

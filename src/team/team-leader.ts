@@ -1,5 +1,7 @@
-import { Agent, type AgentOptions } from "../agent/agent.js";
+import { Agent, type AgentOptions, type ContinueOptions } from "../agent/agent.js";
 import type { ComponentRef } from "../agent/component.js";
+import type { RunEvent } from "../agent/events.js";
+import type { RunOutput } from "../agent/run-output.js";
 import type { EngineConfig } from "../agent/run-engine.js";
 
 /**
@@ -21,5 +23,10 @@ export class TeamLeader extends Agent {
 
   protected override engineHooks(): Partial<EngineConfig> {
     return this.hooks;
+  }
+
+  /** A continue of the team run as the agent does it (its events, and the output as the return value). */
+  continueEvents(runId: string, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
+    return this.resumeRun(runId, opts);
   }
 }

@@ -25,3 +25,15 @@ export function addMemberMetrics(team: RunMetrics, member: RunOutput): void {
     ...(m.duration !== undefined ? { duration: m.duration } : {}),
   });
 }
+
+/**
+ * A member run that went on after its team run paused (a person answered it): its share of the
+ * team's metrics is swapped for what it amounts to now.
+ */
+export function replaceMemberMetrics(team: RunMetrics, before: RunOutput, after: RunOutput): void {
+  const old = before.metrics;
+  for (const key of Object.keys(emptyUsage()) as Array<keyof TokenUsage>) team[key] -= old[key] ?? 0;
+  if (old.cost !== undefined) team.cost = (team.cost ?? 0) - old.cost;
+  if (team.details?.members) team.details.members = team.details.members.filter((m) => m.run_id !== before.run_id);
+  addMemberMetrics(team, after);
+}

@@ -5,7 +5,8 @@ import { addMemberMetrics } from "./team-metrics.js";
 
 /** A member run the team started, and its output once it ended (or paused). */
 export interface MemberRun {
-  member: Component;
+  /** unset for a member run a continued team run took over from its stored row */
+  member?: Component;
   runId: string;
   output?: RunOutput;
 }
@@ -28,6 +29,14 @@ export class TeamRunState {
     readonly input: Pick<ComponentRunInput, "message" | "media" | "metadata" | "stream">,
     readonly db: Db | undefined,
   ) {}
+
+  /** Takes over the member runs a paused team run stored (their metrics are already in it), when it continues. */
+  adopt(outputs: readonly RunOutput[]): void {
+    for (const output of outputs) {
+      this.memberRuns.push({ runId: output.run_id, output });
+      this.counted.add(output.run_id);
+    }
+  }
 
   /**
    * Puts the member runs on the team run (agno's `member_responses`), adds the newly ended ones'

@@ -1,4 +1,4 @@
-import type { RunContext, RunOptions } from "../agent/agent.js";
+import type { ContinueOptions, RunContext, RunOptions } from "../agent/agent.js";
 import type { Component, ComponentRef, ComponentRunInput } from "../agent/component.js";
 import type { RunEvent } from "../agent/events.js";
 import type { RunOutput } from "../agent/run-output.js";
@@ -6,6 +6,7 @@ import type { Db } from "../db/port.js";
 import { ValidationError } from "../errors.js";
 import type { Model } from "../models/model.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
+import { continueTeamRun, type ContinueHost } from "./continue-team-run.js";
 import { delegateToMemberTool, delegateToMembersTool, memberInformationTool } from "./delegate-tools.js";
 import { memberId } from "./member-id.js";
 import { TaskList } from "./task-list.js";
@@ -28,7 +29,7 @@ import { TeamRunState } from "./team-run-state.js";
  * const out = await team.run("Write a note on Rome's aqueducts");
  * for await (const ev of team.run("And Paris?", { sessionId: out.session_id, stream: true })) console.log(ev.event);
  */
-export class Team implements Component, TeamToolHost {
+export class Team implements Component, TeamToolHost, ContinueHost {
   readonly id: string;
   readonly name?: string;
   readonly description?: string;
@@ -125,9 +126,13 @@ export class Team implements Component, TeamToolHost {
     return tools;
   }
 
+  /**
+   * The state of the team run a tool call belongs to. A continue that forks the run into a new
+   * one (agno's timeline continue) meets its run id here first: its state starts then.
+   */
   stateOf(ctx: ToolContext): TeamRunState {
-    const state = this.runs.get(ctx.runId);
-    if (!state) throw new Error(`team run ${ctx.runId} is not running here`);
+    let state = this.runs.get(ctx.runId);
+    if (!state) this.runs.set(ctx.runId, (state = new TeamRunState({ message: "", stream: false }, this.db)));
     return state;
   }
 
@@ -176,7 +181,37 @@ export class Team implements Component, TeamToolHost {
     if (this.runs.has(runId)) throw new ValidationError(`run ${runId} is already running`, "run_id");
     const events = this.leader.execute({ ...input, runId });
     this.runs.set(runId, new TeamRunState(input, this.db));
-    return teamEvents(events, runId, () => this.runs.delete(runId));
+    return teamEvents(events, (ids) => this.forget(runId, ids));
+  }
+
+  /**
+   * Continues a paused team run: resolutions go to the member runs their stored requirements
+   * came from, the members go on, then the leader resumes with its full history. Without
+   * requirements, a finished or failed team run goes on as an agent's does (timeline options).
+   */
+  continueRun(runId: string, opts: ContinueOptions & { stream: true }): AsyncIterable<RunEvent>;
+  continueRun(runId: string, opts: ContinueOptions & { stream?: false }): Promise<RunOutput>;
+  continueRun(runId: string, opts: ContinueOptions): Promise<RunOutput> | AsyncIterable<RunEvent>;
+  continueRun(runId: string, opts: ContinueOptions): Promise<RunOutput> | AsyncIterable<RunEvent> {
+    const events = continueTeamRun(this, runId, opts);
+    return opts.stream ? events : drain(events);
+  }
+
+  resumeLeader(runId: string, output: RunOutput, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
+    if (this.runs.has(runId)) throw new ValidationError(`run ${runId} is already running`, "run_id");
+    const state = new TeamRunState(
+      { message: output.input?.input_content ?? "", stream: opts.stream === true },
+      this.db,
+    );
+    state.adopt(output.member_responses ?? []);
+    this.runs.set(runId, state);
+    return teamEvents(this.leader.continueEvents(runId, opts), (ids) => this.forget(runId, ids));
+  }
+
+  /** Drops the state of a team run that is over (and of the run a continue forked it into). */
+  private forget(runId: string, ids: Set<string>): void {
+    this.runs.delete(runId);
+    for (const id of ids) this.runs.delete(id);
   }
 
   /** Cancels a team run from anywhere; its running members are cancelled with it. False when it had already ended. */
