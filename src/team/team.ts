@@ -6,6 +6,7 @@ import type { Db } from "../db/port.js";
 import { ValidationError } from "../errors.js";
 import type { Model } from "../models/model.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
+import { cancelWaitingMembers } from "./cancel-members.js";
 import { continueTeamRun, type ContinueHost } from "./continue-team-run.js";
 import { delegateToMemberTool, delegateToMembersTool, memberInformationTool } from "./delegate-tools.js";
 import { memberId } from "./member-id.js";
@@ -41,6 +42,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
   readonly streamMemberEvents: boolean;
   readonly maxIterations: number;
   private readonly leader: TeamLeader;
+  private readonly opts: TeamOptions;
   /** the state of this team's runs in flight, by run id (shared by every binding of the team) */
   private readonly runs: Map<string, TeamRunState>;
 
@@ -54,6 +56,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     this.maxIterations = opts.maxIterations ?? 10;
     if (!Number.isInteger(this.maxIterations) || this.maxIterations < 1)
       throw new TypeError("maxIterations must be a whole number >= 1");
+    this.opts = opts;
     this.mode = mode;
     this.members = [...opts.members];
     this.determineInputForMembers = opts.determineInputForMembers ?? true;
@@ -98,6 +101,11 @@ export class Team implements Component, TeamToolHost, ContinueHost {
 
   get ref(): ComponentRef {
     return { type: "team", id: this.id, name: this.name };
+  }
+
+  /** What it was built from: its options, and the leader's tools (its own and the team's), to describe it. */
+  get configuration(): { options: Readonly<TeamOptions>; mode: TeamMode; tools: Tool[] } {
+    return { options: this.opts, mode: this.mode, tools: this.leader.configuration.tools };
   }
 
   /** the leader's model */
@@ -214,9 +222,14 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     for (const id of ids) this.runs.delete(id);
   }
 
-  /** Cancels a team run from anywhere; its running members are cancelled with it. False when it had already ended. */
-  cancelRun(runId: string, opts: { userId?: string } = {}): Promise<boolean> {
-    return this.leader.cancelRun(runId, opts);
+  /**
+   * Cancels a team run from anywhere; its running members are cancelled with it, and members
+   * waiting on a person too. False when it had already ended.
+   */
+  async cancelRun(runId: string, opts: { userId?: string } = {}): Promise<boolean> {
+    const cancelled = await this.leader.cancelRun(runId, opts);
+    if (cancelled && this.db) await cancelWaitingMembers(this.db, runId);
+    return cancelled;
   }
 }
 

@@ -135,6 +135,27 @@ describe("Team cancellation and pauses", () => {
     });
   });
 
+  it("cancelling a paused team run cancels the members that wait on a person", async () => {
+    const db = new MemoryDb();
+    const confirm = tool({
+      name: "launch",
+      parameters: z.object({}),
+      requiresConfirmation: true,
+      execute: () => "launched",
+    });
+    const ops = await scriptedAgent("ops", [{ toolCalls: [{ id: "l1", name: "launch", arguments: {} }] }], {
+      tools: [confirm],
+    });
+    const { model } = await scriptedModel([delegate("ops")]);
+    const team = new Team({ id: "t", model, members: [ops.agent], db });
+    const paused = await team.run("Launch");
+    expect(paused.status).toBe("PAUSED");
+    expect(await team.cancelRun(paused.run_id)).toBe(true);
+    expect(await db.getRun(paused.run_id)).toMatchObject({ status: "CANCELLED" });
+    expect(await db.getRun(paused.requirements[0]!.member_run_id!)).toMatchObject({ status: "CANCELLED" });
+    expect(await team.cancelRun(paused.run_id)).toBe(false);
+  });
+
   it("in broadcast, one paused member pauses the team run once every member has ended", async () => {
     const db = new MemoryDb();
     const ask = tool({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { MemoryDb } from "../../src/db/memory/index.js";
+import { ValidationError } from "../../src/errors.js";
 import { Team } from "../../src/team/index.js";
 import { collect, scriptedModel } from "../support/agent-kit.js";
 import { messagesOf, scriptedAgent } from "../support/team-kit.js";
@@ -201,5 +202,38 @@ describe("Team modes", () => {
     const out = await team.run("Go");
     expect(out).toMatchObject({ status: "COMPLETED", content: "two" });
     expect(await script.requests()).toHaveLength(2);
+  });
+
+  it("refuses a bad configuration when it is built, and bad input before anything is stored", async () => {
+    const member = await scriptedAgent("m", []);
+    expect(() => new Team({ name: "t", mode: "bogus" as never, model: "openai:x", members: [] })).toThrow(
+      /mode must be one of coordinate, route, broadcast, tasks/,
+    );
+    expect(() => new Team({ name: "t", model: "openai:x", members: [member.agent, member.agent] })).toThrow(
+      /two members have the id m/,
+    );
+    expect(() => new Team({ name: "t", maxIterations: 0, model: "openai:x", members: [] })).toThrow(/maxIterations/);
+    const db = new MemoryDb();
+    const { model, script } = await scriptedModel([]);
+    const team = new Team({ name: "t", model, members: [member.agent], db });
+    await expect(team.run(42 as never)).rejects.toThrow(ValidationError);
+    expect(() => team.run(42 as never, { stream: true })).toThrow(ValidationError);
+    expect((await db.getRuns({})).total_count).toBe(0);
+    expect(await script.requests()).toHaveLength(0);
+  });
+
+  it("a member that fails is the leader's to handle: the error is its tool answer, the member's row says ERROR", async () => {
+    const db = new MemoryDb();
+    const broken = await scriptedAgent("broken", [{ error: { status: 401, message: "bad key" } }]);
+    const { model, script } = await scriptedModel([
+      { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "broken", task: "Try" } }] },
+      { text: "The member failed; here is what I know." },
+    ]);
+    const out = await new Team({ name: "t", model, members: [broken.agent], db }).run("Go");
+    expect(out).toMatchObject({ status: "COMPLETED", content: "The member failed; here is what I know." });
+    expect(out.member_responses).toMatchObject([{ agent_id: "broken", status: "ERROR" }]);
+    const answer = messagesOf((await script.requests())[1]!).at(-1)!;
+    expect(answer.content).toMatch(/^Error: member broken failed: /);
+    expect((await db.getRuns({ parentRunId: out.run_id })).data[0]).toMatchObject({ status: "ERROR" });
   });
 });
