@@ -21,6 +21,8 @@ export interface ToolExecution {
   answered?: boolean;
   external_execution_required?: boolean;
   requires_approval?: boolean;
+  /** on a team run's delegate call: the member run it started (agno's child_run_id) */
+  child_run_id?: string;
 }
 
 export interface UserInputField {

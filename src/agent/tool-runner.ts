@@ -62,7 +62,8 @@ export type AnswerFilter = (answer: Answer, call: ToolExecution, ctx: ToolContex
 
 /** Runs one call (its answer through the filter, when there is one). */
 async function outcomeOf(call: PendingCall, ctx: ToolContext, filter?: AnswerFilter): Promise<Outcome> {
-  const outcome = await runOne(call, call.resumed ? { ...ctx, resumed: call.resumed } : ctx);
+  const callCtx = { ...ctx, toolCallId: call.execution.tool_call_id };
+  const outcome = await runOne(call, call.resumed ? { ...callCtx, resumed: call.resumed } : callCtx);
   if ("pause" in outcome) return outcome;
   return filter ? filter(outcome, call.execution, ctx) : outcome;
 }

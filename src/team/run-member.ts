@@ -22,7 +22,11 @@ export async function runMember(
   if (ctx.signal.aborted) throw ctx.signal.reason;
   const runId = crypto.randomUUID();
   const bound = state.db && member.db !== state.db ? member.withDb(state.db) : member;
-  const entry: TeamRunState["memberRuns"][number] = { member, runId };
+  const entry: TeamRunState["memberRuns"][number] = {
+    member,
+    runId,
+    ...(ctx.toolCallId ? { toolCallId: ctx.toolCallId } : {}),
+  };
   state.memberRuns.push(entry);
   // The member registers its run once it starts: a cancel before that is sent again on its first event.
   const cancel = () => abortLocal(runId, "cancelled");

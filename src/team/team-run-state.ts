@@ -8,6 +8,8 @@ export interface MemberRun {
   /** unset for a member run a continued team run took over from its stored row */
   member?: Component;
   runId: string;
+  /** the leader's tool call that started it */
+  toolCallId?: string;
   output?: RunOutput;
 }
 
@@ -44,6 +46,10 @@ export class TeamRunState {
    */
   collect(output: RunOutput): RunRequirement[] {
     const ended = this.memberRuns.flatMap((r) => (r.output ? [r.output] : []));
+    for (const run of this.memberRuns) {
+      const call = run.toolCallId && output.tools.find((t) => t.tool_call_id === run.toolCallId);
+      if (call) call.child_run_id = run.runId;
+    }
     if (ended.length > 0 || output.member_responses) output.member_responses = ended;
     for (const run of ended) {
       if (this.counted.has(run.run_id)) continue;

@@ -21,6 +21,8 @@ export interface ToolContext {
    * up this way); the run's caller sees it before the tool's own ToolCallCompleted.
    */
   emit?: (event: RunEvent) => void;
+  /** the id of the model's call this execution answers */
+  toolCallId?: string;
 }
 
 /** How a tool involves a human before it runs (SPEC G2). */

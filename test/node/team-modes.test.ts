@@ -57,7 +57,11 @@ describe("Team modes", () => {
     // Storage: the team run, and the member run as its own row under it, in the team's session.
     const teamRow = await db.getRun(out.run_id);
     expect(teamRow).toMatchObject({ run_type: "team", team_id: "desk", parent_run_id: null, status: "COMPLETED" });
-    expect(teamRow!.run_data).toMatchObject({ team_name: "Desk", member_responses: [{ run_id: member.run_id }] });
+    expect(teamRow!.run_data).toMatchObject({
+      team_name: "Desk",
+      member_responses: [{ run_id: member.run_id }],
+      tools: [{ tool_call_id: "d1", tool_name: "delegate_task_to_member", child_run_id: member.run_id }],
+    });
     const children = await db.getRuns({ parentRunId: out.run_id });
     expect(children.data).toHaveLength(1);
     expect(children.data[0]).toMatchObject({
