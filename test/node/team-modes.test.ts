@@ -240,4 +240,28 @@ describe("Team modes", () => {
     expect(answer.content).toMatch(/^Error: member broken failed: /);
     expect((await db.getRuns({ parentRunId: out.run_id })).data[0]).toMatchObject({ status: "ERROR" });
   });
+
+  it("determineInputForMembers: false sends members the team's input; getMemberInformationTool lists the members", async () => {
+    const member = await scriptedAgent("echo", [{ text: "ok" }], { description: "repeats" });
+    const { model, script } = await scriptedModel([
+      {
+        toolCalls: [
+          { name: "get_member_information", arguments: {} },
+          { name: "delegate_task_to_member", arguments: { member_id: "echo", task: "rewritten by the leader" } },
+        ],
+      },
+      { text: "fine" },
+    ]);
+    const team = new Team({
+      name: "t",
+      model,
+      members: [member.agent],
+      determineInputForMembers: false,
+      getMemberInformationTool: true,
+    });
+    await team.run("the user's own words");
+    expect(messagesOf((await member.requests())[0]!).at(-1)).toMatchObject({ content: "the user's own words" });
+    const answers = messagesOf((await script.requests())[1]!).filter((m) => m.role === "tool");
+    expect(answers[0]!.content).toContain('<member id="echo" name="echo">\n  Description: repeats\n</member>');
+  });
 });
