@@ -27,10 +27,10 @@ export function delegateToMemberTool(host: TeamToolHost, respondDirectly: boolea
     }),
     stopAfterToolCall: respondDirectly,
     execute: async ({ member_id, task }, ctx) => {
-      const member = findMember(host.members, member_id);
-      if (!member)
-        return `Member with ID ${member_id} not found in the team or any subteams. Please choose the correct member from the list of members:\n\n${membersBlock(host.members)}`;
       const state = host.stateOf(ctx);
+      const member = findMember(state.members, member_id);
+      if (!member)
+        return `Member with ID ${member_id} not found in the team or any subteams. Please choose the correct member from the list of members:\n\n${membersBlock(state.members)}`;
       const output = await runMember(member, taskFor(host, ctx, task), ctx, state, host.streamMemberEvents);
       return memberAnswer(member, output);
     },
@@ -52,12 +52,12 @@ export function delegateToMembersTool(host: TeamToolHost): Tool {
     execute: async ({ task }, ctx) => {
       const state = host.stateOf(ctx);
       const runs = await Promise.allSettled(
-        host.members.map((m) => runMember(m, taskFor(host, ctx, task), ctx, state, host.streamMemberEvents)),
+        state.members.map((m) => runMember(m, taskFor(host, ctx, task), ctx, state, host.streamMemberEvents)),
       );
       if (ctx.signal.aborted) throw ctx.signal.reason;
       return runs
         .map((settled, i) => {
-          const member = host.members[i]!;
+          const member = state.members[i]!;
           const name = memberName(member);
           if (settled.status === "rejected") return `Agent ${name}: Error - ${errorText(settled.reason)}`;
           if (settled.value.status === "PAUSED") return `Agent ${name}: Requires human input before continuing.`;
@@ -78,7 +78,7 @@ export function memberInformationTool(host: TeamToolHost): Tool {
     name: "get_member_information",
     description: "Get information about the members of the team, including their IDs, names, and roles.",
     parameters: z.object({}),
-    execute: () => membersBlock(host.members),
+    execute: (_args, ctx) => membersBlock(host.stateOf(ctx).members),
   });
 }
 

@@ -44,8 +44,9 @@ async function executeTask(host: TeamToolHost, ctx: ToolContext, taskId: string,
   if (!task) return `Task with ID '${taskId}' not found.`;
   if (task.status !== "pending" && task.status !== "in_progress")
     return `Task [${taskId}] is ${task.status} and cannot be executed.`;
-  const member = findMember(host.members, memberId);
-  if (!member) return `Member with ID ${memberId} not found. Available members:\n${membersBlock(host.members)}`;
+  const members = host.stateOf(ctx).members;
+  const member = findMember(members, memberId);
+  if (!member) return `Member with ID ${memberId} not found. Available members:\n${membersBlock(members)}`;
   const started = mutate(ctx, (list) => {
     const t = list.get(taskId)!;
     const previous = t.status;

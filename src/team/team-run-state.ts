@@ -30,6 +30,8 @@ export class TeamRunState {
   constructor(
     readonly input: Pick<ComponentRunInput, "message" | "media" | "metadata" | "stream">,
     readonly db: Db | undefined,
+    /** the members as this binding of the team has them (its storage bound to each) */
+    readonly members: readonly Component[],
   ) {}
 
   /** Takes over the member runs a paused team run stored (their metrics are already in it), when it continues. */

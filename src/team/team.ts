@@ -3,6 +3,8 @@ import type { Component, ComponentRef, ComponentRunInput } from "../agent/compon
 import type { RunEvent } from "../agent/events.js";
 import type { RunOutput } from "../agent/run-output.js";
 import type { Db } from "../db/port.js";
+import type { MediaStorage } from "../offload/media-storage.js";
+import type { ObjectStorage } from "../offload/object-storage.js";
 import { ValidationError } from "../errors.js";
 import type { Model } from "../models/model.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
@@ -121,6 +123,44 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     return bound;
   }
 
+  /** where the leader keeps run media (see AgentOptions.mediaStorage) */
+  get mediaStorage(): MediaStorage | undefined {
+    return this.leader.mediaStorage;
+  }
+
+  /** where the leader writes offloaded tool results */
+  get resultStorage(): ObjectStorage | undefined {
+    return this.leader.resultStorage;
+  }
+
+  /** The same team keeping run media in `storage`, its leader and the members that have none (an AgentOS hands its own). */
+  withMediaStorage(storage: MediaStorage): Team {
+    return this.rebound(
+      (leader) => leader.withMediaStorage(storage) as TeamLeader,
+      (m) =>
+        hasFn(m, "withMediaStorage") && !(m as { mediaStorage?: unknown }).mediaStorage
+          ? m.withMediaStorage(storage)
+          : m,
+    );
+  }
+
+  /** The same team writing offloaded tool results to `storage`, its leader and the members that have none. */
+  withOffloadStorage(storage: ObjectStorage): Team {
+    return this.rebound(
+      (leader) => leader.withOffloadStorage(storage) as TeamLeader,
+      (m) =>
+        hasFn(m, "withOffloadStorage") && !(m as { resultStorage?: unknown }).resultStorage
+          ? m.withOffloadStorage(storage)
+          : m,
+    );
+  }
+
+  private rebound(leader: (l: TeamLeader) => TeamLeader, member: (m: Component) => Component): Team {
+    const bound = Object.create(Team.prototype) as Team;
+    Object.assign(bound, this, { leader: leader(this.leader), members: this.members.map(member) });
+    return bound;
+  }
+
   /** The tools the leader gets for its mode (agno's delegation or task tools). */
   private teamTools(memberInformation: boolean): Tool[] {
     if (this.members.length === 0) return [];
@@ -140,7 +180,8 @@ export class Team implements Component, TeamToolHost, ContinueHost {
    */
   stateOf(ctx: ToolContext): TeamRunState {
     let state = this.runs.get(ctx.runId);
-    if (!state) this.runs.set(ctx.runId, (state = new TeamRunState({ message: "", stream: false }, this.db)));
+    if (!state)
+      this.runs.set(ctx.runId, (state = new TeamRunState({ message: "", stream: false }, this.db, this.members)));
     return state;
   }
 
@@ -188,7 +229,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     const runId = input.runId ?? crypto.randomUUID();
     if (this.runs.has(runId)) throw new ValidationError(`run ${runId} is already running`, "run_id");
     const events = this.leader.execute({ ...input, runId });
-    this.runs.set(runId, new TeamRunState(input, this.db));
+    this.runs.set(runId, new TeamRunState(input, this.db, this.members));
     return teamEvents(events, (ids) => this.forget(runId, ids));
   }
 
@@ -210,6 +251,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     const state = new TeamRunState(
       { message: output.input?.input_content ?? "", stream: opts.stream === true },
       this.db,
+      this.members,
     );
     state.adopt(output.member_responses ?? []);
     this.runs.set(runId, state);
@@ -231,6 +273,10 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     if (cancelled && this.db) await cancelWaitingMembers(this.db, runId);
     return cancelled;
   }
+}
+
+function hasFn<K extends string>(value: object, key: K): value is Record<K, (arg: unknown) => Component> {
+  return typeof (value as Record<string, unknown>)[key] === "function";
 }
 
 function slug(name: string | undefined): string | undefined {
