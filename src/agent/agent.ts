@@ -628,14 +628,23 @@ export class Agent implements Component {
     }
     const calls = this.heldCalls(output);
     output.requirements = [];
-    const session = await this.db.getSession(output.session_id, { includeRuns: false });
+    return yield* this.resumePaused(output, calls, opts.stream === true);
+  }
+
+  /** Resumes the stored PAUSED run `output` with `calls` (the calls it held, each with its answer or to run now), then its loop. */
+  protected async *resumePaused(
+    output: RunOutput,
+    calls: PendingCall[],
+    stream: boolean,
+  ): AsyncGenerator<RunEvent, RunOutput> {
+    const session = await this.db!.getSession(output.session_id, { includeRuns: false });
     const state = {
       ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ??
         output.session_state ??
         {}),
     };
     return yield* new RunEngine(
-      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state)),
+      this.engineConfig(stream, this.sessionSaver(output.session_id, state)),
       output,
       state,
     ).resume(calls);

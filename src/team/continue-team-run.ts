@@ -8,7 +8,8 @@ import type { RunRecord } from "../db/types.js";
 import { BadRequestError, NotConfiguredError, NotFoundError, ValidationError } from "../errors.js";
 import { nowSeconds } from "../time.js";
 import { memberName } from "./member-id.js";
-import { memberRequirements } from "./run-member.js";
+import { memberAnswer, memberRequirements } from "./run-member.js";
+import type { TeamMode } from "./team-mode.js";
 import { addMemberMetrics, replaceMemberMetrics } from "./team-metrics.js";
 
 /** A member that can go on after a pause: an Agent or a Team. */
@@ -21,8 +22,17 @@ export interface ContinueHost {
   readonly ref: ComponentRef;
   readonly members: readonly Component[];
   readonly db?: Db;
-  /** the leader's continue of the run, its events named as the team's, with the run's state registered */
-  resumeLeader(runId: string, output: RunOutput, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput>;
+  readonly mode: TeamMode;
+  /**
+   * The leader's continue of the run, its events named as the team's, with the run's state
+   * registered; with `answers`, the held delegate calls (by tool call id) are answered with them first.
+   */
+  resumeLeader(
+    runId: string,
+    output: RunOutput,
+    opts: ContinueOptions,
+    answers?: Map<string, string>,
+  ): AsyncGenerator<RunEvent, RunOutput>;
 }
 
 /** How deep member runs may nest under a team run when a requirement is routed back up. */
@@ -94,6 +104,8 @@ export async function* continueTeamRun(
   }
 
   const results: string[] = [];
+  /** route mode: the delegate calls whose member answered, with that answer (it ends the team run) */
+  const routed = new Map<string, string>();
   for (const [childRunId, group] of groups) {
     const childRow = (await db.getRun(childRunId))!;
     const member = host.members.find((m) => ownsRun(m.ref, childRow.run_data)) as Continuable | undefined;
@@ -120,7 +132,11 @@ export async function* continueTeamRun(
     output.member_responses = responses;
     output.requirements = output.requirements.filter((r) => childOf.get(r.id) !== childRunId);
     if (after.status === "PAUSED") output.requirements.push(...memberRequirements(member, after));
-    else
+    else if (host.mode === "route" && after.status === "COMPLETED") {
+      const call = output.tools.find((t) => t.child_run_id === childRunId && waitedOnPerson(t.result));
+      if (call) routed.set(call.tool_call_id, memberAnswer(member, after));
+    }
+    if (after.status !== "PAUSED")
       results.push(
         `[${memberName(member)}]: ${after.content === undefined || after.content === null ? "Task completed" : typeof after.content === "string" ? after.content : JSON.stringify(after.content)}`,
       );
@@ -140,11 +156,16 @@ export async function* continueTeamRun(
     };
     return output;
   }
-  answerPausedCalls(output, results);
   output.requirements = [];
+  if (routed.size > 0) {
+    // Route mode: the member's answer is the team's, as it would have been without the pause. The
+    // note in its place goes, and the held call is answered again, which ends the run.
+    output.messages = output.messages.filter((m) => !(m.role === "tool" && routed.has(m.tool_call_id ?? "")));
+    for (const t of output.tools) if (routed.has(t.tool_call_id)) t.result = null;
+  } else answerPausedCalls(output, results);
   output.updated_at = nowSeconds();
   await db.upsertRun(output as unknown as RunRecord, { expectStatus: ["PAUSED"] });
-  return yield* host.resumeLeader(runId, output, { ...opts, requirements: [] });
+  return yield* host.resumeLeader(runId, output, { ...opts, requirements: [] }, routed.size > 0 ? routed : undefined);
 }
 
 /** The note a paused member left in the leader's transcript (agno matches it the same way). */

@@ -246,7 +246,12 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     return opts.stream ? events : drain(events);
   }
 
-  resumeLeader(runId: string, output: RunOutput, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
+  resumeLeader(
+    runId: string,
+    output: RunOutput,
+    opts: ContinueOptions,
+    answers?: Map<string, string>,
+  ): AsyncGenerator<RunEvent, RunOutput> {
     if (this.runs.has(runId)) throw new ValidationError(`run ${runId} is already running`, "run_id");
     const state = new TeamRunState(
       { message: output.input?.input_content ?? "", stream: opts.stream === true },
@@ -255,7 +260,10 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     );
     state.adopt(output.member_responses ?? []);
     this.runs.set(runId, state);
-    return teamEvents(this.leader.continueEvents(runId, opts), (ids) => this.forget(runId, ids));
+    const events = answers
+      ? this.leader.answerHeldCalls(output, answers, opts.stream === true)
+      : this.leader.continueEvents(runId, opts);
+    return teamEvents(events, (ids) => this.forget(runId, ids));
   }
 
   /** Drops the state of a team run that is over (and of the run a continue forked it into). */

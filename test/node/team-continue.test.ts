@@ -141,4 +141,33 @@ describe("Team continue after a member's pause", () => {
       "Member results after human-in-the-loop resolution:\n[infra]: Infra: gone.",
     );
   });
+
+  it("route: once the member goes on, its answer is the team's, with no further leader call", async () => {
+    const db = new MemoryDb();
+    const ops = await scriptedAgent(
+      "ops",
+      [{ toolCalls: [{ id: "c5", name: "delete_file", arguments: { path: "/e" } }] }, { text: "Deleted /e." }],
+      { tools: [deleteFile] },
+    );
+    const { model, script } = await scriptedModel([delegate("ops")]);
+    const team = new Team({ id: "r", mode: "route", model, members: [ops.agent], db });
+    const paused = await team.run("Remove /e");
+    expect(paused.status).toBe("PAUSED");
+    const events = await collect(
+      team.continueRun(paused.run_id, { requirements: [{ id: "c5", confirmed: true }], stream: true }),
+    );
+    expect(events.filter((e) => e.team_id).map((e) => e.event)).toEqual([
+      "TeamRunContinued",
+      "TeamToolCallStarted",
+      "TeamToolCallCompleted",
+      "TeamRunCompleted",
+    ]);
+    expect(events.at(-1)).toMatchObject({ content: "Deleted /e." });
+    expect(await script.requests()).toHaveLength(1);
+    const out = (await db.getRun(paused.run_id))!.run_data as unknown as RunOutput;
+    expect(out).toMatchObject({ status: "COMPLETED", content: "Deleted /e." });
+    // One answer for the delegate call in the transcript: the member's, not the pause note.
+    const answers = out.messages.filter((m) => m.role === "tool");
+    expect(answers.map((m) => m.content)).toEqual(["Deleted /e."]);
+  });
 });
