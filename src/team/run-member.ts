@@ -34,7 +34,7 @@ export async function runMember(
   const sessionState = Object.keys(ctx.sessionState).length > 0 ? structuredClone(ctx.sessionState) : undefined;
   try {
     const events = bound.execute({
-      message: task,
+      message: state.memberInput(task),
       runId,
       sessionId: ctx.sessionId,
       ...(ctx.userId !== null ? { userId: ctx.userId } : {}),
@@ -61,6 +61,9 @@ export async function runMember(
   const output = entry.output;
   if (output.session_state) mergeChanged(ctx.sessionState, sessionState ?? {}, output.session_state);
   if (output.status === "PAUSED") state.pending.push(...memberRequirements(member, output));
+  const response =
+    typeof output.content === "string" ? output.content : output.content == null ? "" : JSON.stringify(output.content);
+  state.interactions.push({ member: memberName(member), task, response });
   return output;
 }
 

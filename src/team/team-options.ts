@@ -28,6 +28,8 @@ export interface TeamOptions extends Omit<AgentOptions, "model"> {
   maxIterations?: number;
   /** give the leader a `get_member_information` tool */
   getMemberInformationTool?: boolean;
+  /** tell each member what the members before it in the run were asked and answered (default false) */
+  shareMemberInteractions?: boolean;
   /** pass the members' events on to the team's caller (default true) */
   streamMemberEvents?: boolean;
 }

@@ -32,7 +32,19 @@ export class TeamRunState {
     readonly db: Db | undefined,
     /** the members as this binding of the team has them (its storage bound to each) */
     readonly members: readonly Component[],
+    /** agno's share_member_interactions: each member is told what the members before it were asked and answered */
+    readonly shareInteractions = false,
   ) {}
+
+  /** what the members asked so far in this run were given and answered (agno's team run context) */
+  readonly interactions: Array<{ member: string; task: string; response: string }> = [];
+
+  /** What a member is sent for `task`: with shared interactions, the earlier ones before it. */
+  memberInput(task: string): string {
+    if (!this.shareInteractions || this.interactions.length === 0) return task;
+    const lines = this.interactions.map((i) => `Member: ${i.member}\nTask: ${i.task}\nResponse: ${i.response}\n`);
+    return `<member_interaction_context>\nSee below interactions with other team members.\n${lines.join("\n")}\n</member_interaction_context>\n\n${task}`;
+  }
 
   /** Takes over the member runs a paused team run stored (their metrics are already in it), when it continues. */
   adopt(outputs: readonly RunOutput[]): void {

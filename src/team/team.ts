@@ -74,6 +74,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
       maxIterations: _mi,
       getMemberInformationTool: _gmit,
       streamMemberEvents: _sme,
+      shareMemberInteractions: _smi,
       ...agentOpts
     } = opts;
     const own = opts.instructions;
@@ -181,7 +182,15 @@ export class Team implements Component, TeamToolHost, ContinueHost {
   stateOf(ctx: ToolContext): TeamRunState {
     let state = this.runs.get(ctx.runId);
     if (!state)
-      this.runs.set(ctx.runId, (state = new TeamRunState({ message: "", stream: false }, this.db, this.members)));
+      this.runs.set(
+        ctx.runId,
+        (state = new TeamRunState(
+          { message: "", stream: false },
+          this.db,
+          this.members,
+          this.opts.shareMemberInteractions === true,
+        )),
+      );
     return state;
   }
 
@@ -229,7 +238,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     const runId = input.runId ?? crypto.randomUUID();
     if (this.runs.has(runId)) throw new ValidationError(`run ${runId} is already running`, "run_id");
     const events = this.leader.execute({ ...input, runId });
-    this.runs.set(runId, new TeamRunState(input, this.db, this.members));
+    this.runs.set(runId, new TeamRunState(input, this.db, this.members, this.opts.shareMemberInteractions === true));
     return teamEvents(events, (ids) => this.forget(runId, ids));
   }
 
@@ -257,6 +266,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
       { message: output.input?.input_content ?? "", stream: opts.stream === true },
       this.db,
       this.members,
+      this.opts.shareMemberInteractions === true,
     );
     state.adopt(output.member_responses ?? []);
     this.runs.set(runId, state);

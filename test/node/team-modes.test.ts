@@ -264,4 +264,29 @@ describe("Team modes", () => {
     const answers = messagesOf((await script.requests())[1]!).filter((m) => m.role === "tool");
     expect(answers[0]!.content).toContain('<member id="echo" name="echo">\n  Description: repeats\n</member>');
   });
+
+  it("shareMemberInteractions: a member is told what the members before it were asked and answered", async () => {
+    const first = await scriptedAgent("first", [{ text: "Paris." }]);
+    const second = await scriptedAgent("second", [{ text: "France." }]);
+    const call = (member_id: string, task: string) => ({
+      toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id, task } }],
+    });
+    const { model } = await scriptedModel([
+      call("first", "Capital?"),
+      call("second", "Country?"),
+      { text: "Paris, France." },
+    ]);
+    const team = new Team({
+      name: "t",
+      model,
+      members: [first.agent, second.agent],
+      shareMemberInteractions: true,
+    });
+    expect((await team.run("Where?")).content).toBe("Paris, France.");
+    expect(messagesOf((await first.requests())[0]!).at(-1)!.content).toBe("Capital?");
+    expect(messagesOf((await second.requests())[0]!).at(-1)!.content).toBe(
+      "<member_interaction_context>\nSee below interactions with other team members.\n" +
+        "Member: first\nTask: Capital?\nResponse: Paris.\n\n</member_interaction_context>\n\nCountry?",
+    );
+  });
 });
