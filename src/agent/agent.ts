@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Db } from "../db/port.js";
 import type { RunRecord, RunRow, SessionRecord } from "../db/types.js";
 import { mergeState, stateChanges } from "../db/state-changes.js";
+import { Session } from "../db/session.js";
 import {
   BadRequestError,
   ConflictError,
@@ -408,7 +409,14 @@ export class Agent implements Component {
       ? await offloadRunMedia(storedMedia(media), this.mediaStorage)
       : storedMedia(media);
     // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
-    const stored = await this.loadSession(sessionId, userId, input, opts.runId, opts.sessionId === undefined);
+    const stored = await this.loadSession(
+      sessionId,
+      userId,
+      input,
+      opts.runId,
+      opts.sessionId === undefined,
+      opts.parentRunId,
+    );
     // As agno: the run's own session_state merged over the stored one, which goes over the agent's defaults.
     const sessionState = mergeState({ ...this.opts.sessionState, ...stored.state }, opts.sessionState ?? {});
     const saveState = this.sessionSaver(sessionId, stored.state);
@@ -520,10 +528,14 @@ export class Agent implements Component {
     input: string,
     runId?: string,
     newId = false,
+    parentRunId?: string,
   ): Promise<{ state: Record<string, unknown>; history: Message[]; run: RunRow | null; create?: SessionRecord }> {
     if (!this.db) return { state: {}, history: [], run: null };
     const withHistory = this.opts.addHistoryToContext === true;
-    const sessionOpts = withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false };
+    // A member run's history is its own earlier runs in the team's session, not the team's conversation.
+    const memberHistory = withHistory && parentRunId !== undefined;
+    const sessionOpts =
+      withHistory && !memberHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false };
     // A session id the run just made up cannot be stored yet: reading it would be a wasted round trip.
     const { session, run } = runId
       ? await this.db.getSessionWithRun(sessionId, runId, sessionOpts)
@@ -534,7 +546,12 @@ export class Agent implements Component {
       if ((session.record.user_id ?? null) !== (userId ?? null))
         throw new NotFoundError(`session ${sessionId} not found`);
       const state = (session.record.session_data?.session_state as Record<string, unknown> | undefined) ?? {};
-      return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [], run };
+      const history = memberHistory
+        ? await this.ownRunsHistory(sessionId)
+        : withHistory
+          ? (session.getMessages({ skipRoles: ["system"] }) as Message[])
+          : [];
+      return { state, history, run };
     }
     // A team's leader is an agent storing under the team's identity: its session is the team's.
     const type = this.ref.type;
@@ -551,6 +568,23 @@ export class Agent implements Component {
       },
     };
     return { state: { ...this.opts.sessionState }, history: [], run, create };
+  }
+
+  /** The messages of this component's last finished runs in the session (a team member's own history there). */
+  private async ownRunsHistory(sessionId: string): Promise<Message[]> {
+    const page = await this.db!.getRuns({
+      sessionId,
+      ...(this.ref.type === "team" ? { teamId: this.id } : { agentId: this.id }),
+      status: "COMPLETED",
+      sortBy: "created_at",
+      sortOrder: "desc",
+      limit: Math.max(1, this.opts.numHistoryRuns ?? 3),
+    });
+    const runs = page.data.reverse().map((row) => row.run_data);
+    return new Session({ session_id: sessionId, session_type: this.ref.type, runs }).getMessages({
+      skipRoles: ["system"],
+      includeMemberRuns: true,
+    }) as Message[];
   }
 
   /**

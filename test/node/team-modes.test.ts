@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryDb } from "../../src/db/memory/index.js";
 import { ValidationError } from "../../src/errors.js";
+import { Agent } from "../../src/agent/agent.js";
 import { Team } from "../../src/team/index.js";
 import { collect, scriptedModel } from "../support/agent-kit.js";
 import { messagesOf, scriptedAgent } from "../support/team-kit.js";
@@ -288,5 +289,32 @@ describe("Team modes", () => {
       "<member_interaction_context>\nSee below interactions with other team members.\n" +
         "Member: first\nTask: Capital?\nResponse: Paris.\n\n</member_interaction_context>\n\nCountry?",
     );
+  });
+
+  it("a member with history sees its own earlier runs in the team's session, not the team's conversation", async () => {
+    const db = new MemoryDb();
+    const { model: memberModel, script: memberScript } = await scriptedModel([
+      { text: "answer one" },
+      { text: "answer two" },
+    ]);
+    const member = new Agent({ id: "mem", model: memberModel, addHistoryToContext: true });
+    const call = (task: string) => ({
+      toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "mem", task } }],
+    });
+    const { model } = await scriptedModel([
+      call("task one"),
+      { text: "team one" },
+      call("task two"),
+      { text: "team two" },
+    ]);
+    const team = new Team({ name: "t", model, members: [member], db, addHistoryToContext: true });
+    const first = await team.run("first question");
+    await team.run("second question", { sessionId: first.session_id });
+    const second = messagesOf((await memberScript.requests())[1]!);
+    expect(second.map((m) => [m.role, m.content])).toEqual([
+      ["user", "task one"],
+      ["assistant", "answer one"],
+      ["user", "task two"],
+    ]);
   });
 });
