@@ -67,8 +67,37 @@ export interface TeamTaskData {
   assignee?: string | null;
 }
 
-/** The events of a team in `tasks` mode, as its task tools change the task list. */
+/** A task as agno's TaskStateUpdated lists it (TaskData). */
+export interface TeamTaskSnapshot {
+  id: string;
+  title: string;
+  description: string;
+  status: string;
+  assignee: string | null;
+  dependencies: string[];
+  result: string | null;
+}
+
+/** The events of a team in `tasks` mode: its rounds, and its task list as the task tools change it. */
 export type TeamTaskEvent =
+  | (Omit<Base<RunEventName>, "event"> & {
+      event: "TeamTaskIterationStarted";
+      iteration: number;
+      max_iterations: number;
+    })
+  | (Omit<Base<RunEventName>, "event"> & {
+      event: "TeamTaskIterationCompleted";
+      iteration: number;
+      max_iterations: number;
+      task_summary: string;
+    })
+  | (Omit<Base<RunEventName>, "event"> & {
+      event: "TeamTaskStateUpdated";
+      task_summary: string;
+      goal_complete: boolean;
+      tasks: TeamTaskSnapshot[];
+      completion_summary: string | null;
+    })
   | (Omit<Base<RunEventName>, "event"> &
       TeamTaskData & { event: "TeamTaskCreated"; description: string; dependencies: string[] })
   | (Omit<Base<RunEventName>, "event"> &

@@ -50,9 +50,13 @@ export interface EngineConfig {
   collect?: (output: RunOutput) => RunRequirement[];
   /**
    * Asked when the model answers without tool calls: a message to send it as the user's next
-   * turn (a team in tasks mode, until its task list is done), or null to end the run.
+   * turn (a team in tasks mode, until its task list is done), or null to end the run; `events`
+   * are streamed first.
    */
-  followUp?: (output: RunOutput, sessionState: Record<string, unknown>) => string | null;
+  followUp?: (
+    output: RunOutput,
+    sessionState: Record<string, unknown>,
+  ) => { message: string | null; events?: RunEvent[] };
 }
 
 /** What a step of a phase settled to, in a race with the opening write. */
@@ -550,8 +554,9 @@ export class RunEngine {
       );
       if (reply.toolCalls.length === 0) {
         const next = this.cfg.followUp?.(this.output, this.sessionState);
-        if (!next) return yield* this.complete(reply.text);
-        this.output.messages.push(message("user", next));
+        for (const event of next?.events ?? []) yield event;
+        if (!next?.message) return yield* this.complete(reply.text);
+        this.output.messages.push(message("user", next.message));
         continue;
       }
 

@@ -19,6 +19,8 @@ function named(event: RunEvent): RunEvent {
 export async function* teamEvents(
   events: AsyncGenerator<RunEvent, RunOutput>,
   end: (runIds: Set<string>) => void,
+  /** an event to stream right after TeamRunStarted (a `tasks` team's first round) */
+  afterStart?: (started: RunEvent) => RunEvent,
 ): AsyncGenerator<RunEvent, RunOutput> {
   let over = false;
   const runIds = new Set<string>();
@@ -32,6 +34,8 @@ export async function* teamEvents(
       const event = named(next.value);
       if (event !== next.value) runIds.add(event.run_id);
       yield event;
+      // Only the leader's own start: a sub-team's passes through here already named.
+      if (afterStart && event !== next.value && event.event === "TeamRunStarted") yield afterStart(event);
     }
   } catch (error) {
     over = true;

@@ -12,7 +12,7 @@ import { cancelWaitingMembers } from "./cancel-members.js";
 import { continueTeamRun, type ContinueHost } from "./continue-team-run.js";
 import { delegateToMemberTool, delegateToMembersTool, memberInformationTool } from "./delegate-tools.js";
 import { memberId } from "./member-id.js";
-import { TaskList } from "./task-list.js";
+import { nextRound, roundStarted } from "./task-rounds.js";
 import { taskTools } from "./task-tools.js";
 import type { TeamToolHost } from "./team-context.js";
 import { teamEvents } from "./team-events.js";
@@ -92,7 +92,11 @@ export class Team implements Component, TeamToolHost, ContinueHost {
       {
         toolsAfterOpened: true,
         collect: (output) => this.runs.get(output.run_id)?.collect(output) ?? [],
-        followUp: (output, state) => (this.mode === "tasks" ? this.nextRound(output.run_id, state) : null),
+        followUp: (output, sessionState) => {
+          const state = this.runs.get(output.run_id);
+          if (this.mode !== "tasks" || !state) return { message: null };
+          return nextRound(this.ref, output, sessionState, state, this.maxIterations);
+        },
       },
     );
     this.id = this.leader.id;
@@ -195,25 +199,6 @@ export class Team implements Component, TeamToolHost, ContinueHost {
   }
 
   /**
-   * `tasks` mode: after the leader answered, another round with the task list's state, until the
-   * goal is marked complete, every task ended well, or the rounds run out (agno's task loop).
-   */
-  private nextRound(runId: string, sessionState: Record<string, unknown>): string | null {
-    const state = this.runs.get(runId);
-    if (!state) return null;
-    state.rounds++;
-    if (state.rounds >= this.maxIterations) return null;
-    const list = TaskList.load(sessionState);
-    if (list.goalComplete) return null;
-    if (list.allTerminal() && !list.tasks.some((t) => t.status === "failed")) return null;
-    return (
-      `<current_task_state>\n${list.summary()}\n</current_task_state>\n\n` +
-      "Continue working on the tasks. Create, execute, or update tasks as needed. " +
-      "When all tasks are done, call `mark_all_complete` with a summary."
-    );
-  }
-
-  /**
    * Runs the team: a RunOutput (with the member runs in `member_responses`), or with
    * `stream: true` agno's team events, the members' events passed on between them.
    */
@@ -239,7 +224,8 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     if (this.runs.has(runId)) throw new ValidationError(`run ${runId} is already running`, "run_id");
     const events = this.leader.execute({ ...input, runId });
     this.runs.set(runId, new TeamRunState(input, this.db, this.members, this.opts.shareMemberInteractions === true));
-    return teamEvents(events, (ids) => this.forget(runId, ids));
+    const first = this.mode === "tasks" ? (e: RunEvent) => roundStarted(this.ref, e, 1, this.maxIterations) : undefined;
+    return teamEvents(events, (ids) => this.forget(runId, ids), first);
   }
 
   /**

@@ -155,6 +155,25 @@ describe("Team modes", () => {
     );
 
     expect(events.at(-1)).toMatchObject({ event: "TeamRunCompleted", content: "Here is the report." });
+    // agno's round events: each round starts, ends with the task list's state, and the next starts.
+    expect(
+      events
+        .filter((e) => e.event.startsWith("TeamTaskIteration") || e.event === "TeamTaskStateUpdated")
+        .map((e) => `${e.event} ${"iteration" in e ? e.iteration : ""}`.trim()),
+    ).toEqual([
+      "TeamTaskIterationStarted 1",
+      "TeamTaskStateUpdated",
+      "TeamTaskIterationCompleted 1",
+      "TeamTaskIterationStarted 2",
+      "TeamTaskStateUpdated",
+      "TeamTaskIterationCompleted 2",
+    ]);
+    expect(events[1]).toMatchObject({ event: "TeamTaskIterationStarted", max_iterations: 10 });
+    expect(events.filter((e) => e.event === "TeamTaskStateUpdated").at(-1)).toMatchObject({
+      goal_complete: true,
+      completion_summary: "Report written",
+      tasks: [{ id: "t1", status: "completed" }, { id: "t2", status: "completed" }, { title: "Proofread" }],
+    });
     const requests = await script.requests();
     expect(requests).toHaveLength(6);
     const toolNames = (requests[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name);
