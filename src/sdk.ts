@@ -57,7 +57,6 @@ export {
   type RunContext,
   type RunOptions,
 } from "./agent/agent.js";
-export type { EventOf, RunEvent, RunEventName } from "./agent/events.js";
 export {
   Condition,
   HumanReview,
@@ -105,6 +104,26 @@ export {
   type WorkflowStreamEvent,
 } from "./workflow/index.js";
 export type {
+  AgentRunEvent,
+  EventOf,
+  RunEvent,
+  RunEventName,
+  TeamEventName,
+  TeamLeaderEvent,
+  TeamTaskEvent,
+} from "./agent/events.js";
+export {
+  Team,
+  TEAM_MODES,
+  TaskList,
+  TASK_LIST_KEY,
+  type TeamMode,
+  type TeamOptions,
+  type Task,
+  type TaskStatus,
+} from "./team/index.js";
+export type {
+  MemberMetrics,
   RunInput,
   RunMetrics,
   RunOutput,

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import type { Db } from "../db/port.js";
 import type { RunRecord, RunRow, SessionRecord } from "../db/types.js";
 import { mergeState, stateChanges } from "../db/state-changes.js";
+import { Session } from "../db/session.js";
 import {
   BadRequestError,
   ConflictError,
@@ -150,6 +151,8 @@ export interface RunOptions {
   metadata?: Record<string, unknown>;
   /** images, audio, video and documents sent with the message (stored with the run, and sent again as history) */
   media?: MediaInput[];
+  /** the run that started this one (a team's run, for its members): stored as `parent_run_id` */
+  parentRunId?: string;
   stream?: boolean;
 }
 
@@ -256,7 +259,7 @@ export class Agent implements Component {
   /** The same agent storing through another Db (on Workers: the request's own connection). */
   withDb(db: Db): Agent {
     if (db === this.db) return this;
-    const bound = Object.create(Agent.prototype) as Agent;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
     Object.assign(bound, this, { db });
     return bound;
   }
@@ -264,7 +267,7 @@ export class Agent implements Component {
   /** The same agent keeping run media in `storage` (an AgentOS gives its own to agents that have none). */
   withMediaStorage(storage: MediaStorage): Agent {
     if (storage === this.mediaStorage) return this;
-    const bound = Object.create(Agent.prototype) as Agent;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
     Object.assign(bound, this, { mediaStorage: storage });
     return bound;
   }
@@ -282,7 +285,7 @@ export class Agent implements Component {
    */
   withOffloadStorage(storage: ObjectStorage): Agent {
     if (storage === this.resultStorage) return this;
-    const bound = Object.create(Agent.prototype) as Agent;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
     Object.assign(bound, this, { resultStorage: storage });
     return bound;
   }
@@ -337,7 +340,13 @@ export class Agent implements Component {
         ...(this.mediaStorage ? [(out: RunOutput) => offloadOutputMedia(out, this.mediaStorage!)] : []),
       ],
       saveSession: (output) => saveState(output.session_state ?? {}),
+      ...this.engineHooks(),
     };
+  }
+
+  /** What a component built on the agent adds to its runs' engine (a team: its delegation hooks). */
+  protected engineHooks(): Partial<EngineConfig> {
+    return {};
   }
 
   /**
@@ -400,7 +409,14 @@ export class Agent implements Component {
       ? await offloadRunMedia(storedMedia(media), this.mediaStorage)
       : storedMedia(media);
     // Only a run id the caller chose can already exist (a queued run, perhaps cancelled).
-    const stored = await this.loadSession(sessionId, userId, input, opts.runId, opts.sessionId === undefined);
+    const stored = await this.loadSession(
+      sessionId,
+      userId,
+      input,
+      opts.runId,
+      opts.sessionId === undefined,
+      opts.parentRunId,
+    );
     // As agno: the run's own session_state merged over the stored one, which goes over the agent's defaults.
     const sessionState = mergeState({ ...this.opts.sessionState, ...stored.state }, opts.sessionState ?? {});
     const saveState = this.sessionSaver(sessionId, stored.state);
@@ -411,6 +427,7 @@ export class Agent implements Component {
       ...identityOf(this.ref),
       session_id: sessionId,
       user_id: userId,
+      ...(opts.parentRunId ? { parent_run_id: opts.parentRunId } : {}),
       status: "PENDING",
       content_type: "str",
       input: { input_content: input, ...runMedia },
@@ -511,10 +528,14 @@ export class Agent implements Component {
     input: string,
     runId?: string,
     newId = false,
+    parentRunId?: string,
   ): Promise<{ state: Record<string, unknown>; history: Message[]; run: RunRow | null; create?: SessionRecord }> {
     if (!this.db) return { state: {}, history: [], run: null };
     const withHistory = this.opts.addHistoryToContext === true;
-    const sessionOpts = withHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false };
+    // A member run's history is its own earlier runs in the team's session, not the team's conversation.
+    const memberHistory = withHistory && parentRunId !== undefined;
+    const sessionOpts =
+      withHistory && !memberHistory ? { runsLimit: this.opts.numHistoryRuns ?? 3 } : { includeRuns: false };
     // A session id the run just made up cannot be stored yet: reading it would be a wasted round trip.
     const { session, run } = runId
       ? await this.db.getSessionWithRun(sessionId, runId, sessionOpts)
@@ -525,21 +546,45 @@ export class Agent implements Component {
       if ((session.record.user_id ?? null) !== (userId ?? null))
         throw new NotFoundError(`session ${sessionId} not found`);
       const state = (session.record.session_data?.session_state as Record<string, unknown> | undefined) ?? {};
-      return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [], run };
+      const history = memberHistory
+        ? await this.ownRunsHistory(sessionId)
+        : withHistory
+          ? (session.getMessages({ skipRoles: ["system"] }) as Message[])
+          : [];
+      return { state, history, run };
     }
+    // A team's leader is an agent storing under the team's identity: its session is the team's.
+    const type = this.ref.type;
     const create: SessionRecord = {
       session_id: sessionId,
-      session_type: "agent",
-      agent_id: this.id,
+      session_type: type,
+      [`${type}_id`]: this.id,
       user_id: userId,
       session_data: { session_name: input.slice(0, 100), session_state: { ...this.opts.sessionState } },
-      agent_data: {
-        agent_id: this.id,
+      [`${type}_data`]: {
+        [`${type}_id`]: this.id,
         name: this.name ?? null,
         model: { id: this.model.id, provider: this.model.provider },
       },
     };
     return { state: { ...this.opts.sessionState }, history: [], run, create };
+  }
+
+  /** The messages of this component's last finished runs in the session (a team member's own history there). */
+  private async ownRunsHistory(sessionId: string): Promise<Message[]> {
+    const page = await this.db!.getRuns({
+      sessionId,
+      ...(this.ref.type === "team" ? { teamId: this.id } : { agentId: this.id }),
+      status: "COMPLETED",
+      sortBy: "created_at",
+      sortOrder: "desc",
+      limit: Math.max(1, this.opts.numHistoryRuns ?? 3),
+    });
+    const runs = page.data.reverse().map((row) => row.run_data);
+    return new Session({ session_id: sessionId, session_type: this.ref.type, runs }).getMessages({
+      skipRoles: ["system"],
+      includeMemberRuns: true,
+    }) as Message[];
   }
 
   /**
@@ -574,7 +619,7 @@ export class Agent implements Component {
     return opts.stream ? events : drain(events);
   }
 
-  private async *resumeRun(runId: string, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
+  protected async *resumeRun(runId: string, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {
     if (!this.db) throw new NotConfiguredError("continuing a run needs the agent to have a db");
     const resolutions = (opts.requirements ?? []).map((r, i) => {
       const parsed = requirementResolution.safeParse(r);
@@ -617,14 +662,23 @@ export class Agent implements Component {
     }
     const calls = this.heldCalls(output);
     output.requirements = [];
-    const session = await this.db.getSession(output.session_id, { includeRuns: false });
+    return yield* this.resumePaused(output, calls, opts.stream === true);
+  }
+
+  /** Resumes the stored PAUSED run `output` with `calls` (the calls it held, each with its answer or to run now), then its loop. */
+  protected async *resumePaused(
+    output: RunOutput,
+    calls: PendingCall[],
+    stream: boolean,
+  ): AsyncGenerator<RunEvent, RunOutput> {
+    const session = await this.db!.getSession(output.session_id, { includeRuns: false });
     const state = {
       ...((session?.record.session_data?.session_state as Record<string, unknown> | undefined) ??
         output.session_state ??
         {}),
     };
     return yield* new RunEngine(
-      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state)),
+      this.engineConfig(stream, this.sessionSaver(output.session_id, state)),
       output,
       state,
     ).resume(calls);

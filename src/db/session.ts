@@ -19,6 +19,8 @@ export interface MessagesOptions {
   lastNRuns?: number;
   /** leave out messages with these roles (for example "system") */
   skipRoles?: string[];
+  /** also the runs that ran under another (a team's member runs): for a member's own history */
+  includeMemberRuns?: boolean;
 }
 
 /**
@@ -46,7 +48,9 @@ export class Session {
    * the system message once at most.
    */
   getMessages(opts: MessagesOptions = {}): MessageRecord[] {
-    let runs = this.runs.filter((r) => !r.parent_run_id && !nonHistory.has(String(r.status)));
+    let runs = this.runs.filter(
+      (r) => (opts.includeMemberRuns || !r.parent_run_id) && !nonHistory.has(String(r.status)),
+    );
     if (opts.lastNRuns !== undefined) runs = opts.lastNRuns > 0 ? runs.slice(-opts.lastNRuns) : [];
     const skip = new Set(opts.skipRoles ?? []);
     const out: MessageRecord[] = [];
