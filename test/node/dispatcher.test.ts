@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Dispatcher, type DispatcherOptions } from "../../src/queue/dispatcher.js";
 import type { JobRecord, Lease } from "../../src/queue/types.js";
 
@@ -88,14 +88,25 @@ describe("Dispatcher claims", () => {
       claimBatch: 4,
       claimWaitMs: 30,
     });
-    expect(await d.fill()).toBe(8);
-    jobs.end(1);
-    await d.next(); // the job that ended
-    expect(await d.fill()).toBe(0);
-    // No job ends now: next() still settles, once the held slot may be claimed.
-    await d.next();
-    expect(await d.fill()).toBe(1);
-    expect(store.claims).toEqual([8, 1]);
+    // The clock moves only when the test moves it: a loaded machine cannot let the wait pass early.
+    vi.useFakeTimers({ toFake: ["Date", "setTimeout", "clearTimeout"] });
+    try {
+      expect(await d.fill()).toBe(8);
+      jobs.end(1);
+      await d.next(); // the job that ended
+      expect(await d.fill()).toBe(0);
+      // No job ends now: next() still settles, once the held slot may be claimed.
+      let settled = false;
+      const next = d.next().then(() => (settled = true));
+      await vi.advanceTimersByTimeAsync(29);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await next;
+      expect(await d.fill()).toBe(1);
+      expect(store.claims).toEqual([8, 1]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("claims at once when nothing runs or the batch is one slot", async () => {
