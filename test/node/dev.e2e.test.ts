@@ -49,7 +49,7 @@ describe("npm run dev", () => {
     } finally {
       await second.stop();
     }
-  });
+  }, 180_000); // two starts of the whole dev stack, each allowed its own two minutes (startDev)
 
   it("serves the example agent: a run by SSE and by JSON, a paused run continued, a dropped stream resumed, sessions listed", async () => {
     const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";

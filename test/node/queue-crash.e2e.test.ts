@@ -214,11 +214,13 @@ describe("durable background runs survive kill -9 of the runtime", () => {
     let runtime = await startRuntime(modelUrl);
 
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
-      // A slow model: runs are not streamed, so each answer is one reply after 0.2-0.5 s. Twice the
-      // turns needed, so re-executions never exhaust the script (and if they did, the counts below say so).
+      // A slow model: runs are not streamed, so each answer is one reply after 0.5-1 s, slow enough
+      // that a loaded machine still enqueues the cycle and sees it mid-way before the queue drains
+      // it. Twice the turns needed, so re-executions never exhaust the script (and if they did, the
+      // counts below say so).
       const turns: Turn[] = Array.from({ length: JOBS_PER_CYCLE * 2 }, () => ({
         text: ANSWER,
-        delayMs: 200 + Math.floor(Math.random() * 300),
+        delayMs: 500 + Math.floor(Math.random() * 500),
       }));
       const script = await scriptModel(modelUrl, turns, { channel: "crash" });
       const before = await stats(runtime.url);
