@@ -57,8 +57,27 @@ export {
   type RunContext,
   type RunOptions,
 } from "./agent/agent.js";
-export type { EventOf, RunEvent, RunEventName } from "./agent/events.js";
 export type {
+  AgentRunEvent,
+  EventOf,
+  RunEvent,
+  RunEventName,
+  TeamEventName,
+  TeamLeaderEvent,
+  TeamTaskEvent,
+} from "./agent/events.js";
+export {
+  Team,
+  TEAM_MODES,
+  TaskList,
+  TASK_LIST_KEY,
+  type TeamMode,
+  type TeamOptions,
+  type Task,
+  type TaskStatus,
+} from "./team/index.js";
+export type {
+  MemberMetrics,
   RunInput,
   RunMetrics,
   RunOutput,

@@ -150,6 +150,8 @@ export interface RunOptions {
   metadata?: Record<string, unknown>;
   /** images, audio, video and documents sent with the message (stored with the run, and sent again as history) */
   media?: MediaInput[];
+  /** the run that started this one (a team's run, for its members): stored as `parent_run_id` */
+  parentRunId?: string;
   stream?: boolean;
 }
 
@@ -256,7 +258,7 @@ export class Agent implements Component {
   /** The same agent storing through another Db (on Workers: the request's own connection). */
   withDb(db: Db): Agent {
     if (db === this.db) return this;
-    const bound = Object.create(Agent.prototype) as Agent;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
     Object.assign(bound, this, { db });
     return bound;
   }
@@ -264,7 +266,7 @@ export class Agent implements Component {
   /** The same agent keeping run media in `storage` (an AgentOS gives its own to agents that have none). */
   withMediaStorage(storage: MediaStorage): Agent {
     if (storage === this.mediaStorage) return this;
-    const bound = Object.create(Agent.prototype) as Agent;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
     Object.assign(bound, this, { mediaStorage: storage });
     return bound;
   }
@@ -282,7 +284,7 @@ export class Agent implements Component {
    */
   withOffloadStorage(storage: ObjectStorage): Agent {
     if (storage === this.resultStorage) return this;
-    const bound = Object.create(Agent.prototype) as Agent;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
     Object.assign(bound, this, { resultStorage: storage });
     return bound;
   }
@@ -337,7 +339,13 @@ export class Agent implements Component {
         ...(this.mediaStorage ? [(out: RunOutput) => offloadOutputMedia(out, this.mediaStorage!)] : []),
       ],
       saveSession: (output) => saveState(output.session_state ?? {}),
+      ...this.engineHooks(),
     };
+  }
+
+  /** What a component built on the agent adds to its runs' engine (a team: its delegation hooks). */
+  protected engineHooks(): Partial<EngineConfig> {
+    return {};
   }
 
   /**
@@ -411,6 +419,7 @@ export class Agent implements Component {
       ...identityOf(this.ref),
       session_id: sessionId,
       user_id: userId,
+      ...(opts.parentRunId ? { parent_run_id: opts.parentRunId } : {}),
       status: "PENDING",
       content_type: "str",
       input: { input_content: input, ...runMedia },
@@ -527,14 +536,16 @@ export class Agent implements Component {
       const state = (session.record.session_data?.session_state as Record<string, unknown> | undefined) ?? {};
       return { state, history: withHistory ? (session.getMessages({ skipRoles: ["system"] }) as Message[]) : [], run };
     }
+    // A team's leader is an agent storing under the team's identity: its session is the team's.
+    const type = this.ref.type;
     const create: SessionRecord = {
       session_id: sessionId,
-      session_type: "agent",
-      agent_id: this.id,
+      session_type: type,
+      [`${type}_id`]: this.id,
       user_id: userId,
       session_data: { session_name: input.slice(0, 100), session_state: { ...this.opts.sessionState } },
-      agent_data: {
-        agent_id: this.id,
+      [`${type}_data`]: {
+        [`${type}_id`]: this.id,
         name: this.name ?? null,
         model: { id: this.model.id, provider: this.model.provider },
       },

@@ -56,6 +56,8 @@ export interface ComponentRunInput {
   dependencies?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   media?: MediaInput[];
+  /** the run that started this one (a team's run, for its members): stored as `parent_run_id` */
+  parentRunId?: string;
   /** whether the caller takes the events as they come (else the model may answer in one piece) */
   stream: boolean;
   /** makes the run's last write (see RunEndHook) */

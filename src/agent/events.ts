@@ -26,10 +26,13 @@ interface Base<E extends RunEventName> {
   team_name?: string;
   workflow_id?: string;
   workflow_name?: string;
+  /** set on a member's events as they pass through its team: the team run that started it */
+  parent_run_id?: string;
   created_at: number;
 }
 
-export type RunEvent =
+/** An agent's events (and, renamed with agno's `Team` prefix, a team leader's). */
+export type AgentRunEvent =
   | (Base<"RunStarted"> & { model: string; model_provider: string })
   | (Base<"RunContent"> & { content?: string; reasoning_content?: string; content_type: string })
   | (Base<"ToolCallStarted"> & { tool: ToolExecution })
@@ -49,4 +52,32 @@ export type RunEvent =
   | (Base<"RunError"> & { content: string; error_type: string; error_id?: string; error_kind?: string })
   | (Base<"RunCancelled"> & { reason: string });
 
-export type EventOf<E extends RunEventName> = Extract<RunEvent, { event: E }>;
+/** A team leader's own events: the agent events under agno's team names (`TeamRunStarted`, `TeamToolCallStarted`, …). */
+export type TeamLeaderEvent = AgentRunEvent extends infer E
+  ? E extends { event: infer N extends RunEventName }
+    ? Omit<E, "event"> & { event: `Team${N}` }
+    : never
+  : never;
+
+/** What a task of a team in `tasks` mode looks like in its events (agno's TaskData). */
+export interface TeamTaskData {
+  task_id: string;
+  title: string;
+  status: string;
+  assignee?: string | null;
+}
+
+/** The events of a team in `tasks` mode, as its task tools change the task list. */
+export type TeamTaskEvent =
+  | (Omit<Base<RunEventName>, "event"> &
+      TeamTaskData & { event: "TeamTaskCreated"; description: string; dependencies: string[] })
+  | (Omit<Base<RunEventName>, "event"> &
+      TeamTaskData & { event: "TeamTaskUpdated"; previous_status?: string | null; result?: string | null });
+
+/** Every event a run streams: an agent's, a team's (its members' events pass through as their own). */
+export type RunEvent = AgentRunEvent | TeamLeaderEvent | TeamTaskEvent;
+
+/** agno's team event names. */
+export type TeamEventName = TeamLeaderEvent["event"] | TeamTaskEvent["event"];
+
+export type EventOf<E extends RunEventName | TeamEventName> = Extract<RunEvent, { event: E }>;

@@ -40,6 +40,19 @@ export interface EngineConfig {
   answerFilter?: AnswerFilter;
   /** makes the write that ends the run COMPLETED or PAUSED, when the caller stores more with it (the queue: its job) */
   onFinalWrite?: RunEndHook;
+  /** tools run only once the run's first write has landed (a team's members run in the session that write creates) */
+  toolsAfterOpened?: boolean;
+  /**
+   * Folds into the run what its tools did beside their answers (a team: its members' runs and
+   * metrics), after each batch of tool calls and before a cancelled or failed run is stored.
+   * Requirements it returns (a member paused for a person) pause the run.
+   */
+  collect?: (output: RunOutput) => RunRequirement[];
+  /**
+   * Asked when the model answers without tool calls: a message to send it as the user's next
+   * turn (a team in tasks mode, until its task list is done), or null to end the run.
+   */
+  followUp?: (output: RunOutput, sessionState: Record<string, unknown>) => string | null;
 }
 
 /** What a step of a phase settled to, in a race with the opening write. */
@@ -358,6 +371,7 @@ export class RunEngine {
 
   private async *cancelled(): AsyncGenerator<RunEvent, RunOutput> {
     this.closePhase();
+    this.cfg.collect?.(this.output);
     this.output.status = "CANCELLED";
     await this.save();
     await this.saveSessionState();
@@ -373,6 +387,7 @@ export class RunEngine {
   private async *failed(error: unknown): AsyncGenerator<RunEvent, RunOutput> {
     this.closePhase();
     const shown = publicError(error, `run ${this.output.run_id}`);
+    this.cfg.collect?.(this.output);
     this.output.status = "ERROR";
     this.output.content = shown.message;
     this.output.content_type = "str";
@@ -535,7 +550,12 @@ export class RunEngine {
           ...(reply.reasoning ? { reasoning_content: reply.reasoning } : {}),
         }),
       );
-      if (reply.toolCalls.length === 0) return yield* this.complete(reply.text);
+      if (reply.toolCalls.length === 0) {
+        const next = this.cfg.followUp?.(this.output, this.sessionState);
+        if (!next) return yield* this.complete(reply.text);
+        this.output.messages.push(message("user", next));
+        continue;
+      }
 
       const calls = reply.toolCalls.map((c) => this.pendingCall(c));
       const requirements = calls.flatMap((c) => {
@@ -637,6 +657,7 @@ export class RunEngine {
    */
   private async *executeTools(calls: PendingCall[]): AsyncGenerator<RunEvent, { text: string } | "paused" | null> {
     this.checkpoint();
+    if (this.cfg.toolsAfterOpened) await this.opened();
     const ctx: ToolContext = {
       runId: this.output.run_id,
       sessionId: this.output.session_id,
@@ -653,11 +674,12 @@ export class RunEngine {
     });
     this.output.messages.push(...messages);
     this.checkpoint();
-    if (paused.length > 0) {
+    const held = this.cfg.collect?.(this.output) ?? [];
+    if (paused.length > 0 || held.length > 0) {
       // The event lists the paused calls as the stored run does (flagged); the requirements name the inner calls.
       yield* this.pause(
-        this.innerRequirements(paused),
-        paused.map((p) => p.call.execution),
+        [...this.innerRequirements(paused), ...held],
+        paused.length > 0 ? paused.map((p) => p.call.execution) : calls.map((c) => c.execution),
       );
       return "paused";
     }

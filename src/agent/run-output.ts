@@ -50,6 +50,10 @@ export interface RunRequirement {
   paused_tool_name?: string;
   /** what that outer tool needs to pick up where it paused; kept on the server, never taken from a client */
   checkpoint?: unknown;
+  /** on a team run: the member whose run paused for this (agno's member_agent_id, member_agent_name, member_run_id) */
+  member_agent_id?: string;
+  member_agent_name?: string | null;
+  member_run_id?: string;
 }
 
 /** Token and time accounting of a run (SPEC T3); times in seconds. */
@@ -61,7 +65,19 @@ export interface RunMetrics extends TokenUsage {
     model: Array<
       TokenUsage & { id: string; provider: string; time_to_first_token?: number; duration: number; cost?: number }
     >;
+    /** on a team run: each member run's totals, which the run's totals include (its own model calls are `model`) */
+    members?: MemberMetrics[];
   };
+}
+
+/** One member run's share of its team run's metrics. */
+export interface MemberMetrics extends TokenUsage {
+  run_id: string;
+  agent_id?: string;
+  team_id?: string;
+  name?: string | null;
+  cost?: number;
+  duration?: number;
 }
 
 /** What the run was given, as agno's RunInput dict: the message, and the media lists when there are any. */
@@ -96,6 +112,8 @@ export interface RunOutput {
   session_state?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   error?: { message: string; type: string; kind?: string };
+  /** a team run's member runs, as agno's TeamRunOutput holds them (each is also a row of its own) */
+  member_responses?: RunOutput[];
   /** set when updateMemoryOnRun could not store the run's memories (the run itself succeeded) */
   memory_update_error?: string;
   created_at: number;

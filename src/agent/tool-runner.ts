@@ -106,6 +106,8 @@ export async function* runTools(
   },
 ): AsyncGenerator<RunEvent, { messages: Message[]; paused: PausedCall[] }> {
   const paused: PausedCall[] = [];
+  const emitted = emittedEvents();
+  opts = { ...opts, ctx: { ...opts.ctx, emit: emitted.emit } };
   /** in call order: both modes finish calls in the order they came */
   const answered: PendingCall[] = [];
   const finish = (call: PendingCall, outcome: Outcome, started: number): boolean => {
@@ -127,14 +129,14 @@ export async function* runTools(
   if (opts.parallel) {
     for (const call of calls) yield { event: "ToolCallStarted", ...opts.base(), tool: call.execution };
     const started = performance.now();
-    const outcomes = await Promise.all(calls.map((c) => outcomeOf(c, opts.ctx, opts.filter)));
+    const outcomes = yield* emitted.until(Promise.all(calls.map((c) => outcomeOf(c, opts.ctx, opts.filter))));
     calls.forEach((c, i) => finish(c, outcomes[i]!, started));
     for (const call of answered) yield completed(call);
   } else {
     for (const call of calls) {
       yield { event: "ToolCallStarted", ...opts.base(), tool: call.execution };
       const started = performance.now();
-      if (!finish(call, await outcomeOf(call, opts.ctx, opts.filter), started)) break;
+      if (!finish(call, yield* emitted.until(outcomeOf(call, opts.ctx, opts.filter)), started)) break;
       yield completed(call);
     }
   }
@@ -149,4 +151,44 @@ export async function* runTools(
     }),
   );
   return { messages, paused };
+}
+
+/**
+ * The events tools emit while they run (ToolContext.emit), passed on as they come: `until`
+ * yields them while `work` is pending and returns (or throws) what it settles to. Events
+ * emitted after the batch ended are dropped: nobody is reading the run's events for them.
+ */
+function emittedEvents() {
+  const queue: RunEvent[] = [];
+  let wake: (() => void) | null = null;
+  return {
+    emit(event: RunEvent) {
+      queue.push(event);
+      wake?.();
+    },
+    async *until<T>(work: Promise<T>): AsyncGenerator<RunEvent, T> {
+      let settled: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
+      void work.then(
+        (value) => {
+          settled = { ok: true, value };
+          wake?.();
+        },
+        (error: unknown) => {
+          settled = { ok: false, error };
+          wake?.();
+        },
+      );
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (settled) break;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          if (queue.length > 0 || settled) resolve();
+        });
+        wake = null;
+      }
+      if (!settled.ok) throw settled.error;
+      return settled.value;
+    },
+  };
 }

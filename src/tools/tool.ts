@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../models/model.js";
 import type { ResumedCall } from "./tool-pause.js";
+import type { RunEvent } from "../agent/events.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -15,6 +16,11 @@ export interface ToolContext {
   signal: AbortSignal;
   /** set only when this call paused the run earlier (it threw a ToolPause) and the run continues */
   resumed?: ResumedCall;
+  /**
+   * Streams an event out of the run while the tool works (a team's member runs pass their events
+   * up this way); the run's caller sees it before the tool's own ToolCallCompleted.
+   */
+  emit?: (event: RunEvent) => void;
 }
 
 /** How a tool involves a human before it runs (SPEC G2). */
