@@ -1,0 +1,72 @@
+import type { ComponentRef } from "../agent/component.js";
+import { nowSeconds } from "../time.js";
+import type {
+  StepIndex,
+  WorkflowEventBase,
+  WorkflowEventFields,
+  WorkflowEventOf,
+  WorkflowStreamEvent,
+} from "./events.js";
+import type { HumanReview } from "./human-review.js";
+import type { WorkflowRunOutput } from "./run-output.js";
+import type { StepInput } from "./step-input.js";
+import type { StepOutput, StepType } from "./step-output.js";
+
+/** What a building block needs of the run it is part of. */
+export interface RunScope {
+  workflow: ComponentRef;
+  run: WorkflowRunOutput;
+  userId: string | null;
+  /** the state this block works on: the run's, or a Parallel branch's own copy */
+  sessionState: Record<string, unknown>;
+  signal: AbortSignal;
+  /** the agent runs in flight, so a cancel reaches them too */
+  executorRuns: Set<string>;
+  /** throws the cancellation when the run was cancelled */
+  checkCancelled(): void;
+}
+
+/** Where a block runs: its index (a path when nested), the block it is in, and whether it is a top-level step. */
+export interface StepPosition {
+  index: StepIndex;
+  parentStepId?: string;
+  topLevel: boolean;
+}
+
+/** A workflow building block: Step, Steps, Loop, Parallel, Condition or Router. */
+export interface WorkflowBlock {
+  readonly name?: string;
+  readonly stepType: StepType;
+  /** stable for the block's life: requirements and events name the block by it */
+  readonly stepId: string;
+  readonly humanReview?: HumanReview;
+  /** its events as it runs; its output as the generator's return value (`resume`: how a rejected review goes on) */
+  execute(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+    resume?: { forceElse?: boolean },
+  ): AsyncGenerator<WorkflowStreamEvent, StepOutput>;
+}
+
+/** A workflow event of `scope`'s run. */
+export function workflowEvent<E extends keyof WorkflowEventFields>(
+  scope: RunScope,
+  event: E,
+  fields: WorkflowEventFields[E] & Partial<Pick<WorkflowEventBase, "step_id" | "parent_step_id">>,
+): WorkflowEventOf<E> {
+  const base: WorkflowEventBase = {
+    run_id: scope.run.run_id,
+    session_id: scope.run.session_id,
+    workflow_id: scope.workflow.id,
+    ...(scope.workflow.name !== undefined ? { workflow_name: scope.workflow.name } : {}),
+    created_at: nowSeconds(),
+    nested_depth: 0,
+  };
+  return { event, ...base, ...fields } as WorkflowEventOf<E>;
+}
+
+/** The index of the `i`th block inside the block at `index` (agno's tuple, as a list). */
+export function childIndex(index: StepIndex, i: number): number[] {
+  return typeof index === "number" ? [index, i] : [...index, i];
+}

@@ -1,0 +1,116 @@
+import { ValidationError } from "../errors.js";
+import type { HumanReview } from "./human-review.js";
+import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
+import { compileCel, loopContext, type CelProgram } from "./cel.js";
+import type { WorkflowStreamEvent } from "./events.js";
+import { containerOutput, runSequence } from "./sequence.js";
+import type { StepInput } from "./step-input.js";
+import type { StepOutput } from "./step-output.js";
+import { toBlocks, type StepLike } from "./to-block.js";
+
+/** Ends a Loop: true after an iteration stops it. Given that iteration's outputs. */
+export type EndCondition = (iterationResults: StepOutput[]) => boolean | Promise<boolean>;
+
+export interface LoopOptions {
+  /** a person confirms (or gives input) before it runs: the run pauses (top-level blocks only) */
+  humanReview?: HumanReview;
+  name?: string;
+  description?: string;
+  steps: StepLike[];
+  /** iterations at most (default 3) */
+  maxIterations?: number;
+  /**
+   * A function, or a CEL expression over `current_iteration`, `max_iterations`, `all_success`,
+   * `last_step_content` and `step_outputs` (e.g. `'last_step_content.contains("DONE")'`).
+   */
+  endCondition?: EndCondition | string;
+  /** each iteration starts from the last one's output instead of the Loop's input */
+  forwardIterationOutput?: boolean;
+}
+
+/**
+ * Runs its steps again and again (agno's Loop) until the end condition holds, a step stops, or
+ * `maxIterations` is reached. As in agno, a failing end condition counts as false.
+ */
+export class Loop implements WorkflowBlock {
+  readonly stepType = "Loop" as const;
+  readonly stepId = crypto.randomUUID();
+  readonly humanReview?: HumanReview;
+  readonly name?: string;
+  readonly description?: string;
+  readonly steps: WorkflowBlock[];
+  readonly maxIterations: number;
+  readonly forwardIterationOutput: boolean;
+  private readonly endCondition?: EndCondition | CelProgram;
+  private readonly endIsCel: boolean;
+
+  constructor(opts: LoopOptions) {
+    this.name = opts.name;
+    this.description = opts.description;
+    opts.humanReview?.checkFor("Loop");
+    this.humanReview = opts.humanReview;
+    this.steps = toBlocks(opts.steps, "steps");
+    this.maxIterations = opts.maxIterations ?? 3;
+    if (!Number.isInteger(this.maxIterations) || this.maxIterations < 1)
+      throw new ValidationError("maxIterations must be a whole number >= 1", "maxIterations");
+    this.forwardIterationOutput = opts.forwardIterationOutput ?? false;
+    const end = opts.endCondition as unknown;
+    if (end !== undefined && typeof end !== "string" && typeof end !== "function")
+      throw new ValidationError("endCondition must be a function or a CEL expression", "endCondition");
+    this.endIsCel = typeof end === "string";
+    this.endCondition = typeof end === "string" ? compileCel(end, "endCondition") : (end as EndCondition | undefined);
+  }
+
+  private async shouldEnd(results: StepOutput[], iteration: number): Promise<boolean> {
+    if (!this.endCondition) return false;
+    try {
+      const verdict = this.endIsCel
+        ? (this.endCondition as CelProgram)(loopContext(results, iteration, this.maxIterations))
+        : await (this.endCondition as EndCondition)(results);
+      return verdict === true;
+    } catch {
+      return false;
+    }
+  }
+
+  async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
+    const id = this.stepId;
+    const max = this.maxIterations;
+    const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
+    yield workflowEvent(scope, "LoopExecutionStarted", { ...place, max_iterations: max });
+    const all: StepOutput[][] = [];
+    let iterationInput = input;
+    let iteration = 0;
+    while (iteration < max) {
+      scope.checkCancelled();
+      yield workflowEvent(scope, "LoopIterationStarted", { ...place, iteration: iteration + 1, max_iterations: max });
+      const { results, stopped, next } = yield* runSequence(this.steps, iterationInput, scope, { index: at.index, id });
+      all.push(results);
+      iteration++;
+      const ended = stopped || (await this.shouldEnd(results, iteration));
+      yield workflowEvent(scope, "LoopIterationCompleted", {
+        ...place,
+        iteration,
+        max_iterations: max,
+        iteration_results: results,
+        should_continue: !ended && iteration < max,
+      });
+      if (ended) break;
+      if (this.forwardIterationOutput) iterationInput = next;
+    }
+    yield workflowEvent(scope, "LoopExecutionCompleted", {
+      ...place,
+      total_iterations: iteration,
+      max_iterations: max,
+      all_results: all,
+    });
+    const flat = all.flat();
+    return containerOutput({
+      step_name: this.name ?? null,
+      step_id: id,
+      step_type: "Loop",
+      content: `Loop ${this.name} completed ${iteration} iterations with ${flat.length} total steps`,
+      steps: flat,
+    });
+  }
+}

@@ -1,0 +1,92 @@
+import { ValidationError } from "../errors.js";
+import type { HumanReview, OnReject, UserInputField } from "./human-review.js";
+import type { StepType } from "./step-output.js";
+
+/** What a paused workflow waits for (agno's StepRequirement): a confirmation, or input. */
+export interface StepRequirement {
+  step_id: string;
+  step_name: string | null;
+  step_index: number;
+  step_type: StepType;
+  requires_confirmation: boolean;
+  confirmation_message: string | null;
+  /** null until a person decides */
+  confirmed: boolean | null;
+  on_reject: OnReject;
+  requires_user_input: boolean;
+  user_input_message: string | null;
+  user_input_schema: UserInputField[] | null;
+  user_input: Record<string, unknown> | null;
+}
+
+/** A person's decision on a requirement, as `continueRun` takes it. */
+export interface StepRequirementResolution {
+  step_id: string;
+  confirmed?: boolean;
+  user_input?: Record<string, unknown>;
+}
+
+export function stepRequirement(
+  review: HumanReview,
+  block: { stepId: string; name: string | null; index: number; stepType: StepType },
+): StepRequirement {
+  return {
+    step_id: block.stepId,
+    step_name: block.name,
+    step_index: block.index,
+    step_type: block.stepType,
+    requires_confirmation: review.requiresConfirmation,
+    confirmation_message: review.confirmationMessage,
+    confirmed: null,
+    on_reject: review.rejectAction(block.stepType),
+    requires_user_input: review.requiresUserInput,
+    user_input_message: review.userInputMessage,
+    user_input_schema: review.userInputSchema,
+    user_input: null,
+  };
+}
+
+/**
+ * Applies a person's decision to the pending requirement: a confirmation needs `confirmed`; input
+ * needs every required field, of its type and among its allowed values (unless rejected).
+ */
+export function resolveRequirement(req: StepRequirement, resolution: StepRequirementResolution): void {
+  if (resolution.step_id !== req.step_id)
+    throw new ValidationError(
+      `the run waits on step ${req.step_id}, not ${String(resolution.step_id)}`,
+      "step_requirements",
+    );
+  if (req.requires_confirmation) {
+    if (typeof resolution.confirmed !== "boolean")
+      throw new ValidationError(`step ${req.step_name ?? req.step_id} needs confirmed: true or false`, "confirmed");
+    req.confirmed = resolution.confirmed;
+    if (!resolution.confirmed) return;
+  }
+  if (req.requires_user_input) {
+    const input = resolution.user_input;
+    if (typeof input !== "object" || input === null || Array.isArray(input))
+      throw new ValidationError(`step ${req.step_name ?? req.step_id} needs user_input`, "user_input");
+    for (const field of req.user_input_schema ?? []) checkField(field, input[field.name]);
+    req.user_input = input;
+    if (!req.requires_confirmation) req.confirmed = true;
+  }
+}
+
+function checkField(field: UserInputField, value: unknown): void {
+  const at = `user_input.${field.name}`;
+  if (value === undefined || value === null) {
+    if (field.required ?? true) throw new ValidationError(`${at} is required`, at);
+    return;
+  }
+  const ok: Record<UserInputField["field_type"], boolean> = {
+    str: typeof value === "string",
+    int: Number.isInteger(value),
+    float: typeof value === "number" && Number.isFinite(value),
+    bool: typeof value === "boolean",
+    list: Array.isArray(value),
+    dict: typeof value === "object" && !Array.isArray(value),
+  };
+  if (!ok[field.field_type]) throw new ValidationError(`${at} must be of type ${field.field_type}`, at);
+  if (field.allowed_values && !field.allowed_values.some((v) => JSON.stringify(v) === JSON.stringify(value)))
+    throw new ValidationError(`${at} must be one of ${JSON.stringify(field.allowed_values)}`, at);
+}

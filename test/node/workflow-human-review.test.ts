@@ -1,0 +1,235 @@
+import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import { NotFoundError, StatusConflictError, ValidationError } from "../../src/errors.js";
+import {
+  Condition,
+  HumanReview,
+  Loop,
+  Step,
+  StepInput,
+  Steps,
+  Workflow,
+  type WorkflowStreamEvent,
+} from "../../src/sdk.js";
+import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
+
+/** HumanReview (agno 3.0) on top-level steps: a PAUSED run with a step requirement, continued from storage. */
+describe("Workflow HumanReview", () => {
+  const { db } = memoryTestDb();
+
+  /** A workflow as another process defines it: the same steps, new objects. */
+  const publishFlow = (ran: string[], review: ConstructorParameters<typeof HumanReview>[0]) =>
+    new Workflow({
+      name: "publish",
+      db,
+      steps: [
+        new Step({
+          name: "draft",
+          executor: (i: StepInput) => {
+            ran.push("draft");
+            i.session_state.drafted = true;
+            return `draft of ${String(i.input)}`;
+          },
+        }),
+        new Step({
+          name: "publish",
+          humanReview: new HumanReview(review),
+          executor: (i: StepInput) => {
+            ran.push("publish");
+            return `published ${String(i.previous_step_content)}`;
+          },
+        }),
+        new Step({ name: "notify", executor: () => (ran.push("notify"), "notified") }),
+      ],
+    });
+
+  it("pauses before a step that needs confirmation, stored as PAUSED with its requirement; approve goes on", async () => {
+    const ran: string[] = [];
+    const events: WorkflowStreamEvent[] = await collect(
+      publishFlow(ran, { requiresConfirmation: true, confirmationMessage: "Publish it?" }).run("tides", {
+        stream: true,
+        userId: "ann",
+      }),
+    );
+    expect(events.map((e) => e.event).slice(-2)).toEqual(["StepPaused", "WorkflowPaused"]);
+    expect(ran).toEqual(["draft"]);
+    const runId = events[0]!.run_id;
+    const row = (await db.getRun(runId))!;
+    expect(row.status).toBe("PAUSED");
+    const paused = row.run_data as Record<string, unknown>;
+    expect(paused).toMatchObject({ paused_step_index: 1, paused_step_name: "publish", pause_kind: "step" });
+    const [req] = paused.step_requirements as Array<Record<string, unknown>>;
+    expect(req).toMatchObject({
+      step_name: "publish",
+      step_index: 1,
+      step_type: "Step",
+      requires_confirmation: true,
+      confirmation_message: "Publish it?",
+      confirmed: null,
+      on_reject: "skip",
+    });
+
+    // Another process: the same definition, continued by the run's owner.
+    const again: string[] = [];
+    const flow = publishFlow(again, { requiresConfirmation: true, confirmationMessage: "Publish it?" });
+    await expect(
+      flow.continueRun(runId, {
+        stepRequirements: [{ step_id: req!.step_id as string, confirmed: true }],
+        userId: "bob",
+      }),
+    ).rejects.toThrow(NotFoundError);
+    await expect(flow.continueRun(runId, { stepRequirements: [{ step_id: req!.step_id as string }] })).rejects.toThrow(
+      ValidationError,
+    );
+    expect((await db.getRun(runId))!.status).toBe("PAUSED");
+    const resumed: WorkflowStreamEvent[] = await collect(
+      flow.continueRun(runId, {
+        stepRequirements: [{ step_id: req!.step_id as string, confirmed: true }],
+        stream: true,
+      }),
+    );
+    expect(resumed.map((e) => e.event)).toEqual([
+      "StepContinued",
+      "StepStarted",
+      "StepOutput",
+      "StepCompleted",
+      "StepStarted",
+      "StepOutput",
+      "StepCompleted",
+      "WorkflowCompleted",
+    ]);
+    expect(again).toEqual(["publish", "notify"]);
+    const done = (await db.getRun(runId))!;
+    expect(done.status).toBe("COMPLETED");
+    const data = done.run_data as Record<string, unknown>;
+    expect((data.step_results as Array<{ content: string }>).map((s) => s.content)).toEqual([
+      "draft of tides",
+      "published draft of tides",
+      "notified",
+    ]);
+    expect((data.step_requirements as Array<{ confirmed: boolean }>)[0]!.confirmed).toBe(true);
+    expect((await db.getSession(done.session_id))!.record.session_data!.session_state).toEqual({ drafted: true });
+    // Only a PAUSED run continues.
+    await expect(
+      flow.continueRun(runId, { stepRequirements: [{ step_id: req!.step_id as string, confirmed: true }] }),
+    ).rejects.toThrow(StatusConflictError);
+  });
+
+  it("a rejection skips the step (onReject skip) or cancels the run (onReject cancel)", async () => {
+    const skipRan: string[] = [];
+    const skipFlow = publishFlow(skipRan, { requiresConfirmation: true });
+    const p1 = await skipFlow.run("a");
+    const id1 = p1.step_requirements![0]!.step_id;
+    const skipped = await skipFlow.continueRun(p1.run_id, { stepRequirements: [{ step_id: id1, confirmed: false }] });
+    expect(skipped.status).toBe("COMPLETED");
+    expect(skipRan).toEqual(["draft", "notify"]);
+    expect(skipped.step_results.map((s) => s.step_name)).toEqual(["draft", "notify"]);
+
+    const cancelRan: string[] = [];
+    const cancelFlow = publishFlow(cancelRan, { requiresConfirmation: true, onReject: "cancel" });
+    const p2 = await cancelFlow.run("b");
+    const cancelled = await cancelFlow.continueRun(p2.run_id, {
+      stepRequirements: [{ step_id: p2.step_requirements![0]!.step_id, confirmed: false }],
+    });
+    expect(cancelled).toMatchObject({
+      status: "CANCELLED",
+      content: "Workflow cancelled: Step 'publish' was rejected",
+    });
+    expect(cancelRan).toEqual(["draft"]);
+    expect((await db.getRun(p2.run_id))!.status).toBe("CANCELLED");
+  });
+
+  it("a rejected Condition runs its else branch (its default onReject)", async () => {
+    const flow = new Workflow({
+      name: "gated",
+      db,
+      steps: [
+        new Condition({
+          name: "gate",
+          evaluator: true,
+          humanReview: new HumanReview({ requiresConfirmation: true }),
+          steps: [() => "approved path"],
+          elseSteps: [() => "fallback path"],
+        }),
+      ],
+    });
+    const paused = await flow.run("x");
+    expect(paused.status).toBe("PAUSED");
+    expect(paused.step_requirements![0]).toMatchObject({ step_type: "Condition", on_reject: "else" });
+    const out = await flow.continueRun(paused.run_id, {
+      stepRequirements: [{ step_id: paused.step_requirements![0]!.step_id, confirmed: false }],
+    });
+    expect(out.content).toBe("fallback path");
+  });
+
+  it("asks for input with a schema: bad input is refused, good input reaches the step (and an agent step's message)", async () => {
+    const { model, script } = await scriptedModel([{ text: "A formal note." }]);
+    const writer = new Agent({ name: "writer", model });
+    const seen: unknown[] = [];
+    const flow = new Workflow({
+      name: "styled",
+      db,
+      steps: [
+        new Step({
+          name: "style",
+          humanReview: new HumanReview({
+            requiresUserInput: true,
+            userInputMessage: "Pick a tone",
+            userInputSchema: [
+              { name: "tone", field_type: "str", allowed_values: ["formal", "casual"] },
+              { name: "words", field_type: "int", required: false },
+            ],
+          }),
+          executor: writer,
+        }),
+        (i: StepInput) => (seen.push(i.additional_data.user_input), "checked"),
+      ],
+    });
+    const paused = await flow.run("write a note");
+    const req = paused.step_requirements![0]!;
+    expect(req).toMatchObject({
+      requires_user_input: true,
+      user_input_message: "Pick a tone",
+      requires_confirmation: false,
+    });
+    const stepId = req.step_id;
+    await expect(
+      flow.continueRun(paused.run_id, { stepRequirements: [{ step_id: stepId, user_input: { tone: "angry" } }] }),
+    ).rejects.toThrow(/user_input.tone must be one of/);
+    await expect(
+      flow.continueRun(paused.run_id, {
+        stepRequirements: [{ step_id: stepId, user_input: { tone: "formal", words: "ten" } }],
+      }),
+    ).rejects.toThrow(/user_input.words must be of type int/);
+    const out = await flow.continueRun(paused.run_id, {
+      stepRequirements: [{ step_id: stepId, user_input: { tone: "formal" } }],
+    });
+    expect(out.status).toBe("COMPLETED");
+    expect(out.step_results[0]!.content).toBe("A formal note.");
+    const [request] = await script.requests();
+    expect((request!.body.messages as Array<{ content: string }>).at(-1)!.content).toBe(
+      "write a note\n\nUser preferences:\n- tone: formal",
+    );
+    // The input is the paused step's only: the step after it does not get it.
+    expect(seen).toEqual([undefined]);
+  });
+
+  it("refuses what it does not do: a review below the top level, agno fields not supported yet, input on a container", () => {
+    const review = new HumanReview({ requiresConfirmation: true });
+    expect(
+      () =>
+        new Workflow({
+          name: "deep",
+          steps: [new Loop({ name: "l", steps: [new Step({ name: "s", executor: () => 1, humanReview: review })] })],
+        }),
+    ).toThrow(/top-level steps only/);
+    expect(() => new HumanReview({ requiresOutputReview: true })).toThrow(ValidationError);
+    expect(() => new HumanReview({ timeout: 60 })).toThrow(ValidationError);
+    expect(() => new Steps({ steps: [], humanReview: new HumanReview({ requiresUserInput: true }) })).toThrow(
+      ValidationError,
+    );
+    expect(() => new Step({ executor: () => 1, humanReview: new HumanReview({ onReject: "else" }) })).toThrow(
+      ValidationError,
+    );
+  });
+});
