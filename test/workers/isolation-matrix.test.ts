@@ -12,6 +12,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env as workerEnv } from "cloudflare:workers";
 import type { Env } from "../../src/index.js";
+import { TEAMS_CONTINUE } from "../../src/os/routes/teams.js";
 import worker from "../../src/index.js";
 import { syntheticJpeg } from "../support/media-jpeg.js";
 import { scriptModel, type Turn } from "../support/model-script.js";
@@ -936,6 +937,24 @@ const ISOLATION_PROOF: Record<string, string> = {
   "GET /agents/{agent_id}/runs/{run_id}/checkpoints": "this matrix",
   "GET /agents/{agent_id}/runs/{run_id}/checkpoints/{message_index}": "this matrix",
   "POST /agents/{agent_id}/sessions/{session_id}/fork": "this matrix",
+  "GET /teams": "the deployment's components, no user data",
+  "GET /teams/{team_id}": "the deployment's components, no user data",
+  "POST /teams/{team_id}/runs": "team-workflow-isolation.test.ts: a run into B's team session is 404",
+  "GET /teams/{team_id}/runs": "team-workflow-isolation.test.ts: listing B's team session is 404",
+  "GET /teams/{team_id}/runs/{run_id}": "team-workflow-isolation.test.ts",
+  "POST /teams/{team_id}/runs/{run_id}/cancel": "team-workflow-isolation.test.ts",
+  "POST /teams/{team_id}/runs/{run_id}/resume": "team-workflow-isolation.test.ts",
+  // Served once the Team class continues runs (see TEAMS_CONTINUE).
+  ...(TEAMS_CONTINUE && { "POST /teams/{team_id}/runs/{run_id}/continue": "team-workflow-isolation.test.ts" }),
+  "GET /workflows": "the deployment's components, no user data",
+  "GET /workflows/{workflow_id}": "the deployment's components, no user data",
+  "POST /workflows/{workflow_id}/runs": "team-workflow-isolation.test.ts: a run into B's workflow session is 404",
+  "GET /workflows/{workflow_id}/runs": "team-workflow-isolation.test.ts: listing B's workflow session is 404",
+  "GET /workflows/{workflow_id}/runs/{run_id}": "team-workflow-isolation.test.ts",
+  "POST /workflows/{workflow_id}/runs/{run_id}/cancel": "team-workflow-isolation.test.ts",
+  "POST /workflows/{workflow_id}/runs/{run_id}/continue":
+    "team-workflow-isolation.test.ts: A's continue of B's paused run, JSON and SSE",
+  "POST /workflows/{workflow_id}/runs/{run_id}/resume": "team-workflow-isolation.test.ts",
   "GET /sessions": "this file: every listing filtered to the caller's rows",
   "POST /sessions": "this file: creating over another user's id",
   "GET /sessions/{session_id}": "this matrix",

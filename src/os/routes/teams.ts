@@ -3,8 +3,8 @@ import type { ContinueOptions } from "../../agent/agent.js";
 import type { RunEvent } from "../../agent/events.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
-import { BadRequestError, NotFoundError, ValidationError } from "../../errors.js";
-import type { Team } from "../../team/team.js";
+import { NotFoundError, ValidationError } from "../../errors.js";
+import { Team } from "../../team/team.js";
 import { componentFor, continuedEvents, resolutionsFromTools, storedComponent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
@@ -139,10 +139,15 @@ type ContinuableTeam = Team & {
   continueRun?(runId: string, opts: ContinueOptions): Promise<RunOutput> | AsyncIterable<RunEvent>;
 };
 
-/** The continue the team offers, or a 400 saying this build's Team cannot continue runs. */
+/**
+ * Whether this build's Team continues runs: the continue route is served only then, so a
+ * deployment never documents a route that could only refuse.
+ */
+export const TEAMS_CONTINUE = typeof (Team.prototype as ContinuableTeam).continueRun === "function";
+
+/** The team's continue. */
 function continueOf(team: Team) {
-  const fn = (team as ContinuableTeam).continueRun;
-  if (typeof fn !== "function") throw new BadRequestError(`team ${team.id} cannot continue runs in this build`);
+  const fn = (team as ContinuableTeam).continueRun!;
   return (runId: string, opts: ContinueOptions) => fn.call(team, runId, opts);
 }
 
@@ -218,36 +223,37 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
     return c.json(await cancelComponentRun(c, team, run_id, c.req.valid("query").user_id));
   });
 
-  handle(app, continueRun, async (c) => {
-    const { team_id, run_id } = c.req.valid("param");
-    const team = componentFor(c, teams, team_id);
-    const body = bodyOf(c, continueRequest);
-    const resolutions = [
-      ...(body.requirements ?? []),
-      ...(body.tools ? resolutionsFromTools(body.tools as Array<Partial<ToolExecution>>) : []),
-    ] as RequirementResolution[];
-    const opts: ContinueOptions = {
-      requirements: resolutions,
-      userId: effectiveUserId(c, body.user_id),
-      approver: { isAdmin: principalOf(c).admin },
-      timeline: {
-        input: body.input,
-        continueFrom: body.continue_from,
-        fork: body.fork,
-        regenerate: body.regenerate,
-        replaceOriginal: body.replace_original,
-        additionalInstructions: body.additional_instructions,
-      },
-    };
-    // The run must be this team's, the caller's, and of the session named (agno continues in the session it names).
-    if (team.db) await readComponentRun(team.db, team.ref, run_id, readScope(c, body.user_id), body.session_id);
-    const go = continueOf(team);
-    if (body.stream === false)
-      return c.json(teamRunOutputDict(await (go(run_id, { ...opts, stream: false }) as Promise<RunOutput>)));
-    const source = go(run_id, { ...opts, stream: true }) as AsyncIterable<RunEvent>;
-    const { events, ids } = await continuedEvents(team, run_id, source);
-    return streamComponentRun(c, team, events, ids);
-  });
+  if (TEAMS_CONTINUE)
+    handle(app, continueRun, async (c) => {
+      const { team_id, run_id } = c.req.valid("param");
+      const team = componentFor(c, teams, team_id);
+      const body = bodyOf(c, continueRequest);
+      const resolutions = [
+        ...(body.requirements ?? []),
+        ...(body.tools ? resolutionsFromTools(body.tools as Array<Partial<ToolExecution>>) : []),
+      ] as RequirementResolution[];
+      const opts: ContinueOptions = {
+        requirements: resolutions,
+        userId: effectiveUserId(c, body.user_id),
+        approver: { isAdmin: principalOf(c).admin },
+        timeline: {
+          input: body.input,
+          continueFrom: body.continue_from,
+          fork: body.fork,
+          regenerate: body.regenerate,
+          replaceOriginal: body.replace_original,
+          additionalInstructions: body.additional_instructions,
+        },
+      };
+      // The run must be this team's, the caller's, and of the session named (agno continues in the session it names).
+      if (team.db) await readComponentRun(team.db, team.ref, run_id, readScope(c, body.user_id), body.session_id);
+      const go = continueOf(team);
+      if (body.stream === false)
+        return c.json(teamRunOutputDict(await (go(run_id, { ...opts, stream: false }) as Promise<RunOutput>)));
+      const source = go(run_id, { ...opts, stream: true }) as AsyncIterable<RunEvent>;
+      const { events, ids } = await continuedEvents(team, run_id, source);
+      return streamComponentRun(c, team, events, ids);
+    });
 
   handle(app, resumeRun, (c) => {
     const { team_id, run_id } = c.req.valid("param");
