@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { Agent } from "../agent/agent.js";
-import { ownsRun, type Component, type ComponentRef } from "../agent/component.js";
+import { ownsRun, type Component, type ComponentRef, type ComponentType } from "../agent/component.js";
 import type { RunEvent } from "../agent/events.js";
 import { recordRunEvents, tailRunEvents, type IndexedEvent } from "../agent/event-log.js";
 import { staleAfterSeconds } from "../agent/liveness.js";
@@ -26,33 +26,39 @@ export interface Served<T> {
   withDb(db: Db): T;
 }
 
-/** The component of `list` a request names, bound to this request's database; else 404. */
-export function componentFor<T extends Served<T>>(c: Context<OSEnv>, list: readonly T[], id: string): T {
+/** The `kind` of `list` a request names, bound to this request's database; else 404. */
+export function componentFor<T extends Served<T>>(
+  c: Context<OSEnv>,
+  kind: ComponentType,
+  list: readonly T[],
+  id: string,
+): T {
   const found = list.find((x) => x.ref.id === id);
-  if (!found) throw new NotFoundError(`${list[0]?.ref.type ?? "component"} ${id} not found`);
+  if (!found) throw new NotFoundError(`${kind} ${id} not found`);
   const db = c.env.dbs[0];
   return db ? found.withDb(db) : found;
 }
 
 /** `componentFor`, for routes that read storage: without a database they answer 503. */
-export function storedComponent<T extends Served<T>>(c: Context<OSEnv>, list: readonly T[], id: string) {
-  const component = componentFor(c, list, id);
+export function storedComponent<T extends Served<T>>(
+  c: Context<OSEnv>,
+  kind: ComponentType,
+  list: readonly T[],
+  id: string,
+) {
+  const component = componentFor(c, kind, list, id);
   if (!component.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
   return { component, db: component.db };
 }
 
 /** The agent a request names, bound to this request's database. */
 export function agentFor(c: Context<OSEnv>, agents: Agent[], agentId: string): Agent {
-  const agent = agents.find((a) => a.id === agentId);
-  if (!agent) throw new NotFoundError(`agent ${agentId} not found`);
-  const db = c.env.dbs[0];
-  return db ? agent.withDb(db) : agent;
+  return componentFor(c, "agent", agents, agentId);
 }
 
 export function storedAgent(c: Context<OSEnv>, agents: Agent[], agentId: string) {
-  const agent = agentFor(c, agents, agentId);
-  if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
-  return { agent, db: agent.db };
+  const { component: agent, db } = storedComponent(c, "agent", agents, agentId);
+  return { agent, db };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import type { ComponentRef } from "../agent/component.js";
+import type { ComponentRef, ComponentType } from "../agent/component.js";
 import { ownsRun } from "../agent/component.js";
 import type { Db } from "../db/port.js";
 import { NotFoundError } from "../errors.js";
@@ -64,7 +64,11 @@ export async function readComponentRun(
   sessionId?: string,
 ): Promise<Record<string, unknown>> {
   const row = await db.getRun(runId, scope);
-  if (!row || !ownsRun(ref, row.run_data) || (sessionId !== undefined && row.session_id !== sessionId))
+  if (
+    !row ||
+    !ownsRun(ref, row as unknown as Record<string, unknown>) ||
+    (sessionId !== undefined && row.session_id !== sessionId)
+  )
     throw new NotFoundError(`run ${runId} not found`);
   return row.run_data as unknown as Record<string, unknown>;
 }
@@ -106,11 +110,12 @@ export async function cancelComponentRun<T>(
 /** `/resume`: the run's stored events after the client's last one, then the live ones. */
 export async function resumeComponentRun<T extends RunnableComponent<T>>(
   c: Context<OSEnv>,
+  kind: ComponentType,
   list: readonly T[],
   id: string,
   runId: string,
 ) {
-  const { component, db } = storedComponent(c, list, id);
+  const { component, db } = storedComponent(c, kind, list, id);
   const body = c.req.header("content-type") ? bodyOf(c, resumeRequest) : {};
   const after = body.last_event_index ?? lastEventIdOf(c.req.header("last-event-id")) ?? -1;
   const { run, tail } = await openResume(

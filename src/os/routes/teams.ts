@@ -163,12 +163,12 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
     ),
   );
   handle(app, getTeam, (c) => {
-    const team = componentFor(c, teams, c.req.valid("param").team_id);
+    const team = componentFor(c, "team", teams, c.req.valid("param").team_id);
     return c.json(teamResponse(team, team.db));
   });
 
   handle(app, createRun, async (c) => {
-    const team = componentFor(c, teams, c.req.valid("param").team_id);
+    const team = componentFor(c, "team", teams, c.req.valid("param").team_id);
     const body = bodyOf(c, runRequest);
     if (!body.message) throw new ValidationError("body message: required", "message");
     const opts = {
@@ -196,7 +196,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
   });
 
   handle(app, listRuns, async (c) => {
-    const { component: team, db } = storedComponent(c, teams, c.req.valid("param").team_id);
+    const { component: team, db } = storedComponent(c, "team", teams, c.req.valid("param").team_id);
     const q = c.req.valid("query");
     const session = await db.getSession(q.session_id, readScope(c, q.user_id));
     if (!session || session.record.session_type !== "team" || session.record.team_id !== team.id)
@@ -210,7 +210,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
 
   handle(app, getRun, async (c) => {
     const { team_id, run_id } = c.req.valid("param");
-    const { component: team, db } = storedComponent(c, teams, team_id);
+    const { component: team, db } = storedComponent(c, "team", teams, team_id);
     const q = c.req.valid("query");
     return c.json(
       teamRunOutputDict(await readComponentRun(db, team.ref, run_id, readScope(c, q.user_id), q.session_id)),
@@ -219,14 +219,14 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
 
   handle(app, cancelRun, async (c) => {
     const { team_id, run_id } = c.req.valid("param");
-    const team = componentFor(c, teams, team_id);
+    const team = componentFor(c, "team", teams, team_id);
     return c.json(await cancelComponentRun(c, team, run_id, c.req.valid("query").user_id));
   });
 
   if (TEAMS_CONTINUE)
     handle(app, continueRun, async (c) => {
       const { team_id, run_id } = c.req.valid("param");
-      const team = componentFor(c, teams, team_id);
+      const team = componentFor(c, "team", teams, team_id);
       const body = bodyOf(c, continueRequest);
       const resolutions = [
         ...(body.requirements ?? []),
@@ -257,7 +257,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
 
   handle(app, resumeRun, (c) => {
     const { team_id, run_id } = c.req.valid("param");
-    return resumeComponentRun(c, teams, team_id, run_id);
+    return resumeComponentRun(c, "team", teams, team_id, run_id);
   });
 
   return app;

@@ -162,12 +162,12 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
     ),
   );
   handle(app, getWorkflow, (c) => {
-    const workflow = componentFor(c, workflows, c.req.valid("param").workflow_id);
+    const workflow = componentFor(c, "workflow", workflows, c.req.valid("param").workflow_id);
     return c.json(workflowResponse(workflow, workflow.db));
   });
 
   handle(app, createRun, async (c) => {
-    const workflow = componentFor(c, workflows, c.req.valid("param").workflow_id);
+    const workflow = componentFor(c, "workflow", workflows, c.req.valid("param").workflow_id);
     const body = bodyOf(c, runRequest);
     if (!body.message) throw new ValidationError("body message: required", "message");
     // Refused rather than dropped: the Workflow has nowhere to put them.
@@ -199,7 +199,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
   });
 
   handle(app, listRuns, async (c) => {
-    const { component: workflow, db } = storedComponent(c, workflows, c.req.valid("param").workflow_id);
+    const { component: workflow, db } = storedComponent(c, "workflow", workflows, c.req.valid("param").workflow_id);
     const q = c.req.valid("query");
     const session = await db.getSession(q.session_id, readScope(c, q.user_id));
     if (!session || session.record.session_type !== "workflow" || session.record.workflow_id !== workflow.id)
@@ -213,7 +213,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
 
   handle(app, getRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    const { component: workflow, db } = storedComponent(c, workflows, workflow_id);
+    const { component: workflow, db } = storedComponent(c, "workflow", workflows, workflow_id);
     const q = c.req.valid("query");
     const run = await readComponentRun(db, workflow.ref, run_id, readScope(c, q.user_id), q.session_id);
     return c.json(workflowRunOutputDict(run));
@@ -221,13 +221,13 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
 
   handle(app, cancelRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    const workflow = componentFor(c, workflows, workflow_id);
+    const workflow = componentFor(c, "workflow", workflows, workflow_id);
     return c.json(await cancelComponentRun(c, workflow, run_id, c.req.valid("query").user_id));
   });
 
   handle(app, continueRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    const { component: workflow, db } = storedComponent(c, workflows, workflow_id);
+    const { component: workflow, db } = storedComponent(c, "workflow", workflows, workflow_id);
     const body = bodyOf(c, workflowContinueRequest);
     const userId = effectiveUserId(c, body.user_id);
     // The run must be this workflow's, the caller's, and of the session named.
@@ -248,7 +248,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
 
   handle(app, resumeRun, (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    return resumeComponentRun(c, workflows, workflow_id, run_id);
+    return resumeComponentRun(c, "workflow", workflows, workflow_id, run_id);
   });
 
   return app;
