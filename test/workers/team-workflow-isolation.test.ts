@@ -123,3 +123,19 @@ describe("team and workflow runs are isolated per user", () => {
     expect((listed.body as unknown as Array<{ run_id: string }>).map((r) => r.run_id)).toEqual([seed.flowRun]);
   });
 });
+
+describe("team and workflow scopes", () => {
+  it("per-instance scopes filter /teams and /workflows and guard their routes, as agno's teams:<id>:<action>", async () => {
+    const jwt = await isolatedJwt(`tw-scope-${tag}`);
+    E = { ...E, ...jwt.env };
+    who.A = await jwt.bearer(A, ["teams:other:read", "workflows:blog-post:read"]);
+    expect((await req("A", "GET", "/teams")).body).toEqual([]);
+    expect((await req("A", "GET", "/teams/writing-desk")).status).toBe(403);
+    const flows = (await req("A", "GET", "/workflows")).body as unknown as Array<{ id: string }>;
+    expect(flows.map((w) => w.id)).toEqual(["blog-post"]);
+    // Reading a workflow is not running it: runs need workflows:<id>:run.
+    expect((await req("A", "GET", "/workflows/blog-post")).status).toBe(200);
+    expect((await req("A", "POST", "/workflows/blog-post/runs", { message: "x", stream: false })).status).toBe(403);
+    expect((await req("A", "GET", `/workflows/blog-post/runs/${seed.flowRun}`)).status).toBe(403);
+  });
+});
