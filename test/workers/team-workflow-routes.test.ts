@@ -404,3 +404,28 @@ describe("team cancel", () => {
     await until(read, (r) => r.status === "CANCELLED", "the team run to be cancelled");
   });
 });
+
+describe("schedules of teams and workflows", () => {
+  it("a schedule of the team's runs endpoint, triggered, runs the team through the queue", async () => {
+    await queueModel([delegate("researcher"), { text: "Scheduled facts." }, { text: "Scheduled piece." }]);
+    const created = await call(
+      "/schedules",
+      post({
+        name: `${tag}-desk`,
+        cron_expr: "0 3 29 2 *", // valid, but not due while the test runs
+        endpoint: "/teams/writing-desk/runs",
+        payload: { message: "the weekly piece" },
+      }),
+    );
+    expect(created.status).toBe(201);
+    const attempt = await call(`/schedules/${created.body.id}/trigger`, { method: "POST" });
+    expect(attempt.body).toMatchObject({ status: "running", run_id: expect.any(String) });
+    const run = await until(
+      () => call(`/teams/writing-desk/runs/${attempt.body.run_id}`).then((r) => r.body),
+      (r) => r.status === "COMPLETED",
+      "the scheduled team run",
+    );
+    expect(run).toMatchObject({ team_id: "writing-desk", content: "Scheduled piece." });
+    expect((await call(`/schedules/${created.body.id}`, { method: "DELETE" })).status).toBe(204);
+  });
+});
