@@ -1,9 +1,12 @@
 /**
- * The repository's example Worker (what `npm run dev` serves): the assistant, defined with
- * `agno-edge/workers` as any user's Worker is. The library reads and validates the env, serves
- * the HTTP API, runs the durable queue and the cron tick; this file only says what is served.
+ * The repository's example Worker (what `npm run dev` serves): the assistant, a small team and a
+ * workflow, defined with `agno-edge/workers` as any user's Worker is. The library reads and
+ * validates the env, serves the HTTP API, runs the durable queue and the cron tick; this file
+ * only says what is served.
  */
 import { exampleAssistant } from "./example/assistant.js";
+import { exampleBlogPost } from "./example/blog-post.js";
+import { exampleWritingDesk } from "./example/writing-desk.js";
 import { createModel, credentialsFromEnv } from "./models/providers.js";
 import type { Model } from "./models/model.js";
 import { UnconfiguredModel } from "./models/unconfigured-model.js";
@@ -35,6 +38,9 @@ const os = defineAgentOS({
       heartbeatSeconds: config.heartbeatSeconds,
     }),
   ],
+  // A small team (a researcher and a writer) and a workflow with a person's review before writing.
+  teams: (env: Env, config) => [exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
+  workflows: (env: Env, config) => [exampleBlogPost(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
 });
 
 export default os;

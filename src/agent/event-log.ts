@@ -4,7 +4,28 @@ import { nowSeconds } from "../time.js";
 import { errorMessage } from "../errors.js";
 
 /** Events after which a run's stream has nothing more to say (a paused run goes on only after `continue`). */
-const STREAM_ENDS = new Set(["RunCompleted", "RunError", "RunCancelled", "RunPaused"]);
+/** The events that close a run's stream: an agent's, a team's (agno's `Team` names) and a workflow's. */
+const STREAM_ENDS = new Set([
+  "RunCompleted",
+  "RunError",
+  "RunCancelled",
+  "RunPaused",
+  "TeamRunCompleted",
+  "TeamRunError",
+  "TeamRunCancelled",
+  "TeamRunPaused",
+  "WorkflowCompleted",
+  "WorkflowError",
+  "WorkflowCancelled",
+  "WorkflowPaused",
+]);
+
+/**
+ * Whether `event` closes the stream of run `runId`: a closing event of that run, not of a run
+ * inside it (a team's member, a workflow step's agent), whose events share the log.
+ */
+const closes = (event: { event: string; run_id?: string }, runId: string) =>
+  STREAM_ENDS.has(event.event) && (event.run_id === undefined || event.run_id === "" || event.run_id === runId);
 const RUN_ENDED = new Set(["COMPLETED", "ERROR", "CANCELLED", "PAUSED"]);
 
 export interface IndexedEvent<E> {
@@ -139,10 +160,9 @@ export async function* tailRunEvents(
   let nextStaleCheck = 0;
   let last = afterIndex;
   // The run's state is settled by the event the client last saw, if it was a closing one.
-  let lastName =
-    afterIndex >= 0
-      ? (await db.getRunEvents(runId, { afterIndex: afterIndex - 1, limit: 1 }))[0]?.event.event
-      : undefined;
+  const seen =
+    afterIndex >= 0 ? (await db.getRunEvents(runId, { afterIndex: afterIndex - 1, limit: 1 }))[0] : undefined;
+  let closed = seen !== undefined && closes(seen.event, runId);
   let wait = firstPoll;
   let lastNews = Date.now();
   let overSince: number | undefined;
@@ -150,7 +170,7 @@ export async function* tailRunEvents(
     const batch = await db.getRunEvents(runId, { afterIndex: last });
     for (const stored of batch) {
       last = stored.index;
-      lastName = stored.event.event;
+      closed = closes(stored.event, runId);
       yield stored;
     }
     if (batch.length > 0) {
@@ -162,7 +182,7 @@ export async function* tailRunEvents(
     if (!run) return;
     if (RUN_ENDED.has(String(run.status))) {
       // The status is stored just before the closing event is; give that event a moment to land.
-      if (lastName !== undefined && STREAM_ENDS.has(lastName)) return;
+      if (closed) return;
       overSince ??= Date.now();
       if (Date.now() - overSince > grace) {
         // Its closing event was never stored (its write failed): a failed run still ends with its error.

@@ -1,11 +1,16 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
 import type { Agent } from "../agent/agent.js";
+import type { Team } from "../team/team.js";
+import type { Workflow } from "../workflow/workflow.js";
 import { authMiddleware, type AuthConfig } from "./auth/middleware.js";
 import type { OSEnv, RequestServices } from "./context.js";
 import { errorResponse, notFound, onError } from "./errors.js";
 import { headerLimit } from "./header-limit.js";
 import { agentRoutes } from "./routes/agents.js";
+import { teamRoutes } from "./routes/teams.js";
+import { checkUniqueIds } from "./unique-ids.js";
+import { workflowRoutes } from "./routes/workflows.js";
 import { databaseRoutes } from "./routes/databases.js";
 import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -36,6 +41,10 @@ export interface AgentOSOptions {
   maxHeaderBytes?: number;
   /** the agents served under `/agents` (each request binds them to its own database) */
   agents?: Agent[];
+  /** the teams served under `/teams` (bound to each request's database like the agents) */
+  teams?: Team[];
+  /** the workflows served under `/workflows` */
+  workflows?: Workflow[];
   /** the durable background queue (`background=true` runs); needs a database and the JOB_QUEUE binding */
   queue?: QueueConfig;
   /** the host's WebSocket upgrade (Hono's helper); `GET /ws` answers 503 without one */
@@ -65,6 +74,8 @@ export class AgentOS {
   readonly app: OpenAPIHono<OSEnv>;
   /** the agents served (the job queue runs background jobs with the same ones) */
   readonly agents: Agent[];
+  readonly teams: Team[];
+  readonly workflows: Workflow[];
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
@@ -91,11 +102,12 @@ export class AgentOS {
       .map((a) => (mediaStorage && !a.mediaStorage ? a.withMediaStorage(mediaStorage) : a))
       .map((a) => (opts.resultStorage && !a.resultStorage ? a.withOffloadStorage(opts.resultStorage) : a));
     this.agents = agents;
-    const ids = new Set<string>();
-    for (const agent of agents) {
-      if (ids.has(agent.id)) throw new TypeError(`two agents have the id ${agent.id}`);
-      ids.add(agent.id);
-    }
+    this.teams = [...(opts.teams ?? [])];
+    this.workflows = [...(opts.workflows ?? [])];
+    checkUniqueIds("agents", agents);
+    checkUniqueIds("teams", this.teams);
+    checkUniqueIds("workflows", this.workflows);
+    const components = [...agents, ...this.teams, ...this.workflows];
     app.route(
       "/",
       metaRoutes(
@@ -107,15 +119,17 @@ export class AgentOS {
           agnoVersion: AGNO_VERSION,
         },
         Date.now(),
-        { agents, auth: opts.auth ?? { mode: "unconfigured" } },
+        { agents, teams: this.teams, workflows: this.workflows, auth: opts.auth ?? { mode: "unconfigured" } },
       ),
     );
     app.route("/", agentRoutes(agents, opts.queue));
+    app.route("/", teamRoutes(this.teams, opts.queue));
+    app.route("/", workflowRoutes(this.workflows, opts.queue));
     app.route("/", queueRoutes(opts.queue));
     app.route("/", websocketRoutes(agents, opts.websocket, new SocketQuota(opts.maxWebSocketsPerUser ?? 20)));
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
-    app.route("/", scheduleRoutes(agents, opts.queue));
+    app.route("/", scheduleRoutes(components, opts.queue));
     app.route(
       "/",
       mediaRoutes(

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import type { Agent } from "../agent/agent.js";
+import { ownsRun, type Component, type ComponentRef, type ComponentType } from "../agent/component.js";
 import type { RunEvent } from "../agent/events.js";
 import { recordRunEvents, tailRunEvents, type IndexedEvent } from "../agent/event-log.js";
 import { staleAfterSeconds } from "../agent/liveness.js";
@@ -13,22 +14,51 @@ import { publicError } from "../public-error.js";
 import type { OSEnv } from "./context.js";
 
 /*
- * What the agent routes share, whichever transport carries the events (SSE or WebSocket):
- * finding the agent, turning agno's continue payload into resolutions, and numbering events.
+ * What the run routes of agents, teams and workflows share, whichever transport carries the
+ * events (SSE or WebSocket): finding the component, turning agno's continue payload into
+ * resolutions, and numbering events.
  */
+
+/** What the run routes need of a component: its identity, and itself storing through a database. */
+export interface Served<T> {
+  readonly ref: ComponentRef;
+  readonly db?: Db;
+  withDb(db: Db): T;
+}
+
+/** The `kind` of `list` a request names, bound to this request's database; else 404. */
+export function componentFor<T extends Served<T>>(
+  c: Context<OSEnv>,
+  kind: ComponentType,
+  list: readonly T[],
+  id: string,
+): T {
+  const found = list.find((x) => x.ref.id === id);
+  if (!found) throw new NotFoundError(`${kind} ${id} not found`);
+  const db = c.env.dbs[0];
+  return db ? found.withDb(db) : found;
+}
+
+/** `componentFor`, for routes that read storage: without a database they answer 503. */
+export function storedComponent<T extends Served<T>>(
+  c: Context<OSEnv>,
+  kind: ComponentType,
+  list: readonly T[],
+  id: string,
+) {
+  const component = componentFor(c, kind, list, id);
+  if (!component.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
+  return { component, db: component.db };
+}
 
 /** The agent a request names, bound to this request's database. */
 export function agentFor(c: Context<OSEnv>, agents: Agent[], agentId: string): Agent {
-  const agent = agents.find((a) => a.id === agentId);
-  if (!agent) throw new NotFoundError(`agent ${agentId} not found`);
-  const db = c.env.dbs[0];
-  return db ? agent.withDb(db) : agent;
+  return componentFor(c, "agent", agents, agentId);
 }
 
 export function storedAgent(c: Context<OSEnv>, agents: Agent[], agentId: string) {
-  const agent = agentFor(c, agents, agentId);
-  if (!agent.db) throw new NotConfiguredError("no database is configured: set DATABASE_URL");
-  return { agent, db: agent.db };
+  const { component: agent, db } = storedComponent(c, "agent", agents, agentId);
+  return { agent, db };
 }
 
 /**
@@ -79,6 +109,29 @@ export function errorEvent(ids: { run_id?: string; session_id?: string; agent_id
   };
 }
 
+/**
+ * `errorEvent` for any component: agno's error event of its kind (RunError, TeamRunError,
+ * WorkflowError) under its identity fields, with the public form of the error.
+ */
+export function componentErrorEvent(ref: ComponentRef, ids: { run_id?: string; session_id?: string }) {
+  return (error: unknown): { event: string; [field: string]: unknown } => {
+    const shown = publicError(error, ids.run_id ? `run ${ids.run_id}` : `${ref.type} ${ref.id}`);
+    const common = {
+      run_id: ids.run_id ?? "",
+      session_id: ids.session_id ?? "",
+      created_at: nowSeconds(),
+      error_type: shown.type,
+      error_id: shown.errorId,
+      ...(shown.kind ? { error_kind: shown.kind } : {}),
+    };
+    if (ref.type === "workflow")
+      return { event: "WorkflowError", ...common, workflow_id: ref.id, workflow_name: ref.name, error: shown.message };
+    if (ref.type === "team")
+      return { event: "TeamRunError", ...common, team_id: ref.id, team_name: ref.name, content: shown.message };
+    return { event: "RunError", ...common, agent_id: ref.id, content: shown.message };
+  };
+}
+
 /** Passes a run's events through, noting its run and session ids in `ids` as they appear. */
 export async function* followIds<E extends { run_id?: string; session_id?: string }>(
   events: AsyncIterable<E>,
@@ -121,18 +174,18 @@ export function keepAlive(c: Context<OSEnv>) {
 }
 
 /** A run's events, numbered; with a database they are stored as they pass, for `/resume`. */
-export function numberedEvents(
-  agent: Agent,
-  events: AsyncIterable<RunEvent>,
+export function numberedEvents<E extends { event: string; run_id?: string } = RunEvent>(
+  agent: { readonly db?: Db },
+  events: AsyncIterable<E>,
   ids: { runId?: string; firstIndex?: number },
-): AsyncIterable<IndexedEvent<RunEvent>> {
+): AsyncIterable<IndexedEvent<E>> {
   return agent.db
     ? recordRunEvents(agent.db, events, { runId: ids.runId, firstIndex: ids.firstIndex })
     : positioned(events, ids.firstIndex);
 }
 
 /** Where a continued run's events go on: after the ones its log already holds. */
-export async function continueIndex(agent: Agent, runId: string): Promise<number> {
+export async function continueIndex(agent: { readonly db?: Db }, runId: string): Promise<number> {
   return agent.db ? (await agent.db.lastRunEventIndex(runId)) + 1 : 0;
 }
 
@@ -140,11 +193,11 @@ export async function continueIndex(agent: Agent, runId: string): Promise<number
  * A continue's events and the log they belong to: the run's own, after what it holds; or, when
  * the continue forked (its first event names a new run), the new run's log, from its start.
  */
-export async function continuedEvents(
-  agent: Agent,
+export async function continuedEvents<E extends { run_id?: string } = RunEvent>(
+  agent: { readonly db?: Db },
   runId: string,
-  source: AsyncIterable<RunEvent>,
-): Promise<{ events: AsyncIterable<RunEvent>; ids: { runId: string; firstIndex: number } }> {
+  source: AsyncIterable<E>,
+): Promise<{ events: AsyncIterable<E>; ids: { runId: string; firstIndex: number } }> {
   const iterator = source[Symbol.asyncIterator]();
   const first = await iterator.next();
   const events = (async function* () {
@@ -159,29 +212,30 @@ export async function continuedEvents(
 }
 
 /**
- * Checks a run can be re-attached to (the caller sees it, it belongs to this agent, it was
+ * Checks a run can be re-attached to (the caller sees it, it belongs to this component, it was
  * streamed) and returns the tail of its stored events after `after`. A run whose heartbeat
- * stopped (three of the agent's beats) ends its tail with an `interrupted` RunError.
+ * stopped (three of the component's beats) ends its tail with an `interrupted` RunError.
  */
 export async function openResume(
   db: Db,
-  agent: Pick<Agent, "id" | "heartbeatSeconds">,
+  agent: Pick<Component, "ref" | "heartbeatSeconds">,
   runId: string,
   scope: { userId?: string; includeShared?: boolean },
   after: number,
   signal?: AbortSignal,
   jobs?: Pick<JobStore, "jobForRun">,
 ) {
-  const agentId = agent.id;
+  const { type, id: agentId } = agent.ref;
   const run = await db.getRun(runId, scope);
-  if (!run || run.agent_id !== agentId) throw new NotFoundError(`run ${runId} not found`);
+  if (!run || !ownsRun(agent.ref, run as unknown as Record<string, unknown>))
+    throw new NotFoundError(`run ${runId} not found`);
   const unstreamed = async () =>
     run.status !== "RUNNING" && run.status !== "PENDING"
       ? true
       : (await jobs?.jobForRun(runId))?.payload.stream === false;
   if ((await db.lastRunEventIndex(runId)) < 0 && (await unstreamed())) {
     throw new ConflictError(
-      `run ${runId} was not streamed, so it has no events to resume: GET /agents/${agentId}/runs/${runId} reads it`,
+      `run ${runId} was not streamed, so it has no events to resume: GET /${type}s/${agentId}/runs/${runId} reads it`,
     );
   }
   return {

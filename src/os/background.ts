@@ -1,4 +1,4 @@
-import type { Agent } from "../agent/agent.js";
+import type { Component } from "../agent/component.js";
 import { portableMedia, type MediaInput } from "../agent/media.js";
 import { BadRequestError, NotConfiguredError, ValidationError } from "../errors.js";
 import type { JobRecord } from "../queue/types.js";
@@ -59,14 +59,16 @@ export type QueueTarget = Pick<RequestServices, "jobs" | "queue">;
 export async function enqueueBackgroundRun(
   target: QueueTarget,
   config: QueueConfig | undefined,
-  agent: Agent,
+  agent: Pick<Component, "ref" | "db">,
   req: BackgroundRequest,
   opts: { userId: string | null; idempotencyKey?: string },
 ) {
   if (!config?.durable)
     throw new BadRequestError("background runs need the durable queue: new AgentOS({ queue: { durable: true } })");
   if (!agent.db)
-    throw new BadRequestError(`agent ${agent.id} has no database: background runs are stored, so they need one`);
+    throw new BadRequestError(
+      `${agent.ref.type} ${agent.ref.id} has no database: background runs are stored, so they need one`,
+    );
   const { jobs, queue } = target;
   if (!jobs || !queue) throw new NotConfiguredError("this host has no job queue binding (JOB_QUEUE)");
   const key = opts.idempotencyKey;
@@ -83,7 +85,11 @@ export async function enqueueBackgroundRun(
   // What the request asked for, without the ids this call made up.
   const requestHash = key
     ? await sha256Hex(
-        JSON.stringify([agent.id, req.session_id ?? null, { ...runJobPayload(fields, ""), run_id: null }]),
+        JSON.stringify([
+          agent.ref.type === "agent" ? agent.ref.id : `${agent.ref.type}:${agent.ref.id}`,
+          req.session_id ?? null,
+          { ...runJobPayload(fields, ""), run_id: null },
+        ]),
       )
     : undefined;
   const input = runJobInput({

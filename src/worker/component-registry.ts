@@ -2,6 +2,9 @@ import type { Agent } from "../agent/agent.js";
 import type { Component, ComponentRef, ComponentSource } from "../agent/component.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
+import { checkUniqueIds } from "../os/unique-ids.js";
+import type { Team } from "../team/team.js";
+import type { Workflow } from "../workflow/workflow.js";
 
 /**
  * The components a deployment serves, built once per isolate (per env) and read by everything
@@ -10,23 +13,27 @@ import type { ObjectStorage } from "../offload/object-storage.js";
  */
 export class ComponentRegistry implements ComponentSource {
   readonly agents: Agent[];
-  /** every component it serves, agents first (teams and workflows join here) */
+  readonly teams: Team[];
+  readonly workflows: Workflow[];
+  /** every component it serves: agents, then teams, then workflows */
   readonly components: Component[];
 
   constructor(
     agents: Agent[],
     readonly storage: { media?: MediaStorage; results?: ObjectStorage } = {},
+    more: { teams?: Team[]; workflows?: Workflow[] } = {},
   ) {
     const { media, results } = storage;
     this.agents = agents
       .map((a) => (media && !a.mediaStorage ? a.withMediaStorage(media) : a))
       .map((a) => (results && !a.resultStorage ? a.withOffloadStorage(results) : a));
-    const ids = new Set<string>();
-    for (const agent of this.agents) {
-      if (ids.has(agent.id)) throw new TypeError(`two agents have the id ${agent.id}`);
-      ids.add(agent.id);
-    }
-    this.components = [...this.agents];
+    // Teams and workflows are served as given: their media and result storage are their members' own.
+    this.teams = [...(more.teams ?? [])];
+    this.workflows = [...(more.workflows ?? [])];
+    checkUniqueIds("agents", this.agents);
+    checkUniqueIds("teams", this.teams);
+    checkUniqueIds("workflows", this.workflows);
+    this.components = [...this.agents, ...this.teams, ...this.workflows];
   }
 
   agent(id: string): Agent | undefined {

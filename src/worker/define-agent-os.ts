@@ -1,4 +1,6 @@
 import type { Agent } from "../agent/agent.js";
+import type { Team } from "../team/team.js";
+import type { Workflow } from "../workflow/workflow.js";
 import { CodeModeSession } from "../codemode/session-object.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import { R2MediaStorage } from "../offload/media-r2-storage.js";
@@ -25,9 +27,11 @@ export type FromEnv<T, E> = T | ((env: E, config: WorkerConfig) => T);
 export interface AgentOSDefinition<E extends WorkerEnv> {
   /** the agents served under `/agents`, run by the JobQueue object and scheduled by the cron */
   agents?: FromEnv<Agent[], E>;
-  /** reserved: teams, workflows and chat interfaces arrive with the issues that add them */
-  teams?: FromEnv<never[], E>;
-  workflows?: FromEnv<never[], E>;
+  /** the teams served under `/teams`, run by the JobQueue object and scheduled by the cron */
+  teams?: FromEnv<Team[], E>;
+  /** the workflows served under `/workflows`, likewise */
+  workflows?: FromEnv<Workflow[], E>;
+  /** reserved: chat interfaces arrive with the issue that adds them */
   interfaces?: FromEnv<never[], E>;
   /** `/info`'s identity; default AGNO_OS_ID / AGNO_OS_NAME, else "agno-edge" */
   id?: string;
@@ -92,7 +96,10 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
     } else {
       const config = read.config;
       const storage = resolve(def.storage, env, config) ?? defaultStorage(env, config);
-      const registry = new ComponentRegistry(resolve(def.agents, env, config) ?? [], storage);
+      const registry = new ComponentRegistry(resolve(def.agents, env, config) ?? [], storage, {
+        teams: resolve(def.teams, env, config) ?? [],
+        workflows: resolve(def.workflows, env, config) ?? [],
+      });
       let os: AgentOS | undefined;
       const build = () =>
         (os ??= new AgentOS({
@@ -101,6 +108,8 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           description: def.description,
           auth: resolve(def.auth, env, config) ?? config.auth,
           agents: registry.agents,
+          teams: registry.teams,
+          workflows: registry.workflows,
           websocket: upgradeWebSocket,
           maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
           ...(storage.media ? { mediaStorage: storage.media } : {}),

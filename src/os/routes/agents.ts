@@ -1,28 +1,13 @@
-import type { Context } from "hono";
 import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
-import type { RunEvent } from "../../agent/events.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import type { Db } from "../../db/port.js";
-import {
-  agentFor,
-  continuedEvents,
-  errorEvent,
-  firstEventFirst,
-  followIds,
-  keepAlive,
-  numberedEvents,
-  openResume,
-  resolutionsFromTools,
-  storedAgent,
-} from "../agent-runs.js";
-import type { OSEnv } from "../context.js";
+import { agentFor, continuedEvents, resolutionsFromTools, storedAgent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
-import { bodyOf, continueRequest, lastEventIdOf, mediaOf, resumeRequest, runBody, runRequest } from "../run-input.js";
-import { sseResponse } from "../sse.js";
+import { bodyOf, continueRequest, mediaOf, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
 import { agentResponse } from "../agent-response.js";
 import { runCheckpoints, runCheckpointSnapshot, runSchemaOf } from "../run-views.js";
@@ -36,6 +21,16 @@ import {
   runCheckpointsResponseSchema,
 } from "../wire/agents.js";
 import { agnoErrorSchema } from "../wire/errors.js";
+import {
+  acceptedOrTail,
+  cancelComponentRun,
+  errorAnswers,
+  jsonOf,
+  readComponentRun,
+  resumeComponentRun,
+  runAnswer as componentRunAnswer,
+  streamComponentRun,
+} from "../component-runs.js";
 import { runOutputDict, runOutputSchema } from "../wire/run-output.js";
 import { runSchema } from "../wire/sessions.js";
 
@@ -50,28 +45,9 @@ const userQuery = z.object({ user_id: idSchema.optional() });
 const runQuery = z.object({ session_id: idSchema.optional(), user_id: idSchema.optional() });
 const sessionRunQuery = z.object({ session_id: idSchema, user_id: idSchema.optional() });
 
-const json = (schema: z.ZodType, description: string) => ({ description, content: { "application/json": { schema } } });
-/** agno's error answers, by status, as a route declares the ones it gives. */
-const errors = (...statuses: Array<400 | 404 | 409 | 429 | 503>) =>
-  Object.fromEntries(
-    statuses.map((s) => [
-      s,
-      json(
-        agnoErrorSchema,
-        {
-          400: "The request cannot be done as asked",
-          404: "The agent, session or run does not exist, or is not the caller's",
-          409: "The run is not in a state that allows this",
-          429: "The queue is full: retry after Retry-After",
-          503: "No database, or it does not answer",
-        }[s],
-      ),
-    ]),
-  );
-const runAnswer = (description: string) => ({
-  description,
-  content: { "application/json": { schema: runOutputSchema }, "text/event-stream": {} },
-});
+const json = jsonOf;
+const errors = (...statuses: Array<400 | 404 | 409 | 429 | 503>) => errorAnswers("agent", ...statuses);
+const runAnswer = (description: string) => componentRunAnswer(runOutputSchema, description);
 
 const listAgents = defineRoute({
   method: "get",
@@ -210,26 +186,7 @@ async function readRun(
   scope: { userId?: string; includeShared?: boolean },
   sessionId?: string,
 ): Promise<RunOutput> {
-  const row = await db.getRun(runId, scope);
-  if (!row || row.agent_id !== agent.id || (sessionId !== undefined && row.session_id !== sessionId))
-    throw new NotFoundError(`run ${runId} not found`);
-  return row.run_data as unknown as RunOutput;
-}
-
-/** Streams a run as SSE; with a database its events are stored as they pass, for `/resume`. */
-async function streamRun(
-  c: Context<OSEnv>,
-  agent: Agent,
-  events: AsyncIterable<RunEvent>,
-  ids: { runId?: string; sessionId?: string; firstIndex?: number },
-) {
-  const known = { run_id: ids.runId, session_id: ids.sessionId, agent_id: agent.id };
-  const indexed = numberedEvents(agent, followIds(events, known), ids);
-  const onError = errorEvent(known);
-  return sseResponse(await firstEventFirst(indexed), onError, {
-    finishInBackground: keepAlive(c) ?? (() => undefined),
-    pingMs: c.env.ssePingMs,
-  });
+  return (await readComponentRun(db, agent.ref, runId, scope, sessionId)) as unknown as RunOutput;
 }
 
 /** `/agents` and agent runs: list, run (SSE, JSON), get, list runs, cancel, continue, resume. */
@@ -269,31 +226,13 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
         { ...body, media: opts.media },
         { userId: opts.userId ?? null, idempotencyKey: c.req.header("idempotency-key") },
       );
-      const accepted = {
-        run_id: job.payload.run_id,
-        // the queue names a session for every run it takes
-        session_id: job.session_id ?? "",
-        status: runStatusOf(job),
-        job_id: job.id,
-      };
-      if (body.stream === false) return c.json(accepted, 202);
-      // Streamed as it runs, wherever the queue runs it: the same tail `/resume` serves.
-      const { tail } = await openResume(
-        agent.db!,
-        agent,
-        accepted.run_id,
-        readScope(c, body.user_id),
-        -1,
-        c.req.raw.signal,
-      );
-      return sseResponse(
-        tail,
-        errorEvent({ run_id: accepted.run_id, session_id: job.session_id ?? undefined, agent_id: agent.id }),
-        { pingMs: c.env.ssePingMs },
-      );
+      // stream=true: streamed as it runs, wherever the queue runs it (the same tail `/resume` serves).
+      return acceptedOrTail(c, agent, job, runStatusOf(job), body.stream, body.user_id);
     }
     if (body.stream === false) return c.json(runOutputDict(await agent.run(body.message, opts)));
-    return streamRun(c, agent, agent.run(body.message, { ...opts, stream: true }), { sessionId: body.session_id });
+    return streamComponentRun(c, agent, agent.run(body.message, { ...opts, stream: true }), {
+      sessionId: body.session_id,
+    });
   });
 
   handle(app, listRuns, async (c) => {
@@ -317,12 +256,8 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
   handle(app, cancelRun, async (c) => {
     const { agent_id, run_id } = c.req.valid("param");
     const agent = agentFor(c, agents, agent_id);
-    const userId = effectiveUserId(c, c.req.valid("query").user_id);
-    const cancelled = await agent.cancelRun(run_id, userId !== undefined ? { userId } : {});
     // A queued run's job is cancelled with it, so it never starts (the executor checks the run too).
-    const job = cancelled && c.env.jobs ? await c.env.jobs.jobForRun(run_id) : null;
-    if (job) await c.env.jobs!.cancelJob(job.id);
-    return c.json({ run_id, cancelled });
+    return c.json(await cancelComponentRun(c, agent, run_id, c.req.valid("query").user_id));
   });
 
   handle(app, continueRun, async (c) => {
@@ -352,26 +287,12 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
     }
     if (body.stream === false) return c.json(runOutputDict(await agent.continueRun(run_id, opts)));
     const { events, ids } = await continuedEvents(agent, run_id, agent.continueRun(run_id, { ...opts, stream: true }));
-    return streamRun(c, agent, events, ids);
+    return streamComponentRun(c, agent, events, ids);
   });
 
-  handle(app, resumeRun, async (c) => {
+  handle(app, resumeRun, (c) => {
     const { agent_id, run_id } = c.req.valid("param");
-    const { agent, db } = storedAgent(c, agents, agent_id);
-    const body = c.req.header("content-type") ? bodyOf(c, resumeRequest) : {};
-    const after = body.last_event_index ?? lastEventIdOf(c.req.header("last-event-id")) ?? -1;
-    const { run, tail } = await openResume(
-      db,
-      agent,
-      run_id,
-      readScope(c, body.user_id),
-      after,
-      c.req.raw.signal,
-      c.env.jobs,
-    );
-    return sseResponse(tail, errorEvent({ run_id, session_id: run.session_id, agent_id: agent.id }), {
-      pingMs: c.env.ssePingMs,
-    });
+    return resumeComponentRun(c, "agent", agents, agent_id, run_id);
   });
 
   handle(app, forkSession, async (c) => {

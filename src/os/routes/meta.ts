@@ -1,4 +1,6 @@
 import type { Agent } from "../../agent/agent.js";
+import type { Team } from "../../team/team.js";
+import type { Workflow } from "../../workflow/workflow.js";
 import type { Db } from "../../db/port.js";
 import { DatabaseUnavailableError } from "../../errors.js";
 import type { AuthConfig } from "../auth/middleware.js";
@@ -57,6 +59,8 @@ const config = defineRoute({
 /** What the meta routes describe: the served components and how requests authenticate. */
 export interface Served {
   agents: Agent[];
+  teams?: Team[];
+  workflows?: Workflow[];
   auth: AuthConfig;
 }
 
@@ -91,13 +95,13 @@ export function metaRoutes(os: OSIdentity, startedAtMs: number, served: Served) 
       os_version: os.version,
       agno_version: os.agnoVersion,
       agent_count: served.agents.length,
-      team_count: 0,
-      workflow_count: 0,
+      team_count: served.teams?.length ?? 0,
+      workflow_count: served.workflows?.length ?? 0,
       mcp: { enabled: false, path: null, oauth: null },
       auth_mode: authMode,
     }),
   );
-  handle(app, config, (c) => c.json(configOf(os, served.agents, c.env.dbs)));
+  handle(app, config, (c) => c.json(configOf(os, served, c.env.dbs)));
   return app;
 }
 
@@ -112,17 +116,18 @@ function authModeOf(auth: AuthConfig): "none" | "security_key" | "jwt" {
 
 /**
  * `/config` as agno fills it: the models are the distinct (id, provider) pairs of the agents'
- * models; agents are bound to the request's first database, which also holds the OS's own data
+ * and team leaders' models; agents are bound to the request's first database, which also holds the OS's own data
  * (schedules, jobs), so it is `os_database` and each agent's `db_id`. Sessions live in every
  * database; memory, learning, knowledge, evals, metrics and traces are blocks without databases,
  * as agno describes a domain no database holds, because no route here serves them.
  */
-function configOf(os: OSIdentity, agents: Agent[], dbs: Db[]): ConfigResponse {
+function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
+  const { agents, teams = [], workflows = [] } = served;
   const dbIds = [...new Set(dbs.map((db) => db.id))];
   const defaultDb = dbs[0]?.id;
   const models = new Map<string, { id: string; provider: string }>();
-  for (const agent of agents) {
-    const { id, provider } = agent.model;
+  for (const served of [...agents, ...teams]) {
+    const { id, provider } = served.model;
     if (id && provider && !models.has(`${provider}\n${id}`)) models.set(`${provider}\n${id}`, { id, provider });
   }
   const none = { dbs: [] };
@@ -145,19 +150,33 @@ function configOf(os: OSIdentity, agents: Agent[], dbs: Db[]): ConfigResponse {
       ...(agent.name !== undefined && { name: agent.name }),
       ...(agent.description !== undefined && { description: agent.description }),
       ...(defaultDb !== undefined && { db_id: defaultDb }),
-      ...(agent.model.id || agent.model.provider
-        ? {
-            model: {
-              ...(agent.model.id && { id: agent.model.id }),
-              ...(agent.model.provider && { provider: agent.model.provider }),
-            },
-          }
-        : {}),
+      ...modelOf(agent.model),
     })),
-    teams: [],
-    workflows: [],
+    teams: teams.map((team) => ({
+      id: team.id,
+      ...(team.name !== undefined && { name: team.name }),
+      ...(team.description !== undefined && { description: team.description }),
+      ...(defaultDb !== undefined && { db_id: defaultDb }),
+      mode: team.mode,
+      ...modelOf(team.model),
+    })),
+    workflows: workflows.map((workflow) => ({
+      id: workflow.id,
+      name: workflow.name,
+      ...(workflow.description !== undefined && { description: workflow.description }),
+      ...(defaultDb !== undefined && { db_id: defaultDb }),
+      is_factory: false,
+      is_component: false,
+    })),
     interfaces: [],
   };
+}
+
+/** agno's `Model` block of a summary: the id and provider it knows, absent when it knows neither. */
+function modelOf(model: { id?: string; provider?: string }) {
+  return model.id || model.provider
+    ? { model: { ...(model.id && { id: model.id }), ...(model.provider && { provider: model.provider }) } }
+    : {};
 }
 
 /** How long a database's state is taken as known: /health needs no credentials, so callers must not be able to make it open a connection per request. */

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import { z } from "zod";
-import type { Agent } from "../../agent/agent.js";
 import { findComponent, type Component } from "../../agent/component.js";
 import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import { ConflictError, ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
@@ -188,8 +187,7 @@ const runView = (r: ScheduleRun): RunView => ({
 const pageView = <T, V>(p: Page<T>, item: (t: T) => V) => ({ data: p.data.map(item), meta: paginationInfo(p) });
 
 /**
- * The target must be a component this AgentOS serves (a team or workflow endpoint parses, and is
- * refused the same way until it serves teams or workflows), and, since its runs will start
+ * The target must be a component this AgentOS serves (an agent, a team or a workflow), and, since its runs will start
  * without the caller present, the caller must be allowed to run it now (as agno requires `agents:run`).
  */
 function checkTarget(c: Context<OSEnv>, components: readonly Component[], endpoint: string): void {
@@ -217,7 +215,7 @@ function durableQueue(c: Context<OSEnv>, queue: QueueConfig | undefined) {
 }
 
 /** `/schedules/*` in agno's paths (SPEC SC1-SC2, U1): every call is scoped to the caller's user. */
-export function scheduleRoutes(agents: Agent[], queue: QueueConfig | undefined) {
+export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig | undefined) {
   const app = routeApp();
   const store = (c: Context<OSEnv>) => dbFor(c).schedules;
   const mine = (c: Context<OSEnv>, requested?: string) => ({ userId: effectiveUserId(c, requested) });

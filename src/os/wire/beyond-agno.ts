@@ -21,6 +21,31 @@ export interface BeyondAgno {
 
 export const BEYOND_AGNO: readonly BeyondAgno[] = [
   {
+    model: "TeamRunOutput",
+    field: "updated_at",
+    reason: "when the run's stored row last changed, so a poller tells a run that progresses from one that stalled",
+  },
+  {
+    model: "TeamRunOutput",
+    field: "error",
+    reason: "why a run ended in ERROR (its public message and type), which agno only streams as a TeamRunError event",
+  },
+  {
+    model: "TeamRunOutput",
+    field: "memory_update_error",
+    reason: "why the run's memories were not stored when that failed but the run itself succeeded",
+  },
+  {
+    model: "WorkflowRunOutput",
+    field: "updated_at",
+    reason: "when the run's stored row last changed, so a poller tells a run that progresses from one that stalled",
+  },
+  {
+    model: "WorkflowRunOutput",
+    field: "error",
+    reason: "why a run ended in ERROR (its public message and type), which agno only streams as a WorkflowError event",
+  },
+  {
     model: "HealthResponse",
     field: "databases",
     reason: "each database's state, so a load balancer or an operator sees a database outage without credentials",

@@ -16,6 +16,8 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "GET /sessions/{session_id}/media/{storage_key}": "the media bytes, or a redirect to them",
   "POST /agents/{agent_id}/runs/{run_id}/resume":
     "an SSE stream of agno's run events (agno declares only text/event-stream for it)",
+  "POST /teams/{team_id}/runs/{run_id}/resume": "an SSE stream of agno's team run events",
+  "POST /workflows/{workflow_id}/runs/{run_id}/resume": "an SSE stream of agno's workflow events",
 };
 
 /** Every route answered so far in this file, by route key, with the statuses seen. */

@@ -8,6 +8,7 @@ import { agentsScenarios } from "./scenarios/agents.js";
 import { metaScenarios } from "./scenarios/meta.js";
 import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
+import { teamsWorkflowsScenarios } from "./scenarios/teams-workflows.js";
 
 /**
  * agno's wire contract, route by route: every answer below goes through `conformingCall`, which
@@ -20,6 +21,7 @@ describe("agno conformance", () => {
   describe("routers", routersScenarios);
   describe("sessions", sessionsScenarios);
   describe("agents", agentsScenarios);
+  describe("teams and workflows", teamsWorkflowsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(

@@ -91,8 +91,8 @@ export function metaScenarios(): void {
       os_version: AGNO_EDGE_VERSION,
       agno_version: AGNO_VERSION,
       agent_count: 1,
-      team_count: 0,
-      workflow_count: 0,
+      team_count: 1,
+      workflow_count: 1,
       mcp: { enabled: false, path: null, oauth: null },
       auth_mode: "security_key",
     });
@@ -129,8 +129,27 @@ export function metaScenarios(): void {
           model: { id: "gpt-test", provider: "openai" },
         },
       ],
-      teams: [],
-      workflows: [],
+      // The example's team and workflow, as agno's TeamSummaryResponse and WorkflowSummaryResponse.
+      teams: [
+        {
+          id: "writing-desk",
+          name: "Writing desk",
+          description: expect.stringMatching(/researcher and a writer/),
+          db_id: "default",
+          mode: "coordinate",
+          model: { id: "gpt-test", provider: "openai" },
+        },
+      ],
+      workflows: [
+        {
+          id: "blog-post",
+          name: "Blog post",
+          description: expect.stringMatching(/Research a topic/),
+          db_id: "default",
+          is_factory: false,
+          is_component: false,
+        },
+      ],
       interfaces: [],
     });
   });
