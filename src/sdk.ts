@@ -103,6 +103,7 @@ export {
   type WorkflowRunOutput,
   type WorkflowStreamEvent,
 } from "./workflow/index.js";
+export { enableCel } from "./workflow/enable-cel.js";
 export type {
   AgentRunEvent,
   EventOf,

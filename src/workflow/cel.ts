@@ -1,4 +1,3 @@
-import { parse } from "@marcbachmann/cel-js";
 import { ValidationError } from "../errors.js";
 import { asText } from "./deepest-content.js";
 import type { StepInput } from "./step-input.js";
@@ -7,11 +6,26 @@ import type { StepOutput } from "./step-output.js";
 /** A CEL expression parsed once (at definition, so a syntax error fails there), evaluated per run. */
 export type CelProgram = (context: Record<string, unknown>) => unknown;
 
-/** `expression` as a program; a ValidationError naming `field` when it does not parse. */
+/**
+ * The CEL parser once `enableCel()` (enable-cel.ts) has handed it over: kept behind that call so a
+ * Worker that writes no CEL does not bundle the engine.
+ */
+let celParse: ((expression: string) => CelProgram) | undefined;
+
+/** Hands the CEL parser to the blocks (enableCel's one job). */
+export function useCelParser(parse: (expression: string) => CelProgram): void {
+  celParse = parse;
+}
+
+/** `expression` as a program; a ValidationError naming `field` when it does not parse, or when CEL is not enabled. */
 export function compileCel(expression: string, field: string): CelProgram {
+  if (!celParse)
+    throw new ValidationError(
+      `${field}: a CEL expression needs enableCel() first (import { enableCel } from "agno-edge"), which loads the CEL engine; or pass a function`,
+      field,
+    );
   try {
-    const program = parse(expression);
-    return (context) => program(context) as unknown;
+    return celParse(expression);
   } catch (error) {
     throw new ValidationError(`${field}: not a CEL expression: ${(error as Error).message.split("\n")[0]}`, field);
   }

@@ -9,10 +9,13 @@ import {
   StepOutput,
   Steps,
   Workflow,
+  enableCel,
   type WorkflowStreamEvent,
 } from "../../src/sdk.js";
 import { ValidationError } from "../../src/errors.js";
 import { collect } from "../support/agent-kit.js";
+
+enableCel();
 
 /** Function steps need no model: each building block through Workflow.run, as a user calls it. */
 const upper = (input: StepInput) => String(input.previous_step_content ?? input.input).toUpperCase();

@@ -8,6 +8,7 @@ import {
   Router,
   Step,
   Workflow,
+  enableCel,
   type StepInput,
 } from "../../src/sdk.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
@@ -15,6 +16,7 @@ import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 /** The README's workflow example, through the SDK exports, its agents on the scripted model. */
 describe("the README's workflow example", () => {
   it("runs research in parallel, a polishing loop, a condition, a CEL router and an approval", async () => {
+    enableCel(); // the README's first line for CEL strings
     const { db } = memoryTestDb();
     const agent = async (name: string, text: string) =>
       new Agent({ name, model: (await scriptedModel([{ text }])).model });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { MemoryDb } from "../../src/db/memory/index.js";
-import { Condition, Loop, Router, Step, StepInput, Workflow } from "../../src/sdk.js";
+import { Condition, enableCel, Loop, Router, Step, StepInput, Workflow } from "../../src/sdk.js";
+
+enableCel();
 
 /** A workflow with CEL conditions, end conditions and selectors, inside workerd (no eval there). */
 describe("workflow CEL in workerd", () => {
