@@ -34,6 +34,11 @@ export interface StepPosition {
   topLevel: boolean;
 }
 
+/** Where a block's events say it runs: its name, its index path, its id and its parent's. */
+export function placeOf(block: { name?: string; stepId: string }, at: StepPosition) {
+  return { step_name: block.name, step_index: at.index, step_id: block.stepId, parent_step_id: at.parentStepId };
+}
+
 /** A workflow building block: Step, Steps, Loop, Parallel, Condition or Router. */
 export interface WorkflowBlock {
   readonly name?: string;

@@ -1,6 +1,6 @@
 import { ValidationError } from "../errors.js";
 import type { HumanReview } from "./human-review.js";
-import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
+import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import { withFrame, type BlockResume } from "./pause.js";
@@ -77,7 +77,7 @@ export class Condition implements WorkflowBlock {
     resume?: BlockResume,
   ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
-    const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
+    const place = placeOf(this, at);
     // A continued run comes back into the branch it paused in, without evaluating again.
     const resumed = resumeFrom(resume?.point);
     const state = resume?.point?.frames[0]?.state as { branch: "if" | "else"; condition_result: boolean } | undefined;

@@ -1,6 +1,6 @@
 import { applyStateChanges, stateChanges } from "../db/state-changes.js";
 import { publicError } from "../public-error.js";
-import { childIndex, workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
+import { childIndex, workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import { mergeGenerators } from "./merge-generators.js";
@@ -39,7 +39,7 @@ export class Parallel implements WorkflowBlock {
   async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
     const count = this.steps.length;
-    const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
+    const place = placeOf(this, at);
     yield workflowEvent(scope, "ParallelExecutionStarted", { ...place, parallel_step_count: count });
     const base = structuredClone(scope.sessionState);
     const states = this.steps.map(() => structuredClone(base));

@@ -4,7 +4,7 @@ import { asText, deepestContent } from "./deepest-content.js";
 import { runAgent } from "./run-executor.js";
 import { isComponent } from "./step.js";
 import type { HumanReview } from "./human-review.js";
-import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
+import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import { withFrame, type BlockResume } from "./pause.js";
@@ -128,7 +128,7 @@ export class Router implements WorkflowBlock {
     resume?: BlockResume,
   ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
-    const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
+    const place = placeOf(this, at);
     // A continued run comes back into the selection it paused in, without selecting again.
     const resumed = resumeFrom(resume?.point);
     const state = resume?.point?.frames[0]?.state as { selected: number[] } | undefined;

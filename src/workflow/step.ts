@@ -2,7 +2,7 @@ import type { Component } from "../agent/component.js";
 import { ValidationError } from "../errors.js";
 import { publicError } from "../public-error.js";
 import type { HumanReview } from "./human-review.js";
-import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
+import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import { ExecutorPausedError, runExecutor } from "./run-executor.js";
@@ -86,7 +86,7 @@ export class Step implements WorkflowBlock {
   }
 
   async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
-    const place = { step_name: this.name, step_index: at.index, step_id: this.stepId, parent_step_id: at.parentStepId };
+    const place = placeOf(this, at);
     yield workflowEvent(scope, "StepStarted", place);
     let output: StepOutput | undefined;
     for (let attempt = 0; output === undefined; attempt++) {

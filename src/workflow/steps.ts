@@ -1,6 +1,6 @@
 import { publicError } from "../public-error.js";
 import type { HumanReview } from "./human-review.js";
-import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
+import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import { isPause, withFrame, type BlockResume } from "./pause.js";
@@ -44,7 +44,7 @@ export class Steps implements WorkflowBlock {
     resume?: BlockResume,
   ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const id = this.stepId;
-    const place = { step_name: this.name, step_index: at.index, step_id: id, parent_step_id: at.parentStepId };
+    const place = placeOf(this, at);
     const count = this.steps.length;
     const resumed = resumeFrom(resume?.point);
     if (!resumed) yield workflowEvent(scope, "StepsExecutionStarted", { ...place, steps_count: count });

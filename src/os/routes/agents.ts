@@ -45,7 +45,6 @@ const userQuery = z.object({ user_id: idSchema.optional() });
 const runQuery = z.object({ session_id: idSchema.optional(), user_id: idSchema.optional() });
 const sessionRunQuery = z.object({ session_id: idSchema, user_id: idSchema.optional() });
 
-const json = jsonOf;
 const errors = (...statuses: Array<400 | 404 | 409 | 429 | 503>) => errorAnswers("agent", ...statuses);
 const runAnswer = (description: string) => componentRunAnswer(runOutputSchema, description);
 
@@ -55,7 +54,7 @@ const listAgents = defineRoute({
   tags,
   summary: "The agents this AgentOS serves (those the caller may read), each as agno's AgentResponse",
   scope: { resource: "agents", action: "read", perItem: "filters the list" },
-  responses: { 200: json(z.array(agentResponseSchema), "The agents") },
+  responses: { 200: jsonOf(z.array(agentResponseSchema), "The agents") },
 });
 const getAgent = defineRoute({
   method: "get",
@@ -64,7 +63,7 @@ const getAgent = defineRoute({
   summary: "One agent's configuration (agno's AgentResponse)",
   scope: readAgent,
   request: { params: agentPath },
-  responses: { 200: json(agentResponseSchema, "The agent"), ...errors(404) },
+  responses: { 200: jsonOf(agentResponseSchema, "The agent"), ...errors(404) },
 });
 const createRun = defineRoute({
   method: "post",
@@ -77,7 +76,7 @@ const createRun = defineRoute({
   request: { params: agentPath, body: runBody(runRequest) },
   responses: {
     200: runAnswer("RunOutput (JSON, stream=false) or text/event-stream"),
-    202: json(acceptedRunResponseSchema, "background=true, stream=false: accepted, to poll"),
+    202: jsonOf(acceptedRunResponseSchema, "background=true, stream=false: accepted, to poll"),
     ...errors(400, 404, 409, 429, 503),
   },
 });
@@ -99,7 +98,7 @@ const listRuns = defineRoute({
       user_id: idSchema.optional(),
     }),
   },
-  responses: { 200: json(z.array(runSchema), "The runs"), ...errors(404, 503) },
+  responses: { 200: jsonOf(z.array(runSchema), "The runs"), ...errors(404, 503) },
 });
 const getRun = defineRoute({
   method: "get",
@@ -108,7 +107,7 @@ const getRun = defineRoute({
   summary: "One run's RunOutput (poll a background run with it)",
   scope: runAgent,
   request: { params: runPath, query: runQuery },
-  responses: { 200: json(runOutputSchema, "The run"), ...errors(404, 503) },
+  responses: { 200: jsonOf(runOutputSchema, "The run"), ...errors(404, 503) },
 });
 const cancelRun = defineRoute({
   method: "post",
@@ -117,7 +116,7 @@ const cancelRun = defineRoute({
   summary: "Cancel a running run (cooperatively, from any isolate)",
   scope: runAgent,
   request: { params: runPath, query: userQuery },
-  responses: { 200: json(cancelRunResponseSchema, "The cancel was recorded"), ...errors(404, 503) },
+  responses: { 200: jsonOf(cancelRunResponseSchema, "The cancel was recorded"), ...errors(404, 503) },
 });
 const continueRun = defineRoute({
   method: "post",
@@ -144,7 +143,7 @@ const resumeRun = defineRoute({
   responses: {
     200: { description: "text/event-stream", content: { "text/event-stream": {} } },
     ...errors(404, 503),
-    409: json(agnoErrorSchema, "The run was not streamed (read it with GET instead)"),
+    409: jsonOf(agnoErrorSchema, "The run was not streamed (read it with GET instead)"),
   },
 });
 const forkSession = defineRoute({
@@ -154,7 +153,7 @@ const forkSession = defineRoute({
   summary: "Copy a session, every run under a new id, into a new session that can go another way",
   scope: runAgent,
   request: { params: z.object({ agent_id: idSchema, session_id: idSchema }), query: userQuery },
-  responses: { 200: json(forkSessionResponseSchema, "The new session"), ...errors(400, 404, 503) },
+  responses: { 200: jsonOf(forkSessionResponseSchema, "The new session"), ...errors(400, 404, 503) },
 });
 const listCheckpoints = defineRoute({
   method: "get",
@@ -163,7 +162,7 @@ const listCheckpoints = defineRoute({
   summary: "The boundaries a run can be continued from (send one's `continue_from` to /continue)",
   scope: runAgent,
   request: { params: runPath, query: sessionRunQuery },
-  responses: { 200: json(runCheckpointsResponseSchema, "The run's checkpoints"), ...errors(404, 503) },
+  responses: { 200: jsonOf(runCheckpointsResponseSchema, "The run's checkpoints"), ...errors(404, 503) },
 });
 const getCheckpoint = defineRoute({
   method: "get",
@@ -175,7 +174,10 @@ const getCheckpoint = defineRoute({
     params: runPath.extend({ message_index: z.coerce.number().int().min(0).max(1_000_000) }),
     query: sessionRunQuery,
   },
-  responses: { 200: json(runCheckpointSnapshotSchema, "The boundary and the run cut there"), ...errors(400, 404, 503) },
+  responses: {
+    200: jsonOf(runCheckpointSnapshotSchema, "The boundary and the run cut there"),
+    ...errors(400, 404, 503),
+  },
 });
 
 /** The stored run `runId` of this agent, readable by the caller and (when named) in `sessionId`; else 404. */
