@@ -72,9 +72,9 @@ export async function executeRunJob(
     output = await finalOf(run);
   } else {
     const firstIndex = job.attempt > 1 ? (await db.lastRunEventIndex(runId)) + 1 : 0;
-    // The log of a retried run already starts with the first attempt's RunStarted; agno has no retry
-    // event, so the run keeps one RunStarted in total and the retry's events follow on.
-    const events = firstIndex > 0 ? withoutRunStarted(run) : run;
+    // The log of a retried run already starts with the first attempt's started event; agno has no
+    // retry event, so the run keeps one in total and the retry's events follow on.
+    const events = firstIndex > 0 ? withoutRunStarted(run, runId) : run;
     output = await finalOf(recordRunEvents(db, events, { runId, firstIndex }));
   }
   switch (output.status) {
@@ -100,10 +100,18 @@ async function finalOf(events: AsyncGenerator<unknown, RunOutput>): Promise<RunO
   }
 }
 
-async function* withoutRunStarted(events: AsyncGenerator<RunEvent, RunOutput>): AsyncGenerator<RunEvent, RunOutput> {
+/** The events that open a run's log, an agent's, a team's or a workflow's. */
+const STARTED = new Set(["RunStarted", "TeamRunStarted", "WorkflowStarted"]);
+
+/** The run's events but its own started event (its members' and steps' runs keep theirs). */
+async function* withoutRunStarted(
+  events: AsyncGenerator<RunEvent, RunOutput>,
+  runId: string,
+): AsyncGenerator<RunEvent, RunOutput> {
   for (;;) {
     const next = await events.next();
     if (next.done) return next.value;
-    if (next.value.event !== "RunStarted") yield next.value;
+    const event = next.value as { event: string; run_id?: string };
+    if (!(STARTED.has(event.event) && event.run_id === runId)) yield next.value;
   }
 }

@@ -9,6 +9,7 @@ import type {
 } from "./events.js";
 import type { HumanReview } from "./human-review.js";
 import type { BlockResume } from "./pause.js";
+import type { RunProgress } from "./run-progress.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import type { StepInput } from "./step-input.js";
 import type { StepOutput, StepType } from "./step-output.js";
@@ -25,6 +26,8 @@ export interface RunScope {
   executorRuns: Set<string>;
   /** throws the cancellation when the run was cancelled */
   checkCancelled(): void;
+  /** saves how far a durable run got as its steps end (absent: not durable, or inside a Parallel) */
+  progress?: RunProgress;
 }
 
 /** Where a block runs: its index (a path when nested), the block it is in, and whether it is a top-level step. */

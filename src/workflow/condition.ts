@@ -3,7 +3,7 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { withFrame, type BlockResume } from "./pause.js";
+import type { BlockResume } from "./pause.js";
 import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
@@ -101,12 +101,12 @@ export class Condition implements WorkflowBlock {
       });
     }
     const blocks = branch === "if" ? this.steps : this.elseSteps;
-    const inner = runSequence(blocks, input, scope, { index: at.index, id }, "record", resumed);
-    const { results } = yield* withFrame(inner, () => ({
-      step_type: "Condition",
+    const frame = () => ({
+      step_type: "Condition" as const,
       step_name: this.name ?? null,
       state: { branch, condition_result: result },
-    }));
+    });
+    const { results } = yield* runSequence(blocks, input, scope, { index: at.index, id, frame }, "record", resumed);
     yield workflowEvent(scope, "ConditionExecutionCompleted", {
       ...place,
       condition_result: result,

@@ -8,7 +8,7 @@ import { StepInput } from "./step-input.js";
 import type { StepOutput } from "./step-output.js";
 import type { StepRequirement } from "./step-requirement.js";
 
-/** Where a continued run picks up: the top-level step that holds the pause, the way down to it, the decision. */
+/** Where a continued (or restarted) run picks up: the top-level step that holds the pause (or runs next), the way down to it, the decision. */
 export interface StepsResume {
   startIndex: number;
   point: ResumePoint;
@@ -42,6 +42,7 @@ export async function* executeSteps(
   for (let i = resume?.startIndex ?? 0; i < blocks.length; i++) {
     const block = blocks[i]!;
     scope.checkCancelled();
+    scope.progress?.starting(i);
     let output: StepOutput | null;
     try {
       output = yield* runBlock(
@@ -55,10 +56,12 @@ export async function* executeSteps(
       if (isPause(error)) return { paused: true, requirement: error.requirement, index: i, frames: error.frames };
       throw error;
     }
-    if (output === null) continue;
-    scope.run.step_results.push(output);
-    if (output.stop) break;
-    stepInput = stepInput.after(block.name ?? `step_${i + 1}`, output);
+    if (output !== null) {
+      scope.run.step_results.push(output);
+      stepInput = stepInput.after(block.name ?? `step_${i + 1}`, output);
+    }
+    await scope.progress?.stepEnded(i + 1);
+    if (output?.stop) break;
   }
   return { paused: false };
 }

@@ -3,7 +3,7 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { compileCel, loopContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { withFrame, type BlockResume } from "./pause.js";
+import type { BlockResume } from "./pause.js";
 import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
 import type { StepInput } from "./step-input.js";
 import type { StepOutput } from "./step-output.js";
@@ -94,13 +94,10 @@ export class Loop implements WorkflowBlock {
       scope.checkCancelled();
       if (!resumed)
         yield workflowEvent(scope, "LoopIterationStarted", { ...place, iteration: iteration + 1, max_iterations: max });
-      const inner = runSequence(this.steps, iterationInput, scope, { index: at.index, id }, "throw", resumed);
+      const frame = () => ({ step_type: "Loop" as const, step_name: this.name ?? null, state: { iteration, all } });
+      const inner = runSequence(this.steps, iterationInput, scope, { index: at.index, id, frame }, "throw", resumed);
       resumed = undefined;
-      const { results, stopped, next } = yield* withFrame(inner, () => ({
-        step_type: "Loop",
-        step_name: this.name ?? null,
-        state: { iteration, all },
-      }));
+      const { results, stopped, next } = yield* inner;
       all.push(results);
       iteration++;
       const ended = stopped || (await this.shouldEnd(results, iteration));
@@ -113,6 +110,8 @@ export class Loop implements WorkflowBlock {
       });
       if (ended) break;
       if (this.forwardIterationOutput) iterationInput = next;
+      // Saved between iterations, so a restarted run starts the next one instead of ending this one again.
+      await scope.progress?.between(() => ({ ...frame(), index: 0, results: [] }));
     }
     yield workflowEvent(scope, "LoopExecutionCompleted", {
       ...place,

@@ -47,7 +47,8 @@ export class Parallel implements WorkflowBlock {
       this.steps.map((block, i) =>
         block.execute(
           input.withState(states[i]!),
-          { ...scope, sessionState: states[i]! },
+          // Branches run at once: no single place to save, so a Parallel is saved only as a whole.
+          { ...scope, sessionState: states[i]!, progress: undefined },
           { index: childIndex(at.index, i), parentStepId: id, topLevel: false },
         ),
       ),

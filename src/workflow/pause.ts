@@ -1,4 +1,3 @@
-import type { WorkflowStreamEvent } from "./events.js";
 import type { StepOutput, StepType } from "./step-output.js";
 import type { StepRequirement } from "./step-requirement.js";
 
@@ -30,27 +29,18 @@ export function isPause(error: unknown): error is PauseSignal {
   return error instanceof PauseSignal;
 }
 
-/** A continued run's way down to the paused block: the frames of the containers still to enter, and the decision. */
+/**
+ * A continued run's way down to the paused block: the frames of the containers still to enter,
+ * and the decision. A run restarted from a checkpoint has no decision: the block at the end of
+ * the way runs afresh.
+ */
 export interface ResumePoint {
   frames: PauseFrame[];
-  requirement: StepRequirement;
+  requirement?: StepRequirement;
 }
 
 /** How a block resumes: a rejected review's else branch, or the way down to a pause inside it. */
 export interface BlockResume {
   forceElse?: boolean;
   point?: ResumePoint;
-}
-
-/** Runs a container's inner sequence; a pause from inside gets the container's own part of its frame. */
-export async function* withFrame<T>(
-  inner: AsyncGenerator<WorkflowStreamEvent, T>,
-  frame: () => Omit<PauseFrame, "index" | "results">,
-): AsyncGenerator<WorkflowStreamEvent, T> {
-  try {
-    return yield* inner;
-  } catch (error) {
-    if (isPause(error) && error.frames[0]) Object.assign(error.frames[0], frame());
-    throw error;
-  }
 }

@@ -7,7 +7,7 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { compileCel, stepInputContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { withFrame, type BlockResume } from "./pause.js";
+import type { BlockResume } from "./pause.js";
 import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
@@ -140,13 +140,13 @@ export class Router implements WorkflowBlock {
     const blocks = selected as WorkflowBlock[];
     const names = blocks.map((s, i) => s.name ?? `step_${i + 1}`);
     if (!resumed) yield workflowEvent(scope, "RouterExecutionStarted", { ...place, selected_steps: names });
-    const inner = runSequence(blocks, input, scope, { index: at.index, id }, "record", resumed);
+    const frame = () => ({
+      step_type: "Router" as const,
+      step_name: this.name ?? null,
+      state: { selected: blocks.map((b) => this.choices.indexOf(b)) },
+    });
     const { results } = blocks.length
-      ? yield* withFrame(inner, () => ({
-          step_type: "Router",
-          step_name: this.name ?? null,
-          state: { selected: blocks.map((b) => this.choices.indexOf(b)) },
-        }))
+      ? yield* runSequence(blocks, input, scope, { index: at.index, id, frame }, "record", resumed)
       : { results: [] as StepOutput[] };
     yield workflowEvent(scope, "RouterExecutionCompleted", {
       ...place,

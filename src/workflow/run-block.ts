@@ -9,6 +9,7 @@ import { stepRequirement } from "./step-requirement.js";
  * Runs one block of a sequence (the workflow's, or a container's): a block with a HumanReview
  * throws a PauseSignal instead; when a continued run comes back to it, the person's decision
  * applies (null: the block is skipped); when the pause is deeper inside it, the way down goes on.
+ * A run restarted from a checkpoint comes back with no decision: the block runs afresh.
  */
 export async function* runBlock(
   block: WorkflowBlock,
@@ -18,7 +19,7 @@ export async function* runBlock(
   resume?: ResumePoint,
 ): AsyncGenerator<WorkflowStreamEvent, StepOutput | null> {
   if (resume && resume.frames.length > 0) return yield* block.execute(input, scope, at, { point: resume });
-  if (resume) {
+  if (resume?.requirement) {
     const decision = resume.requirement;
     yield workflowEvent(scope, "StepContinued", { step_name: block.name, step_index: at.index, step_id: block.stepId });
     if (decision.confirmed === false && decision.on_reject === "skip") return null;

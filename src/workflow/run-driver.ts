@@ -11,6 +11,7 @@ import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import { executeSteps, summarize, type StepsEnd, type StepsResume } from "./execute-steps.js";
 import type { WorkflowRunOutput } from "./run-output.js";
+import { RunProgress, type Checkpoint } from "./run-progress.js";
 
 /** What a workflow's runs are driven with. */
 export interface DriverConfig {
@@ -40,8 +41,10 @@ export class RunDriver {
     return this.cfg.db;
   }
 
-  scope(output: WorkflowRunOutput, controller: AbortController): RunScope {
+  scope(output: WorkflowRunOutput, controller: AbortController, durable = false): RunScope {
+    const db = this.cfg.db;
     return {
+      ...(durable && db ? { progress: new RunProgress((at) => saveCheckpoint(db, output, at)) } : {}),
       workflow: this.cfg.ref,
       run: output,
       userId: output.user_id,
@@ -54,17 +57,21 @@ export class RunDriver {
     };
   }
 
-  /** Runs the steps of a stored RUNNING run (from `resume`'s step when continued) and stores how it ended. */
+  /**
+   * Runs the steps of a stored RUNNING run (from `resume`'s step when continued or restarted) and
+   * stores how it ended. A durable run saves a checkpoint as each step ends.
+   */
   async *drive(
     output: WorkflowRunOutput,
     saveState: (s: Record<string, unknown>) => Promise<void>,
     onFinalWrite?: RunEndHook,
     resume?: StepsResume,
+    durable = false,
   ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
     const db = this.cfg.db;
     const runId = output.run_id;
     const controller = new AbortController();
-    const scope = this.scope(output, controller);
+    const scope = this.scope(output, controller, durable);
     const started = performance.now();
     const before = output.metrics.duration ?? 0;
     const elapsed = () => before + (performance.now() - started) / 1000;
@@ -87,6 +94,7 @@ export class RunDriver {
         return yield* this.failed(output, scope, error, saveState);
       }
       output.metrics = { ...output.metrics, duration: elapsed() };
+      delete output.checkpoint;
       if (end.paused) {
         const req = end.requirement;
         output.status = "PAUSED";
@@ -194,6 +202,12 @@ export class RunDriver {
       publicError(error, `workflow run ${output.run_id}: storing its end`);
     }
   }
+}
+
+/** Saves how far a durable run got, in its row; a run cancelled meanwhile stops here (its row is no longer RUNNING). */
+async function saveCheckpoint(db: Db, output: WorkflowRunOutput, at: Checkpoint): Promise<void> {
+  output.checkpoint = at;
+  await db.upsertRun(record(output), { expectStatus: ["RUNNING"] });
 }
 
 /** The run as a row's `run_data`: plain JSON, stamped now. */

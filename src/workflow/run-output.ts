@@ -3,6 +3,7 @@ import type { RunStatus } from "../db/types.js";
 import type { StepOutput } from "./step-output.js";
 import type { StepRequirement } from "./step-requirement.js";
 import type { PauseFrame } from "./pause.js";
+import type { Checkpoint } from "./run-progress.js";
 
 /** One step's metrics in a workflow's (agno's StepMetrics): only steps an agent or a team ran. */
 export interface StepMetrics {
@@ -52,6 +53,8 @@ export interface WorkflowRunOutput {
   pause_kind?: "step" | null;
   /** where each container on the way down to a nested pause stood, outermost first */
   paused_frames?: PauseFrame[] | null;
+  /** how far a durable run got while it runs (kept to itself: a restarted run goes on from here) */
+  checkpoint?: Checkpoint | null;
   created_at: number;
   updated_at?: number;
 }

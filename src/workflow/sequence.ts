@@ -2,7 +2,7 @@ import { publicError } from "../public-error.js";
 import { childIndex, type RunScope, type StepPosition, type WorkflowBlock } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { isPause, type ResumePoint } from "./pause.js";
+import { isPause, type PauseFrame, type ResumePoint } from "./pause.js";
 import { runBlock } from "./run-block.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
@@ -32,52 +32,75 @@ export function resumeFrom(point: ResumePoint | undefined): SequenceResume | und
   return { index: frame.index, results: frame.results, point: { ...point, frames: point.frames.slice(1) } };
 }
 
+/** The container a sequence runs in: its index and id, and what its frame holds beyond the sequence's place (a Loop's iteration, a Condition's branch). */
+export interface SequenceParent {
+  index: StepPosition["index"];
+  id: string;
+  frame: () => Omit<PauseFrame, "index" | "results">;
+}
+
 /**
  * Runs blocks one after another, each given the content and the outputs of those before it; a
  * step with `stop` ends the sequence (and, through its container's output, the workflow). A
- * block that asks for a person ends it with a PauseSignal that says where it stood.
+ * block that asks for a person ends it with a PauseSignal that says where it stood; in a
+ * durable run each block that ends is saved with where the sequence stands.
  */
 export async function* runSequence(
   blocks: readonly WorkflowBlock[],
   first: StepInput,
   scope: RunScope,
-  parent: { index: StepPosition["index"]; id: string },
+  parent: SequenceParent,
   onError: OnBlockError = "throw",
   resume?: SequenceResume,
 ): AsyncGenerator<WorkflowStreamEvent, SequenceResult> {
   const results: StepOutput[] = [...(resume?.results ?? [])];
   let input = first.afterAll(results);
-  for (let i = resume?.index ?? 0; i < blocks.length; i++) {
-    const block = blocks[i]!;
-    scope.checkCancelled();
-    const name = block.name ?? `step_${i + 1}`;
-    let output: StepOutput | null;
-    try {
-      output = yield* runBlock(
-        block,
-        input,
-        scope,
-        { index: childIndex(parent.index, i), parentStepId: parent.id, topLevel: false },
-        i === resume?.index ? resume.point : undefined,
-      );
-    } catch (error) {
-      if (isPause(error)) {
-        error.frames.unshift({ index: i, results: [...results] });
-        throw error;
+  let next = resume?.index ?? 0;
+  const where = (): PauseFrame => ({ ...parent.frame(), index: next, results: [...results] });
+  const leave = scope.progress?.enter(where);
+  try {
+    for (let i = next; i < blocks.length; i++) {
+      const block = blocks[i]!;
+      scope.checkCancelled();
+      const name = block.name ?? `step_${i + 1}`;
+      let output: StepOutput | null;
+      try {
+        output = yield* runBlock(
+          block,
+          input,
+          scope,
+          { index: childIndex(parent.index, i), parentStepId: parent.id, topLevel: false },
+          i === resume?.index ? resume.point : undefined,
+        );
+      } catch (error) {
+        if (isPause(error)) {
+          error.frames.unshift(where());
+          throw error;
+        }
+        if (onError === "throw" || isCancellation(error, scope)) throw error;
+        const message = publicError(error, `workflow run ${scope.run.run_id}: step ${name}`).message;
+        results.push(
+          new StepOutput({
+            step_name: name,
+            content: `Step ${name} failed: ${message}`,
+            success: false,
+            error: message,
+          }),
+        );
+        return { results, stopped: false, next: input };
       }
-      if (onError === "throw" || isCancellation(error, scope)) throw error;
-      const message = publicError(error, `workflow run ${scope.run.run_id}: step ${name}`).message;
-      results.push(
-        new StepOutput({ step_name: name, content: `Step ${name} failed: ${message}`, success: false, error: message }),
-      );
-      return { results, stopped: false, next: input };
+      next = i + 1;
+      if (output !== null) {
+        results.push(output);
+        input = input.after(name, output);
+      }
+      await scope.progress?.innerStepEnded();
+      if (output?.stop) return { results, stopped: true, next: input };
     }
-    if (output === null) continue;
-    results.push(output);
-    input = input.after(name, output);
-    if (output.stop) return { results, stopped: true, next: input };
+    return { results, stopped: false, next: input };
+  } finally {
+    leave?.();
   }
-  return { results, stopped: false, next: input };
 }
 
 /** A container's output over the outputs of its inner steps: failed if one failed, stopping if one stopped. */

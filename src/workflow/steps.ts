@@ -3,7 +3,7 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { isPause, withFrame, type BlockResume } from "./pause.js";
+import { isPause, type BlockResume } from "./pause.js";
 import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
@@ -50,8 +50,8 @@ export class Steps implements WorkflowBlock {
     if (!resumed) yield workflowEvent(scope, "StepsExecutionStarted", { ...place, steps_count: count });
     let results: StepOutput[];
     try {
-      const inner = runSequence(this.steps, input, scope, { index: at.index, id }, "throw", resumed);
-      ({ results } = yield* withFrame(inner, () => ({ step_type: "Steps", step_name: this.name ?? null })));
+      const frame = () => ({ step_type: "Steps" as const, step_name: this.name ?? null });
+      ({ results } = yield* runSequence(this.steps, input, scope, { index: at.index, id, frame }, "throw", resumed));
     } catch (error) {
       if (isPause(error) || isCancellation(error, scope)) throw error;
       const message = publicError(error, `workflow run ${scope.run.run_id}: steps ${this.name}`).message;

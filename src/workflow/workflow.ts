@@ -50,6 +50,12 @@ export interface WorkflowRunOptions {
   /** stored with the run */
   metadata?: Record<string, unknown>;
   stream?: boolean;
+  /**
+   * Saves a checkpoint in the run's row as each step ends, so the run, started again with the
+   * same `runId` after its process died, goes on after the last step that ended. The queue's
+   * runs are always durable.
+   */
+  durable?: boolean;
 }
 
 /**
@@ -138,7 +144,11 @@ export class Workflow implements Component {
     if (typeof message !== "string") throw new ValidationError("input must be a string", "message");
     // Refused rather than dropped: a workflow run does not hand media to its steps yet.
     if (media?.length) throw new ValidationError("workflow runs take no media yet", "media");
-    return this.start(message, { ...opts, stream }, onFinalWrite) as unknown as AsyncGenerator<RunEvent, RunOutput>;
+    // The queue runs it again after a crash: each step that ends is saved, so only the one in flight runs again.
+    return this.start(message, { ...opts, stream, durable: true }, onFinalWrite) as unknown as AsyncGenerator<
+      RunEvent,
+      RunOutput
+    >;
   }
 
   /** Cancels a run from anywhere (as Agent.cancelRun): false when it had already ended. */
@@ -214,12 +224,27 @@ export class Workflow implements Component {
       return output;
     }
     if (loaded.run && loaded.run.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
+    const stored = loaded.run?.run_data as unknown as WorkflowRunOutput | undefined;
+    if (db && stored?.checkpoint) {
+      // Started again after its process died: it goes on after the last step that ended.
+      const restarted: WorkflowRunOutput = { ...stored, status: "RUNNING" };
+      const checkpoint = stored.checkpoint;
+      await db.upsertRun(record(restarted), { expectStatus: ["PENDING"] });
+      const saver = workflowStateSaver(db, sessionId, loaded.state);
+      return yield* this.driver.drive(
+        restarted,
+        saver,
+        onFinalWrite,
+        { startIndex: checkpoint.index, point: { frames: checkpoint.frames } },
+        true,
+      );
+    }
     if (db) {
       if (loaded.create) await db.createSession(loaded.create);
       await db.upsertRun(record(output), { expectStatus: ["PENDING", "RUNNING"] });
       if (opts.sessionState) await saveState(sessionState);
     }
-    return yield* this.driver.drive(output, saveState, onFinalWrite);
+    return yield* this.driver.drive(output, saveState, onFinalWrite, undefined, opts.durable);
   }
 
   /**

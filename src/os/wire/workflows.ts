@@ -92,7 +92,7 @@ export const workflowRunOutputSchema = agnoObject(
 );
 
 /** Fields a stored workflow run keeps for itself (to continue), which agno's WorkflowRunOutput has not. */
-const KEPT_TO_ITSELF = new Set(["session_state", "additional_data", "paused_frames"]);
+const KEPT_TO_ITSELF = new Set(["session_state", "additional_data", "paused_frames", "checkpoint"]);
 
 /**
  * A workflow run as agno's `WorkflowRunOutput.to_dict()` writes it: no None, no empty step
