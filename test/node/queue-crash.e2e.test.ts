@@ -1,17 +1,17 @@
 import { Pool } from "@neondatabase/serverless";
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import ws from "ws";
-import { freePort, startEmbeddedPostgres, type EmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
+import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
 import { startWsProxy, type WsProxy } from "../../src/cli/local/ws-proxy.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { scriptModel, type RecordedRequest, type Turn } from "../support/model-script.js";
 import { until } from "../support/until.js";
+import { startWranglerRuntime, type WranglerRuntime } from "../support/wrangler-runtime.js";
 
 /**
  * The durable queue against a real crash: `wrangler dev` (workerd, with persisted Durable Object
@@ -26,21 +26,12 @@ import { until } from "../support/until.js";
  * job's message is unique.
  */
 
-const root = resolve(import.meta.dirname, "../..");
 const CYCLES = 3;
 const JOBS_PER_CYCLE = 120;
 const LEASE_SECONDS = 3;
 const CONCURRENCY = 32;
 const ANSWER = "done with the job";
 const JSON_BODY = { "content-type": "application/json" };
-
-interface Runtime {
-  url: string;
-  pid: number;
-  output(): string;
-  /** SIGKILL to the whole process group (wrangler, workerd, esbuild); resolves once all are gone */
-  kill(): Promise<void>;
-}
 
 interface Accepted {
   key: string;
@@ -63,15 +54,6 @@ interface Stats {
   failed: number;
   cancelled: number;
 }
-
-const groupAlive = (pid: number) => {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** Runs `fn` over `items`, `width` at a time. */
 async function pool<T, R>(items: T[], width: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -99,7 +81,7 @@ function keyOf(request: RecordedRequest): string | undefined {
 describe("durable background runs survive kill -9 of the runtime", () => {
   const dir = mkdtempSync(join(tmpdir(), "agno-crash-"));
   const stateDir = join(dir, "wrangler");
-  const runtimes = new Set<Runtime>();
+  const runtimes = new Set<WranglerRuntime>();
   let pg: EmbeddedPostgres | undefined;
   let proxy: WsProxy | undefined;
   let direct: Pool | undefined;
@@ -122,75 +104,23 @@ describe("durable background runs survive kill -9 of the runtime", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** `wrangler dev` as scripts/dev.ts runs it, in a process group of its own, once /info answers. */
-  async function startRuntime(modelUrl: string): Promise<Runtime> {
-    const port = await freePort();
-    const vars = {
-      DATABASE_URL: pg!.url,
-      DB_WS_PROXY: proxy!.address,
-      AGNO_AUTH: "none",
-      MODEL: "openai:gpt-test",
-      OPENAI_BASE_URL: `${modelUrl}/c/crash/v1`,
-      OPENAI_API_KEY: "sk-crash",
-      AGNO_QUEUE_LEASE_SECONDS: String(LEASE_SECONDS),
-      AGNO_BACKGROUND_MAX_CONCURRENCY: String(CONCURRENCY),
-    };
-    let out = "";
-    const child: ChildProcess = spawn(
-      join(root, "node_modules", ".bin", "wrangler"),
-      [
-        "dev",
-        "--ip",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--inspector-port",
-        String(await freePort()),
-        "--persist-to",
-        stateDir,
-        "--show-interactive-dev-session=false",
-        ...Object.entries(vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-      ],
-      {
-        cwd: root,
-        stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
-        env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+  /** The example Worker under `wrangler dev`, on the test's database, with a short lease. */
+  async function startRuntime(modelUrl: string): Promise<WranglerRuntime> {
+    const runtime = await startWranglerRuntime({
+      stateDir,
+      vars: {
+        DATABASE_URL: pg!.url,
+        DB_WS_PROXY: proxy!.address,
+        AGNO_AUTH: "none",
+        MODEL: "openai:gpt-test",
+        OPENAI_BASE_URL: `${modelUrl}/c/crash/v1`,
+        OPENAI_API_KEY: "sk-crash",
+        AGNO_QUEUE_LEASE_SECONDS: String(LEASE_SECONDS),
+        AGNO_BACKGROUND_MAX_CONCURRENCY: String(CONCURRENCY),
       },
-    );
-    child.stdout!.on("data", (d) => (out += d));
-    child.stderr!.on("data", (d) => (out += d));
-    const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once("exit", () => r())));
-    const pid = child.pid!;
-    const runtime: Runtime = {
-      url: `http://127.0.0.1:${port}`,
-      pid,
-      output: () => out,
-      kill: async () => {
-        if (groupAlive(pid)) process.kill(-pid, "SIGKILL");
-        await exited;
-        // workerd is wrangler's child, reparented when wrangler dies: wait until it is reaped too.
-        await until(
-          async () => groupAlive(pid),
-          (alive) => !alive,
-          `process group ${pid} to be gone`,
-          { ms: 10_000, every: 20, retryErrors: true },
-        );
-        runtimes.delete(runtime);
-      },
-    };
+    });
     runtimes.add(runtime);
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`wrangler dev exited early (${child.exitCode}):\n${out}`);
-      try {
-        if ((await fetch(`${runtime.url}/info`)).ok) return runtime;
-      } catch {
-        // not listening yet
-      }
-      if (Date.now() > deadline) throw new Error(`wrangler dev did not answer /info within 120 s:\n${out}`);
-      await sleep(100);
-    }
+    return runtime;
   }
 
   const stats = async (url: string): Promise<Stats> => {

@@ -1,0 +1,95 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { freePort } from "../../src/cli/local/pglite-server.js";
+import { until } from "./until.js";
+
+const root = resolve(import.meta.dirname, "../..");
+
+/** A `wrangler dev` the crash tests kill with SIGKILL, process group and all. */
+export interface WranglerRuntime {
+  url: string;
+  pid: number;
+  output(): string;
+  /** SIGKILL to the whole process group (wrangler, workerd, esbuild); resolves once all are gone */
+  kill(): Promise<void>;
+}
+
+const groupAlive = (pid: number) => {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * `wrangler dev` as scripts/dev.ts runs it (of `config`, default the example Worker's), in a
+ * process group of its own, with `vars` and its Durable Object state in `stateDir`, once /info answers.
+ */
+export async function startWranglerRuntime(opts: {
+  stateDir: string;
+  vars: Record<string, string>;
+  config?: string;
+}): Promise<WranglerRuntime> {
+  const port = await freePort();
+  let out = "";
+  const child: ChildProcess = spawn(
+    join(root, "node_modules", ".bin", "wrangler"),
+    [
+      "dev",
+      ...(opts.config ? ["--config", opts.config] : []),
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(port),
+      "--inspector-port",
+      String(await freePort()),
+      "--persist-to",
+      opts.stateDir,
+      "--show-interactive-dev-session=false",
+      ...Object.entries(opts.vars).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
+    ],
+    {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+      env: { ...process.env, WRANGLER_SEND_METRICS: "false", CLOUDFLARE_CF_FETCH_ENABLED: "false" },
+    },
+  );
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (out += d));
+  const exited = new Promise<void>((r) => (child.exitCode !== null ? r() : child.once("exit", () => r())));
+  const pid = child.pid!;
+  const runtime: WranglerRuntime = {
+    url: `http://127.0.0.1:${port}`,
+    pid,
+    output: () => out,
+    kill: async () => {
+      if (groupAlive(pid)) process.kill(-pid, "SIGKILL");
+      await exited;
+      // workerd is wrangler's child, reparented when wrangler dies: wait until it is reaped too.
+      await until(
+        async () => groupAlive(pid),
+        (alive) => !alive,
+        `process group ${pid} to be gone`,
+        { ms: 10_000, every: 20, retryErrors: true },
+      );
+    },
+  };
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited early (${child.exitCode}):\n${out}`);
+    try {
+      if ((await fetch(`${runtime.url}/info`)).ok) return runtime;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await runtime.kill();
+      throw new Error(`wrangler dev did not answer /info within 120 s:\n${out}`);
+    }
+    await sleep(100);
+  }
+}
