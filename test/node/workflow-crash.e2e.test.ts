@@ -1,7 +1,5 @@
 import { Pool } from "@neondatabase/serverless";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -11,6 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../src/cli/loca
 import { startWsProxy, type WsProxy } from "../../src/cli/local/ws-proxy.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
+import { startStepRecorder, type StepRecorder } from "../support/step-recorder.js";
 import { until } from "../support/until.js";
 import { startWranglerRuntime, type WranglerRuntime } from "../support/wrangler-runtime.js";
 
@@ -32,36 +31,13 @@ const STEPS = 10;
 const LEASE_SECONDS = 3;
 const JSON_BODY = { "content-type": "application/json" };
 
-interface StepCall {
-  run: string;
-  step: number;
-}
-
-/** Records each step's call and answers it after 100-200 ms: steps are slow enough to be caught mid-way. */
-function startRecorder(): Promise<{ server: Server; url: string; calls: StepCall[] }> {
-  const calls: StepCall[] = [];
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (d: Buffer) => (body += d.toString()));
-    req.on("end", () => {
-      calls.push(JSON.parse(body) as StepCall);
-      setTimeout(() => res.writeHead(200, { "content-type": "application/json" }).end("{}"), 100 + Math.random() * 100);
-    });
-  });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, calls }),
-    ),
-  );
-}
-
 describe("durable workflow runs survive kill -9 of the runtime", () => {
   const dir = mkdtempSync(join(tmpdir(), "agno-wf-crash-"));
   const runtimes = new Set<WranglerRuntime>();
   let pg: EmbeddedPostgres | undefined;
   let proxy: WsProxy | undefined;
   let direct: Pool | undefined;
-  let recorder: Awaited<ReturnType<typeof startRecorder>> | undefined;
+  let recorder: StepRecorder | undefined;
 
   beforeAll(async () => {
     mkdirSync(join(dir, "pglite"), { recursive: true });
@@ -70,12 +46,12 @@ describe("durable workflow runs survive kill -9 of the runtime", () => {
     useLocalWsProxy(proxy.address, ws);
     direct = new Pool({ connectionString: pg.url, max: 2 });
     expect(await new PostgresDb({ pool: direct }).init()).toBe("current");
-    recorder = await startRecorder();
+    recorder = await startStepRecorder({ delayMs: 100, jitterMs: 100 });
   });
 
   afterAll(async () => {
     for (const runtime of runtimes) await runtime.kill().catch(() => undefined);
-    recorder?.server.close();
+    await recorder?.close();
     await direct?.end().catch(() => undefined);
     await proxy?.stop().catch(() => undefined);
     await pg?.stop().catch(() => undefined);
