@@ -47,7 +47,7 @@ describe("durable workflow runs survive kill -9 of the runtime", () => {
     direct = new Pool({ connectionString: pg.url, max: 2 });
     expect(await new PostgresDb({ pool: direct }).init()).toBe("current");
     recorder = await startStepRecorder({ delayMs: 100, jitterMs: 100 });
-  });
+  }, 180_000);
 
   afterAll(async () => {
     for (const runtime of runtimes) await runtime.kill().catch(() => undefined);
