@@ -944,6 +944,10 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /teams/{team_id}/runs/{run_id}/cancel": "team-workflow-isolation.test.ts",
   "POST /teams/{team_id}/runs/{run_id}/resume": "team-workflow-isolation.test.ts",
   "POST /teams/{team_id}/runs/{run_id}/continue": "team-workflow-isolation.test.ts",
+  "POST /teams/{team_id}/sessions/{session_id}/fork":
+    "team-workflow-isolation.test.ts: forking B's team session is 404",
+  "GET /teams/{team_id}/runs/{run_id}/checkpoints": "team-workflow-isolation.test.ts",
+  "GET /teams/{team_id}/runs/{run_id}/checkpoints/{message_index}": "team-workflow-isolation.test.ts",
   "GET /workflows": "the deployment's components, no user data",
   "GET /workflows/{workflow_id}": "the deployment's components, no user data",
   "POST /workflows/{workflow_id}/runs": "team-workflow-isolation.test.ts: a run into B's workflow session is 404",
