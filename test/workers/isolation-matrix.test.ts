@@ -986,7 +986,8 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /databases/all/migrate": "admin only",
   "POST /databases/{db_id}/migrate": "admin only",
   "GET /ws":
-    "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session",
+    "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session; team-workflow-socket.test.ts: teams' and workflows' runs",
+  "GET /workflows/ws": "team-workflow-socket.test.ts: reconnect to and continue another user's paused workflow run",
 };
 
 describe("every served route says where its isolation is proven", () => {

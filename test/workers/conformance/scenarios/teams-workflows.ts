@@ -2,8 +2,9 @@ import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { scriptModel } from "../../../support/model-script.js";
 import { until } from "../../../support/until.js";
-import { form, JSON_BODY, modelEnv, parseSse } from "../../worker-client.js";
-import { conformingCall } from "../check.js";
+import { openSocket } from "../../socket-session.js";
+import { auth, form, JSON_BODY, modelEnv, parseSse } from "../../worker-client.js";
+import { conformingCall, recordAnswer } from "../check.js";
 
 const post = (body: Record<string, unknown>) => ({ method: "POST", headers: JSON_BODY, body: JSON.stringify(body) });
 const tag = `conf-tw-${Date.now().toString(36)}`;
@@ -134,6 +135,27 @@ export function teamsWorkflowsScenarios(): void {
     expect((await conformingCall(`/teams/writing-desk/sessions/${tag}-none/fork`, { method: "POST" })).status).toBe(
       404,
     );
+  });
+
+  it("GET /ws runs a team and GET /workflows/ws starts a workflow, in agno's frames; a plain GET is told to upgrade", async () => {
+    const { env: e } = await modelEnv([delegate("researcher"), { text: "Facts." }, { text: "Piece." }, { text: "R." }]);
+    const ws = await openSocket(e, auth);
+    recordAnswer("GET", "/ws", 101);
+    const team = await ws.ask({ action: "run", team_id: "writing-desk", message: "Write" });
+    const done = await ws.until((f) => f.request_id === team.id && f.event === "TeamRunCompleted");
+    expect(done).toMatchObject({ content: "Piece.", event_index: ws.of(team.id).length - 1 });
+    await ws.close();
+    const flows = await openSocket(e, auth, "/workflows/ws");
+    recordAnswer("GET", "/workflows/ws", 101);
+    expect(await flows.until((f) => f.event === "connected")).toEqual({
+      event: "connected",
+      message: "Connected to AgentOS.",
+      requires_auth: false,
+    });
+    flows.send({ action: "start-workflow", workflow_id: "blog-post", message: "Tides" });
+    expect(await flows.until((f) => f.event === "WorkflowPaused")).toMatchObject({ workflow_id: "blog-post" });
+    await flows.close();
+    expect((await conformingCall("/workflows/ws")).status).toBe(426);
   });
 
   it("GET /workflows and /workflows/{id} are agno's WorkflowResponse with steps; an unknown workflow is 404", async () => {
