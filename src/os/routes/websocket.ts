@@ -175,34 +175,32 @@ function socketEvents(c: Context<OSEnv>, served: { agents: Agent[]; teams: Team[
     if (m.action === "continue") {
       const component = componentFor(c, kind, list, id);
       const userId = effectiveUserId(c, m.user_id);
+      // What the message resolves is checked before the run is looked up.
+      if (kind === "workflow" && !m.step_requirements)
+        throw new ValidationError(
+          "send the resolved `step_requirements` (agno's StepRequirement list)",
+          "step_requirements",
+        );
+      if (kind !== "workflow" && !m.tools && !m.requirements)
+        throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
       // The run must be this component's and the caller's (a run of another is not found).
       if (component.db) await readComponentRun(component.db, component.ref, m.run_id, readScope(c, m.user_id));
-      let events: AsyncIterable<RunEvent>;
-      if (kind === "workflow") {
-        if (!m.step_requirements)
-          throw new ValidationError(
-            "send the resolved `step_requirements` (agno's StepRequirement list)",
-            "step_requirements",
-          );
-        events = (component as unknown as Workflow).continueRun(m.run_id, {
-          stepRequirements: m.step_requirements as unknown as StepRequirementResolution[],
-          ...(userId !== undefined && { userId }),
-          stream: true,
-        }) as AsyncIterable<RunEvent>;
-      } else {
-        if (!m.tools && !m.requirements)
-          throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
-        const requirements = [
-          ...(m.requirements ?? []),
-          ...(m.tools ? resolutionsFromTools(m.tools as Array<Partial<ToolExecution>>) : []),
-        ] as RequirementResolution[];
-        events = (component as unknown as Agent).continueRun(m.run_id, {
-          requirements,
-          userId,
-          approver: { isAdmin: principal.admin },
-          stream: true,
-        });
-      }
+      const events =
+        kind === "workflow"
+          ? ((component as unknown as Workflow).continueRun(m.run_id, {
+              stepRequirements: m.step_requirements as unknown as StepRequirementResolution[],
+              ...(userId !== undefined && { userId }),
+              stream: true,
+            }) as AsyncIterable<RunEvent>)
+          : (component as unknown as Agent).continueRun(m.run_id, {
+              requirements: [
+                ...(m.requirements ?? []),
+                ...(m.tools ? resolutionsFromTools(m.tools as Array<Partial<ToolExecution>>) : []),
+              ] as RequirementResolution[],
+              userId,
+              approver: { isAdmin: principal.admin },
+              stream: true,
+            });
       const continued = await continuedEvents(component, m.run_id, events);
       return pump(ws, m.id, numberedEvents(component, continued.events, continued.ids));
     }
