@@ -83,8 +83,8 @@ function errorFrame(error: unknown, ids: { run_id?: string } = {}) {
 
 /**
  * `GET /workflows/ws`: agno's workflow socket. Authentication may come after the upgrade (a
- * browser cannot set headers on one), so the route is public and the socket itself refuses
- * every action but `authenticate` and `ping`... until a token is accepted, as agno does.
+ * browser cannot set headers on one), so the route is public and the socket itself answers
+ * every action but `authenticate` with `auth_required` until a token is accepted, as agno does.
  */
 export function workflowSocketRoutes(
   workflows: Workflow[],
