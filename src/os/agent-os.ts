@@ -16,6 +16,7 @@ import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { docsRoutes } from "./routes/docs.js";
 import { websocketRoutes } from "./routes/websocket.js";
+import { workflowSocketRoutes } from "./routes/workflow-socket.js";
 import { SocketQuota } from "./socket-quota.js";
 import { queueRoutes } from "./routes/queue.js";
 import { scheduleRoutes } from "./routes/schedules.js";
@@ -47,7 +48,7 @@ export interface AgentOSOptions {
   workflows?: Workflow[];
   /** the durable background queue (`background=true` runs); needs a database and the JOB_QUEUE binding */
   queue?: QueueConfig;
-  /** the host's WebSocket upgrade (Hono's helper); `GET /ws` answers 503 without one */
+  /** the host's WebSocket upgrade (Hono's helper); `GET /ws` and `GET /workflows/ws` answer 503 without one */
   websocket?: UpgradeWebSocket;
   /** WebSockets one user (no user: one shared principal) may hold open at once, per isolate (default 20); one more is a 429 */
   maxWebSocketsPerUser?: number;
@@ -108,6 +109,7 @@ export class AgentOS {
     checkUniqueIds("teams", this.teams);
     checkUniqueIds("workflows", this.workflows);
     const components = [...agents, ...this.teams, ...this.workflows];
+    const socketQuota = new SocketQuota(opts.maxWebSocketsPerUser ?? 20);
     app.route(
       "/",
       metaRoutes(
@@ -124,9 +126,17 @@ export class AgentOS {
     );
     app.route("/", agentRoutes(agents, opts.queue));
     app.route("/", teamRoutes(this.teams, opts.queue));
+    // Before the workflow routes: `/workflows/ws` is not the workflow called "ws".
+    app.route(
+      "/",
+      workflowSocketRoutes(this.workflows, opts.websocket, opts.auth ?? { mode: "unconfigured" }, socketQuota),
+    );
     app.route("/", workflowRoutes(this.workflows, opts.queue));
     app.route("/", queueRoutes(opts.queue));
-    app.route("/", websocketRoutes(agents, opts.websocket, new SocketQuota(opts.maxWebSocketsPerUser ?? 20)));
+    app.route(
+      "/",
+      websocketRoutes({ agents, teams: this.teams, workflows: this.workflows }, opts.websocket, socketQuota),
+    );
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
     app.route("/", scheduleRoutes(components, opts.queue));

@@ -79,8 +79,15 @@ export function runCheckpoints(run: RunOutput): RunCheckpoint[] {
     .map((index, n) => ({ ...byIndex.get(index)!, checkpoint_id: String(n + 1) }));
 }
 
-/** agno's `build_run_checkpoint_snapshot`: the run as it was at `index` (a copy; the stored run is untouched). */
-export function runCheckpointSnapshot(run: RunOutput, index: number) {
+/**
+ * agno's `build_run_checkpoint_snapshot`: the run as it was at `index` (a copy; the stored run is
+ * untouched), written out by `toDict` (an agent's RunOutput or a team's TeamRunOutput).
+ */
+export function runCheckpointSnapshot(
+  run: RunOutput,
+  index: number,
+  toDict: (run: object) => Record<string, unknown> = runOutputDict,
+) {
   const messages = run.messages ?? [];
   if (index < 0 || index > messages.length)
     throw new BadRequestError(`message_index must be between 0 and ${messages.length}`);
@@ -97,5 +104,5 @@ export function runCheckpointSnapshot(run: RunOutput, index: number) {
   snapshot.requirements = (snapshot.requirements ?? []).filter((r) => kept.has(r.tool_execution.tool_call_id));
   const checkpoint = checkpointAt(run, index, "snapshot");
   checkpoint.checkpoint_id = runCheckpoints(run).find((c) => c.message_index === index)?.checkpoint_id ?? null;
-  return { checkpoint, snapshot: runOutputDict(snapshot) };
+  return { checkpoint, snapshot: toDict(snapshot) };
 }

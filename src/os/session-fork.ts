@@ -1,25 +1,27 @@
+import type { ComponentRef } from "../agent/component.js";
 import type { Db } from "../db/port.js";
 import type { RunRecord } from "../db/types.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
 import { nowSeconds } from "../time.js";
 
 /**
- * agno's session fork: a new session holding a copy of every run of `sessionId` (each under a new
- * run id), for one agent, so a conversation can go another way while the original stays as it
- * is. The copy belongs to `userId` when one is given (the caller), else to the source's owner.
- * Lineage: the new session's `session_data.forked_from_session_id` names its immediate source; a
- * run's `forked_from_session_id` names the session it was first made in.
+ * agno's session fork (an agent's or a team's): a new session holding a copy of every run of
+ * `sessionId` (each under a new run id, a team's member runs with it), so a conversation can go
+ * another way while the original stays as it is. The copy belongs to `userId` when one is given
+ * (the caller), else to the source's owner. Lineage: the new session's
+ * `session_data.forked_from_session_id` names its immediate source; a run's
+ * `forked_from_session_id` names the session it was first made in.
  */
-export async function forkAgentSession(
+export async function forkSession(
   db: Db,
-  agentId: string,
+  ref: Pick<ComponentRef, "type" | "id">,
   sessionId: string,
   read: { userId?: string; includeShared?: boolean },
   userId: string | undefined,
 ): Promise<{ session_id: string; forked_from_session_id: string }> {
   const source = await db.getSession(sessionId, read);
   const record = source?.record;
-  if (!record || record.session_type !== "agent" || record.agent_id !== agentId)
+  if (!record || record.session_type !== ref.type || record[`${ref.type}_id`] !== ref.id)
     throw new NotFoundError(`session ${sessionId} not found`);
   const runs = source.runs;
   if (runs.length === 0) throw new BadRequestError(`session ${sessionId} has no runs to fork`);

@@ -5,7 +5,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startDev } from "../support/dev-server.js";
 
-/** `GET /ws` under a real `npm run dev`: what a browser or a CLI client sees when it closes its socket. */
+/** The client's close answered with its own code. Unanswered, the client sees 1006 (abnormal closure) once the server drops the connection. */
+async function closesWith(ws: WebSocket, code: number, reason: string) {
+  const closed = new Promise<[number, string]>((resolve) => ws.once("close", (c, r) => resolve([c, String(r)])));
+  ws.close(code, reason);
+  expect(await closed).toEqual([code, reason]);
+}
+
+/** `GET /ws` and `GET /workflows/ws` under a real `npm run dev`: what a browser or a CLI client sees when it closes its socket. */
 describe("WebSocket under npm run dev", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "agno-ws-dev-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -24,14 +31,28 @@ describe("WebSocket under npm run dev", () => {
           event: "pong",
           request_id: "p",
         });
-        const closed = new Promise<[number, string]>((resolve) => ws.once("close", (c, r) => resolve([c, String(r)])));
-        ws.close(code, reason);
-        // Unanswered, the client sees 1006 (abnormal closure) once the server drops the connection.
-        expect(await closed).toEqual([code, reason]);
+        await closesWith(ws, code, reason);
+        // agno's workflow socket: its greeting first, then its own ping.
+        const flows = new WebSocket(`${dev.url.replace("http", "ws")}/workflows/ws`);
+        const frames: unknown[] = [];
+        const pong = new Promise((resolve) =>
+          flows.on("message", (data) => {
+            frames.push(JSON.parse(String(data)));
+            if (frames.length === 2) resolve(frames);
+          }),
+        );
+        await new Promise((resolve, reject) => (flows.once("open", resolve), flows.once("error", reject)));
+        flows.send(JSON.stringify({ action: "ping" }));
+        expect(await pong).toEqual([
+          { event: "connected", message: "Connected to AgentOS.", requires_auth: false },
+          { event: "pong" },
+        ]);
+        await closesWith(flows, code, reason);
       }
       // One more request after both closes: whatever the runtime logs about them is out by then.
       expect((await fetch(`${dev.url}/info`)).status).toBe(200);
       expect(dev.output()).toMatch(/GET \/ws 101/);
+      expect(dev.output()).toMatch(/GET \/workflows\/ws 101/);
       expect(dev.output()).not.toMatch(/had hung|Uncaught/);
     } finally {
       expect(await dev.stop()).toBe(0);

@@ -35,6 +35,8 @@ const scheduleName = `sweep-${nonce}`;
 /** Plausible ids for path parameters, so a case reaches the route's own checks. */
 const pathValues: Record<string, string> = {
   agent_id: "assistant",
+  team_id: "writing-desk",
+  workflow_id: "blog-post",
   session_id: sessionId,
   run_id: "r-sweep",
   job_id: "j-sweep",

@@ -944,6 +944,10 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /teams/{team_id}/runs/{run_id}/cancel": "team-workflow-isolation.test.ts",
   "POST /teams/{team_id}/runs/{run_id}/resume": "team-workflow-isolation.test.ts",
   "POST /teams/{team_id}/runs/{run_id}/continue": "team-workflow-isolation.test.ts",
+  "POST /teams/{team_id}/sessions/{session_id}/fork":
+    "team-workflow-isolation.test.ts: forking B's team session is 404",
+  "GET /teams/{team_id}/runs/{run_id}/checkpoints": "team-workflow-isolation.test.ts",
+  "GET /teams/{team_id}/runs/{run_id}/checkpoints/{message_index}": "team-workflow-isolation.test.ts",
   "GET /workflows": "the deployment's components, no user data",
   "GET /workflows/{workflow_id}": "the deployment's components, no user data",
   "POST /workflows/{workflow_id}/runs": "team-workflow-isolation.test.ts: a run into B's workflow session is 404",
@@ -982,7 +986,8 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /databases/all/migrate": "admin only",
   "POST /databases/{db_id}/migrate": "admin only",
   "GET /ws":
-    "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session",
+    "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session; team-workflow-socket.test.ts: teams' and workflows' runs",
+  "GET /workflows/ws": "team-workflow-socket.test.ts: reconnect to and continue another user's paused workflow run",
 };
 
 describe("every served route says where its isolation is proven", () => {

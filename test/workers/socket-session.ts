@@ -6,12 +6,12 @@ import { upgradeSocket } from "./worker-client.js";
 export type Frame = Record<string, unknown> & { event: string };
 
 /**
- * Opens `GET /ws` through the Worker's fetch handler as the holder of `headers`, and collects
+ * Opens `GET /ws` (or `path`) through the Worker's fetch handler as the holder of `headers`, and collects
  * every frame the server sends. `until` waits on frames (no timers), `ask` sends one action and
  * returns the first frame answering it.
  */
-export async function openSocket(overrides: Partial<Env>, headers: Record<string, string>) {
-  const { res, ctx } = await upgradeSocket(overrides, headers);
+export async function openSocket(overrides: Partial<Env>, headers: Record<string, string>, path = "/ws") {
+  const { res, ctx } = await upgradeSocket(overrides, headers, path);
   expect(res.status).toBe(101);
   const ws = res.webSocket!;
   const frames: Frame[] = [];

@@ -91,6 +91,25 @@ describe("team and workflow runs are isolated per user", () => {
     expect((await req("B", "POST", `${run}/resume`, {})).status).toBe(200);
   });
 
+  it("A cannot fork B's team session nor read B's team run's checkpoints; B can", async () => {
+    const run = `/teams/writing-desk/runs/${seed.teamRun}`;
+    const session = `session_id=${seed.teamSession}`;
+    for (const q of ["", `?user_id=${B}`])
+      expectNotFound(await req("A", "POST", `/teams/writing-desk/sessions/${seed.teamSession}/fork${q}`), `fork${q}`);
+    expectNotFound(await req("A", "GET", `${run}/checkpoints?${session}&user_id=${B}`), "checkpoints");
+    expectNotFound(await req("A", "GET", `${run}/checkpoints/1?${session}&user_id=${B}`), "snapshot");
+    const checkpoints = await req("B", "GET", `${run}/checkpoints?${session}`);
+    expect(checkpoints).toMatchObject({ status: 200, body: { run_id: seed.teamRun, session_id: seed.teamSession } });
+    expect((await req("B", "GET", `${run}/checkpoints/1?${session}`)).status).toBe(200);
+    const fork = await req("B", "POST", `/teams/writing-desk/sessions/${seed.teamSession}/fork`);
+    expect(fork).toMatchObject({ status: 200, body: { forked_from_session_id: seed.teamSession } });
+    // The copy is B's: A cannot list it either.
+    expectNotFound(
+      await req("A", "GET", `/teams/writing-desk/runs?session_id=${fork.body.session_id as string}&user_id=${B}`),
+      "list B's fork",
+    );
+  });
+
   it("A cannot read, list, cancel, resume or continue B's paused workflow run, nor run into B's workflow session", async () => {
     const run = `/workflows/blog-post/runs/${seed.flowRun}`;
     for (const q of ["", `?user_id=${B}`]) expectNotFound(await req("A", "GET", `${run}${q}`), `GET run${q}`);

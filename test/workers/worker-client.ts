@@ -140,14 +140,14 @@ export async function isolatedJwt(name: string) {
 }
 
 /**
- * Asks the Worker's fetch handler to upgrade `GET /ws` (with `headers`, the security key by
+ * Asks the Worker's fetch handler to upgrade `GET /ws` (or `path`, with `headers`, the security key by
  * default) and accepts the socket when it was upgraded; `ctx` is the request's execution context,
  * to wait on after closing.
  */
-export async function upgradeSocket(overrides: Partial<Env>, headers: Record<string, string> = auth) {
+export async function upgradeSocket(overrides: Partial<Env>, headers: Record<string, string> = auth, path = "/ws") {
   const ctx = createExecutionContext();
   const res = await worker.fetch(
-    new Request("http://agno.test/ws", { headers: { ...headers, upgrade: "websocket" } }) as Request<
+    new Request(`http://agno.test${path}`, { headers: { ...headers, upgrade: "websocket" } }) as Request<
       unknown,
       IncomingRequestCfProperties
     >,

@@ -56,18 +56,27 @@ export function authMiddleware(config: AuthConfig): MiddlewareHandler<OSEnv> {
     const header = c.req.header("authorization") ?? "";
     const match = /^Bearer +([^\s]+)$/i.exec(header);
     if (!match) return errorResponse(c, 401, "missing bearer token", "unauthorized");
-    const token = match[1]!;
-    if (config.mode === "security_key") {
-      if (!timingSafeEqual(token, config.securityKey))
-        return errorResponse(c, 401, "invalid bearer token", "unauthorized");
-      return next();
-    }
-    try {
-      c.set("principal", await config.verifier.verify(token));
-    } catch (error) {
-      if (error instanceof JwtError) return errorResponse(c, 401, error.message, "unauthorized");
-      throw error;
-    }
+    const principal = await principalOfToken(config, match[1]!);
+    if (typeof principal === "string") return errorResponse(c, 401, principal, "unauthorized");
+    c.set("principal", principal);
     return next();
   };
+}
+
+/**
+ * Who a bearer token speaks for under a key or JWT configuration, or why it is refused (the
+ * reason a 401 gives). Also used by sockets that authenticate with a message after the upgrade.
+ */
+export async function principalOfToken(
+  config: Extract<AuthConfig, { mode: "security_key" | "jwt" }>,
+  token: string,
+): Promise<Principal | string> {
+  if (config.mode === "security_key")
+    return timingSafeEqual(token, config.securityKey) ? TRUSTED : "invalid bearer token";
+  try {
+    return await config.verifier.verify(token);
+  } catch (error) {
+    if (error instanceof JwtError) return error.message;
+    throw error;
+  }
 }

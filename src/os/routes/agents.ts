@@ -10,15 +10,13 @@ import { defineRoute, handle, idSchema, routeApp } from "../route.js";
 import { bodyOf, continueRequest, mediaOf, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
 import { agentResponse } from "../agent-response.js";
-import { runCheckpoints, runCheckpointSnapshot, runSchemaOf } from "../run-views.js";
-import { forkAgentSession } from "../session-fork.js";
+import { runSchemaOf } from "../run-views.js";
+import { runTimelineRoutes } from "./run-timeline.js";
 import {
   acceptedRunResponseSchema,
   agentResponseSchema,
   cancelRunResponseSchema,
-  forkSessionResponseSchema,
   runCheckpointSnapshotSchema,
-  runCheckpointsResponseSchema,
 } from "../wire/agents.js";
 import { agnoErrorSchema } from "../wire/errors.js";
 import {
@@ -43,7 +41,6 @@ const runPath = z.object({ agent_id: idSchema, run_id: idSchema });
 const userQuery = z.object({ user_id: idSchema.optional() });
 /** agno names the session of the run (required by agno; here it is checked when given) */
 const runQuery = z.object({ session_id: idSchema.optional(), user_id: idSchema.optional() });
-const sessionRunQuery = z.object({ session_id: idSchema, user_id: idSchema.optional() });
 
 const errors = (...statuses: Array<400 | 404 | 409 | 429 | 503>) => errorAnswers("agent", ...statuses);
 const runAnswer = (description: string) => componentRunAnswer(runOutputSchema, description);
@@ -146,40 +143,6 @@ const resumeRun = defineRoute({
     409: jsonOf(agnoErrorSchema, "The run was not streamed (read it with GET instead)"),
   },
 });
-const forkSession = defineRoute({
-  method: "post",
-  path: "/agents/{agent_id}/sessions/{session_id}/fork",
-  tags,
-  summary: "Copy a session, every run under a new id, into a new session that can go another way",
-  scope: runAgent,
-  request: { params: z.object({ agent_id: idSchema, session_id: idSchema }), query: userQuery },
-  responses: { 200: jsonOf(forkSessionResponseSchema, "The new session"), ...errors(400, 404, 503) },
-});
-const listCheckpoints = defineRoute({
-  method: "get",
-  path: "/agents/{agent_id}/runs/{run_id}/checkpoints",
-  tags,
-  summary: "The boundaries a run can be continued from (send one's `continue_from` to /continue)",
-  scope: runAgent,
-  request: { params: runPath, query: sessionRunQuery },
-  responses: { 200: jsonOf(runCheckpointsResponseSchema, "The run's checkpoints"), ...errors(404, 503) },
-});
-const getCheckpoint = defineRoute({
-  method: "get",
-  path: "/agents/{agent_id}/runs/{run_id}/checkpoints/{message_index}",
-  tags,
-  summary: "The run as it stood at a message boundary (derived; the stored run is unchanged)",
-  scope: runAgent,
-  request: {
-    params: runPath.extend({ message_index: z.coerce.number().int().min(0).max(1_000_000) }),
-    query: sessionRunQuery,
-  },
-  responses: {
-    200: jsonOf(runCheckpointSnapshotSchema, "The boundary and the run cut there"),
-    ...errors(400, 404, 503),
-  },
-});
-
 /** The stored run `runId` of this agent, readable by the caller and (when named) in `sessionId`; else 404. */
 async function readRun(
   db: Db,
@@ -191,7 +154,7 @@ async function readRun(
   return (await readComponentRun(db, agent.ref, runId, scope, sessionId)) as unknown as RunOutput;
 }
 
-/** `/agents` and agent runs: list, run (SSE, JSON), get, list runs, cancel, continue, resume. */
+/** `/agents` and agent runs: list, run (SSE, JSON), get, list runs, cancel, continue, resume; fork, checkpoints. */
 export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
   const app = routeApp();
 
@@ -297,28 +260,9 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
     return resumeComponentRun(c, "agent", agents, agent_id, run_id);
   });
 
-  handle(app, forkSession, async (c) => {
-    const { agent_id, session_id } = c.req.valid("param");
-    const { agent, db } = storedAgent(c, agents, agent_id);
-    const userId = c.req.valid("query").user_id;
-    return c.json(await forkAgentSession(db, agent.id, session_id, readScope(c, userId), effectiveUserId(c, userId)));
-  });
-
-  handle(app, listCheckpoints, async (c) => {
-    const { agent_id, run_id } = c.req.valid("param");
-    const { agent, db } = storedAgent(c, agents, agent_id);
-    const q = c.req.valid("query");
-    const run = await readRun(db, agent, run_id, readScope(c, q.user_id), q.session_id);
-    return c.json({ run_id, session_id: q.session_id, checkpoints: runCheckpoints(run) });
-  });
-
-  handle(app, getCheckpoint, async (c) => {
-    const { agent_id, run_id, message_index } = c.req.valid("param");
-    const { agent, db } = storedAgent(c, agents, agent_id);
-    const q = c.req.valid("query");
-    const run = await readRun(db, agent, run_id, readScope(c, q.user_id), q.session_id);
-    return c.json(runCheckpointSnapshot(run, message_index));
-  });
-
+  app.route(
+    "/",
+    runTimelineRoutes("agent", agents, { snapshotSchema: runCheckpointSnapshotSchema, toDict: runOutputDict }),
+  );
   return app;
 }

@@ -24,7 +24,13 @@ import { teamRunView } from "../session-view.js";
 import { teamResponse } from "../team-response.js";
 import { acceptedRunResponseSchema, cancelRunResponseSchema } from "../wire/agents.js";
 import { teamRunSchema } from "../wire/sessions.js";
-import { teamResponseSchema, teamRunOutputDict, teamRunOutputSchema } from "../wire/teams.js";
+import {
+  teamResponseSchema,
+  teamRunCheckpointSnapshotSchema,
+  teamRunOutputDict,
+  teamRunOutputSchema,
+} from "../wire/teams.js";
+import { runTimelineRoutes } from "./run-timeline.js";
 import { agnoErrorSchema } from "../wire/errors.js";
 
 const tags: ["Teams"] = ["Teams"];
@@ -134,7 +140,7 @@ const resumeRun = defineRoute({
   },
 });
 
-/** `/teams` and team runs: list, detail, run (SSE, JSON, background), get, list runs, cancel, continue, resume. */
+/** `/teams` and team runs: list, detail, run (SSE, JSON, background), get, list runs, cancel, continue, resume; fork, checkpoints. */
 export function teamRoutes(teams: Team[], queue?: QueueConfig) {
   const app = routeApp();
 
@@ -241,6 +247,11 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
     const { team_id, run_id } = c.req.valid("param");
     return resumeComponentRun(c, "team", teams, team_id, run_id);
   });
+
+  app.route(
+    "/",
+    runTimelineRoutes("team", teams, { snapshotSchema: teamRunCheckpointSnapshotSchema, toDict: teamRunOutputDict }),
+  );
 
   return app;
 }

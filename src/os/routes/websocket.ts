@@ -2,35 +2,34 @@ import type { Context } from "hono";
 import type { UpgradeWebSocket, WSContext } from "hono/ws";
 import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
+import type { Component } from "../../agent/component.js";
 import type { RunEvent } from "../../agent/events.js";
 import type { IndexedEvent } from "../../agent/event-log.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { ToolExecution } from "../../agent/run-output.js";
-import { BadRequestError, ForbiddenError, NotConfiguredError, ValidationError } from "../../errors.js";
+import { ForbiddenError, NotConfiguredError, ValidationError } from "../../errors.js";
+import type { Team } from "../../team/team.js";
+import type { StepRequirementResolution } from "../../workflow/step-requirement.js";
+import type { Workflow } from "../../workflow/workflow.js";
 import {
-  agentFor,
+  componentFor,
   continuedEvents,
-  keepAlive,
   numberedEvents,
   openResume,
   resolutionsFromTools,
-  storedAgent,
+  storedComponent,
 } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
+import { readComponentRun, type RunnableComponent } from "../component-runs.js";
 import type { OSEnv } from "../context.js";
-import { defineRoute, handle, idSchema, inputProblem, jsonObject, routeApp, validationError } from "../route.js";
-import { compact } from "../sse.js";
+import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js";
 import { publicError } from "../../public-error.js";
 import { eventIndex, mediaList, mediaOf } from "../run-input.js";
 import { releasedOnClose, type SocketQuota } from "../socket-quota.js";
+import { SocketRuns } from "../socket-runs.js";
 
-/** Largest client message (UTF-16 characters, as the socket hands it over), and most runs one socket may stream at once. */
-const MAX_MESSAGE_CHARS = 1024 * 1024;
-const MAX_ACTIVE_RUNS = 8;
-/** The close code of a socket whose token expired. */
-export const TOKEN_EXPIRED = 4001;
-
-const common = { id: z.string().max(100).optional(), agent_id: idSchema };
+const target = { agent_id: idSchema.optional(), team_id: idSchema.optional(), workflow_id: idSchema.optional() };
+const common = { id: z.string().max(100).optional(), ...target };
 const clientMessage = z.discriminatedUnion("action", [
   z.object({ action: z.literal("ping"), id: common.id }),
   z.object({
@@ -50,6 +49,7 @@ const clientMessage = z.discriminatedUnion("action", [
     run_id: idSchema,
     tools: z.array(jsonObject).max(100).optional(),
     requirements: z.array(jsonObject).max(100).optional(),
+    step_requirements: z.array(jsonObject).max(100).optional(),
     user_id: idSchema.optional(),
   }),
   z.object({
@@ -62,16 +62,22 @@ const clientMessage = z.discriminatedUnion("action", [
   z.object({ action: z.literal("cancel"), ...common, run_id: idSchema, user_id: idSchema.optional() }),
 ]);
 type ClientMessage = z.infer<typeof clientMessage>;
+type Kind = "agent" | "team" | "workflow";
+type Runnable = RunnableComponent<Runnable> & Pick<Component, "heartbeatSeconds">;
 
 const wsRoute = defineRoute({
   method: "get",
   path: "/ws",
   tags: ["Agents"],
-  summary: "WebSocket streaming: run, continue, resume and cancel agent runs over one connection",
+  summary: "WebSocket streaming: run, continue, resume and cancel agent, team and workflow runs over one connection",
   description:
-    "Send JSON messages `{action: run|continue|resume|cancel|ping, id?, agent_id, …}` (the run fields as for POST /agents/{agent_id}/runs). " +
+    "Send JSON messages `{action: run|continue|resume|cancel|ping, id?, agent_id | team_id | workflow_id, …}` (the run fields as for POST /agents/{agent_id}/runs, /teams/{team_id}/runs, /workflows/{workflow_id}/runs; a workflow continues with `step_requirements`); each message needs agents:, teams: or workflows:<id>:run for the component it names. " +
     'Every answer is JSON: run events carry `event_index` (their position, for `resume`) and `request_id` (the message\'s `id`); failures are `{event: "error", detail, error_id}`.',
-  scope: { resource: "agents", action: "run", perItem: "checked per message" },
+  scope: {
+    resource: "agents",
+    action: "run",
+    perItem: "checked per message",
+  },
   responses: {
     101: { description: "Switching protocols" },
     426: { description: "Not a WebSocket upgrade" },
@@ -79,34 +85,21 @@ const wsRoute = defineRoute({
   },
 });
 
-/** Sends one JSON frame, unless the client has gone (the run goes on and is stored). */
-function sender(ws: WSContext) {
-  return (frame: Record<string, unknown>) => {
-    if (ws.readyState === 1) ws.send(JSON.stringify(compact(frame)));
-  };
-}
-
 /** A failed action's frame: the public form of the error (publicError), with the run's ids when it had started. */
 function errorFrame(error: unknown, requestId: string | undefined, ids: { run_id?: string; session_id?: string } = {}) {
   const shown = publicError(error, ids.run_id ? `websocket run ${ids.run_id}` : "websocket action");
   return { event: "error", request_id: requestId, ...ids, detail: shown.message, error_id: shown.errorId };
 }
 
-function parse(data: unknown): ClientMessage {
-  if (typeof data !== "string") throw new ValidationError("messages must be JSON text", "message");
-  if (data.length > MAX_MESSAGE_CHARS)
-    throw new ValidationError(`messages are limited to ${MAX_MESSAGE_CHARS} characters`, "message");
-  let json: unknown;
-  try {
-    json = JSON.parse(data);
-  } catch {
-    throw new ValidationError("message is not valid JSON", "message");
-  }
-  const result = clientMessage.safeParse(json);
-  if (!result.success) throw validationError(result.error, "message");
-  const problem = inputProblem(result.data, "message");
-  if (problem) throw problem;
-  return result.data;
+/** The one component a message names (`agent_id`, `team_id` or `workflow_id`); else a 422. */
+function targetOf(m: Exclude<ClientMessage, { action: "ping" }>): { kind: Kind; id: string } {
+  const named = (["agent", "team", "workflow"] as const).filter((kind) => m[`${kind}_id`] !== undefined);
+  if (named.length !== 1)
+    throw new ValidationError(
+      "name exactly one of agent_id, team_id, workflow_id",
+      named[1] ? `${named[1]}_id` : "agent_id",
+    );
+  return { kind: named[0]!, id: m[`${named[0]!}_id`]! };
 }
 
 /**
@@ -114,7 +107,11 @@ function parse(data: unknown): ClientMessage {
  * come from the upgrade request; each action checks its own scope. Events are numbered and
  * stored exactly as for SSE, so a run started here can be resumed over HTTP and vice versa.
  */
-export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | undefined, quota?: SocketQuota) {
+export function websocketRoutes(
+  served: { agents: Agent[]; teams: Team[]; workflows: Workflow[] },
+  upgrade: UpgradeWebSocket | undefined,
+  quota?: SocketQuota,
+) {
   const app = routeApp();
   handle(app, wsRoute, async (c) => {
     if (!upgrade)
@@ -127,7 +124,7 @@ export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | und
     // One user's sockets are capped (429 before the upgrade); the place is freed when the socket closes.
     const release = quota?.acquire(principalOf(c).userId) ?? (() => undefined);
     const response = await upgrade(() =>
-      releasedOnClose(socketEvents(c as unknown as Context<OSEnv>, agents), release),
+      releasedOnClose(socketEvents(c as unknown as Context<OSEnv>, served), release),
     )(c, async () => undefined).catch((error: unknown) => {
       release();
       throw error;
@@ -138,75 +135,80 @@ export function websocketRoutes(agents: Agent[], upgrade: UpgradeWebSocket | und
   return app;
 }
 
-function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
-  const runs = new Set<Promise<void>>();
-  const stayAlive = keepAlive(c);
-  let closed!: () => void;
-  // The request (and its database pool) lives as long as the socket and the runs it started.
-  stayAlive?.(new Promise<void>((resolve) => (closed = resolve)));
-
-  const pump = (ws: WSContext, requestId: string | undefined, events: AsyncIterable<IndexedEvent<RunEvent>>) => {
-    if (runs.size >= MAX_ACTIVE_RUNS)
-      throw new BadRequestError(`at most ${MAX_ACTIVE_RUNS} runs stream over one connection at a time`);
-    const send = sender(ws);
-    const ids: { run_id?: string; session_id?: string } = {};
-    const done = (async () => {
-      try {
-        for await (const { index, event } of events) {
-          ids.run_id = event.run_id || ids.run_id;
-          ids.session_id = event.session_id || ids.session_id;
-          send({ ...event, event_index: index, request_id: requestId });
-        }
-      } catch (error) {
-        send(errorFrame(error, requestId, ids));
-      }
-    })();
-    runs.add(done);
-    stayAlive?.(done.finally(() => runs.delete(done)));
-  };
+function socketEvents(c: Context<OSEnv>, served: { agents: Agent[]; teams: Team[]; workflows: Workflow[] }) {
+  const socket = new SocketRuns(c);
+  const lists = { agent: served.agents, team: served.teams, workflow: served.workflows } as unknown as Record<
+    Kind,
+    readonly Runnable[]
+  >;
+  const pump = (ws: WSContext, requestId: string | undefined, events: AsyncIterable<IndexedEvent<RunEvent>>) =>
+    socket.pump(
+      ws,
+      events,
+      (index, event) => ({ ...event, event_index: index, request_id: requestId }),
+      (error, ids) => errorFrame(error, requestId, ids),
+    );
 
   const act = async (ws: WSContext, m: ClientMessage) => {
-    const send = sender(ws);
-    if (m.action === "ping") return send({ event: "pong", request_id: m.id });
+    if (m.action === "ping") return SocketRuns.send(ws, { event: "pong", request_id: m.id });
     const principal = principalOf(c);
-    // Every action needs what its HTTP route needs: agents:run, resume included (as agno's /resume).
-    if (!hasScope(principal, "agents", "run", m.agent_id))
-      throw new ForbiddenError(`this needs the scope agents:${m.agent_id}:run`);
+    const { kind, id } = targetOf(m);
+    // Every action needs what its HTTP route needs: <kind>s:run, resume included (as agno's /resume).
+    if (!hasScope(principal, `${kind}s`, "run", id))
+      throw new ForbiddenError(`this needs the scope ${kind}s:${id}:run`);
+    const list = lists[kind];
     if (m.action === "run") {
-      const agent = agentFor(c, agents, m.agent_id);
+      const component = componentFor(c, kind, list, id);
+      if (kind === "workflow" && (m.media || m.dependencies))
+        throw new ValidationError(`message ${m.media ? "media" : "dependencies"}: workflows take none`, "media");
       const opts = {
         sessionId: m.session_id,
         userId: effectiveUserId(c, m.user_id),
         sessionState: m.session_state,
-        dependencies: m.dependencies,
         metadata: m.metadata,
-        media: await mediaOf(m),
+        ...(kind !== "workflow" && { dependencies: m.dependencies, media: await mediaOf(m) }),
         stream: true as const,
       };
-      return pump(ws, m.id, numberedEvents(agent, agent.run(m.message, opts), {}));
+      const events = (component as unknown as Startable).run(m.message, opts);
+      return pump(ws, m.id, numberedEvents(component, events, {}));
     }
     if (m.action === "continue") {
-      const agent = agentFor(c, agents, m.agent_id);
-      if (!m.tools && !m.requirements)
+      const component = componentFor(c, kind, list, id);
+      const userId = effectiveUserId(c, m.user_id);
+      // What the message resolves is checked before the run is looked up.
+      if (kind === "workflow" && !m.step_requirements)
+        throw new ValidationError(
+          "send the resolved `step_requirements` (agno's StepRequirement list)",
+          "step_requirements",
+        );
+      if (kind !== "workflow" && !m.tools && !m.requirements)
         throw new ValidationError("send the resolved `tools` (agno's ToolExecution list) or `requirements`", "tools");
-      const requirements = [
-        ...(m.requirements ?? []),
-        ...(m.tools ? resolutionsFromTools(m.tools as Array<Partial<ToolExecution>>) : []),
-      ] as RequirementResolution[];
-      const events = agent.continueRun(m.run_id, {
-        requirements,
-        userId: effectiveUserId(c, m.user_id),
-        approver: { isAdmin: principal.admin },
-        stream: true,
-      });
-      const continued = await continuedEvents(agent, m.run_id, events);
-      return pump(ws, m.id, numberedEvents(agent, continued.events, continued.ids));
+      // The run must be this component's and the caller's (a run of another is not found).
+      if (component.db) await readComponentRun(component.db, component.ref, m.run_id, readScope(c, m.user_id));
+      const events =
+        kind === "workflow"
+          ? ((component as unknown as Workflow).continueRun(m.run_id, {
+              stepRequirements: m.step_requirements as unknown as StepRequirementResolution[],
+              ...(userId !== undefined && { userId }),
+              stream: true,
+            }) as AsyncIterable<RunEvent>)
+          : (component as unknown as Agent).continueRun(m.run_id, {
+              requirements: [
+                ...(m.requirements ?? []),
+                ...(m.tools ? resolutionsFromTools(m.tools as Array<Partial<ToolExecution>>) : []),
+              ] as RequirementResolution[],
+              userId,
+              approver: { isAdmin: principal.admin },
+              stream: true,
+            });
+      const continued = await continuedEvents(component, m.run_id, events);
+      return pump(ws, m.id, numberedEvents(component, continued.events, continued.ids));
     }
     if (m.action === "resume") {
-      const { agent, db } = storedAgent(c, agents, m.agent_id);
+      const { component, db } = storedComponent(c, kind, list, id);
       const { tail } = await openResume(
         db,
-        agent,
+        component,
         m.run_id,
         readScope(c, m.user_id),
         m.last_event_index ?? -1,
@@ -215,54 +217,40 @@ function socketEvents(c: Context<OSEnv>, agents: Agent[]) {
       );
       return pump(ws, m.id, tail);
     }
-    const agent = agentFor(c, agents, m.agent_id);
+    const component = componentFor(c, kind, list, id);
     const userId = effectiveUserId(c, m.user_id);
-    const cancelled = await agent.cancelRun(m.run_id, userId !== undefined ? { userId } : {});
-    return send({ event: "CancelResult", request_id: m.id, run_id: m.run_id, cancelled });
-  };
-
-  // A token's socket lives as long as the token would be accepted over HTTP: then it is closed
-  // with 4001 (the application range's "unauthorized", as HTTP's 401), so a client knows to get
-  // a fresh token and reconnect. Runs it started go on and stay resumable.
-  const expiresAt = principalOf(c).expiresAt;
-  let expiry: ReturnType<typeof setTimeout> | undefined;
-  const expired = () => expiresAt !== undefined && Date.now() >= expiresAt;
-  const expire = (ws: WSContext) => {
-    if (expiry) clearTimeout(expiry);
-    if (ws.readyState === 0 || ws.readyState === 1) ws.close(TOKEN_EXPIRED, "token expired");
-    closed();
-  };
-  const arm = (ws: WSContext) => {
-    if (expiresAt === undefined) return;
-    if (expired()) return expire(ws);
-    // setTimeout takes at most 2^31-1 ms; a longer-lived token re-arms.
-    expiry = setTimeout(() => arm(ws), Math.min(expiresAt - Date.now(), 2 ** 31 - 1));
+    const cancelled = await component.cancelRun(m.run_id, userId !== undefined ? { userId } : {});
+    return SocketRuns.send(ws, { event: "CancelResult", request_id: m.id, run_id: m.run_id, cancelled });
   };
 
   return {
     onOpen(_evt: Event, ws: WSContext) {
-      arm(ws);
+      // A token's socket lives as long as the token would be accepted over HTTP.
+      socket.expireAt(ws, principalOf(c).expiresAt);
     },
     onMessage(evt: MessageEvent, ws: WSContext) {
-      if (expired()) return expire(ws);
+      if (socket.expired()) return socket.expire(ws);
       let requestId: string | undefined;
       void (async () => {
         try {
-          const m = parse(evt.data);
+          const m = SocketRuns.parse(evt.data, clientMessage);
           requestId = m.id;
           await act(ws, m);
         } catch (error) {
-          sender(ws)(errorFrame(error, requestId));
+          SocketRuns.send(ws, errorFrame(error, requestId));
         }
       })();
     },
     onClose() {
-      if (expiry) clearTimeout(expiry);
-      closed();
+      socket.end();
     },
     onError() {
-      if (expiry) clearTimeout(expiry);
-      closed();
+      socket.end();
     },
   };
+}
+
+/** What starting a run asks of an agent, a team or a workflow alike. */
+interface Startable {
+  run(message: string, opts: Record<string, unknown> & { stream: true }): AsyncIterable<RunEvent>;
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { RUN_STATUSES } from "../../db/types.js";
-import { agentResponseSchema, modelResponseSchema } from "./agents.js";
+import { agentResponseSchema, modelResponseSchema, runCheckpointSchema } from "./agents.js";
 import { agnoObject } from "./agno-object.js";
 import { runInputSchema, runOutputDict, runOutputSchema } from "./run-output.js";
 
@@ -116,3 +116,12 @@ export function teamRunOutputDict(run: object): Record<string, unknown> {
   out.member_responses = members.map((m) => (isTeamRun(m) ? teamRunOutputDict(m) : runOutputDict(m)));
   return out;
 }
+
+/** `GET /teams/{team_id}/runs/{run_id}/checkpoints/{message_index}`: the boundary and the team run cut there. */
+export const teamRunCheckpointSnapshotSchema = agnoObject(
+  { model: "TeamRunCheckpointSnapshot", file: "os/checkpoints.py" },
+  {
+    checkpoint: runCheckpointSchema,
+    snapshot: teamRunOutputSchema,
+  },
+);

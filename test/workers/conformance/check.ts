@@ -13,6 +13,7 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "GET /openapi.json": "the OpenAPI document itself, which FastAPI also serves without a model",
   "GET /docs": "an HTML page",
   "GET /ws": "a WebSocket upgrade (101): the socket's messages are agno's run events",
+  "GET /workflows/ws": "a WebSocket upgrade (101): agno's workflow socket frames and workflow events",
   "GET /sessions/{session_id}/media/{storage_key}": "the media bytes, or a redirect to them",
   "POST /agents/{agent_id}/runs/{run_id}/resume":
     "an SSE stream of agno's run events (agno declares only text/event-stream for it)",

@@ -9,12 +9,15 @@ export interface Contract {
   pattern: RegExp;
   /** literal segments count: a concrete path matches the most literal contract first */
   literals: number;
+  /** declared public (`scope: null`): it authenticates itself, if at all */
+  isPublic: boolean;
   responses: Map<number, { schema?: z.ZodType; contentTypes: string[] }>;
 }
 
 interface RouteDefinition {
   method: string;
   path: string;
+  security?: unknown[];
   responses: Record<string, { content?: Record<string, { schema?: z.ZodType }> }>;
 }
 
@@ -44,6 +47,7 @@ function readContracts(): Contract[] {
         path: route.path,
         pattern,
         literals: segments.filter((s) => !s.startsWith("{")).length,
+        isPublic: Array.isArray(route.security) && route.security.length === 0,
         responses,
       };
     });

@@ -2,8 +2,9 @@ import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { scriptModel } from "../../../support/model-script.js";
 import { until } from "../../../support/until.js";
-import { form, JSON_BODY, modelEnv, parseSse } from "../../worker-client.js";
-import { conformingCall } from "../check.js";
+import { openSocket } from "../../socket-session.js";
+import { auth, form, JSON_BODY, modelEnv, parseSse } from "../../worker-client.js";
+import { conformingCall, recordAnswer } from "../check.js";
 
 const post = (body: Record<string, unknown>) => ({ method: "POST", headers: JSON_BODY, body: JSON.stringify(body) });
 const tag = `conf-tw-${Date.now().toString(36)}`;
@@ -92,6 +93,69 @@ export function teamsWorkflowsScenarios(): void {
       e,
     );
     expect(done.body).toMatchObject({ status: "COMPLETED", content: "Done." });
+  });
+
+  it("a team run's checkpoints, the run cut at one (TeamRunOutput), and its session forked", async () => {
+    const { env: e } = await modelEnv([delegate("researcher"), { text: "Facts." }, { text: "Piece." }]);
+    const session = `${tag}-team-timeline`;
+    const run = await conformingCall(
+      "/teams/writing-desk/runs",
+      post({ message: "Write", stream: false, session_id: session }),
+      e,
+    );
+    const runId = run.body.run_id as string;
+    const count = run.body.messages.length as number;
+    const listed = await conformingCall(`/teams/writing-desk/runs/${runId}/checkpoints?session_id=${session}`);
+    expect(listed.body).toEqual({
+      run_id: runId,
+      session_id: session,
+      checkpoints: [expect.objectContaining({ checkpoint_id: "1", message_index: count, reason: "end" })],
+    });
+    // Cut between the delegation and its result, the snapshot snaps back before the call.
+    const userAt = run.body.messages.findIndex((m: { role: string }) => m.role === "user") + 1;
+    const snap = await conformingCall(
+      `/teams/writing-desk/runs/${runId}/checkpoints/${userAt + 1}?session_id=${session}`,
+    );
+    expect(snap.body.checkpoint).toMatchObject({ message_index: userAt + 1, reason: "snapshot", checkpoint_id: null });
+    expect(snap.body.snapshot).toMatchObject({ run_id: runId, team_id: "writing-desk" });
+    expect(snap.body.snapshot.messages).toHaveLength(userAt);
+    const path = `/teams/writing-desk/runs/${runId}/checkpoints`;
+    expect((await conformingCall(`${path}/${count + 1}?session_id=${session}`)).status).toBe(400);
+    expect((await conformingCall(`${path}?session_id=${tag}-elsewhere`)).status).toBe(404);
+    expect((await conformingCall(path)).status).toBe(422);
+
+    const forked = await conformingCall(`/teams/writing-desk/sessions/${session}/fork`, { method: "POST" });
+    expect(forked.body).toEqual({ session_id: expect.any(String), forked_from_session_id: session });
+    const copies = await conformingCall(`/teams/writing-desk/runs?session_id=${forked.body.session_id}`);
+    expect(copies.body).toHaveLength(1);
+    expect(copies.body[0]).toMatchObject({ content: "Piece." });
+    expect(copies.body[0].run_id).not.toBe(runId);
+    // An agent's fork route does not fork a team's session, nor the team's an unknown one.
+    expect((await conformingCall(`/agents/assistant/sessions/${session}/fork`, { method: "POST" })).status).toBe(404);
+    expect((await conformingCall(`/teams/writing-desk/sessions/${tag}-none/fork`, { method: "POST" })).status).toBe(
+      404,
+    );
+  });
+
+  it("GET /ws runs a team and GET /workflows/ws starts a workflow, in agno's frames; a plain GET is told to upgrade", async () => {
+    const { env: e } = await modelEnv([delegate("researcher"), { text: "Facts." }, { text: "Piece." }, { text: "R." }]);
+    const ws = await openSocket(e, auth);
+    recordAnswer("GET", "/ws", 101);
+    const team = await ws.ask({ action: "run", team_id: "writing-desk", message: "Write" });
+    const done = await ws.until((f) => f.request_id === team.id && f.event === "TeamRunCompleted");
+    expect(done).toMatchObject({ content: "Piece.", event_index: ws.of(team.id).length - 1 });
+    await ws.close();
+    const flows = await openSocket(e, auth, "/workflows/ws");
+    recordAnswer("GET", "/workflows/ws", 101);
+    expect(await flows.until((f) => f.event === "connected")).toEqual({
+      event: "connected",
+      message: "Connected to AgentOS.",
+      requires_auth: false,
+    });
+    flows.send({ action: "start-workflow", workflow_id: "blog-post", message: "Tides" });
+    expect(await flows.until((f) => f.event === "WorkflowPaused")).toMatchObject({ workflow_id: "blog-post" });
+    await flows.close();
+    expect((await conformingCall("/workflows/ws")).status).toBe(426);
   });
 
   it("GET /workflows and /workflows/{id} are agno's WorkflowResponse with steps; an unknown workflow is 404", async () => {
