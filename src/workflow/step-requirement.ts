@@ -1,5 +1,5 @@
 import { ValidationError } from "../errors.js";
-import type { HumanReview, OnReject, UserInputField } from "./human-review.js";
+import type { HumanReview, OnReject, OnTimeout, UserInputField } from "./human-review.js";
 import type { StepType } from "./step-output.js";
 
 /** What a paused workflow waits for (agno's StepRequirement): a confirmation, or input. */
@@ -20,6 +20,11 @@ export interface StepRequirement {
   user_input_message: string | null;
   user_input_schema: UserInputField[] | null;
   user_input: Record<string, unknown> | null;
+  /** when an unanswered review times out (ISO-8601, as agno's to_dict), null: never */
+  timeout_at?: string | null;
+  on_timeout?: OnTimeout;
+  /** set once the deadline passed and `on_timeout` decided in a person's place */
+  timed_out?: boolean;
 }
 
 /** A person's decision on a requirement, as `continueRun` takes it. */
@@ -47,6 +52,8 @@ export function stepRequirement(
     user_input_message: review.userInputMessage,
     user_input_schema: review.userInputSchema,
     user_input: null,
+    timeout_at: review.timeout !== null ? new Date(Date.now() + review.timeout * 1000).toISOString() : null,
+    on_timeout: review.onTimeout,
   };
 }
 
