@@ -56,7 +56,9 @@ describe.each(stores)("HumanReview timeout on %s", (_name, open) => {
     const at = Date.parse(req.timeout_at!);
     expect(at).toBeGreaterThanOrEqual(before + 600_000);
     expect(at).toBeLessThanOrEqual(Date.now() + 600_000);
-    const stored = (await db.getRun(paused.run_id))!.run_data as { step_requirements: Array<Record<string, unknown>> };
+    const stored = (await db.getRun(paused.run_id))!.run_data as unknown as {
+      step_requirements: Array<Record<string, unknown>>;
+    };
     expect(stored.step_requirements[0]).toMatchObject({ timeout_at: req.timeout_at, on_timeout: "cancel" });
     const untimed = await flow([], { requiresConfirmation: true }).run("b");
     expect(untimed.step_requirements![0]).toMatchObject({ timeout_at: null, on_timeout: "cancel" });
@@ -134,7 +136,7 @@ describe.each(stores)("HumanReview timeout on %s", (_name, open) => {
     const approved = (await db.getRun(ids.approve!))!;
     expect(approved.status).toBe("COMPLETED");
     expect(ran.approve).toEqual(["draft", "publish", "notify"]);
-    expect((approved.run_data as { content: string }).content).toBe("notified");
+    expect((approved.run_data as unknown as { content: string }).content).toBe("notified");
     // A workflow this deployment does not serve is left for one that does; an untimed review waits.
     expect((await db.getRun(stranger))!.status).toBe("PAUSED");
     expect((await db.getRun(untimed))!.status).toBe("PAUSED");
