@@ -12,6 +12,8 @@ export interface WorkflowContinueOptions {
   stepRequirements: StepRequirementResolution[];
   /** the run must belong to this user */
   userId?: string;
+  /** who resolves a step's agent's requirements: admin-only ones need `isAdmin` */
+  approver?: { isAdmin: boolean };
   stream?: boolean;
 }
 
@@ -37,7 +39,7 @@ export async function* continueWorkflowRun(
         `the run waits on step ${active.step_id} (${active.step_name}): resolve it`,
         "step_requirements",
       );
-    resolveRequirement(active, resolution);
+    resolveRequirement(active, resolution, opts.approver);
   }
   return yield* goOn(driver, paused);
 }
