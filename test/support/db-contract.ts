@@ -562,6 +562,7 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
         { expectStatus: ["PAUSED"] },
       );
       expect((await c.db.listTimedOutReviews({ now: at(0) })).map((r) => r.run_id)).toEqual(["tr-late", "tr-exact"]);
+      await expect(c.db.listTimedOutReviews({ now: "yesterday" })).rejects.toThrow(ValidationError);
     });
 
     describeJobStoreContract(() => c, make);

@@ -185,6 +185,8 @@ export class MemoryRunStore implements RunStore {
   }
 
   async listTimedOutReviews(opts: { now: string; limit?: number }): Promise<TimedOutReview[]> {
+    if (typeof opts.now !== "string" || Number.isNaN(Date.parse(opts.now)))
+      throw new ValidationError("now must be an ISO-8601 time", "now");
     const limit = Math.max(1, Math.min(opts.limit ?? 100, 1000));
     const due: TimedOutReview[] = [];
     for (const r of this.t.runs.values()) {
