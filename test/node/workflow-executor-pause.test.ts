@@ -4,9 +4,11 @@ import { Agent } from "../../src/agent/agent.js";
 import type { Db } from "../../src/db/port.js";
 import { ForbiddenError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import { Step, StepInput, Steps, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
+import { Team } from "../../src/team/index.js";
 import { tool } from "../../src/tools/tool.js";
 import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { dbTargets, openTestDb } from "../support/db-targets.js";
+import { scriptedAgent } from "../support/team-kit.js";
 
 /**
  * A Step whose agent pauses for its tools (confirmation, external execution, user input) pauses
@@ -217,4 +219,31 @@ describe.each(stores)("workflow steps whose agent pauses, on %s", (_name, open) 
     expect(done).not.toContain("wire 5");
     expect(JSON.stringify((await script.requests())[1]!.body)).toContain("rejected");
   });
+});
+
+it("a team step whose member pauses for a tool still fails the step (not yet), naming why, without retrying it", async () => {
+  const guarded = tool({
+    name: "delete_file",
+    parameters: z.object({ path: z.string() }),
+    requiresConfirmation: true,
+    execute: () => "deleted",
+  });
+  const ops = await scriptedAgent(
+    "ops",
+    [{ toolCalls: [{ id: "c1", name: "delete_file", arguments: { path: "/a" } }] }],
+    {
+      tools: [guarded],
+    },
+  );
+  const { model, script } = await scriptedModel([
+    { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "ops", task: "Clean up" } }] },
+  ]);
+  const team = new Team({ id: "desk", model, members: [ops.agent] });
+  const out = await new Workflow({
+    name: "team-step",
+    steps: [new Step({ name: "clean", executor: team, maxRetries: 2 })],
+  }).run("clean up");
+  expect(out.status).toBe("ERROR");
+  expect(out.error!.message).toMatch(/step clean: the team paused for a person.*not yet a team's/);
+  expect(await script.requests()).toHaveLength(1);
 });
