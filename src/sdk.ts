@@ -73,6 +73,7 @@ export {
   type EndCondition,
   type HumanReviewOptions,
   type OnReject,
+  type OnTimeout,
   type LoopOptions,
   type ParallelOptions,
   type RouterOptions,

@@ -665,6 +665,35 @@ export class Agent implements Component {
     return yield* this.resumePaused(output, calls, opts.stream === true);
   }
 
+  /**
+   * Goes on with a paused run its caller holds rather than storage (a workflow step's agent, run
+   * without its db): `run.requirements` already carry the resolutions. Still unresolved ones
+   * keep it PAUSED (a RunPaused event); else its held calls run and its loop goes on.
+   */
+  async *continueHeldRun(
+    run: RunOutput,
+    sessionState: Record<string, unknown>,
+    stream: boolean,
+  ): AsyncGenerator<RunEvent, RunOutput> {
+    const pending = (run.requirements ?? []).filter((r) => !r.resolved);
+    if (pending.length > 0) {
+      yield {
+        event: "RunPaused",
+        run_id: run.run_id,
+        session_id: run.session_id,
+        ...identityOf(this.ref),
+        created_at: nowSeconds(),
+        tools: pending.map((r) => r.tool_execution),
+        requirements: run.requirements,
+      };
+      return run;
+    }
+    const calls = this.heldCalls(run);
+    run.requirements = [];
+    const saveState = async () => undefined;
+    return yield* new RunEngine(this.engineConfig(stream, saveState), run, sessionState).resume(calls);
+  }
+
   /** Resumes the stored PAUSED run `output` with `calls` (the calls it held, each with its answer or to run now), then its loop. */
   protected async *resumePaused(
     output: RunOutput,

@@ -10,7 +10,13 @@ import type { UserMemoryStore } from "./ports/user-memory-store.js";
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
 export type { RunEventStore, StoredRunEvent } from "./ports/run-event-store.js";
-export type { InterruptedRun, InterruptOptions, RunStore, UpsertRunOptions } from "./ports/run-store.js";
+export type {
+  InterruptedRun,
+  InterruptOptions,
+  RunStore,
+  TimedOutReview,
+  UpsertRunOptions,
+} from "./ports/run-store.js";
 export type { ScheduleStorage } from "./ports/schedule-storage.js";
 export type { SessionStore } from "./ports/session-store.js";
 export type { ToolResultRecord, ToolResultStore } from "./ports/tool-result-store.js";

@@ -6,7 +6,8 @@ import { exampleResearcher, exampleWriter } from "./writing-desk.js";
 
 /**
  * The example workflow `npm run dev` serves: research a topic, then (once a person confirms the
- * research is worth writing up) write the post. A rejection skips the writing.
+ * research is worth writing up) write the post. A rejection skips the writing; a review left
+ * unanswered for a week cancels the run (the cron tick sees to it).
  */
 export function exampleBlogPost(model: Model, opts: { heartbeatSeconds?: number } = {}): Workflow {
   return new Workflow({
@@ -22,6 +23,8 @@ export function exampleBlogPost(model: Model, opts: { heartbeatSeconds?: number 
         humanReview: new HumanReview({
           requiresConfirmation: true,
           confirmationMessage: "Write the post from this research?",
+          timeout: 7 * 24 * 3600,
+          onTimeout: "cancel",
         }),
       }),
     ],

@@ -198,6 +198,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           queues: queueShards(env.JOB_QUEUE, config.queue.shards),
           resultStorage: registry.storage.results,
           heartbeatSeconds: registry.heartbeatSeconds(config.heartbeatSeconds),
+          workflows: registry.workflows,
         },
         controller.scheduledTime,
       );

@@ -3,6 +3,8 @@ import { DatabaseUnavailableError, errorMessage } from "../errors.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import { pruneToolResults } from "../offload/result-store.js";
 import { runDueSchedules } from "../scheduler/run-due.js";
+import { resolveTimedOutReviews } from "../workflow/resolve-timed-out-reviews.js";
+import type { Workflow } from "../workflow/workflow.js";
 import type { WorkerConfig } from "./env-config.js";
 import { openDb } from "./open-db.js";
 import type { QueueStub } from "./queue-shards.js";
@@ -15,12 +17,14 @@ export interface TickDeps {
   resultStorage?: ObjectStorage;
   /** the longest heartbeat interval of the served components: a run is stale after three of those */
   heartbeatSeconds: number;
+  /** the served workflows: their paused runs past a review's deadline are resolved here */
+  workflows?: readonly Workflow[];
 }
 
 /**
  * The cron tick: wakes the queue (after a deploy, say), dispatches due schedules, drops expired
- * tool results and event logs of streams nobody can still want to re-attach to, and ends runs
- * whose runtime died. Each step runs even when another fails; the first failure is rethrown so
+ * tool results and event logs of streams nobody can still want to re-attach to, ends runs
+ * whose runtime died, and resolves workflow reviews left unanswered past their timeout. Each step runs even when another fails; the first failure is rethrown so
  * the invocation shows it.
  */
 export async function scheduledTick(deps: TickDeps, scheduledTime: number): Promise<void> {
@@ -53,6 +57,11 @@ export async function scheduledTick(deps: TickDeps, scheduledTime: number): Prom
           staleBefore: now - staleAfterSeconds(deps.heartbeatSeconds),
           limit: 500,
         }),
+    ],
+    // Last: the runs it resolves go on to their end within this invocation.
+    [
+      "resolve timed-out reviews",
+      async () => deps.workflows?.length && resolveTimedOutReviews(db, deps.workflows, scheduledTime),
     ],
   ];
   const failures: unknown[] = [];

@@ -26,6 +26,8 @@ interface StepPlace {
   step_index?: StepIndex;
 }
 
+type ExecutorPlace = Pick<StepRequirement, "executor_id" | "executor_name" | "executor_run_id" | "executor_type">;
+
 type Results = { step_results: StepOutput[] };
 
 /** agno's workflow events (run/workflow.py), by name, with their fields. */
@@ -42,7 +44,7 @@ export interface WorkflowEventFields {
     status: "PAUSED";
     paused_step_index: number;
     paused_step_name: string | null;
-    pause_kind: "step";
+    pause_kind: "step" | "executor";
     step_requirements: StepRequirement[];
   };
   StepPaused: StepPlace & {
@@ -54,6 +56,9 @@ export interface WorkflowEventFields {
   };
   /** the paused step goes on after its review was resolved */
   StepContinued: StepPlace;
+  /** a step's agent paused for its tools (instead of StepPaused), and goes on once they are resolved */
+  StepExecutorPaused: StepPlace & ExecutorPlace & { executor_requirements: StepRequirement["executor_requirements"] };
+  StepExecutorContinued: StepPlace & ExecutorPlace;
   StepStarted: StepPlace;
   StepCompleted: StepPlace & { content: unknown; content_type: string; step_response: StepOutput };
   /** a step that failed: it is retried, skipped (skipOnFailure) or ends the workflow */

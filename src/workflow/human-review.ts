@@ -4,6 +4,9 @@ import type { StepType } from "./step-output.js";
 /** What a rejected review does (agno's OnReject): skip the block, cancel the run, or (a Condition) run its else branch. */
 export type OnReject = "skip" | "cancel" | "else";
 
+/** What a review left unanswered past its `timeout` does (agno's OnTimeout): cancel the run, skip the block, or go on as confirmed. */
+export type OnTimeout = "cancel" | "skip" | "approve";
+
 /** A field a person fills in when a step asks for input (agno's UserInputField). */
 export interface UserInputField {
   name: string;
@@ -24,6 +27,10 @@ export interface HumanReviewOptions {
   userInputSchema?: UserInputField[];
   /** what a rejection does (default "skip"; a Condition's default is "else") */
   onReject?: OnReject;
+  /** seconds a person has to answer; past it, `onTimeout` applies (on a late continue, or by the cron tick) */
+  timeout?: number;
+  /** what an unanswered review does past its timeout (default "cancel") */
+  onTimeout?: OnTimeout;
   /** agno 3.0 fields this runtime does not do yet: setting one is refused, never ignored */
   requiresOutputReview?: boolean;
   outputReviewMessage?: string;
@@ -32,8 +39,6 @@ export interface HumanReviewOptions {
   allowMultipleSelections?: boolean;
   onError?: string;
   maxRetries?: number;
-  timeout?: number;
-  onTimeout?: string;
 }
 
 const NOT_YET = [
@@ -42,8 +47,6 @@ const NOT_YET = [
   "allowMultipleSelections",
   "onError",
   "maxRetries",
-  "timeout",
-  "onTimeout",
 ] as const;
 const FIELD_TYPES = new Set(["str", "int", "float", "bool", "list", "dict"]);
 
@@ -60,6 +63,8 @@ export class HumanReview {
   readonly userInputMessage: string | null;
   readonly userInputSchema: UserInputField[] | null;
   readonly onReject?: OnReject;
+  readonly timeout: number | null;
+  readonly onTimeout: OnTimeout;
 
   constructor(opts: HumanReviewOptions) {
     for (const field of NOT_YET)
@@ -73,12 +78,15 @@ export class HumanReview {
           `humanReview.userInputSchema[${i}] needs a name and a field_type (str, int, float, bool, list, dict)`,
           `humanReview.userInputSchema.${i}`,
         );
+    checkTimeout(opts);
     this.requiresConfirmation = opts.requiresConfirmation ?? false;
     this.confirmationMessage = opts.confirmationMessage ?? null;
     this.requiresUserInput = opts.requiresUserInput ?? false;
     this.userInputMessage = opts.userInputMessage ?? null;
     this.userInputSchema = opts.userInputSchema ?? null;
     this.onReject = opts.onReject;
+    this.timeout = opts.timeout ?? null;
+    this.onTimeout = opts.onTimeout ?? "cancel";
   }
 
   /** Whether the block pauses before it runs. */
@@ -98,4 +106,21 @@ export class HumanReview {
   rejectAction(stepType: StepType): OnReject {
     return this.onReject ?? (stepType === "Condition" ? "else" : "skip");
   }
+}
+
+function checkTimeout(opts: HumanReviewOptions): void {
+  if (opts.timeout !== undefined && !(typeof opts.timeout === "number" && opts.timeout > 0 && opts.timeout < 2 ** 31))
+    throw new ValidationError("humanReview.timeout must be a number of seconds > 0", "humanReview.timeout");
+  if (opts.onTimeout !== undefined && !["cancel", "skip", "approve"].includes(opts.onTimeout))
+    throw new ValidationError('humanReview.onTimeout must be "cancel", "skip" or "approve"', "humanReview.onTimeout");
+  // Approving on a person's behalf cannot make up the input they were to give.
+  if (
+    opts.onTimeout === "approve" &&
+    opts.requiresUserInput &&
+    (opts.userInputSchema ?? []).some((f) => f?.required ?? true)
+  )
+    throw new ValidationError(
+      'humanReview.onTimeout "approve" cannot fill required user input: make the fields optional, or skip or cancel',
+      "humanReview.onTimeout",
+    );
 }

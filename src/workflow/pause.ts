@@ -42,5 +42,7 @@ export interface ResumePoint {
 /** How a block resumes: a rejected review's else branch, or the way down to a pause inside it. */
 export interface BlockResume {
   forceElse?: boolean;
+  /** a Step whose agent paused: the requirement with the agent's resolved requirements */
+  executor?: StepRequirement;
   point?: ResumePoint;
 }

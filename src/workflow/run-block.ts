@@ -21,7 +21,16 @@ export async function* runBlock(
   if (resume && resume.frames.length > 0) return yield* block.execute(input, scope, at, { point: resume });
   if (resume?.requirement) {
     const decision = resume.requirement;
-    yield workflowEvent(scope, "StepContinued", { step_name: block.name, step_index: at.index, step_id: block.stepId });
+    const place = { step_name: block.name, step_index: at.index, step_id: block.stepId };
+    if (decision.requires_executor_input) {
+      const { executor_id, executor_name, executor_run_id, executor_type } = decision;
+      yield workflowEvent(scope, "StepExecutorContinued", {
+        ...place,
+        ...{ executor_id, executor_name, executor_run_id, executor_type },
+      });
+      return yield* block.execute(input, scope, at, { executor: decision });
+    }
+    yield workflowEvent(scope, "StepContinued", place);
     if (decision.confirmed === false && decision.on_reject === "skip") return null;
     const forceElse = decision.confirmed === false && decision.on_reject === "else";
     // The input is the paused block's only, as in agno: the blocks after it do not get it.

@@ -103,7 +103,7 @@ export class RunDriver {
         output.paused_step_index = end.index;
         output.paused_step_name = this.cfg.steps[end.index]!.name ?? null;
         output.paused_frames = end.frames;
-        output.pause_kind = "step";
+        output.pause_kind = req.requires_executor_input ? "executor" : "step";
       } else output.status = "COMPLETED";
       await saveState(scope.sessionState);
       try {
@@ -120,19 +120,26 @@ export class RunDriver {
           step_index: req.step_path.length > 1 ? req.step_path : req.step_index,
           step_id: req.step_id,
         };
-        yield workflowEvent(scope, "StepPaused", {
-          ...place,
-          requires_confirmation: req.requires_confirmation,
-          confirmation_message: req.confirmation_message,
-          requires_user_input: req.requires_user_input,
-          user_input_message: req.user_input_message,
-          user_input_schema: req.user_input_schema,
-        });
+        const { executor_id, executor_name, executor_run_id, executor_type, executor_requirements } = req;
+        if (req.requires_executor_input)
+          yield workflowEvent(scope, "StepExecutorPaused", {
+            ...place,
+            ...{ executor_id, executor_name, executor_run_id, executor_type, executor_requirements },
+          });
+        else
+          yield workflowEvent(scope, "StepPaused", {
+            ...place,
+            requires_confirmation: req.requires_confirmation,
+            confirmation_message: req.confirmation_message,
+            requires_user_input: req.requires_user_input,
+            user_input_message: req.user_input_message,
+            user_input_schema: req.user_input_schema,
+          });
         yield workflowEvent(scope, "WorkflowPaused", {
           status: "PAUSED",
           paused_step_index: end.index,
           paused_step_name: output.paused_step_name ?? null,
-          pause_kind: "step",
+          pause_kind: output.pause_kind!,
           step_requirements: output.step_requirements!,
           step_results: output.step_results,
           step_executor_runs: output.step_executor_runs,

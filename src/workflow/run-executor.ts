@@ -1,11 +1,14 @@
 import { abortLocal } from "../agent/cancellation.js";
 import type { Component } from "../agent/component.js";
 import type { RunOutput } from "../agent/run-output.js";
-import { BadRequestError } from "../errors.js";
+import type { RunEvent } from "../agent/events.js";
+import { BadRequestError, ConflictError } from "../errors.js";
 import type { RunScope, StepPosition } from "./block.js";
 import { asText, deepestContent } from "./deepest-content.js";
 import type { StepExecutorEvent, WorkflowStreamEvent } from "./events.js";
+import { PauseSignal } from "./pause.js";
 import type { StepExecutorRun } from "./run-output.js";
+import type { StepRequirement } from "./step-requirement.js";
 import type { Step, StepFunction } from "./step.js";
 import { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
@@ -56,8 +59,25 @@ async function* runComponent(
     stepName: step.name,
     index: at.index,
   });
+  return stepOutputOf(step, executor, run, input, at);
+}
+
+/** A Step's executor that can go on with a paused run it is handed (an Agent, without its db). */
+interface HeldRunHost extends Component {
+  continueHeldRun(run: RunOutput, state: Record<string, unknown>, stream: boolean): AsyncGenerator<RunEvent, RunOutput>;
+}
+
+function canHold(executor: Component): executor is HeldRunHost {
+  return typeof (executor as Partial<HeldRunHost>).continueHeldRun === "function";
+}
+
+/** What an agent's ended (or paused) run makes of its step: a paused one pauses the workflow, as agno's. */
+function stepOutputOf(step: Step, executor: Component, run: RunOutput, input: StepInput, at: StepPosition): StepOutput {
   if (run.session_state) replaceContents(input.session_state, run.session_state);
-  if (run.status === "PAUSED") throw new ExecutorPausedError(step.name, executor.ref.type);
+  if (run.status === "PAUSED") {
+    if (!canHold(executor)) throw new ExecutorPausedError(step.name, executor.ref.type);
+    throw new PauseSignal(executorRequirement(step, executor, run, at));
+  }
   const failed = run.status === "ERROR" || run.status === "CANCELLED";
   return new StepOutput({
     content: run.content ?? null,
@@ -66,6 +86,65 @@ async function* runComponent(
     success: !failed,
     error: failed ? asText(run.content) : null,
   });
+}
+
+/**
+ * A continued workflow back at the step whose agent paused: the agent's held run (kept in
+ * `step_executor_runs`) takes the resolved requirements and goes on (agno's
+ * `_route_executor_requirements`); requirements left unresolved pause the workflow again.
+ */
+export async function* continueExecutor(
+  step: Step,
+  req: StepRequirement,
+  input: StepInput,
+  scope: RunScope,
+  at: StepPosition,
+): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
+  const executor = step.executor;
+  const held = scope.run.step_executor_runs.find((r) => r.run_id === req.executor_run_id);
+  if (!held || typeof executor === "function" || !canHold(executor))
+    throw new ConflictError(`step ${step.name}: its paused ${req.executor_type ?? "agent"} run is gone`);
+  const resolved = new Map((req.executor_requirements ?? []).map((r) => [r.id, r]));
+  const { parent_run_id: _p, workflow_step_id: _w, ...run } = held;
+  run.requirements = (run.requirements ?? []).map((r) => resolved.get(r.id) ?? r);
+  const state = structuredClone(input.session_state);
+  const events = (detached(executor) as HeldRunHost).continueHeldRun(run as RunOutput, state, true);
+  const ended = yield* followRun(events, run.run_id, scope, {
+    stepId: step.stepId,
+    stepName: step.name,
+    index: at.index,
+  });
+  return stepOutputOf(step, executor, ended, input, at);
+}
+
+/** The requirement a step's paused agent run makes (agno's `_create_executor_step_requirement`). */
+function executorRequirement(step: Step, executor: Component, run: RunOutput, at: StepPosition): StepRequirement {
+  const path = typeof at.index === "number" ? [at.index] : at.index;
+  return {
+    step_id: step.stepId,
+    step_name: step.name ?? null,
+    step_index: path[path.length - 1]!,
+    step_path: path,
+    step_type: "Step",
+    requires_confirmation: false,
+    confirmation_message: null,
+    confirmed: null,
+    on_reject: "skip",
+    requires_user_input: false,
+    user_input_message: null,
+    user_input_schema: null,
+    user_input: null,
+    timeout_at: null,
+    on_timeout: "cancel",
+    // Only the unresolved ones: an earlier pause's resolved requirements are history.
+    requires_executor_input: true,
+    executor_requirements: (run.requirements ?? []).filter((r) => !r.resolved),
+    executor_id: executor.ref.id,
+    executor_name: executor.ref.name ?? null,
+    executor_run_id: run.run_id,
+    executor_type: executor.ref.type,
+    executor_session_id: run.session_id,
+  };
 }
 
 /**
@@ -91,6 +170,19 @@ export async function* runAgent(
     sessionState: structuredClone(sessionState),
     stream: true,
   });
+  return yield* followRun(events, runId, scope, block);
+}
+
+/**
+ * Streams an agent run's events with the workflow's context and keeps the run in the workflow
+ * run's `step_executor_runs` (in its earlier place when it is a continued one).
+ */
+async function* followRun(
+  events: AsyncGenerator<RunEvent, RunOutput>,
+  runId: string,
+  scope: RunScope,
+  block: { stepId: string; stepName?: string; index: StepPosition["index"] },
+): AsyncGenerator<WorkflowStreamEvent, RunOutput> {
   scope.executorRuns.add(runId);
   // A cancel that came while the agent was being set up reaches it too.
   if (scope.signal.aborted) abortLocal(runId, "cancelled");
@@ -116,7 +208,10 @@ export async function* runAgent(
     scope.executorRuns.delete(runId);
   }
   const kept: StepExecutorRun = { ...run, parent_run_id: scope.run.run_id, workflow_step_id: block.stepId };
-  scope.run.step_executor_runs.push(kept);
+  const runs = scope.run.step_executor_runs;
+  const earlier = runs.findIndex((r) => r.run_id === run.run_id);
+  if (earlier >= 0) runs[earlier] = kept;
+  else runs.push(kept);
   scope.checkCancelled();
   return run;
 }
@@ -136,13 +231,13 @@ export function replaceContents(target: Record<string, unknown>, source: Record<
 }
 
 /**
- * A step's agent paused for a person (a tool that needs confirmation or input): the workflow
- * cannot pause for that yet, so the step fails, and is not tried again (it would pause again).
+ * A step's team paused for a person (a member's tool that needs confirmation or input): the
+ * workflow pauses for an agent's only, so the step fails, and is not tried again (it would pause again).
  */
 export class ExecutorPausedError extends BadRequestError {
   constructor(stepName: string | undefined, executorType: string) {
     super(
-      `step ${stepName}: the ${executorType} paused for a person (its tools need confirmation or input); workflows do not pause for that yet`,
+      `step ${stepName}: the ${executorType} paused for a person (its tools need confirmation or input); workflows pause for an agent's tools only, not yet a ${executorType}'s`,
     );
   }
 }

@@ -50,7 +50,7 @@ export interface WorkflowRunOutput {
   /** where a PAUSED run waits: the top-level step that holds the paused one (see paused_frames for the way down) */
   paused_step_index?: number | null;
   paused_step_name?: string | null;
-  pause_kind?: "step" | null;
+  pause_kind?: "step" | "executor" | null;
   /** where each container on the way down to a nested pause stood, outermost first */
   paused_frames?: PauseFrame[] | null;
   /** how far a durable run got while it runs (kept to itself: a restarted run goes on from here) */

@@ -1,5 +1,7 @@
+import { applyResolutions, requirementResolution, type RequirementResolution } from "../agent/hitl.js";
+import type { RunRequirement } from "../agent/run-output.js";
 import { ValidationError } from "../errors.js";
-import type { HumanReview, OnReject, UserInputField } from "./human-review.js";
+import type { HumanReview, OnReject, OnTimeout, UserInputField } from "./human-review.js";
 import type { StepType } from "./step-output.js";
 
 /** What a paused workflow waits for (agno's StepRequirement): a confirmation, or input. */
@@ -20,6 +22,19 @@ export interface StepRequirement {
   user_input_message: string | null;
   user_input_schema: UserInputField[] | null;
   user_input: Record<string, unknown> | null;
+  /** when an unanswered review times out (ISO-8601, as agno's to_dict), null: never */
+  timeout_at?: string | null;
+  on_timeout?: OnTimeout;
+  /** set once the deadline passed and `on_timeout` decided in a person's place */
+  timed_out?: boolean;
+  /** a step's agent paused for its tools (agno's executor HITL): its unresolved requirements, and its run */
+  requires_executor_input?: boolean;
+  executor_requirements?: RunRequirement[];
+  executor_id?: string;
+  executor_name?: string | null;
+  executor_run_id?: string;
+  executor_type?: string;
+  executor_session_id?: string;
 }
 
 /** A person's decision on a requirement, as `continueRun` takes it. */
@@ -27,6 +42,8 @@ export interface StepRequirementResolution {
   step_id: string;
   confirmed?: boolean;
   user_input?: Record<string, unknown>;
+  /** for a step whose agent paused: the agent's requirements resolved, `[{ id, confirmed, … }]` as Agent.continueRun takes them */
+  executor_requirements?: RequirementResolution[];
 }
 
 export function stepRequirement(
@@ -47,6 +64,8 @@ export function stepRequirement(
     user_input_message: review.userInputMessage,
     user_input_schema: review.userInputSchema,
     user_input: null,
+    timeout_at: review.timeout !== null ? new Date(Date.now() + review.timeout * 1000).toISOString() : null,
+    on_timeout: review.onTimeout,
   };
 }
 
@@ -54,12 +73,17 @@ export function stepRequirement(
  * Applies a person's decision to the pending requirement: a confirmation needs `confirmed`; input
  * needs every required field, of its type and among its allowed values (unless rejected).
  */
-export function resolveRequirement(req: StepRequirement, resolution: StepRequirementResolution): void {
+export function resolveRequirement(
+  req: StepRequirement,
+  resolution: StepRequirementResolution,
+  approver: { isAdmin: boolean } = { isAdmin: false },
+): void {
   if (resolution.step_id !== req.step_id)
     throw new ValidationError(
       `the run waits on step ${req.step_id}, not ${String(resolution.step_id)}`,
       "step_requirements",
     );
+  if (req.requires_executor_input) return resolveExecutor(req, resolution, approver);
   if (req.requires_confirmation) {
     if (typeof resolution.confirmed !== "boolean")
       throw new ValidationError(`step ${req.step_name ?? req.step_id} needs confirmed: true or false`, "confirmed");
@@ -74,6 +98,30 @@ export function resolveRequirement(req: StepRequirement, resolution: StepRequire
     req.user_input = input;
     if (!req.requires_confirmation) req.confirmed = true;
   }
+}
+
+/** A step's paused agent: its requirements take the resolutions as Agent.continueRun checks them. */
+function resolveExecutor(
+  req: StepRequirement,
+  resolution: StepRequirementResolution,
+  approver: { isAdmin: boolean },
+): void {
+  const given = resolution.executor_requirements;
+  if (!Array.isArray(given) || given.length === 0)
+    throw new ValidationError(
+      `step ${req.step_name ?? req.step_id} waits on its ${req.executor_type ?? "agent"}: send executor_requirements [{ id, confirmed | user_input | external_execution_result }]`,
+      "executor_requirements",
+    );
+  const parsed = given.map((r, i) => {
+    const ok = requirementResolution.safeParse(r);
+    if (!ok.success)
+      throw new ValidationError(
+        `executor_requirements[${i}]: ${ok.error.issues[0]?.message}`,
+        `executor_requirements.${i}`,
+      );
+    return ok.data;
+  });
+  req.executor_requirements = applyResolutions(req.executor_requirements ?? [], parsed, approver);
 }
 
 function checkField(field: UserInputField, value: unknown): void {

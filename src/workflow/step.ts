@@ -5,7 +5,8 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { isCancellation } from "./cancelled.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { ExecutorPausedError, runExecutor } from "./run-executor.js";
+import { isPause, type BlockResume } from "./pause.js";
+import { continueExecutor, ExecutorPausedError, runExecutor } from "./run-executor.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
 
@@ -85,16 +86,25 @@ export class Step implements WorkflowBlock {
     return this.executor.name || "anonymous_function";
   }
 
-  async *execute(input: StepInput, scope: RunScope, at: StepPosition): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
+  async *execute(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+    resume?: BlockResume,
+  ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const place = placeOf(this, at);
     yield workflowEvent(scope, "StepStarted", place);
     let output: StepOutput | undefined;
     for (let attempt = 0; output === undefined; attempt++) {
       scope.checkCancelled();
       try {
-        output = yield* runExecutor(this, input, scope, at);
+        // A continued step whose agent paused goes on with that run first; a retry starts afresh.
+        output =
+          attempt === 0 && resume?.executor
+            ? yield* continueExecutor(this, resume.executor, input, scope, at)
+            : yield* runExecutor(this, input, scope, at);
       } catch (error) {
-        if (isCancellation(error, scope)) throw error;
+        if (isCancellation(error, scope) || isPause(error)) throw error;
         const message = publicError(error, `workflow run ${scope.run.run_id}: step ${this.name}`).message;
         yield workflowEvent(scope, "StepError", { ...place, error: message, attempt: attempt + 1 });
         if (attempt < this.maxRetries && !(error instanceof ExecutorPausedError)) continue;

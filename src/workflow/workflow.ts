@@ -9,7 +9,7 @@ import { ConflictError, ValidationError } from "../errors.js";
 import { checkJson } from "../json-limits.js";
 import { nowSeconds } from "../time.js";
 import { workflowEvent, type WorkflowBlock } from "./block.js";
-import { continueWorkflowRun, type WorkflowContinueOptions } from "./continue-run.js";
+import { continueWorkflowRun, timeOutWorkflowRun, type WorkflowContinueOptions } from "./continue-run.js";
 import { asText } from "./deepest-content.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import { checkReviews } from "./inner-blocks.js";
@@ -265,6 +265,16 @@ export class Workflow implements Component {
   ): Promise<WorkflowRunOutput> | AsyncIterable<WorkflowStreamEvent> {
     const events = continueWorkflowRun(this.driver, runId, opts);
     return opts.stream ? events : drain(events);
+  }
+
+  /**
+   * Resolves a paused run whose review's `timeout` passed, with nobody asking (what the cron
+   * tick does): the review's `onTimeout` cancels the run, skips the block or approves it, and
+   * the run goes on to its end. Null when the run is not paused past a deadline (any more);
+   * a StatusConflictError when a person's continue got there first.
+   */
+  timeOutRun(runId: string, now = Date.now()): Promise<WorkflowRunOutput | null> {
+    return drain(timeOutWorkflowRun(this.driver, runId, now));
   }
 }
 

@@ -51,17 +51,38 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       `SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`,
     );
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_jobs=3.0.2",
-      "agno_memories=3.0.2",
-      "agno_run_events=3.0.2",
-      "agno_runs=3.0.2",
-      "agno_schedule_runs=3.0.2",
-      "agno_schedules=3.0.2",
-      "agno_schema_versions=3.0.2",
-      "agno_sessions=3.0.2",
-      "agno_tool_results=3.0.2",
+      "agno_jobs=3.0.3",
+      "agno_memories=3.0.3",
+      "agno_run_events=3.0.3",
+      "agno_runs=3.0.3",
+      "agno_schedule_runs=3.0.3",
+      "agno_schedules=3.0.3",
+      "agno_schema_versions=3.0.3",
+      "agno_sessions=3.0.3",
+      "agno_tool_results=3.0.3",
     ]);
-    expect(await t.db.schemaVersion()).toBe("3.0.2");
+    expect(await t.db.schemaVersion()).toBe("3.0.3");
+  });
+
+  it("finds timed-out reviews through the partial deadline index, not by reading every run's JSON", async () => {
+    const defs = await t.query<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = 'idx_agno_runs_review_deadline'`,
+      [t.schema],
+    );
+    expect(defs).toHaveLength(1);
+    expect(defs[0]!.indexdef).toMatch(/timeout_at.*WHERE.*status.*PAUSED/s);
+    // The adapter's query (run-liveness.ts) with sequential scans priced out: the planner can use the index.
+    await t.query("SET enable_seqscan = off");
+    try {
+      const plan = await t.query<Record<string, string>>(
+        `EXPLAIN SELECT run_id FROM "${t.schema}".agno_runs
+         WHERE status = 'PAUSED' AND (run_data->'step_requirements'->-1->>'timeout_at') <= '2030-01-01T00:00:00.000Z'
+         ORDER BY (run_data->'step_requirements'->-1->>'timeout_at') LIMIT 100`,
+      );
+      expect(plan.map((r) => Object.values(r)[0]).join("\n")).toContain("idx_agno_runs_review_deadline");
+    } finally {
+      await t.query("SET enable_seqscan = on");
+    }
   });
 
   it("upserting a run rewrites that run's row only (its row version), not its neighbours'", async () => {

@@ -226,7 +226,7 @@ describe.each(stores)("workflow storage on %s", (_name, open) => {
 });
 
 describe("agent steps' events", () => {
-  it("fails a step whose agent pauses for a person (workflows do not pause for tools yet), without retrying it", async () => {
+  it("a step whose agent pauses for a person pauses the workflow (agno's executor pause), without retrying it", async () => {
     const { model, script } = await scriptedModel([{ toolCalls: [{ name: "remember", arguments: { fact: "x" } }] }]);
     const guarded = tool({
       name: "remember",
@@ -240,8 +240,8 @@ describe("agent steps' events", () => {
       name: "hitl-agent",
       steps: [new Step({ name: "ask", executor: agent, maxRetries: 2 })],
     }).run("hi");
-    expect(out.status).toBe("ERROR");
-    expect(out.error!.message).toMatch(/step ask: the agent paused for a person/);
+    expect(out).toMatchObject({ status: "PAUSED", pause_kind: "executor", paused_step_name: "ask" });
+    expect(out.step_requirements![0]).toMatchObject({ requires_executor_input: true, executor_name: "careful" });
     // One model call: the paused agent was not run again.
     expect(await script.requests()).toHaveLength(1);
     expect(out.step_executor_runs.map((r) => r.status)).toEqual(["PAUSED"]);

@@ -526,6 +526,45 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
       });
     });
 
+    it("lists the PAUSED runs whose pending review's deadline passed, earliest first, at most `limit`", async () => {
+      const wf = async (id: string, status: string, reqs: Array<{ timeout_at?: string | null }>) => {
+        await c.db.upsertSession({ session_id: `${id}-s`, session_type: "workflow", workflow_id: "flow" });
+        await c.db.upsertRun({
+          run_id: id,
+          session_id: `${id}-s`,
+          workflow_id: "flow",
+          status,
+          step_requirements: reqs.map((r, i) => ({ step_id: `st-${i}`, ...r })),
+        } as RunRecord);
+      };
+      const at = (offsetSeconds: number) => new Date(Date.UTC(2030, 0, 1) + offsetSeconds * 1000).toISOString();
+      await wf("tr-late", "PAUSED", [{ timeout_at: at(-10) }]);
+      await wf("tr-later", "PAUSED", [{ timeout_at: at(-300) }]);
+      await wf("tr-exact", "PAUSED", [{ timeout_at: at(0) }]);
+      await wf("tr-future", "PAUSED", [{ timeout_at: at(60) }]);
+      await wf("tr-none", "PAUSED", [{ timeout_at: null }]);
+      // Only the pending (last) requirement counts: an earlier one's deadline is history.
+      await wf("tr-history", "PAUSED", [{ timeout_at: at(-900) }, {}]);
+      await wf("tr-resumed", "RUNNING", [{ timeout_at: at(-600) }]);
+      const due = await c.db.listTimedOutReviews({ now: at(0) });
+      expect(due.map((r) => r.run_id)).toEqual(["tr-later", "tr-late", "tr-exact"]);
+      expect(due[0]).toEqual({
+        run_id: "tr-later",
+        session_id: "tr-later-s",
+        workflow_id: "flow",
+        timeout_at: at(-300),
+      });
+      expect((await c.db.listTimedOutReviews({ now: at(0), limit: 1 })).map((r) => r.run_id)).toEqual(["tr-later"]);
+      expect(await c.db.listTimedOutReviews({ now: at(-301) })).toEqual([]);
+      // Once a resolver moved it on (PAUSED no more), it is not listed again.
+      await c.db.upsertRun(
+        { run_id: "tr-later", session_id: "tr-later-s", workflow_id: "flow", status: "RUNNING" } as RunRecord,
+        { expectStatus: ["PAUSED"] },
+      );
+      expect((await c.db.listTimedOutReviews({ now: at(0) })).map((r) => r.run_id)).toEqual(["tr-late", "tr-exact"]);
+      await expect(c.db.listTimedOutReviews({ now: "yesterday" })).rejects.toThrow(ValidationError);
+    });
+
     describeJobStoreContract(() => c, make);
     describeScheduleStoreContract(() => c, make);
   });

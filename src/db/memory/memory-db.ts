@@ -6,6 +6,7 @@ import type {
   MigrationResult,
   QueueDb,
   StoredRunEvent,
+  TimedOutReview,
   ToolResultRecord,
   UpsertRunOptions,
 } from "../port.js";
@@ -170,6 +171,9 @@ export class MemoryDb implements QueueDb {
   }
   interruptStaleRuns(opts: InterruptOptions): Promise<InterruptedRun[]> {
     return this.runs.interruptStaleRuns(opts);
+  }
+  listTimedOutReviews(opts: { now: string; limit?: number }): Promise<TimedOutReview[]> {
+    return this.runs.listTimedOutReviews(opts);
   }
 
   // -- run event logs ----------------------------------------------------------------------

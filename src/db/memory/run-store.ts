@@ -1,6 +1,6 @@
 import { ConflictError, NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
 import { pageOf, resolvePage, sortOrderOf } from "../pagination.js";
-import type { InterruptedRun, InterruptOptions, RunStore, UpsertRunOptions } from "../port.js";
+import type { InterruptedRun, InterruptOptions, RunStore, TimedOutReview, UpsertRunOptions } from "../port.js";
 import { runTypeOf } from "../session.js";
 import type { GetRunsOptions, Page, RunRecord, RunRow } from "../types.js";
 import { validateId, validateIds, validateRun } from "../validate.js";
@@ -182,6 +182,22 @@ export class MemoryRunStore implements RunStore {
       this.t.runEvents.set(r.run_id, [...log, { index: (log.at(-1)?.index ?? -1) + 1, event: closing, created_at: t }]);
     }
     return stale.map((r) => ({ run_id: r.run_id, session_id: r.session_id }));
+  }
+
+  async listTimedOutReviews(opts: { now: string; limit?: number }): Promise<TimedOutReview[]> {
+    if (typeof opts.now !== "string" || Number.isNaN(Date.parse(opts.now)))
+      throw new ValidationError("now must be an ISO-8601 time", "now");
+    const limit = Math.max(1, Math.min(opts.limit ?? 100, 1000));
+    const due: TimedOutReview[] = [];
+    for (const r of this.t.runs.values()) {
+      if (r.status !== "PAUSED") continue;
+      const pending = (r.run_data.step_requirements as Array<{ timeout_at?: unknown }> | undefined)?.at(-1);
+      const at = pending?.timeout_at;
+      // The same text comparison as the Postgres adapter's index makes.
+      if (typeof at === "string" && at <= opts.now)
+        due.push({ run_id: r.run_id, session_id: r.session_id, workflow_id: r.workflow_id, timeout_at: at });
+    }
+    return due.sort((a, b) => (a.timeout_at < b.timeout_at ? -1 : a.timeout_at > b.timeout_at ? 1 : 0)).slice(0, limit);
   }
 }
 

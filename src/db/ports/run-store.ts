@@ -26,6 +26,15 @@ export interface InterruptOptions {
   runId?: string;
 }
 
+/** A paused run whose pending review's deadline passed (see RunStore.listTimedOutReviews). */
+export interface TimedOutReview {
+  run_id: string;
+  session_id: string;
+  workflow_id: string | null;
+  /** the deadline, ISO-8601 */
+  timeout_at: string;
+}
+
 export interface InterruptedRun {
   run_id: string;
   session_id: string;
@@ -51,4 +60,10 @@ export interface RunStore {
    * log; one statement, at most `limit` runs (default 100). Returns the runs it ended.
    */
   interruptStaleRuns(opts: InterruptOptions): Promise<InterruptedRun[]>;
+  /**
+   * PAUSED runs whose pending review (the last of `run_data.step_requirements`) has a
+   * `timeout_at` at or before `now` (ISO-8601), earliest deadline first, at most `limit`
+   * (default 100): what the cron tick resolves with each review's `on_timeout`. Read only.
+   */
+  listTimedOutReviews(opts: { now: string; limit?: number }): Promise<TimedOutReview[]>;
 }

@@ -10,6 +10,7 @@ import type {
   MigrateOptions,
   MigrationResult,
   StoredRunEvent,
+  TimedOutReview,
   ToolResultRecord,
   UpsertRunOptions,
 } from "../port.js";
@@ -562,6 +563,11 @@ export class PostgresDb implements Db {
   async interruptStaleRuns(opts: InterruptOptions): Promise<InterruptedRun[]> {
     await this.inspect();
     return this.liveness.interrupt(opts);
+  }
+
+  async listTimedOutReviews(opts: { now: string; limit?: number }): Promise<TimedOutReview[]> {
+    await this.inspect();
+    return this.liveness.timedOutReviews(opts);
   }
 
   // -- offloaded tool results -------------------------------------------------------------

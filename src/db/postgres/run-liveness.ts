@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
-import type { InterruptedRun, InterruptOptions } from "../port.js";
+import type { InterruptedRun, InterruptOptions, TimedOutReview } from "../port.js";
+import { ValidationError } from "../../errors.js";
 import { validateId } from "../validate.js";
 import type { Exec } from "./schema-state.js";
 import { nowSeconds as now } from "../../time.js";
@@ -61,5 +62,27 @@ export class RunLivenessTable {
       )
       SELECT run_id, session_id FROM ended`);
     return rows.map((r) => ({ run_id: String(r.run_id), session_id: String(r.session_id) }));
+  }
+
+  /**
+   * The PAUSED runs whose pending review's deadline passed: read through the partial expression
+   * index of migration 0004 (PAUSED rows only, by their last requirement's `timeout_at`), so a
+   * tick reads the due rows, not every paused run's JSON. The expression must stay the index's.
+   */
+  async timedOutReviews(opts: { now: string; limit?: number }): Promise<TimedOutReview[]> {
+    if (typeof opts.now !== "string" || Number.isNaN(Date.parse(opts.now)))
+      throw new ValidationError("now must be an ISO-8601 time", "now");
+    const limit = Math.max(1, Math.min(opts.limit ?? 100, 1000));
+    const rows = await this.exec(sql`
+      SELECT run_id, session_id, workflow_id, (run_data->'step_requirements'->-1->>'timeout_at') AS timeout_at
+      FROM ${this.t.runs}
+      WHERE status = 'PAUSED' AND (run_data->'step_requirements'->-1->>'timeout_at') <= ${opts.now}
+      ORDER BY (run_data->'step_requirements'->-1->>'timeout_at') LIMIT ${limit}`);
+    return rows.map((r) => ({
+      run_id: String(r.run_id),
+      session_id: String(r.session_id),
+      workflow_id: r.workflow_id === null ? null : String(r.workflow_id),
+      timeout_at: String(r.timeout_at),
+    }));
   }
 }

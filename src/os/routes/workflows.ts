@@ -45,7 +45,8 @@ export const workflowContinueRequest = z
     id: "WorkflowContinueRequest",
     description:
       "`step_requirements`: the paused step's requirement with the decision, `[{step_id, confirmed, user_input?}]` " +
-      "(agno's StepRequirement dicts; as JSON, or JSON text in a form)",
+      "(agno's StepRequirement dicts; as JSON, or JSON text in a form); for a step whose agent paused for its tools, " +
+      "`[{step_id, executor_requirements: [{id, confirmed | user_input | external_execution_result}]}]`",
   });
 
 const listWorkflows = defineRoute({
@@ -123,7 +124,8 @@ const continueRun = defineRoute({
   method: "post",
   path: "/workflows/{workflow_id}/runs/{run_id}/continue",
   tags,
-  summary: "Continue a workflow run paused by a HumanReview with the person's decision (confirm, reject, input)",
+  summary:
+    "Continue a workflow run paused by a HumanReview (confirm, reject, input) or by a step's agent (its tools' requirements)",
   scope: runWorkflow,
   request: { params: runPath, body: runBody(workflowContinueRequest) },
   responses: {
@@ -235,6 +237,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
     const opts = {
       stepRequirements: (body.step_requirements ?? []) as unknown as StepRequirementResolution[],
       ...(userId !== undefined ? { userId } : {}),
+      approver: { isAdmin: principalOf(c).admin },
     };
     if (body.stream === false)
       return c.json(workflowRunOutputDict(await workflow.continueRun(run_id, { ...opts, stream: false })));
