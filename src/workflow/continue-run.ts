@@ -3,12 +3,15 @@ import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, 
 import type { WorkflowStreamEvent } from "./events.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import { record, type RunDriver } from "./run-driver.js";
-import { resolveRequirement, type StepRequirementResolution } from "./step-requirement.js";
+import type { ErrorRequirement } from "./error-requirement.js";
+import { resolveRequirement, type StepRequirement, type StepRequirementResolution } from "./step-requirement.js";
 import { workflowStateSaver } from "./workflow-session.js";
 
 export interface WorkflowContinueOptions {
   /** the decision on the step the run waits on: `{ step_id, confirmed, user_input }` */
   stepRequirements: StepRequirementResolution[];
+  /** the decision on a step that failed with onError "pause": `{ step_id, decision: "retry" | "skip" }` */
+  errorRequirements?: Array<{ step_id: string; decision: "retry" | "skip" }>;
   /** the run must belong to this user */
   userId?: string;
   stream?: boolean;
@@ -28,28 +31,37 @@ export async function* continueWorkflowRun(
   if (!db) throw new NotConfiguredError("continuing a workflow run needs the workflow to have a db");
   if (!Array.isArray(opts.stepRequirements))
     throw new ValidationError("stepRequirements must be a list", "step_requirements");
+  if (opts.errorRequirements !== undefined && !Array.isArray(opts.errorRequirements))
+    throw new ValidationError("errorRequirements must be a list", "error_requirements");
   const row = await db.getRun(runId, opts.userId !== undefined ? { userId: opts.userId } : {});
   if (!row || !ownsRun(driver.ref, row.run_data)) throw new NotFoundError(`run ${runId} not found`);
   if (row.status !== "PAUSED") throw new StatusConflictError(`run ${runId} is ${row.status}, not PAUSED`, row.status);
   const output = row.run_data as unknown as WorkflowRunOutput;
-  const active = output.step_requirements?.at(-1);
+  const failed = output.error_requirements?.at(-1);
+  const active = failed ?? output.step_requirements?.at(-1);
   const index = output.paused_step_index;
   const block = index !== null && index !== undefined ? driver.steps[index] : undefined;
   if (!active || !block || (block.name ?? null) !== (output.paused_step_name ?? null))
     throw new ConflictError(`run ${runId} paused at a step this workflow no longer has at that place`);
-  const resolution = (opts.stepRequirements as StepRequirementResolution[]).find((r) => r?.step_id === active.step_id);
-  if (!resolution)
-    throw new ValidationError(
-      `the run waits on step ${active.step_id} (${active.step_name}): resolve it`,
-      "step_requirements",
+  if (failed) resolveError(failed, opts.errorRequirements ?? []);
+  else {
+    const resolution = (opts.stepRequirements as StepRequirementResolution[]).find(
+      (r) => r?.step_id === active.step_id,
     );
-  resolveRequirement(active, resolution);
+    if (!resolution)
+      throw new ValidationError(
+        `the run waits on step ${active.step_id} (${active.step_name}): resolve it`,
+        "step_requirements",
+      );
+    resolveRequirement(active as StepRequirement, resolution);
+  }
   output.status = "RUNNING";
   const frames = output.paused_frames ?? [];
   output.paused_step_index = null;
   output.paused_step_name = null;
   output.paused_frames = null;
   output.pause_kind = null;
+  output.error_requirements = null;
   // Only one continue goes on: the others find the run no longer PAUSED.
   await db.upsertRun(record(output), { expectStatus: ["PAUSED"] });
   const session = await db.getSession(output.session_id, { includeRuns: false });
@@ -60,17 +72,35 @@ export async function* continueWorkflowRun(
   };
   output.session_state = state;
   const saveState = workflowStateSaver(db, output.session_id, state);
-  if (active.confirmed === false && active.on_reject === "cancel") {
+  const cancel = failed ? null : cancelReason(active as StepRequirement);
+  if (cancel) {
     const scope = driver.scope(output, new AbortController());
-    return yield* driver.cancelled(
-      output,
-      scope,
-      saveState,
-      `Workflow cancelled: Step '${active.step_name}' was rejected`,
-    );
+    return yield* driver.cancelled(output, scope, saveState, cancel);
   }
   return yield* driver.drive(output, saveState, undefined, {
     startIndex: index!,
     point: { frames, requirement: active },
   });
+}
+
+/** A failing step's decision: "retry" or "skip". */
+function resolveError(req: ErrorRequirement, given: Array<{ step_id: string; decision: string }>): void {
+  const resolution = given.find((r) => r?.step_id === req.step_id);
+  if (!resolution)
+    throw new ValidationError(
+      `the run waits on failed step ${req.step_id} (${req.step_name}): resolve it with error_requirements`,
+      "error_requirements",
+    );
+  if (resolution.decision !== "retry" && resolution.decision !== "skip")
+    throw new ValidationError(`step ${req.step_name ?? req.step_id} needs decision: "retry" or "skip"`, "decision");
+  req.decision = resolution.decision;
+}
+
+/** Why a rejection ends the run (as agno): its onReject is "cancel", or a retry past its max_retries. */
+function cancelReason(req: StepRequirement): string | null {
+  if (req.confirmed !== false) return null;
+  if (req.on_reject === "cancel") return `Workflow cancelled: Step '${req.step_name}' was rejected`;
+  if (req.on_reject === "retry" && req.max_retries && req.retry_count >= req.max_retries)
+    return `Max retries (${req.max_retries}) reached for step '${req.step_name}'`;
+  return null;
 }

@@ -52,6 +52,14 @@ export interface WorkflowEventFields {
     user_input_message: string | null;
     user_input_schema: UserInputField[] | null;
   };
+  /** a Router waits for a person to pick its route(s) */
+  RouterPaused: StepPlace & {
+    available_choices: string[];
+    user_input_message: string | null;
+    allow_multiple_selections: boolean;
+  };
+  /** a step's output (or a Loop's iteration) waits for a person's review */
+  StepOutputReview: StepPlace & { output_review_message: string | null; requires_output_review: boolean };
   /** the paused step goes on after its review was resolved */
   StepContinued: StepPlace;
   StepStarted: StepPlace;

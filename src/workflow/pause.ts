@@ -1,5 +1,6 @@
 import type { WorkflowStreamEvent } from "./events.js";
 import type { StepOutput, StepType } from "./step-output.js";
+import type { ErrorRequirement } from "./error-requirement.js";
 import type { StepRequirement } from "./step-requirement.js";
 
 /** Where a paused container stood: which inner step paused, what ran before it, what else it needs to go on. */
@@ -20,7 +21,7 @@ export interface PauseFrame {
  */
 export class PauseSignal extends Error {
   readonly frames: PauseFrame[] = [];
-  constructor(readonly requirement: StepRequirement) {
+  constructor(readonly requirement: StepRequirement | ErrorRequirement) {
     super(`paused for ${requirement.step_name ?? requirement.step_id}`);
     this.name = "PauseSignal";
   }
@@ -33,12 +34,13 @@ export function isPause(error: unknown): error is PauseSignal {
 /** A continued run's way down to the paused block: the frames of the containers still to enter, and the decision. */
 export interface ResumePoint {
   frames: PauseFrame[];
-  requirement: StepRequirement;
+  requirement: StepRequirement | ErrorRequirement;
 }
 
-/** How a block resumes: a rejected review's else branch, or the way down to a pause inside it. */
+/** How a block resumes: a rejected review's else branch, a Router's route a person picked, or the way down to a pause inside it. */
 export interface BlockResume {
   forceElse?: boolean;
+  selection?: string[];
   point?: ResumePoint;
 }
 

@@ -51,6 +51,10 @@ async function* runComponent(
     const lines = Object.entries(userInput).map(([k, v]) => `- ${k}: ${asText(v)}`);
     message = `${message ? `${message}\n\n` : ""}User preferences:\n${lines.join("\n")}`;
   }
+  // A rejected output review run again: the agent sees what it gave and why it was rejected, as agno words it.
+  const { previous_output: before, rejection_feedback: feedback } = input.additional_data;
+  if (typeof before === "string") message = `${message ? `${message}\n\n` : ""}Your previous output:\n${before}`;
+  if (typeof feedback === "string") message = `${message}\n\nFeedback from reviewer:\n${feedback}`;
   const run = yield* runAgent(executor, message, input.session_state, scope, {
     stepId: step.stepId,
     stepName: step.name,
