@@ -13,6 +13,7 @@ import {
   StepOutput,
   Steps,
   Workflow,
+  type WorkflowRunOutput,
   type WorkflowStreamEvent,
 } from "../../src/sdk.js";
 import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
@@ -210,7 +211,7 @@ describe.each(stores)("Workflow HumanReview after a block runs, on %s", (_name, 
       "WorkflowPaused",
     ]);
     const runId = events[0]!.run_id;
-    const first = (await db.getRun(runId))!.run_data as unknown as Awaited<ReturnType<Workflow["run"]>>;
+    const first = (await db.getRun(runId))!.run_data as unknown as WorkflowRunOutput;
     expect(first.step_requirements![0]).toMatchObject({
       step_type: "Loop",
       step_name: "polish",
@@ -302,7 +303,7 @@ describe.each(stores)("Workflow HumanReview after a block runs, on %s", (_name, 
     });
     expect(ran).toEqual([]);
     const runId = events[0]!.run_id;
-    const paused = (await db.getRun(runId))!.run_data as unknown as Awaited<ReturnType<Workflow["run"]>>;
+    const paused = (await db.getRun(runId))!.run_data as unknown as WorkflowRunOutput;
     const req = paused.step_requirements![0]!;
     expect(req).toMatchObject({ requires_route_selection: true, step_type: "Router", selected_choices: null });
     const flow = pickFlow(ran, { allowMultipleSelections: true });
@@ -394,7 +395,7 @@ describe.each(stores)("Workflow HumanReview after a block runs, on %s", (_name, 
     const runId = events[0]!.run_id;
     const paused = (await db.getRun(runId))!;
     expect(paused.status).toBe("PAUSED");
-    const data = paused.run_data as unknown as Awaited<ReturnType<Workflow["run"]>>;
+    const data = paused.run_data as unknown as WorkflowRunOutput;
     const err = data.error_requirements![0]!;
     expect(err).toMatchObject({
       step_name: "flaky",
