@@ -2,6 +2,7 @@ import type { RunEvent } from "../agent/events.js";
 import type { StepOutput } from "./step-output.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import type { StepRequirement } from "./step-requirement.js";
+import type { ErrorRequirement } from "./error-requirement.js";
 import type { UserInputField } from "./human-review.js";
 
 /** A step's position: its index at the top level, or the path of indexes into nested blocks (agno's tuple). */
@@ -44,6 +45,8 @@ export interface WorkflowEventFields {
     paused_step_name: string | null;
     pause_kind: "step";
     step_requirements: StepRequirement[];
+    /** a step that failed with onError "pause": the decision the run waits for */
+    error_requirements?: ErrorRequirement[];
   };
   StepPaused: StepPlace & {
     requires_confirmation: boolean;

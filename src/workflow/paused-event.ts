@@ -4,18 +4,18 @@ import type { WorkflowStreamEvent } from "./events.js";
 import type { StepRequirement } from "./step-requirement.js";
 
 /**
- * The event that says why a run paused, as agno names it: StepError (a failing step waits for
- * retry or skip), RouterPaused (a person picks the route), StepOutputReview (an output, or a
- * Loop's iteration, to review), StepPaused (a confirmation or input before the step runs).
+ * The event that says why a run paused, as agno names it: RouterPaused (a person picks the
+ * route), StepOutputReview (an output, or a Loop's iteration, to review), StepPaused (a
+ * confirmation or input before the step runs); none for a failing step, whose StepError came
+ * as it failed (WorkflowPaused then carries its error_requirements).
  */
-export function pausedEvent(scope: RunScope, req: StepRequirement | ErrorRequirement): WorkflowStreamEvent {
+export function pausedEvent(scope: RunScope, req: StepRequirement | ErrorRequirement): WorkflowStreamEvent | null {
   const place = {
     step_name: req.step_name ?? undefined,
     step_index: req.step_path.length > 1 ? req.step_path : req.step_index,
     step_id: req.step_id,
   };
-  if (isErrorRequirement(req))
-    return workflowEvent(scope, "StepError", { ...place, error: req.error_message, attempt: req.retry_count + 1 });
+  if (isErrorRequirement(req)) return null;
   if (req.requires_route_selection)
     return workflowEvent(scope, "RouterPaused", {
       ...place,

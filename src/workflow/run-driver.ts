@@ -109,13 +109,15 @@ export class RunDriver {
         return yield* this.failed(output, scope, error, async () => undefined);
       }
       if (end.paused) {
-        yield pausedEvent(scope, end.requirement);
+        const why = pausedEvent(scope, end.requirement);
+        if (why) yield why;
         yield workflowEvent(scope, "WorkflowPaused", {
           status: "PAUSED",
           paused_step_index: end.index,
           paused_step_name: output.paused_step_name ?? null,
           pause_kind: "step",
           step_requirements: output.step_requirements ?? [],
+          ...(output.error_requirements ? { error_requirements: output.error_requirements } : {}),
           step_results: output.step_results,
           step_executor_runs: output.step_executor_runs,
         });

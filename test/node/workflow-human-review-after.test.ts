@@ -392,6 +392,8 @@ describe.each(stores)("Workflow HumanReview after a block runs, on %s", (_name, 
     const failures = { left: 2 };
     const events: WorkflowStreamEvent[] = await collect(failingFlow(ran, "pause", failures).run("x", { stream: true }));
     expect(events.map((e) => e.event).slice(-2)).toEqual(["StepError", "WorkflowPaused"]);
+    expect(events.filter((e) => e.event === "StepError")).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ error_requirements: [{ step_name: "flaky", decision: null }] });
     const runId = events[0]!.run_id;
     const paused = (await db.getRun(runId))!;
     expect(paused.status).toBe("PAUSED");
