@@ -101,7 +101,10 @@ export class Condition implements WorkflowBlock {
       });
     }
     const blocks = branch === "if" ? this.steps : this.elseSteps;
-    const inner = runSequence(blocks, input, scope, { index: at.index, id }, "record", resumed);
+    // As agno: a failing inner step ends the Condition with it recorded (onError unset or "skip"), or fails it ("fail", "pause": the run pauses).
+    const onError = this.humanReview?.onError;
+    const failing = onError === "fail" || onError === "pause" ? "throw" : "record";
+    const inner = runSequence(blocks, input, scope, { index: at.index, id }, failing, resumed);
     const { results } = yield* withFrame(inner, () => ({
       step_type: "Condition",
       step_name: this.name ?? null,

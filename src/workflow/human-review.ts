@@ -39,7 +39,7 @@ export interface HumanReviewOptions {
   iterationReviewMessage?: string;
   /** a Router with requiresUserInput: the person may pick more than one of its choices */
   allowMultipleSelections?: boolean;
-  /** what a Step that fails (after its own retries) does; unset: the run fails */
+  /** what a Step that fails (after its own retries), or a step inside a Condition, does; unset: as before (a Step fails the run, a Condition records it) */
   onError?: OnError;
   /** how many times a rejected review with onReject "retry" runs again before the run is cancelled (default 3) */
   maxRetries?: number;
@@ -56,7 +56,7 @@ const FIELD_TYPES = new Set(["str", "int", "float", "bool", "list", "dict"]);
  * step requirement) before the block runs, and `Workflow.continueRun` goes on with the decision.
  * Supported: confirmation (Step, Steps, Loop, Condition, Router), user input (Step; on a Router
  * the person picks the route), output review (Step, Router: the pause comes after it ran),
- * iteration review (Loop) and onError (Step), at any depth, inside a Parallel too; a timeout
+ * iteration review (Loop) and onError (Step, Condition), at any depth, inside a Parallel too; a timeout
  * is refused with a ValidationError.
  */
 export class HumanReview {
@@ -156,7 +156,7 @@ export class HumanReview {
         `allowMultipleSelections is not supported on ${stepType}`,
         "humanReview.allowMultipleSelections",
       );
-    if (this.onError !== undefined && stepType !== "Step")
+    if (this.onError !== undefined && stepType !== "Step" && stepType !== "Condition")
       throw new ValidationError(`onError is not supported on ${stepType} yet`, "humanReview.onError");
     if (this.onReject === "else" && stepType !== "Condition")
       throw new ValidationError('onReject "else" is for a Condition only', "humanReview.onReject");

@@ -4,6 +4,7 @@ import { dbTargets, openTestDb } from "../support/db-targets.js";
 import { Agent } from "../../src/agent/agent.js";
 import { BadRequestError, ValidationError } from "../../src/errors.js";
 import {
+  Condition,
   HumanReview,
   Loop,
   Parallel,
@@ -438,6 +439,47 @@ describe.each(stores)("Workflow HumanReview after a block runs, on %s", (_name, 
       errorRequirements: [{ step_id: p.error_requirements![0]!.step_id, decision: "retry" }],
     });
     expect(ok).toMatchObject({ status: "COMPLETED", content: "saved flaky ok" });
+  });
+
+  it("onError on a Condition: unset records the failing inner step; fail ends the run; pause waits and a retry runs the Condition again", async () => {
+    const define = (onError: "fail" | "pause" | undefined, failures: { left: number }, ran: string[]) =>
+      new Workflow({
+        name: `cond-${onError ?? "unset"}`,
+        db,
+        steps: [
+          new Condition({
+            name: "gate",
+            evaluator: true,
+            ...(onError ? { humanReview: new HumanReview({ onError }) } : {}),
+            steps: [
+              new Step({ name: "prep", executor: () => (ran.push("prep"), "prepped") }),
+              new Step({
+                name: "risky",
+                maxRetries: 0,
+                executor: () => {
+                  ran.push("risky");
+                  if (failures.left-- > 0) throw new BadRequestError("no luck");
+                  return "lucky";
+                },
+              }),
+            ],
+          }),
+        ],
+      });
+    const recorded = await define(undefined, { left: 1 }, []).run("x");
+    expect(recorded.status).toBe("COMPLETED");
+    expect(recorded.step_results[0]!.steps!.at(-1)).toMatchObject({ success: false, error: "no luck" });
+    expect((await define("fail", { left: 1 }, []).run("x")).status).toBe("ERROR");
+    const ran: string[] = [];
+    const failures = { left: 1 };
+    const paused = await define("pause", failures, ran).run("x");
+    expect(paused.error_requirements![0]).toMatchObject({ step_name: "gate", error_message: "no luck" });
+    const done = await define("pause", failures, ran).continueRun(paused.run_id, {
+      stepRequirements: [],
+      errorRequirements: [{ step_id: paused.error_requirements![0]!.step_id, decision: "retry" }],
+    });
+    expect(done).toMatchObject({ status: "COMPLETED", content: "lucky" });
+    expect(ran).toEqual(["prep", "risky", "prep", "risky"]);
   });
 
   it("a review inside a Parallel pauses the run; the branches that ended are kept, not run again; waiting reviews come one at a time", async () => {
