@@ -101,12 +101,15 @@ export class Condition implements WorkflowBlock {
       });
     }
     const blocks = branch === "if" ? this.steps : this.elseSteps;
+    // As agno: a failing inner step ends the Condition with it recorded (onError unset or "skip"), or fails it ("fail", "pause": the run pauses).
+    const onError = this.humanReview?.onError;
+    const failing = onError === "fail" || onError === "pause" ? "throw" : "record";
     const frame = () => ({
       step_type: "Condition" as const,
       step_name: this.name ?? null,
       state: { branch, condition_result: result },
     });
-    const { results } = yield* runSequence(blocks, input, scope, { index: at.index, id, frame }, "record", resumed);
+    const { results } = yield* runSequence(blocks, input, scope, { index: at.index, id, frame }, failing, resumed);
     yield workflowEvent(scope, "ConditionExecutionCompleted", {
       ...place,
       condition_result: result,

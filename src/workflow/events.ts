@@ -2,6 +2,7 @@ import type { RunEvent } from "../agent/events.js";
 import type { StepOutput } from "./step-output.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import type { StepRequirement } from "./step-requirement.js";
+import type { ErrorRequirement } from "./error-requirement.js";
 import type { UserInputField } from "./human-review.js";
 
 /** A step's position: its index at the top level, or the path of indexes into nested blocks (agno's tuple). */
@@ -46,6 +47,8 @@ export interface WorkflowEventFields {
     paused_step_name: string | null;
     pause_kind: "step" | "executor";
     step_requirements: StepRequirement[];
+    /** a step that failed with onError "pause": the decision the run waits for */
+    error_requirements?: ErrorRequirement[];
   };
   StepPaused: StepPlace & {
     requires_confirmation: boolean;
@@ -54,6 +57,14 @@ export interface WorkflowEventFields {
     user_input_message: string | null;
     user_input_schema: UserInputField[] | null;
   };
+  /** a Router waits for a person to pick its route(s) */
+  RouterPaused: StepPlace & {
+    available_choices: string[];
+    user_input_message: string | null;
+    allow_multiple_selections: boolean;
+  };
+  /** a step's output (or a Loop's iteration) waits for a person's review */
+  StepOutputReview: StepPlace & { output_review_message: string | null; requires_output_review: boolean };
   /** the paused step goes on after its review was resolved */
   StepContinued: StepPlace;
   /** a step's agent paused for its tools (instead of StepPaused), and goes on once they are resolved */

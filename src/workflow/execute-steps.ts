@@ -7,6 +7,7 @@ import type { StepMetrics, WorkflowRunOutput } from "./run-output.js";
 import { StepInput } from "./step-input.js";
 import type { StepOutput } from "./step-output.js";
 import type { StepRequirement } from "./step-requirement.js";
+import type { ErrorRequirement } from "./error-requirement.js";
 
 /** Where a continued (or restarted) run picks up: the top-level step that holds the pause (or runs next), the way down to it, the decision. */
 export interface StepsResume {
@@ -16,7 +17,8 @@ export interface StepsResume {
 
 /** How the steps ended: all done (or stopped), or paused before a step that asks for a person (at any depth). */
 export type StepsEnd =
-  { paused: false } | { paused: true; requirement: StepRequirement; index: number; frames: PauseFrame[] };
+  | { paused: false }
+  | { paused: true; requirement: StepRequirement | ErrorRequirement; index: number; frames: PauseFrame[] };
 
 /**
  * Runs a workflow's top-level steps in order, each output added to the run's `step_results` as

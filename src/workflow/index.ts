@@ -2,10 +2,12 @@ export { Workflow, type WorkflowContinueOptions, type WorkflowOptions, type Work
 export {
   HumanReview,
   type HumanReviewOptions,
+  type OnError,
   type OnReject,
   type OnTimeout,
   type UserInputField,
 } from "./human-review.js";
+export type { ErrorRequirement } from "./error-requirement.js";
 export type { StepRequirement, StepRequirementResolution } from "./step-requirement.js";
 export { Step, type StepExecutor, type StepFunction, type StepOptions } from "./step.js";
 export { Steps, type StepsOptions } from "./steps.js";

@@ -3,9 +3,10 @@ import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
 import { compileCel, loopContext, type CelProgram } from "./cel.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import type { BlockResume } from "./pause.js";
+import { PauseSignal, type BlockResume } from "./pause.js";
+import { stepRequirement, type StepRequirement } from "./step-requirement.js";
 import { containerOutput, resumeFrom, runSequence } from "./sequence.js";
-import type { StepInput } from "./step-input.js";
+import { StepInput } from "./step-input.js";
 import type { StepOutput } from "./step-output.js";
 import { toBlocks, type StepLike } from "./to-block.js";
 
@@ -74,6 +75,39 @@ export class Loop implements WorkflowBlock {
     }
   }
 
+  /** Pauses the run after an iteration for a person's review; the Loop's own frame keeps the iterations so far. */
+  private reviewIteration(at: StepPosition, iteration: number, all: StepOutput[][], last: StepOutput): never {
+    const review = this.humanReview!;
+    const path = typeof at.index === "number" ? [at.index] : at.index;
+    const message =
+      review.iterationReviewMessage ??
+      `Loop '${this.name ?? "loop"}' completed iteration ${iteration}/${this.maxIterations}. Continue?`;
+    const signal = new PauseSignal({
+      ...stepRequirement(review, {
+        stepId: this.stepId,
+        name: this.name ?? null,
+        index: path[path.length - 1]!,
+        path,
+        stepType: "Loop",
+      }),
+      requires_output_review: true,
+      output_review_message: message,
+      requires_confirmation: true,
+      confirmation_message: message,
+      step_output: last,
+      is_post_execution: true,
+      max_retries: null,
+    });
+    signal.frames.push({
+      step_type: "Loop",
+      step_name: this.name ?? null,
+      index: this.steps.length,
+      results: [],
+      state: { iteration, all, iteration_review: true },
+    });
+    throw signal;
+  }
+
   async *execute(
     input: StepInput,
     scope: RunScope,
@@ -85,12 +119,23 @@ export class Loop implements WorkflowBlock {
     const place = placeOf(this, at);
     // A continued run comes back into the iteration that paused, with the iterations before it.
     let resumed = resumeFrom(resume?.point);
-    const state = resume?.point?.frames[0]?.state as { iteration: number; all: StepOutput[][] } | undefined;
+    const state = resume?.point?.frames[0]?.state as
+      { iteration: number; all: StepOutput[][]; iteration_review?: boolean } | undefined;
     const all: StepOutput[][] = state ? [...state.all] : [];
     let iteration = state?.iteration ?? 0;
+    const decision = state?.iteration_review ? (resume!.point!.requirement as StepRequirement) : undefined;
+    if (decision) {
+      resumed = undefined;
+      // Rejected with "retry": one more iteration, told why (approved: the loop ends with what it has).
+      if (decision.rejection_feedback)
+        input = new StepInput({
+          ...input,
+          additional_data: { ...input.additional_data, rejection_feedback: decision.rejection_feedback },
+        });
+    }
     let iterationInput = this.forwardIterationOutput && all.length > 0 ? input.afterAll(all[all.length - 1]!) : input;
-    if (!resumed) yield workflowEvent(scope, "LoopExecutionStarted", { ...place, max_iterations: max });
-    while (iteration < max) {
+    if (!resumed && !decision) yield workflowEvent(scope, "LoopExecutionStarted", { ...place, max_iterations: max });
+    while (iteration < max && decision?.confirmed !== true) {
       scope.checkCancelled();
       if (!resumed)
         yield workflowEvent(scope, "LoopIterationStarted", { ...place, iteration: iteration + 1, max_iterations: max });
@@ -110,6 +155,9 @@ export class Loop implements WorkflowBlock {
       });
       if (ended) break;
       if (this.forwardIterationOutput) iterationInput = next;
+      const last = results.at(-1);
+      if (this.humanReview?.requiresIterationReview && iteration < max && last)
+        this.reviewIteration(at, iteration, all, last);
       // Saved between iterations, so a restarted run starts the next one instead of ending this one again.
       await scope.progress?.between(() => ({ ...frame(), index: 0, results: [] }));
     }

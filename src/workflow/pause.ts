@@ -1,4 +1,5 @@
 import type { StepOutput, StepType } from "./step-output.js";
+import type { ErrorRequirement } from "./error-requirement.js";
 import type { StepRequirement } from "./step-requirement.js";
 
 /** Where a paused container stood: which inner step paused, what ran before it, what else it needs to go on. */
@@ -19,7 +20,7 @@ export interface PauseFrame {
  */
 export class PauseSignal extends Error {
   readonly frames: PauseFrame[] = [];
-  constructor(readonly requirement: StepRequirement) {
+  constructor(readonly requirement: StepRequirement | ErrorRequirement) {
     super(`paused for ${requirement.step_name ?? requirement.step_id}`);
     this.name = "PauseSignal";
   }
@@ -36,13 +37,14 @@ export function isPause(error: unknown): error is PauseSignal {
  */
 export interface ResumePoint {
   frames: PauseFrame[];
-  requirement?: StepRequirement;
+  requirement?: StepRequirement | ErrorRequirement;
 }
 
-/** How a block resumes: a rejected review's else branch, or the way down to a pause inside it. */
+/** How a block resumes: a rejected review's else branch, a Router's route a person picked, or the way down to a pause inside it. */
 export interface BlockResume {
   forceElse?: boolean;
   /** a Step whose agent paused: the requirement with the agent's resolved requirements */
   executor?: StepRequirement;
+  selection?: string[];
   point?: ResumePoint;
 }

@@ -132,7 +132,11 @@ export class Router implements WorkflowBlock {
     // A continued run comes back into the selection it paused in, without selecting again.
     const resumed = resumeFrom(resume?.point);
     const state = resume?.point?.frames[0]?.state as { selected: number[] } | undefined;
-    const selected = state ? state.selected.map((i) => this.choices[i]) : yield* this.select(input, scope, at);
+    // A person's pick (route selection) runs instead of the selector.
+    const picked = resume?.selection?.map((name) => this.choices.find((c) => c.name === name));
+    const selected = state
+      ? state.selected.map((i) => this.choices[i])
+      : (picked ?? (yield* this.select(input, scope, at)));
     if (selected.some((s) => s === undefined))
       throw new ConflictError(
         `router ${this.name} paused in a step that is not one of its choices: it cannot go back to it`,

@@ -12,6 +12,8 @@ import type { WorkflowStreamEvent } from "./events.js";
 import { executeSteps, summarize, type StepsEnd, type StepsResume } from "./execute-steps.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import { RunProgress, type Checkpoint } from "./run-progress.js";
+import { isErrorRequirement } from "./error-requirement.js";
+import { pausedEvent } from "./paused-event.js";
 
 /** What a workflow's runs are driven with. */
 export interface DriverConfig {
@@ -99,11 +101,12 @@ export class RunDriver {
         const req = end.requirement;
         output.status = "PAUSED";
         output.content = null;
-        output.step_requirements = [...(output.step_requirements ?? []), req];
+        if (isErrorRequirement(req)) output.error_requirements = [req];
+        else output.step_requirements = [...(output.step_requirements ?? []), req];
         output.paused_step_index = end.index;
         output.paused_step_name = this.cfg.steps[end.index]!.name ?? null;
         output.paused_frames = end.frames;
-        output.pause_kind = req.requires_executor_input ? "executor" : "step";
+        output.pause_kind = !isErrorRequirement(req) && req.requires_executor_input ? "executor" : "step";
       } else output.status = "COMPLETED";
       await saveState(scope.sessionState);
       try {
@@ -114,33 +117,15 @@ export class RunDriver {
         return yield* this.failed(output, scope, error, async () => undefined);
       }
       if (end.paused) {
-        const req = end.requirement;
-        const place = {
-          step_name: req.step_name ?? undefined,
-          step_index: req.step_path.length > 1 ? req.step_path : req.step_index,
-          step_id: req.step_id,
-        };
-        const { executor_id, executor_name, executor_run_id, executor_type, executor_requirements } = req;
-        if (req.requires_executor_input)
-          yield workflowEvent(scope, "StepExecutorPaused", {
-            ...place,
-            ...{ executor_id, executor_name, executor_run_id, executor_type, executor_requirements },
-          });
-        else
-          yield workflowEvent(scope, "StepPaused", {
-            ...place,
-            requires_confirmation: req.requires_confirmation,
-            confirmation_message: req.confirmation_message,
-            requires_user_input: req.requires_user_input,
-            user_input_message: req.user_input_message,
-            user_input_schema: req.user_input_schema,
-          });
+        const why = pausedEvent(scope, end.requirement);
+        if (why) yield why;
         yield workflowEvent(scope, "WorkflowPaused", {
           status: "PAUSED",
           paused_step_index: end.index,
           paused_step_name: output.paused_step_name ?? null,
           pause_kind: output.pause_kind!,
-          step_requirements: output.step_requirements!,
+          step_requirements: output.step_requirements ?? [],
+          ...(output.error_requirements ? { error_requirements: output.error_requirements } : {}),
           step_results: output.step_results,
           step_executor_runs: output.step_executor_runs,
         });

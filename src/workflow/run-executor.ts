@@ -54,6 +54,10 @@ async function* runComponent(
     const lines = Object.entries(userInput).map(([k, v]) => `- ${k}: ${asText(v)}`);
     message = `${message ? `${message}\n\n` : ""}User preferences:\n${lines.join("\n")}`;
   }
+  // A rejected output review run again: the agent sees what it gave and why it was rejected, as agno words it.
+  const { previous_output: before, rejection_feedback: feedback } = input.additional_data;
+  if (typeof before === "string") message = `${message ? `${message}\n\n` : ""}Your previous output:\n${before}`;
+  if (typeof feedback === "string") message = `${message}\n\nFeedback from reviewer:\n${feedback}`;
   const run = yield* runAgent(executor, message, input.session_state, scope, {
     stepId: step.stepId,
     stepName: step.name,
@@ -136,6 +140,18 @@ function executorRequirement(step: Step, executor: Component, run: RunOutput, at
     user_input: null,
     timeout_at: null,
     on_timeout: "cancel",
+    requires_route_selection: false,
+    available_choices: null,
+    allow_multiple_selections: false,
+    selected_choices: null,
+    requires_output_review: false,
+    output_review_message: null,
+    step_output: null,
+    is_post_execution: false,
+    rejection_feedback: null,
+    edited_output: null,
+    retry_count: 0,
+    max_retries: null,
     // Only the unresolved ones: an earlier pause's resolved requirements are history.
     requires_executor_input: true,
     executor_requirements: (run.requirements ?? []).filter((r) => !r.resolved),

@@ -4,6 +4,7 @@ import type { StepOutput } from "./step-output.js";
 import type { StepRequirement } from "./step-requirement.js";
 import type { PauseFrame } from "./pause.js";
 import type { Checkpoint } from "./run-progress.js";
+import type { ErrorRequirement } from "./error-requirement.js";
 
 /** One step's metrics in a workflow's (agno's StepMetrics): only steps an agent or a team ran. */
 export interface StepMetrics {
@@ -47,6 +48,8 @@ export interface WorkflowRunOutput {
   error?: { message: string; type: string };
   /** every review the run paused for, the last one the active one while PAUSED (agno keeps the history) */
   step_requirements?: StepRequirement[];
+  /** while PAUSED by a step that failed with onError "pause": the decision it waits for (agno's) */
+  error_requirements?: ErrorRequirement[] | null;
   /** where a PAUSED run waits: the top-level step that holds the paused one (see paused_frames for the way down) */
   paused_step_index?: number | null;
   paused_step_name?: string | null;

@@ -2,9 +2,9 @@ import { applyResolutions, requirementResolution, type RequirementResolution } f
 import type { RunRequirement } from "../agent/run-output.js";
 import { ValidationError } from "../errors.js";
 import type { HumanReview, OnReject, OnTimeout, UserInputField } from "./human-review.js";
-import type { StepType } from "./step-output.js";
+import type { StepOutput, StepType } from "./step-output.js";
 
-/** What a paused workflow waits for (agno's StepRequirement): a confirmation, or input. */
+/** What a paused workflow waits for (agno's StepRequirement): a confirmation, input, a route, or a review of an output. */
 export interface StepRequirement {
   step_id: string;
   step_name: string | null;
@@ -35,6 +35,23 @@ export interface StepRequirement {
   executor_run_id?: string;
   executor_type?: string;
   executor_session_id?: string;
+  /** a Router's: the person picks which of `available_choices` run */
+  requires_route_selection: boolean;
+  available_choices: string[] | null;
+  allow_multiple_selections: boolean;
+  selected_choices: string[] | null;
+  /** a review after the block ran (a Step's or Router's output, a Loop's iteration): `step_output` is what is reviewed */
+  requires_output_review: boolean;
+  output_review_message: string | null;
+  step_output: StepOutput | null;
+  is_post_execution: boolean;
+  /** the reviewer's word on a rejection, given to the step when it runs again */
+  rejection_feedback: string | null;
+  /** an approval with the reviewer's own version of the output's content */
+  edited_output: unknown;
+  /** how many times a rejected review ran the block again, and how many it may */
+  retry_count: number;
+  max_retries: number | null;
 }
 
 /** A person's decision on a requirement, as `continueRun` takes it. */
@@ -44,6 +61,12 @@ export interface StepRequirementResolution {
   user_input?: Record<string, unknown>;
   /** for a step whose agent paused: the agent's requirements resolved, `[{ id, confirmed, … }]` as Agent.continueRun takes them */
   executor_requirements?: RequirementResolution[];
+  /** a route selection's answer: names among `available_choices` */
+  selected_choices?: string[];
+  /** with confirmed false: why (a retry hands it to the step) */
+  rejection_feedback?: string;
+  /** with confirmed true on an output review: the content to keep instead */
+  edited_output?: unknown;
 }
 
 export function stepRequirement(
@@ -66,6 +89,18 @@ export function stepRequirement(
     user_input: null,
     timeout_at: review.timeout !== null ? new Date(Date.now() + review.timeout * 1000).toISOString() : null,
     on_timeout: review.onTimeout,
+    requires_route_selection: false,
+    available_choices: null,
+    allow_multiple_selections: false,
+    selected_choices: null,
+    requires_output_review: false,
+    output_review_message: null,
+    step_output: null,
+    is_post_execution: false,
+    rejection_feedback: null,
+    edited_output: null,
+    retry_count: 0,
+    max_retries: review.maxRetries,
   };
 }
 
@@ -84,11 +119,23 @@ export function resolveRequirement(
       "step_requirements",
     );
   if (req.requires_executor_input) return resolveExecutor(req, resolution, approver);
+  if (req.requires_route_selection) return resolveSelection(req, resolution.selected_choices);
   if (req.requires_confirmation) {
     if (typeof resolution.confirmed !== "boolean")
       throw new ValidationError(`step ${req.step_name ?? req.step_id} needs confirmed: true or false`, "confirmed");
     req.confirmed = resolution.confirmed;
-    if (!resolution.confirmed) return;
+    if (!resolution.confirmed) {
+      const feedback = resolution.rejection_feedback;
+      if (feedback !== undefined && feedback !== null && typeof feedback !== "string")
+        throw new ValidationError("rejection_feedback must be text", "rejection_feedback");
+      req.rejection_feedback = feedback ?? null;
+      return;
+    }
+    if (resolution.edited_output !== undefined && resolution.edited_output !== null) {
+      if (!req.requires_output_review)
+        throw new ValidationError(`step ${req.step_name ?? req.step_id} has no output to edit`, "edited_output");
+      req.edited_output = resolution.edited_output;
+    }
   }
   if (req.requires_user_input) {
     const input = resolution.user_input;
@@ -122,6 +169,22 @@ function resolveExecutor(
     return ok.data;
   });
   req.executor_requirements = applyResolutions(req.executor_requirements ?? [], parsed, approver);
+}
+
+/** A route selection: at least one of the available choices, one only unless several are allowed. */
+function resolveSelection(req: StepRequirement, selected: unknown): void {
+  const choices = req.available_choices ?? [];
+  if (!Array.isArray(selected) || selected.length === 0 || !selected.every((s) => typeof s === "string"))
+    throw new ValidationError(
+      `router ${req.step_name ?? req.step_id} needs selected_choices: a list of its choices' names`,
+      "selected_choices",
+    );
+  const unknown = selected.find((s) => !choices.includes(s));
+  if (unknown !== undefined)
+    throw new ValidationError(`${unknown} is not one of ${JSON.stringify(choices)}`, "selected_choices");
+  if (selected.length > 1 && !req.allow_multiple_selections)
+    throw new ValidationError(`router ${req.step_name ?? req.step_id} takes one choice only`, "selected_choices");
+  req.selected_choices = selected;
 }
 
 function checkField(field: UserInputField, value: unknown): void {

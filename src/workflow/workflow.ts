@@ -12,7 +12,6 @@ import { workflowEvent, type WorkflowBlock } from "./block.js";
 import { continueWorkflowRun, timeOutWorkflowRun, type WorkflowContinueOptions } from "./continue-run.js";
 import { asText } from "./deepest-content.js";
 import type { WorkflowStreamEvent } from "./events.js";
-import { checkReviews } from "./inner-blocks.js";
 import { record, RunDriver } from "./run-driver.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import { toBlocks, type StepLike } from "./to-block.js";
@@ -88,7 +87,6 @@ export class Workflow implements Component {
         .replace(/[^a-z0-9]+/g, "-")
         .replace(/^-|-$/g, "");
     this.steps = toBlocks(opts.steps, "steps");
-    checkReviews(this.steps);
     this.db = opts.db;
     this.heartbeatSeconds = opts.heartbeatSeconds ?? DEFAULT_HEARTBEAT_SECONDS;
     if (!(this.heartbeatSeconds > 0)) throw new ValidationError("heartbeatSeconds must be > 0", "heartbeatSeconds");

@@ -7,7 +7,6 @@ import {
   Condition,
   HumanReview,
   Loop,
-  Parallel,
   Router,
   Step,
   StepInput,
@@ -296,16 +295,21 @@ describe.each(stores)("Workflow HumanReview on %s", (_name, open) => {
     expect(done.content).toBe("finished");
   });
 
-  it("refuses what it does not do: a review inside a Parallel, agno fields not supported yet, input on a container", () => {
-    const review = new HumanReview({ requiresConfirmation: true });
-    const inParallel = new Steps({
-      name: "s",
-      steps: [new Step({ name: "x", executor: () => 1, humanReview: review })],
-    });
-    expect(() => new Workflow({ name: "p", steps: [new Parallel({ name: "p", steps: [inParallel] })] })).toThrow(
-      /inside a Parallel/,
+  it("refuses what it does not do: agno fields not supported yet, a field on a block agno does not allow it on", () => {
+    expect(() => new Steps({ steps: [], humanReview: new HumanReview({ requiresOutputReview: true }) })).toThrow(
+      /requiresOutputReview is not supported on Steps/,
     );
-    expect(() => new HumanReview({ requiresOutputReview: true })).toThrow(ValidationError);
+    expect(() => new Loop({ steps: [], humanReview: new HumanReview({ requiresUserInput: true }) })).toThrow(
+      ValidationError,
+    );
+    expect(
+      () => new Step({ executor: () => 1, humanReview: new HumanReview({ requiresIterationReview: true }) }),
+    ).toThrow(/requiresIterationReview is not supported on Step/);
+    expect(() => new HumanReview({ requiresOutputReview: true, requiresIterationReview: true })).toThrow(
+      ValidationError,
+    );
+    expect(() => new HumanReview({ onError: "explode" as never })).toThrow(ValidationError);
+    expect(() => new HumanReview({ maxRetries: -1 })).toThrow(ValidationError);
     expect(() => new HumanReview({ timeout: 0 })).toThrow(ValidationError);
     expect(() => new Steps({ steps: [], humanReview: new HumanReview({ requiresUserInput: true }) })).toThrow(
       ValidationError,

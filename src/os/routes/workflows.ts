@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import type { StepRequirementResolution } from "../../workflow/step-requirement.js";
+import type { WorkflowContinueOptions } from "../../workflow/continue-run.js";
 import type { Workflow } from "../../workflow/workflow.js";
 import { componentFor, continuedEvents, storedComponent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
@@ -37,6 +38,7 @@ const optionalId = z.preprocess((v) => (v === "" ? undefined : v), idSchema.opti
 export const workflowContinueRequest = z
   .object({
     step_requirements: jsonText(z.array(jsonObject).max(100)),
+    error_requirements: jsonText(z.array(jsonObject).max(100)),
     session_id: optionalId,
     user_id: optionalId,
     stream: flag,
@@ -44,9 +46,11 @@ export const workflowContinueRequest = z
   .meta({
     id: "WorkflowContinueRequest",
     description:
-      "`step_requirements`: the paused step's requirement with the decision, `[{step_id, confirmed, user_input?}]` " +
-      "(agno's StepRequirement dicts; as JSON, or JSON text in a form); for a step whose agent paused for its tools, " +
-      "`[{step_id, executor_requirements: [{id, confirmed | user_input | external_execution_result}]}]`",
+      "`step_requirements`: the paused step's requirement with the decision, `[{step_id, confirmed, user_input?, " +
+      "selected_choices?, rejection_feedback?, edited_output?}]` (agno's StepRequirement dicts; as JSON, or JSON text " +
+      "in a form); for a step whose agent paused for its tools, " +
+      "`[{step_id, executor_requirements: [{id, confirmed | user_input | external_execution_result}]}]`; " +
+      '`error_requirements`: a failed step\'s, `[{step_id, decision: "retry" | "skip"}]` (agno\'s ErrorRequirement)',
   });
 
 const listWorkflows = defineRoute({
@@ -236,6 +240,9 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
     await readComponentRun(db, workflow.ref, run_id, readScope(c, body.user_id), body.session_id);
     const opts = {
       stepRequirements: (body.step_requirements ?? []) as unknown as StepRequirementResolution[],
+      ...(body.error_requirements
+        ? { errorRequirements: body.error_requirements as unknown as WorkflowContinueOptions["errorRequirements"] }
+        : {}),
       ...(userId !== undefined ? { userId } : {}),
       approver: { isAdmin: principalOf(c).admin },
     };
