@@ -35,6 +35,8 @@ import { benchMedia } from "./bench/media.js";
 import { benchOffload } from "./bench/offload.js";
 import { benchQueue } from "./bench/queue.js";
 import { benchScheduler } from "./bench/scheduler.js";
+import { benchTeams } from "./bench/teams.js";
+import { benchWorkflows } from "./bench/workflows.js";
 import { emit, inFreshSchema, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../src/cli/local/ws-proxy.js";
@@ -439,7 +441,28 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
-const GROUPS = ["storage", "agents", "offload", "media", "http", "queue", "scheduler", "codemode"] as const;
+const GROUPS = [
+  "storage",
+  "agents",
+  "teams",
+  "workflows",
+  "offload",
+  "media",
+  "http",
+  "queue",
+  "scheduler",
+  "codemode",
+] as const;
+
+/** The groups that measure against the embedded Postgres and BENCH_DATABASE_URL's server. */
+const DATABASE_GROUPS = new Set<(typeof GROUPS)[number]>([
+  "storage",
+  "agents",
+  "teams",
+  "workflows",
+  "offload",
+  "media",
+]);
 
 /** `npm run bench [-- storage|agents|offload|media|http|queue ...]`: the groups to run, all by default. */
 function groups(args: string[]): Set<(typeof GROUPS)[number]> {
@@ -450,7 +473,7 @@ function groups(args: string[]): Set<(typeof GROUPS)[number]> {
 
 async function main(): Promise<void> {
   const run = groups(process.argv.slice(2));
-  if (run.has("storage") || run.has("agents") || run.has("offload") || run.has("media")) await benchDatabases(run);
+  if ([...run].some((g) => DATABASE_GROUPS.has(g))) await benchDatabases(run);
   // Last, and with nothing of the groups above still running: it starts runtimes of its own.
   if (run.has("http")) await benchHttp();
   if (run.has("queue")) await benchQueue();
@@ -484,6 +507,10 @@ async function benchDatabases(run: Set<(typeof GROUPS)[number]>): Promise<void> 
     }
     if (run.has("agents"))
       await benchAgents({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
+    if (run.has("teams"))
+      await benchTeams({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
+    if (run.has("workflows"))
+      await benchWorkflows({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
     if (run.has("offload")) await benchOffload({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
     if (run.has("media")) await benchMedia({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
   } finally {
