@@ -9,7 +9,13 @@
  * The `media` group (scripts/bench/media.ts) measures a run row carrying a 113 KB JPEG, inline vs by reference.
  * The `scheduler` group (scripts/bench/scheduler.ts) times one cron tick claiming and dispatching 10,000 due schedules, with its round trips.
  * The `codemode` group (scripts/bench/codemode.ts) compares 20 lookups by classic tool calling and by CodeMode, and times a cell.
- * `npm run bench -- storage`, `-- agents`, `-- offload`, `-- media`, `-- http` or `-- queue` runs one group.
+ * The `teams` group (scripts/bench/teams.ts) times a coordinate-mode team (leader + 2 members, one delegation, 3 scripted
+ * model calls) above the same 3 requests made with fetch, beside Mastra's supervisor agent and LangGraph.js's
+ * supervisor; agno-edge also with PostgresDb on each Postgres target.
+ * The `workflows` group (scripts/bench/workflows.ts) times workflows of 10 and of 1 function steps (per step, and the
+ * marginal step) beside Mastra workflows and a LangGraph.js StateGraph; agno-edge also with PostgresDb.
+ * Their figures, and how they were taken, are in BENCHMARKS.md ("Teams and workflows").
+ * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- http` or `-- queue` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.

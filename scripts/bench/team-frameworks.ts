@@ -28,6 +28,7 @@ import { scriptModel, type ModelScript, type Turn } from "../../test/support/mod
 import { chatCompletion } from "./chat-completion.js";
 import type { DbConfig } from "./frameworks.js";
 import { importPeer, peerVersion } from "./peers.js";
+import { countStatements } from "./statement-counter.js";
 
 const API_KEY = "bench-key";
 const MODEL_ID = "gpt-test";
@@ -116,12 +117,14 @@ async function checkScripts(s: Scripts, runs: number): Promise<{ wire: "sse" | "
 async function agnoEdge(serverUrl: string, runs: number, db?: DbConfig): Promise<TeamRunner> {
   let pool: Pool | undefined;
   let store: PostgresDb | undefined;
+  let statements: { readonly count: number } | undefined;
   if (db) {
     useLocalWsProxy(db.wsProxy, ws);
     pool = new Pool({ connectionString: db.url, max: 4 });
     store = new PostgresDb({ pool, schema: db.schema, id: "bench" });
     const state = await store.init();
     if (state !== "current") throw new Error(`the bench schema reads as ${state}, not current`);
+    statements = countStatements(pool);
   }
   const s = await scripts(serverUrl, runs, "delegate_task_to_member", { member_id: "researcher", task: TASK });
   const model = (script: ModelScript) =>
@@ -164,11 +167,17 @@ async function agnoEdge(serverUrl: string, runs: number, db?: DbConfig): Promise
     check: async (n) => {
       const wire = await checkScripts(s, n);
       if (!pool) return wire;
+      const perRun = statements!.count / n;
       // One session per run, holding the team run and the member's run as rows of their own.
       const [sessions, rows] = [await count(DEFAULT_TABLE_NAMES.sessions), await count(DEFAULT_TABLE_NAMES.runs)];
       if (sessions !== n || rows !== 2 * n)
         throw new Error(`${sessions} sessions and ${rows} run rows for ${n} runs; expected ${n} and ${2 * n}`);
-      return { ...wire, stored_sessions: sessions, stored_run_rows: rows };
+      return {
+        ...wire,
+        statements_per_run: Number(perRun.toFixed(2)),
+        stored_sessions: sessions,
+        stored_run_rows: rows,
+      };
     },
     close: async () => {
       if (!pool) return;

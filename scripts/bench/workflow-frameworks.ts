@@ -15,6 +15,7 @@ import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { Step, Workflow, type StepInput, type WorkflowOptions } from "../../src/workflow/index.js";
 import type { DbConfig } from "./frameworks.js";
 import { importPeer, peerVersion } from "./peers.js";
+import { countStatements } from "./statement-counter.js";
 
 /**
  * What the agno-edge workflow with a db is built with beyond its name, steps and db. Per-step
@@ -49,12 +50,14 @@ class StepCounter {
 async function agnoEdge(steps: number, db?: DbConfig): Promise<WorkflowRunner> {
   let pool: Pool | undefined;
   let store: PostgresDb | undefined;
+  let statements: { readonly count: number } | undefined;
   if (db) {
     useLocalWsProxy(db.wsProxy, ws);
     pool = new Pool({ connectionString: db.url, max: 4 });
     store = new PostgresDb({ pool, schema: db.schema, id: "bench" });
     const state = await store.init();
     if (state !== "current") throw new Error(`the bench schema reads as ${state}, not current`);
+    statements = countStatements(pool);
   }
   const counter = new StepCounter();
   const flow = new Workflow({
@@ -92,11 +95,18 @@ async function agnoEdge(steps: number, db?: DbConfig): Promise<WorkflowRunner> {
     check: async (runs) => {
       const executed = counter.check(runs, steps);
       if (!pool) return executed;
+      const perRun = statements!.count / runs;
       // One session and one run row per run (the steps' outputs live in the run row).
       const [sessions, rows] = [await count(DEFAULT_TABLE_NAMES.sessions), await count(DEFAULT_TABLE_NAMES.runs)];
       if (sessions !== runs || rows !== runs)
         throw new Error(`${sessions} sessions and ${rows} run rows for ${runs} runs; expected ${runs} of each`);
-      return { ...executed, stored_sessions: sessions, stored_run_rows: rows, workflow_options: WORKFLOW_DB_OPTIONS };
+      return {
+        ...executed,
+        statements_per_run: Number(perRun.toFixed(2)),
+        stored_sessions: sessions,
+        stored_run_rows: rows,
+        workflow_options: WORKFLOW_DB_OPTIONS,
+      };
     },
     close: async () => {
       if (!pool) return;
