@@ -67,6 +67,7 @@ async function main(): Promise<void> {
     return send({ ok: false, stage: "load", error: errorMessage(e) });
   }
   let runs = 0;
+  let closed = false;
   async function timed(count: number): Promise<number[]> {
     const samples: number[] = [];
     for (let i = 0; i < count; i++) {
@@ -94,6 +95,9 @@ async function main(): Promise<void> {
           runs,
           ...(await runner.check(runs)),
         };
+        // Closed (its schema dropped) before answering: the parent ends the process once it has the answer.
+        closed = true;
+        await runner.close();
         return await send({ ok: true, kind: "done", summary });
       }
       await send({ ok: true, kind: "batch", samples_ms: await timed(request.runs) });
@@ -101,7 +105,7 @@ async function main(): Promise<void> {
   } catch (e) {
     await send({ ok: false, stage: "measure", error: describe(e) });
   } finally {
-    await runner.close();
+    if (!closed) await runner.close();
   }
 }
 
