@@ -9,7 +9,13 @@
  * The `media` group (scripts/bench/media.ts) measures a run row carrying a 113 KB JPEG, inline vs by reference.
  * The `scheduler` group (scripts/bench/scheduler.ts) times one cron tick claiming and dispatching 10,000 due schedules, with its round trips.
  * The `codemode` group (scripts/bench/codemode.ts) compares 20 lookups by classic tool calling and by CodeMode, and times a cell.
- * `npm run bench -- storage`, `-- agents`, `-- offload`, `-- media`, `-- http` or `-- queue` runs one group.
+ * The `teams` group (scripts/bench/teams.ts) times a coordinate-mode team (leader + 2 members, one delegation, 3 scripted
+ * model calls) above the same 3 requests made with fetch, beside Mastra's supervisor agent and LangGraph.js's
+ * supervisor; agno-edge also with PostgresDb on each Postgres target.
+ * The `workflows` group (scripts/bench/workflows.ts) times workflows of 10 and of 1 function steps (per step, and the
+ * marginal step) beside Mastra workflows and a LangGraph.js StateGraph; agno-edge also with PostgresDb.
+ * Their figures, and how they were taken, are in BENCHMARKS.md ("Teams and workflows").
+ * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- http` or `-- queue` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.
@@ -35,6 +41,8 @@ import { benchMedia } from "./bench/media.js";
 import { benchOffload } from "./bench/offload.js";
 import { benchQueue } from "./bench/queue.js";
 import { benchScheduler } from "./bench/scheduler.js";
+import { benchTeams } from "./bench/teams.js";
+import { benchWorkflows } from "./bench/workflows.js";
 import { emit, inFreshSchema, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../src/cli/local/ws-proxy.js";
@@ -439,7 +447,28 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
-const GROUPS = ["storage", "agents", "offload", "media", "http", "queue", "scheduler", "codemode"] as const;
+const GROUPS = [
+  "storage",
+  "agents",
+  "teams",
+  "workflows",
+  "offload",
+  "media",
+  "http",
+  "queue",
+  "scheduler",
+  "codemode",
+] as const;
+
+/** The groups that measure against the embedded Postgres and BENCH_DATABASE_URL's server. */
+const DATABASE_GROUPS = new Set<(typeof GROUPS)[number]>([
+  "storage",
+  "agents",
+  "teams",
+  "workflows",
+  "offload",
+  "media",
+]);
 
 /** `npm run bench [-- storage|agents|offload|media|http|queue ...]`: the groups to run, all by default. */
 function groups(args: string[]): Set<(typeof GROUPS)[number]> {
@@ -450,7 +479,7 @@ function groups(args: string[]): Set<(typeof GROUPS)[number]> {
 
 async function main(): Promise<void> {
   const run = groups(process.argv.slice(2));
-  if (run.has("storage") || run.has("agents") || run.has("offload") || run.has("media")) await benchDatabases(run);
+  if ([...run].some((g) => DATABASE_GROUPS.has(g))) await benchDatabases(run);
   // Last, and with nothing of the groups above still running: it starts runtimes of its own.
   if (run.has("http")) await benchHttp();
   if (run.has("queue")) await benchQueue();
@@ -484,6 +513,10 @@ async function benchDatabases(run: Set<(typeof GROUPS)[number]>): Promise<void> 
     }
     if (run.has("agents"))
       await benchAgents({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
+    if (run.has("teams"))
+      await benchTeams({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
+    if (run.has("workflows"))
+      await benchWorkflows({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
     if (run.has("offload")) await benchOffload({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
     if (run.has("media")) await benchMedia({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
   } finally {

@@ -63,10 +63,10 @@ const CHILD_ENV = { ...process.env, NODE_ENV: "production" };
 const TSX = import.meta.resolve("tsx");
 
 /** A framework that cannot load here: the reason goes out as a `skipped` line. */
-class Skipped extends Error {}
+export class Skipped extends Error {}
 
-/** One agent-child.ts process, its messages read in order. */
-class Child {
+/** One agent-child.ts process (or another `script` speaking its protocol), its messages read in order. */
+export class Child {
   private readonly inbox: ChildMessage[] = [];
   private waiter?: { resolve: (m: ChildMessage) => void; reject: (e: Error) => void };
   private ended?: Error;
@@ -75,9 +75,10 @@ class Child {
   constructor(
     readonly mode: "construct" | "run",
     readonly framework: string,
-    config: ConstructConfig | RunConfig,
+    config: ConstructConfig | RunConfig | object,
+    script = new URL("./agent-child.ts", import.meta.url),
   ) {
-    this.proc = fork(new URL("./agent-child.ts", import.meta.url), [mode, framework, JSON.stringify(config)], {
+    this.proc = fork(script, [mode, framework, JSON.stringify(config)], {
       execArgv: ["--expose-gc", "--import", TSX],
       env: CHILD_ENV,
       stdio: ["ignore", 2, 2, "ipc"],
@@ -145,7 +146,7 @@ interface Best {
 }
 
 /** One comparison line per metric: agno-edge against the best peer (lower is better). */
-function compare(
+export function compare(
   bench: string,
   metric: string,
   ours: number | undefined,

@@ -15,6 +15,7 @@ import { DEFAULT_TABLE_NAMES } from "../../src/db/postgres/names.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { createModel } from "../../src/models/providers.js";
 import { tool } from "../../src/tools/tool.js";
+import { chatCompletion } from "./chat-completion.js";
 import { importPeer, peerVersion } from "./peers.js";
 
 export const AGENT_NAME = "weather";
@@ -326,12 +327,6 @@ async function langgraph(): Promise<Framework> {
 
 // -- the floor: no framework ---------------------------------------------------------------
 
-interface ChatCompletion {
-  choices: {
-    message: { content: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] };
-  }[];
-}
-
 /**
  * Two plain `fetch` calls per run, as a hand-written client would make them: what the model
  * server and HTTP cost on this machine with no framework at all. `sse` streams and reads the
@@ -342,38 +337,8 @@ function rawFetch(
 ): Framework<string, (city: string) => unknown, { baseURL: string; weather: (city: string) => unknown }> {
   const parameters = { type: "object", properties: { city: { type: "string" } }, required: ["city"] };
   const tools = [{ type: "function", function: { name: TOOL_NAME, description: TOOL_DESCRIPTION, parameters } }];
-  async function complete(baseURL: string, messages: unknown[]): Promise<ChatCompletion["choices"][number]["message"]> {
-    const res = await fetch(`${baseURL}/chat/completions`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${API_KEY}` },
-      body: JSON.stringify({ model: MODEL_ID, messages, tools, ...(sse && { stream: true }) }),
-    });
-    if (!res.ok) throw new Error(`model server: ${res.status} ${await res.text()}`);
-    if (!sse) return ((await res.json()) as ChatCompletion).choices[0]!.message;
-    let content = "";
-    const calls: { id: string; function: { name: string; arguments: string } }[] = [];
-    for (const line of (await res.text()).split("\n")) {
-      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
-      const delta = (
-        JSON.parse(line.slice(6)) as {
-          choices: {
-            delta: {
-              content?: string;
-              tool_calls?: { index: number; id?: string; function?: { name?: string; arguments?: string } }[];
-            };
-          }[];
-        }
-      ).choices[0]?.delta;
-      content += delta?.content ?? "";
-      for (const c of delta?.tool_calls ?? []) {
-        const call = (calls[c.index] ??= { id: "", function: { name: "", arguments: "" } });
-        call.id ||= c.id ?? "";
-        call.function.name += c.function?.name ?? "";
-        call.function.arguments += c.function?.arguments ?? "";
-      }
-    }
-    return { content, ...(calls.length && { tool_calls: calls }) };
-  }
+  const complete = (baseURL: string, messages: unknown[]) =>
+    chatCompletion(baseURL, { model: MODEL_ID, apiKey: API_KEY, messages, tools }, sse);
   return {
     name: "raw-fetch",
     package: "fetch",
