@@ -13,7 +13,9 @@
  * model calls) above the same 3 requests made with fetch, beside Mastra's supervisor agent and LangGraph.js's
  * supervisor; agno-edge also with PostgresDb on each Postgres target.
  * The `workflows` group (scripts/bench/workflows.ts) times workflows of 10 and of 1 function steps (per step, and the
- * marginal step) beside Mastra workflows and a LangGraph.js StateGraph; agno-edge also with PostgresDb.
+ * marginal step) beside Mastra workflows and a LangGraph.js StateGraph; agno-edge also with PostgresDb, with and
+ * without a checkpoint per step; then (scripts/bench/workflow-recovery.ts) background workflow runs killed with
+ * kill -9 mid-way and the time until they all completed after the restart.
  * Their figures, and how they were taken, are in BENCHMARKS.md ("Teams and workflows").
  * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- http` or `-- queue` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
@@ -43,6 +45,7 @@ import { benchQueue } from "./bench/queue.js";
 import { benchScheduler } from "./bench/scheduler.js";
 import { benchTeams } from "./bench/teams.js";
 import { benchWorkflows } from "./bench/workflows.js";
+import { benchWorkflowRecovery } from "./bench/workflow-recovery.js";
 import { emit, inFreshSchema, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../src/cli/local/ws-proxy.js";
@@ -482,6 +485,7 @@ async function main(): Promise<void> {
   if ([...run].some((g) => DATABASE_GROUPS.has(g))) await benchDatabases(run);
   // Last, and with nothing of the groups above still running: it starts runtimes of its own.
   if (run.has("http")) await benchHttp();
+  if (run.has("workflows")) await benchWorkflowRecovery();
   if (run.has("queue")) await benchQueue();
   if (run.has("scheduler")) await benchScheduler();
   if (run.has("codemode")) await benchCodeMode();

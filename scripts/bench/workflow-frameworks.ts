@@ -17,11 +17,7 @@ import type { DbConfig } from "./frameworks.js";
 import { importPeer, peerVersion } from "./peers.js";
 import { countStatements } from "./statement-counter.js";
 
-/**
- * What the agno-edge workflow with a db is built with beyond its name, steps and db. Per-step
- * checkpoints are being added: when they need an option, it goes here (the figures' lines carry
- * it as `workflow_options`); when they are on by default, the db figures include them as they stand.
- */
+/** What the agno-edge workflow with a db is built with beyond its name, steps and db (the figures' lines carry it as `workflow_options`). */
 export const WORKFLOW_DB_OPTIONS: Partial<WorkflowOptions> = {};
 
 export interface WorkflowRunner {
@@ -47,7 +43,8 @@ class StepCounter {
 
 // -- agno-edge -----------------------------------------------------------------------------
 
-async function agnoEdge(steps: number, db?: DbConfig): Promise<WorkflowRunner> {
+/** agno-edge's workflow; `durable`: each step saves a checkpoint, as the queue's runs do. */
+async function agnoEdge(steps: number, db?: DbConfig, durable = false): Promise<WorkflowRunner> {
   let pool: Pool | undefined;
   let store: PostgresDb | undefined;
   let statements: { readonly count: number } | undefined;
@@ -87,7 +84,7 @@ async function agnoEdge(steps: number, db?: DbConfig): Promise<WorkflowRunner> {
     version: pkg.version,
     ...(store && { storage: `PostgresDb (${pkg.name} ${pkg.version})` }),
     run: async () => {
-      const out = await flow.run(0);
+      const out = await flow.run(0, { durable });
       if (out.status !== "COMPLETED")
         throw new Error(`workflow run ended ${out.status}: ${JSON.stringify(out.content)}`);
       return Number(out.content);
@@ -106,6 +103,7 @@ async function agnoEdge(steps: number, db?: DbConfig): Promise<WorkflowRunner> {
         stored_sessions: sessions,
         stored_run_rows: rows,
         workflow_options: WORKFLOW_DB_OPTIONS,
+        checkpoint_per_step: durable,
       };
     },
     close: async () => {
@@ -239,6 +237,8 @@ export async function loadWorkflow(name: string, steps: number, db?: DbConfig): 
   switch (name) {
     case "agno-edge":
       return agnoEdge(steps, db);
+    case "agno-edge-durable":
+      return agnoEdge(steps, db, true);
     case "mastra":
       return mastra(steps);
     case "langgraph":

@@ -41,6 +41,8 @@ export async function benchWorkflows(opts: { dbTargets: AgentDbTarget[]; wsProxy
       framework,
     })),
     ...opts.dbTargets.map((db) => ({ label: `agno-edge+${db.name}`, framework: "agno-edge", db })),
+    // As the queue runs it: a checkpoint saved in the run row as each step ends.
+    ...opts.dbTargets.map((db) => ({ label: `agno-edge-durable+${db.name}`, framework: "agno-edge-durable", db })),
   ];
   const entries: Entry[] = contenders.flatMap((c) =>
     [STEPS, 1].map((steps) => ({ label: `${c.label}/${steps}`, framework: c.framework, config: config(steps, c.db) })),
