@@ -8,7 +8,8 @@ import { asText, deepestContent } from "./deepest-content.js";
 import type { StepExecutorEvent, WorkflowStreamEvent } from "./events.js";
 import { PauseSignal } from "./pause.js";
 import type { StepExecutorRun } from "./run-output.js";
-import type { StepRequirement } from "./step-requirement.js";
+import { HumanReview } from "./human-review.js";
+import { stepRequirement, type StepRequirement } from "./step-requirement.js";
 import type { Step, StepFunction } from "./step.js";
 import { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
@@ -122,35 +123,20 @@ export async function* continueExecutor(
 }
 
 /** The requirement a step's paused agent run makes (agno's `_create_executor_step_requirement`). */
+const NO_REVIEW = new HumanReview({});
+
 function executorRequirement(step: Step, executor: Component, run: RunOutput, at: StepPosition): StepRequirement {
   const path = typeof at.index === "number" ? [at.index] : at.index;
+  // A review with nothing asked of the person: the agent's own requirements are what is asked.
+  const base = stepRequirement(NO_REVIEW, {
+    stepId: step.stepId,
+    name: step.name ?? null,
+    index: path[path.length - 1]!,
+    path,
+    stepType: "Step",
+  });
   return {
-    step_id: step.stepId,
-    step_name: step.name ?? null,
-    step_index: path[path.length - 1]!,
-    step_path: path,
-    step_type: "Step",
-    requires_confirmation: false,
-    confirmation_message: null,
-    confirmed: null,
-    on_reject: "skip",
-    requires_user_input: false,
-    user_input_message: null,
-    user_input_schema: null,
-    user_input: null,
-    timeout_at: null,
-    on_timeout: "cancel",
-    requires_route_selection: false,
-    available_choices: null,
-    allow_multiple_selections: false,
-    selected_choices: null,
-    requires_output_review: false,
-    output_review_message: null,
-    step_output: null,
-    is_post_execution: false,
-    rejection_feedback: null,
-    edited_output: null,
-    retry_count: 0,
+    ...base,
     max_retries: null,
     // Only the unresolved ones: an earlier pause's resolved requirements are history.
     requires_executor_input: true,

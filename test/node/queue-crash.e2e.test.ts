@@ -1,17 +1,17 @@
 import { Pool } from "@neondatabase/serverless";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import ws from "ws";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
-import { startWsProxy, type WsProxy } from "../../src/cli/local/ws-proxy.js";
-import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
-import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { scriptModel, type RecordedRequest, type Turn } from "../support/model-script.js";
 import { until } from "../support/until.js";
-import { startWranglerRuntime, type WranglerRuntime } from "../support/wrangler-runtime.js";
+import {
+  startOutlivingDatabase,
+  startWranglerRuntime,
+  type OutlivingDatabase,
+  type WranglerRuntime,
+} from "../support/wrangler-runtime.js";
 
 /**
  * The durable queue against a real crash: `wrangler dev` (workerd, with persisted Durable Object
@@ -82,25 +82,18 @@ describe("durable background runs survive kill -9 of the runtime", () => {
   const dir = mkdtempSync(join(tmpdir(), "agno-crash-"));
   const stateDir = join(dir, "wrangler");
   const runtimes = new Set<WranglerRuntime>();
-  let pg: EmbeddedPostgres | undefined;
-  let proxy: WsProxy | undefined;
+  let db: OutlivingDatabase | undefined;
+  // The test reads the database directly too (what was RUNNING when the runtime died), as dev.ts does.
   let direct: Pool | undefined;
 
   beforeAll(async () => {
-    mkdirSync(join(dir, "pglite"), { recursive: true });
-    pg = await startEmbeddedPostgres({ dataDir: join(dir, "pglite") });
-    proxy = await startWsProxy({ allow: [`${pg.host}:${pg.port}`] });
-    // The test reads the database directly too (what was RUNNING when the runtime died), as dev.ts does.
-    useLocalWsProxy(proxy.address, ws);
-    direct = new Pool({ connectionString: pg.url, max: 2 });
-    expect(await new PostgresDb({ pool: direct }).init()).toBe("current");
-  });
+    db = await startOutlivingDatabase(join(dir, "pglite"));
+    direct = db.direct;
+  }, 180_000);
 
   afterAll(async () => {
     for (const runtime of runtimes) await runtime.kill().catch(() => undefined);
-    await direct?.end().catch(() => undefined);
-    await proxy?.stop().catch(() => undefined);
-    await pg?.stop().catch(() => undefined);
+    await db?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -109,8 +102,8 @@ describe("durable background runs survive kill -9 of the runtime", () => {
     const runtime = await startWranglerRuntime({
       stateDir,
       vars: {
-        DATABASE_URL: pg!.url,
-        DB_WS_PROXY: proxy!.address,
+        DATABASE_URL: db!.url,
+        DB_WS_PROXY: db!.proxyAddress,
         AGNO_AUTH: "none",
         MODEL: "openai:gpt-test",
         OPENAI_BASE_URL: `${modelUrl}/c/crash/v1`,

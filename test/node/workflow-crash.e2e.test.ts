@@ -1,17 +1,17 @@
 import { Pool } from "@neondatabase/serverless";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import ws from "ws";
-import { startEmbeddedPostgres, type EmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
-import { startWsProxy, type WsProxy } from "../../src/cli/local/ws-proxy.js";
-import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
-import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { startStepRecorder, type StepRecorder } from "../support/step-recorder.js";
 import { until } from "../support/until.js";
-import { startWranglerRuntime, type WranglerRuntime } from "../support/wrangler-runtime.js";
+import {
+  startOutlivingDatabase,
+  startWranglerRuntime,
+  type OutlivingDatabase,
+  type WranglerRuntime,
+} from "../support/wrangler-runtime.js";
 
 /**
  * Durable workflows against a real crash: `wrangler dev` of a Worker with one workflow of ten
@@ -34,27 +34,20 @@ const JSON_BODY = { "content-type": "application/json" };
 describe("durable workflow runs survive kill -9 of the runtime", () => {
   const dir = mkdtempSync(join(tmpdir(), "agno-wf-crash-"));
   const runtimes = new Set<WranglerRuntime>();
-  let pg: EmbeddedPostgres | undefined;
-  let proxy: WsProxy | undefined;
+  let db: OutlivingDatabase | undefined;
   let direct: Pool | undefined;
   let recorder: StepRecorder | undefined;
 
   beforeAll(async () => {
-    mkdirSync(join(dir, "pglite"), { recursive: true });
-    pg = await startEmbeddedPostgres({ dataDir: join(dir, "pglite") });
-    proxy = await startWsProxy({ allow: [`${pg.host}:${pg.port}`] });
-    useLocalWsProxy(proxy.address, ws);
-    direct = new Pool({ connectionString: pg.url, max: 2 });
-    expect(await new PostgresDb({ pool: direct }).init()).toBe("current");
+    db = await startOutlivingDatabase(join(dir, "pglite"));
+    direct = db.direct;
     recorder = await startStepRecorder({ delayMs: 100, jitterMs: 100 });
   }, 180_000);
 
   afterAll(async () => {
     for (const runtime of runtimes) await runtime.kill().catch(() => undefined);
     await recorder?.close();
-    await direct?.end().catch(() => undefined);
-    await proxy?.stop().catch(() => undefined);
-    await pg?.stop().catch(() => undefined);
+    await db?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -63,8 +56,8 @@ describe("durable workflow runs survive kill -9 of the runtime", () => {
       config: "test/workers/fixtures/durable-workflow-wrangler.toml",
       stateDir: join(dir, "wrangler"),
       vars: {
-        DATABASE_URL: pg!.url,
-        DB_WS_PROXY: proxy!.address,
+        DATABASE_URL: db!.url,
+        DB_WS_PROXY: db!.proxyAddress,
         AGNO_AUTH: "none",
         RECORDER_URL: recorder!.url,
         AGNO_QUEUE_LEASE_SECONDS: String(LEASE_SECONDS),

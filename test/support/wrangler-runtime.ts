@@ -1,7 +1,13 @@
+import { Pool } from "@neondatabase/serverless";
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freePort } from "../../src/cli/local/pglite-server.js";
+import ws from "ws";
+import { freePort, startEmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
+import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
+import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
+import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
 import { until } from "./until.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -92,4 +98,33 @@ export async function startWranglerRuntime(opts: {
     }
     await sleep(100);
   }
+}
+
+/** The database a crash test's runtimes use, outliving them as Neon does: PGlite and the WebSocket proxy in the test's process. */
+export interface OutlivingDatabase {
+  url: string;
+  proxyAddress: string;
+  /** a pool of the test's own, to read what a dead runtime left */
+  direct: Pool;
+  stop(): Promise<void>;
+}
+
+export async function startOutlivingDatabase(dataDir: string): Promise<OutlivingDatabase> {
+  mkdirSync(dataDir, { recursive: true });
+  const pg = await startEmbeddedPostgres({ dataDir });
+  const proxy = await startWsProxy({ allow: [`${pg.host}:${pg.port}`] });
+  useLocalWsProxy(proxy.address, ws);
+  const direct = new Pool({ connectionString: pg.url, max: 2 });
+  const state = await new PostgresDb({ pool: direct }).init();
+  if (state !== "current") throw new Error(`the crash test's database reads as ${state}`);
+  return {
+    url: pg.url,
+    proxyAddress: proxy.address,
+    direct,
+    stop: async () => {
+      await direct.end().catch(() => undefined);
+      await proxy.stop().catch(() => undefined);
+      await pg.stop().catch(() => undefined);
+    },
+  };
 }
