@@ -196,10 +196,15 @@ export class RunDriver {
   }
 }
 
-/** Saves how far a durable run got, in its row; a run cancelled meanwhile stops here (its row is no longer RUNNING). */
+/**
+ * Saves how far a durable run got, in its row; a run cancelled meanwhile stops here (its row is
+ * no longer RUNNING). The write does not wait for the disk flush: the runtime dying loses no
+ * checkpoint, the database server crashing may lose the last ones, whose steps then run again
+ * (at least once, as said).
+ */
 async function saveCheckpoint(db: Db, output: WorkflowRunOutput, at: Checkpoint): Promise<void> {
   output.checkpoint = at;
-  await db.upsertRun(record(output), { expectStatus: ["RUNNING"] });
+  await db.upsertRun(record(output), { expectStatus: ["RUNNING"], deferFlush: true });
 }
 
 /** The run as a row's `run_data`: plain JSON, stamped now. */
