@@ -11,6 +11,11 @@ export default defineConfig({
           name: "node",
           include: ["test/node/**/*.test.ts"],
           environment: "node",
+          // Two files at a time: the end-to-end files mostly wait on their runtimes, and each
+          // file has its own schemas, ports and model scripts. Vitest runs a project with its
+          // own worker count in a group of its own: this one first, then the Workers pool.
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
@@ -49,6 +54,8 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/workers/**/*.test.ts"],
+          // One file at a time: the suite's JobQueue object answers from one model channel the files re-script.
+          sequence: { groupOrder: 1 },
           testTimeout: 60_000,
         },
       },
