@@ -1,4 +1,5 @@
 import { abortLocal, cancelStoredRun } from "../agent/cancellation.js";
+import { recordRunEvents } from "../agent/event-log.js";
 import type { Component, ComponentRef, ComponentRunInput, RunEndHook } from "../agent/component.js";
 import type { RunEvent } from "../agent/events.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
@@ -271,8 +272,12 @@ export class Workflow implements Component {
    * the run goes on to its end. Null when the run is not paused past a deadline (any more);
    * a StatusConflictError when a person's continue got there first.
    */
-  timeOutRun(runId: string, now = Date.now()): Promise<WorkflowRunOutput | null> {
-    return drain(timeOutWorkflowRun(this.driver, runId, now));
+  async timeOutRun(runId: string, now = Date.now()): Promise<WorkflowRunOutput | null> {
+    const events = timeOutWorkflowRun(this.driver, runId, now);
+    const last = this.db ? await this.db.lastRunEventIndex(runId) : -1;
+    // A run someone followed has an event log: what it does now goes on in it, for `/resume`.
+    if (!this.db || last < 0) return drain(events);
+    return drain(recordRunEvents(this.db, events, { runId, firstIndex: last + 1 }));
   }
 }
 

@@ -3,7 +3,8 @@ import type { Db } from "../../src/db/port.js";
 import { StatusConflictError, ValidationError } from "../../src/errors.js";
 import { HumanReview, Step, StepInput, Workflow, type HumanReviewOptions } from "../../src/sdk.js";
 import { resolveTimedOutReviews } from "../../src/workflow/resolve-timed-out-reviews.js";
-import { memoryTestDb } from "../support/agent-kit.js";
+import { recordRunEvents } from "../../src/agent/event-log.js";
+import { collect, memoryTestDb } from "../support/agent-kit.js";
 import { dbTargets, openTestDb } from "../support/db-targets.js";
 
 /**
@@ -143,6 +144,23 @@ describe.each(stores)("HumanReview timeout on %s", (_name, open) => {
     // The next tick finds nothing more of these to do.
     expect(await resolveTimedOutReviews(db, served, Date.now() + HOUR)).toEqual([]);
     expect(ran.approve).toEqual(["draft", "publish", "notify"]);
+  });
+
+  it("a followed run's log goes on when the tick resolves it: /resume sees the rest of the run, numbered on", async () => {
+    const ran: string[] = [];
+    const id = "timed-logged";
+    const wf = flow(ran, { requiresConfirmation: true, timeout: 0.05, onTimeout: "approve" }, id);
+    const logged = await collect(recordRunEvents(db, wf.run("logged", { stream: true })));
+    const runId = logged[0]!.event.run_id!;
+    expect(logged.at(-1)!.event.event).toBe("WorkflowPaused");
+    await new Promise((r) => setTimeout(r, 80));
+    expect(await resolveTimedOutReviews(db, [wf], Date.now())).toEqual([runId]);
+    const log = await db.getRunEvents(runId, { afterIndex: -1 });
+    expect(log.map((e) => e.index)).toEqual(log.map((_, i) => i));
+    const after = log.slice(logged.length).map((e) => (e.event as { event: string }).event);
+    expect(after[0]).toBe("StepContinued");
+    expect(after.at(-1)).toBe("WorkflowCompleted");
+    expect(ran).toEqual(["draft", "publish", "notify"]);
   });
 
   it("a person's continue racing the tick: exactly one resolver goes on, the step runs once", async () => {
