@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { Db } from "../../src/db/port.js";
 import { ForbiddenError, StatusConflictError, ValidationError } from "../../src/errors.js";
-import { Step, StepInput, Steps, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
+import { Parallel, Step, StepInput, Steps, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
 import { Team } from "../../src/team/index.js";
 import { tool } from "../../src/tools/tool.js";
 import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
@@ -78,6 +78,45 @@ describe.each(stores)("workflow steps whose agent pauses, on %s", (_name, open) 
         }),
       ],
     });
+
+  it("an agent pausing inside a Parallel pauses the run; the other branch is kept, not run again, and the agent goes on", async () => {
+    const { model } = await scriptedModel([
+      { toolCalls: [{ id: "p1", name: "delete_file", arguments: { path: "/tmp/p" } }] },
+      { text: "Deleted /tmp/p." },
+    ]);
+    let sideRuns = 0;
+    const parallelFlow = () =>
+      new Workflow({
+        id: "ops-parallel",
+        name: "ops-parallel",
+        db,
+        steps: [
+          new Parallel({
+            name: "both",
+            steps: [
+              new Step({ name: "side", executor: () => (sideRuns++, "side done") }),
+              new Step({ name: "ops", executor: new Agent({ id: "ops", name: "ops", model, tools }) }),
+            ],
+          }),
+          new Step({ name: "report", executor: (i: StepInput) => `report: ${String(i.previous_step_content)}` }),
+        ],
+      });
+    const paused = await parallelFlow().run("clean in parallel");
+    expect(paused).toMatchObject({ status: "PAUSED", pause_kind: "executor" });
+    const req = paused.step_requirements!.at(-1)!;
+    expect(req).toMatchObject({ step_name: "ops", step_path: [0, 1], requires_executor_input: true });
+    const done = await parallelFlow().continueRun(paused.run_id, {
+      stepRequirements: [{ step_id: req.step_id, executor_requirements: [{ id: "p1", confirmed: true }] }],
+    });
+    expect(done.status).toBe("COMPLETED");
+    expect(sideRuns).toBe(1);
+    const both = done.step_results[0]!;
+    expect(both.steps!.map((s) => [s.step_name, s.content])).toEqual([
+      ["side", "side done"],
+      ["ops", "Deleted /tmp/p."],
+    ]);
+    expect(done.content).toMatch(/^report: /);
+  });
 
   it("pauses the workflow for the agent's confirmation; a continue resolves it and goes on from that step", async () => {
     const { model, script } = await scriptedModel([
