@@ -11,6 +11,17 @@
  *   reads `detail` as text whatever the status.
  * - `GET /info`'s `auth_mode` is `security_key` while the deployment accepts no credentials at
  *   all (none configured, or wrong settings): agno's three values have none for a closed OS.
+ * - A workflow step requirement decided by its HumanReview's `on_timeout` carries
+ *   `timed_out: true`, so a reader tells a deadline's decision from a person's; and the cron tick
+ *   applies `on_timeout` with no request (agno applies it only when someone continues).
+ * - A workflow's continue also takes `error_requirements` (agno's ErrorRequirement decisions),
+ *   which agno's HTTP continue does not accept; a HumanReview without `onError` still fails the
+ *   run when its step fails, where agno's default review skips the step.
+ * - `/workflows/ws`: `reconnect` always names its `workflow_id` (agno asks for it only under user
+ *   isolation) so a run is looked up within its workflow; error frames carry `error_id` beside
+ *   agno's `error`; a socket that has not authenticated is closed (4001) after five failed
+ *   `authenticate` messages or 30 s; `reconnect` to a run that was never streamed answers an
+ *   error frame rather than an empty replay.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
