@@ -105,7 +105,9 @@ async function spawnDev(
 ): Promise<{ port: number; child: ChildProcess; output: () => string }> {
   const port = env.PORT ? Number(env.PORT) : await freePort();
   let out = "";
-  const child = spawn(process.execPath, [resolve(root, "node_modules/tsx/dist/cli.mjs"), "scripts/dev.ts", ...args], {
+  // As `npm run dev` runs it: node with tsx's loader, so SIGTERM reaches dev.ts itself (tsx's own
+  // CLI relays signals with a short wait that a loaded machine can miss, and then exits 143).
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/dev.ts", ...args], {
     cwd: root,
     env: { ...process.env, ...env, PORT: String(port) }, // `env.PORT` names a port of the test's own
     stdio: ["ignore", "pipe", "pipe"],
