@@ -6,8 +6,8 @@ import { ForbiddenError, StatusConflictError, ValidationError } from "../../src/
 import { Parallel, Step, StepInput, Steps, Workflow, type WorkflowStreamEvent } from "../../src/sdk.js";
 import { Team } from "../../src/team/index.js";
 import { tool } from "../../src/tools/tool.js";
-import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
-import { dbTargets, openTestDb } from "../support/db-targets.js";
+import { collect, scriptedModel } from "../support/agent-kit.js";
+import { testStores } from "../support/db-targets.js";
 import { scriptedAgent } from "../support/team-kit.js";
 
 /**
@@ -16,12 +16,7 @@ import { scriptedAgent } from "../support/team-kit.js";
  * carrying its requirements; `continueRun` resolves them, the agent run goes on, and the
  * workflow goes on from that step. Every continue is made by new objects (another process).
  */
-const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [
-  ["memory", memoryTestDb],
-  ...dbTargets()
-    .filter((t) => t.name === "pglite")
-    .map((target) => [target.name, () => openTestDb(target)] as [string, () => { db: Db; close(): Promise<void> }]),
-];
+const stores = testStores();
 
 describe.each(stores)("workflow steps whose agent pauses, on %s", (_name, open) => {
   let t: { db: Db; close(): Promise<void> };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/port.js";
-import { dbTargets, openTestDb } from "../support/db-targets.js";
+import { testStores } from "../support/db-targets.js";
 import { Agent } from "../../src/agent/agent.js";
 import { BadRequestError, ValidationError } from "../../src/errors.js";
 import {
@@ -17,15 +17,10 @@ import {
   type WorkflowRunOutput,
   type WorkflowStreamEvent,
 } from "../../src/sdk.js";
-import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
+import { collect, scriptedModel } from "../support/agent-kit.js";
 
 /** agno 3.0's HumanReview after a block runs: output review, iteration review, route selection, onError, and reviews inside a Parallel. */
-const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [
-  ["memory", memoryTestDb],
-  ...dbTargets()
-    .filter((t) => t.name === "pglite")
-    .map((target) => [target.name, () => openTestDb(target)] as [string, () => { db: Db; close(): Promise<void> }]),
-];
+const stores = testStores();
 
 describe.each(stores)("Workflow HumanReview after a block runs, on %s", (_name, open) => {
   let t: { db: Db; close(): Promise<void> };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/port.js";
-import { dbTargets, openTestDb } from "../support/db-targets.js";
+import { testStores } from "../support/db-targets.js";
 import { Agent } from "../../src/agent/agent.js";
 import { NotFoundError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import {
@@ -14,15 +14,10 @@ import {
   Workflow,
   type WorkflowStreamEvent,
 } from "../../src/sdk.js";
-import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
+import { collect, scriptedModel } from "../support/agent-kit.js";
 
 /** HumanReview (agno 3.0) on top-level steps: a PAUSED run with a step requirement, continued from storage. */
-const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [
-  ["memory", memoryTestDb],
-  ...dbTargets()
-    .filter((t) => t.name === "pglite")
-    .map((target) => [target.name, () => openTestDb(target)] as [string, () => { db: Db; close(): Promise<void> }]),
-];
+const stores = testStores();
 
 describe.each(stores)("Workflow HumanReview on %s", (_name, open) => {
   let t: { db: Db; close(): Promise<void> };

@@ -4,20 +4,15 @@ import { StatusConflictError, ValidationError } from "../../src/errors.js";
 import { HumanReview, Step, StepInput, Workflow, type HumanReviewOptions } from "../../src/sdk.js";
 import { resolveTimedOutReviews } from "../../src/workflow/resolve-timed-out-reviews.js";
 import { recordRunEvents } from "../../src/agent/event-log.js";
-import { collect, memoryTestDb } from "../support/agent-kit.js";
-import { dbTargets, openTestDb } from "../support/db-targets.js";
+import { collect } from "../support/agent-kit.js";
+import { testStores } from "../support/db-targets.js";
 
 /**
  * HumanReview.timeout / onTimeout (agno 3.0): the requirement carries `timeout_at` and
  * `on_timeout`; a continue after the deadline gets `on_timeout` as agno applies it; and, beyond
  * agno, the cron tick's resolver fires it with no request at all.
  */
-const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [
-  ["memory", memoryTestDb],
-  ...dbTargets().map(
-    (target) => [target.name, () => openTestDb(target)] as [string, () => { db: Db; close(): Promise<void> }],
-  ),
-];
+const stores = testStores({ everyPostgres: true });
 
 const HOUR = 3600_000;
 

@@ -14,17 +14,12 @@ import {
   type WorkflowStreamEvent,
 } from "../../src/sdk.js";
 import { tool } from "../../src/tools/tool.js";
-import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
-import { dbTargets, openTestDb } from "../support/db-targets.js";
+import { collect, scriptedModel } from "../support/agent-kit.js";
+import { testStores } from "../support/db-targets.js";
 import { until } from "../support/until.js";
 
 /** Workflow runs stored through the Db port (one run row, its session and state), with agent steps on the scripted model. */
-const stores: Array<[string, () => { db: Db; close(): Promise<void> }]> = [
-  ["memory", memoryTestDb],
-  ...dbTargets()
-    .filter((t) => t.name === "pglite")
-    .map((target) => [target.name, () => openTestDb(target)] as [string, () => { db: Db; close(): Promise<void> }]),
-];
+const stores = testStores();
 
 const remember = tool({
   name: "remember",

@@ -2,7 +2,9 @@ import { Pool } from "@neondatabase/serverless";
 import { inject } from "vitest";
 import ws from "ws";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
+import type { Db } from "../../src/db/port.js";
 import { PostgresDb, type PostgresDbOptions } from "../../src/db/postgres/postgres-db.js";
+import { memoryTestDb } from "./agent-kit.js";
 
 export interface DbTarget {
   name: string;
@@ -49,4 +51,16 @@ export function openTestDb(target: DbTarget, opts: Partial<PostgresDbOptions> = 
       await pool.end();
     },
   };
+}
+
+/** A store a domain suite runs on: its name and how to open it. */
+export type TestStore = [string, () => { db: Db; close(): Promise<void> }];
+
+/**
+ * The stores a domain suite runs on (`describe.each`): the in-memory Db and PGlite, or with
+ * `everyPostgres` each Postgres of dbTargets().
+ */
+export function testStores(opts: { everyPostgres?: boolean } = {}): TestStore[] {
+  const targets = dbTargets().filter((t) => opts.everyPostgres || t.name === "pglite");
+  return [["memory", memoryTestDb], ...targets.map((t): TestStore => [t.name, () => openTestDb(t)])];
 }
