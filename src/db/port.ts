@@ -20,7 +20,7 @@ export type {
 export type { ScheduleStorage } from "./ports/schedule-storage.js";
 export type { SessionStore } from "./ports/session-store.js";
 export type { ToolResultRecord, ToolResultStore } from "./ports/tool-result-store.js";
-export type { UserMemoryStore } from "./ports/user-memory-store.js";
+export type { MemoryQuery, UserMemoryStats, UserMemoryStore } from "./ports/user-memory-store.js";
 
 /**
  * The storage port, composed of one port per thing it stores (src/db/ports/). Domain code

@@ -10,6 +10,7 @@ import type {
   ToolResultRecord,
   UpsertRunOptions,
 } from "../port.js";
+import type { MemoryQuery, UserMemoryStats } from "../ports/user-memory-store.js";
 import type { Session } from "../session.js";
 import type { StateChange } from "../state-changes.js";
 import type {
@@ -139,6 +140,9 @@ export class MemoryDb implements QueueDb {
   renameSession(sessionId: string, name: string, opts?: { userId?: string }): Promise<Session> {
     return this.sessions.renameSession(sessionId, name, opts);
   }
+  setSessionSummary(sessionId: string, summary: Record<string, unknown>, opts?: { userId?: string }): Promise<void> {
+    return this.sessions.setSessionSummary(sessionId, summary, opts);
+  }
   deleteSession(sessionId: string, opts?: { userId?: string }): Promise<void> {
     return this.sessions.deleteSession(sessionId, opts);
   }
@@ -217,7 +221,25 @@ export class MemoryDb implements QueueDb {
   upsertUserMemory(memory: MemoryRecord): Promise<MemoryRecord> {
     return this.memories.upsertUserMemory(memory);
   }
-  deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void> {
+  getUserMemory(memoryId: string, opts?: { userId?: string }): Promise<MemoryRecord | null> {
+    return this.memories.getUserMemory(memoryId, opts);
+  }
+  listUserMemories(query?: MemoryQuery): Promise<Page<MemoryRecord>> {
+    return this.memories.listUserMemories(query);
+  }
+  deleteUserMemory(memoryId: string, opts?: { userId?: string }): Promise<void> {
     return this.memories.deleteUserMemory(memoryId, opts);
+  }
+  deleteUserMemories(memoryIds: string[], opts?: { userId?: string }): Promise<number> {
+    return this.memories.deleteUserMemories(memoryIds, opts);
+  }
+  replaceUserMemories(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
+    return this.memories.replaceUserMemories(userId, memories);
+  }
+  getMemoryTopics(opts?: { userId?: string }): Promise<string[]> {
+    return this.memories.getMemoryTopics(opts);
+  }
+  getUserMemoryStats(opts?: { userId?: string; limit?: number; page?: number }): Promise<Page<UserMemoryStats>> {
+    return this.memories.getUserMemoryStats(opts);
   }
 }

@@ -159,6 +159,18 @@ export class MemorySessionStore implements SessionStore {
     return (await this.getSession(sessionId))!;
   }
 
+  async setSessionSummary(
+    sessionId: string,
+    summary: Record<string, unknown>,
+    opts: { userId?: string } = {},
+  ): Promise<void> {
+    validateId(sessionId, "session_id");
+    const row = this.t.sessions.get(sessionId);
+    if (!row || (opts.userId !== undefined && row.user_id !== opts.userId))
+      throw new NotFoundError(`session ${sessionId} not found`);
+    this.t.sessions.set(sessionId, { ...row, summary: stored(summary), updated_at: now() });
+  }
+
   async deleteSession(sessionId: string, opts: { userId?: string } = {}): Promise<void> {
     await this.deleteSessions([validateId(sessionId, "session_id")], opts);
   }

@@ -31,6 +31,11 @@ export interface SessionStore {
   ): Promise<{ session: Session | null; run: RunRow | null }>;
   getSessions(opts?: GetSessionsOptions): Promise<Page<Session>>;
   renameSession(sessionId: string, name: string, opts?: { userId?: string }): Promise<Session>;
+  /**
+   * Stores a session's summary (agno's SessionSummary dict) in its `summary` column, leaving the
+   * rest of the row as it is; NotFoundError when the session is unknown or (with `userId`) another user's.
+   */
+  setSessionSummary(sessionId: string, summary: Record<string, unknown>, opts?: { userId?: string }): Promise<void>;
   deleteSession(sessionId: string, opts?: { userId?: string }): Promise<void>;
   deleteSessions(sessionIds: string[], opts?: { userId?: string }): Promise<number>;
 }

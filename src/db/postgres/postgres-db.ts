@@ -7,11 +7,13 @@ import type {
   Db,
   InterruptedRun,
   InterruptOptions,
+  MemoryQuery,
   MigrateOptions,
   MigrationResult,
   StoredRunEvent,
   TimedOutReview,
   ToolResultRecord,
+  UserMemoryStats,
   UpsertRunOptions,
 } from "../port.js";
 import { Session } from "../session.js";
@@ -378,6 +380,22 @@ export class PostgresDb implements Db {
     return (await this.getSession(sessionId))!;
   }
 
+  async setSessionSummary(
+    sessionId: string,
+    summary: Record<string, unknown>,
+    opts: { userId?: string } = {},
+  ): Promise<void> {
+    validateId(sessionId, "session_id");
+    await this.inspect();
+    const s = this.t.sessions;
+    const updated = await this.orm
+      .update(s)
+      .set({ summary: pgSafe(summary) as Record<string, unknown>, updated_at: now() })
+      .where(and(eq(s.session_id, sessionId), opts.userId !== undefined ? eq(s.user_id, opts.userId) : undefined))
+      .returning({ id: s.session_id });
+    if (updated.length === 0) throw new NotFoundError(`session ${sessionId} not found`);
+  }
+
   async deleteSession(sessionId: string, opts: { userId?: string } = {}): Promise<void> {
     await this.deleteSessions([validateId(sessionId, "session_id")], opts);
   }
@@ -607,9 +625,41 @@ export class PostgresDb implements Db {
     return this.memoryTable.upsert(memory);
   }
 
-  async deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void> {
+  async getUserMemory(memoryId: string, opts: { userId?: string } = {}): Promise<MemoryRecord | null> {
+    await this.inspect();
+    return this.memoryTable.get(memoryId, opts.userId);
+  }
+
+  async listUserMemories(query: MemoryQuery = {}): Promise<Page<MemoryRecord>> {
+    await this.inspect();
+    return this.memoryTable.query(query);
+  }
+
+  async deleteUserMemory(memoryId: string, opts: { userId?: string } = {}): Promise<void> {
     await this.inspect();
     return this.memoryTable.delete(memoryId, opts.userId);
+  }
+
+  async deleteUserMemories(memoryIds: string[], opts: { userId?: string } = {}): Promise<number> {
+    await this.inspect();
+    return this.memoryTable.deleteMany(memoryIds, opts.userId);
+  }
+
+  async replaceUserMemories(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
+    await this.inspect();
+    return this.memoryTable.replace(userId, memories);
+  }
+
+  async getMemoryTopics(opts: { userId?: string } = {}): Promise<string[]> {
+    await this.inspect();
+    return this.memoryTable.topics(opts.userId);
+  }
+
+  async getUserMemoryStats(
+    opts: { userId?: string; limit?: number; page?: number } = {},
+  ): Promise<Page<UserMemoryStats>> {
+    await this.inspect();
+    return this.memoryTable.stats(opts);
   }
 
   // -- migration ---------------------------------------------------------------------------
