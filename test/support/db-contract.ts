@@ -6,6 +6,7 @@ import { stateChanges } from "../../src/db/state-changes.js";
 import type { GetSessionOptions, RunRecord, RunRow } from "../../src/db/types.js";
 import { ConflictError, NotFoundError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import { describeJobStoreContract } from "./job-store-contract.js";
+import { describeMemoryStoreContract } from "./memory-store-contract.js";
 import { describeScheduleStoreContract } from "./schedule-store-contract.js";
 
 /**
@@ -567,5 +568,6 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
 
     describeJobStoreContract(() => c, make);
     describeScheduleStoreContract(() => c, make);
+    describeMemoryStoreContract(make);
   });
 }

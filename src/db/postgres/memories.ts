@@ -38,6 +38,13 @@ function toMemory(row: Record<string, unknown>): MemoryRecord {
   };
 }
 
+/** Postgres reports a broken unique key as 23505, also when drizzle wraps the driver's error. */
+function isUniqueViolation(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
+    if (e.code === "23505") return true;
+  return false;
+}
+
 /** `%` and `_` of a search taken literally in LIKE. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -90,9 +97,7 @@ export class MemoryTable {
           ? 0
           : Number(
               (
-                await this.exec(
-                  sql`SELECT count(*) AS total FROM ${this.table} WHERE ${sql.join(where, sql` AND `)}`,
-                )
+                await this.exec(sql`SELECT count(*) AS total FROM ${this.table} WHERE ${sql.join(where, sql` AND `)}`)
               )[0]!.total,
             );
     return pageOf(rows.map(toMemory), total, q);
@@ -167,17 +172,16 @@ export class MemoryTable {
       return rows.map(toMemory);
     } catch (error) {
       // A new id that is already taken (by another user: the user's own rows are gone in the same statement).
-      if ((error as { code?: string }).code === "23505")
-        throw new ConflictError("an optimized memory's id belongs to another memory");
+      if (isUniqueViolation(error)) throw new ConflictError("an optimized memory's id belongs to another memory");
       throw error;
     }
   }
 
   async topics(userId: string | undefined): Promise<string[]> {
     const rows = await this.exec(sql`
-      SELECT DISTINCT topic FROM ${this.table}, jsonb_array_elements_text(topics) AS topic
+      SELECT DISTINCT topic COLLATE "C" AS topic FROM ${this.table}, jsonb_array_elements_text(topics) AS topic
       WHERE topics IS NOT NULL AND jsonb_typeof(topics) = 'array' AND ${this.owner(userId)}
-      ORDER BY topic COLLATE "C"`);
+      ORDER BY 1`);
     return rows.map((r) => String(r.topic));
   }
 
