@@ -50,13 +50,16 @@ import {
   type RunMedia,
 } from "./media.js";
 import { emptyMetrics } from "./metrics.js";
-import { memoriesForContext, updateMemories } from "./memory.js";
 import { pastSessionsTool } from "./past-sessions.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
 import { forkRun, planTimeline, truncateRun, type TimelineOptions } from "./run-timeline.js";
 import type { RunOutput } from "./run-output.js";
 import type { PendingCall } from "./tool-runner.js";
 import { nowSeconds } from "../time.js";
+import { MemoryManager } from "../memory/memory-manager.js";
+import { memoriesForContext, sessionSummaryForContext } from "../memory/memory-prompts.js";
+import { SessionSummaryManager } from "../memory/session-summary-manager.js";
+import { userMemoryTool } from "../memory/user-memory-tool.js";
 
 export interface RunContext {
   runId: string;
@@ -98,12 +101,25 @@ export interface AgentOptions {
   /** send the last `numHistoryRuns` runs of the session to the model (default false, 3 runs) */
   addHistoryToContext?: boolean;
   numHistoryRuns?: number;
-  /** after each run, store what is new about the user as memories (needs a db and a user id) */
+  /** after each run, a model decides to add, update or delete the user's memories (needs a db and a user id) */
   updateMemoryOnRun?: boolean;
-  /** put the user's memories in the system message (default: on when updateMemoryOnRun is) */
+  /**
+   * give the agent agno's `update_user_memory` tool: its model sends memory tasks mid-run, which
+   * the memory manager carries out (memories are then not also updated after the run)
+   */
+  enableAgenticMemory?: boolean;
+  /** the memory manager (its model, tools, instructions and cap per user); default: one with `memoryModel` */
+  memoryManager?: MemoryManager;
+  /** put the user's memories in the system message (default: on when memory is, as in agno) */
   addMemoriesToContext?: boolean;
-  /** the model that picks memories (default: the agent's model) */
+  /** the model that picks memories when the manager has none (default: the agent's model) */
   memoryModel?: Model | string;
+  /** after each run, summarise the session and store the summary on it (its `summary`) */
+  enableSessionSummaries?: boolean;
+  /** the summariser (its model, prompt, runs taken); default: one with the agent's model */
+  sessionSummaryManager?: SessionSummaryManager;
+  /** put the session's stored summary in the system message (default: on when summaries are) */
+  addSessionSummaryToContext?: boolean;
   /** give the agent a tool that searches the user's earlier sessions */
   searchPastSessions?: boolean;
   numPastSessionsToSearch?: number;
@@ -185,7 +201,8 @@ export class Agent implements Component {
   private readonly opts: AgentOptions;
   private readonly tools: Map<string, Tool>;
   private readonly reasoningModel?: Model;
-  private readonly memoryModel?: Model;
+  private readonly memoryManager?: MemoryManager;
+  private readonly summaryManager?: SessionSummaryManager;
   private readonly resultStore?: ResultStore;
   readonly resultStorage?: ObjectStorage;
   /** how often its executing runs mark their rows alive (seconds) */
@@ -231,13 +248,23 @@ export class Agent implements Component {
     this.resultStorage = opts.resultStorage;
     this.db = opts.db;
     this.mediaStorage = opts.mediaStorage;
-    if (opts.updateMemoryOnRun) {
-      if (!opts.db) throw new TypeError("updateMemoryOnRun needs a db");
-      this.memoryModel = !opts.memoryModel
-        ? this.model
-        : typeof opts.memoryModel === "string"
-          ? defaultModelRegistry.model(opts.memoryModel, opts.modelOptions)
-          : opts.memoryModel;
+    if (opts.updateMemoryOnRun || opts.enableAgenticMemory || opts.memoryManager) {
+      if (!opts.db && !opts.memoryManager?.db) throw new TypeError("memory needs a db");
+      const manager = opts.memoryManager ?? new MemoryManager();
+      this.memoryManager = manager.model
+        ? manager
+        : manager.withModel(
+            !opts.memoryModel
+              ? this.model
+              : typeof opts.memoryModel === "string"
+                ? defaultModelRegistry.model(opts.memoryModel, opts.modelOptions)
+                : opts.memoryModel,
+          );
+    }
+    if (opts.enableSessionSummaries || opts.sessionSummaryManager) {
+      if (!opts.db) throw new TypeError("session summaries need a db");
+      const manager = opts.sessionSummaryManager ?? new SessionSummaryManager();
+      this.summaryManager = manager.model ? manager : manager.withModel(this.model);
     }
   }
 
@@ -247,7 +274,7 @@ export class Agent implements Component {
       options: this.opts,
       tools: [...this.tools.values()],
       reasoningModel: this.reasoningModel,
-      memoryModel: this.memoryModel,
+      memoryModel: this.memoryManager?.model,
     };
   }
 
@@ -305,10 +332,15 @@ export class Agent implements Component {
     return { store, db: this.db };
   }
 
-  /** The agent's tools, plus read_result and search_result when offload is on. */
+  /** The agent's tools, plus read_result and search_result when offload is on, and update_user_memory with agentic memory. */
   private toolsFor(offload: { store: ResultStore; db: Db } | undefined): Map<string, Tool> {
-    if (!offload) return this.tools;
-    return new Map([...this.tools, ...resultTools(offload.store, offload.db).map((t) => [t.name, t] as const)]);
+    const added = [
+      ...(offload ? resultTools(offload.store, offload.db) : []),
+      // Built per binding: its manager stores through this binding's db.
+      ...(this.opts.enableAgenticMemory ? [userMemoryTool(this.boundMemoryManager(), this.memoryOrigin())] : []),
+    ];
+    if (added.length === 0) return this.tools;
+    return new Map([...this.tools, ...added.map((t) => [t.name, t] as const)]);
   }
 
   /** `streamed`: whether the caller takes the run's events as they come (its model calls stream only then). */
@@ -335,7 +367,12 @@ export class Agent implements Component {
       heartbeatMs: this.heartbeatSeconds * 1000,
       postHooks: [
         ...(this.opts.postHooks ?? []),
-        ...(this.memoryModel ? [(out: RunOutput) => this.rememberFrom(out)] : []),
+        ...(this.memoryManager && this.opts.updateMemoryOnRun && !this.opts.enableAgenticMemory
+          ? [(out: RunOutput) => this.rememberFrom(out)]
+          : []),
+        ...(this.summaryManager && this.opts.enableSessionSummaries !== false
+          ? [(out: RunOutput) => this.summariseSession(out)]
+          : []),
         // Last, so media a post hook attached are uploaded too, before the final save.
         ...(this.mediaStorage ? [(out: RunOutput) => offloadOutputMedia(out, this.mediaStorage!)] : []),
       ],
@@ -464,7 +501,7 @@ export class Agent implements Component {
       // A run's session_state is the session's from now on, as in agno, whether or not a tool changes it.
       if (opts.sessionState) await saveState(sessionState);
       for (const hook of preHooks) await hook(ctx);
-      const system = await this.systemMessage(ctx);
+      const system = await this.systemMessage(ctx, stored.summary);
       const history = stored.history.map((m) => ({ ...m, from_history: true }));
       // History from runs stored before media storage was set still holds bytes: this run stores references.
       if (this.mediaStorage) await offloadMessages(history, this.mediaStorage);
@@ -497,23 +534,71 @@ export class Agent implements Component {
     return false;
   }
 
-  private async systemMessage(ctx: RunContext): Promise<string> {
+  private async systemMessage(ctx: RunContext, sessionSummary?: unknown): Promise<string> {
     const raw =
       typeof this.opts.instructions === "function" ? await this.opts.instructions(ctx) : this.opts.instructions;
     const instructions = Array.isArray(raw) ? raw : raw ? [raw] : [];
-    const withMemories = (this.opts.addMemoriesToContext ?? this.opts.updateMemoryOnRun) && this.db && ctx.userId;
-    const memories = withMemories
-      ? memoriesForContext(await this.db!.getUserMemories(ctx.userId!, { limit: 100 }))
-      : "";
-    return [this.opts.description, ...instructions, memories].filter(Boolean).join("\n\n");
+    const withMemories = (this.opts.addMemoriesToContext ?? this.memoryManager !== undefined) && ctx.userId;
+    const memories =
+      withMemories && this.memoryManager
+        ? memoriesForContext(
+            await this.boundMemoryManager().getUserMemories(ctx.userId!),
+            this.opts.enableAgenticMemory === true,
+          )
+        : "";
+    const withSummary = this.opts.addSessionSummaryToContext ?? this.summaryManager !== undefined;
+    const summary = withSummary && typeof sessionSummary === "string" ? sessionSummaryForContext(sessionSummary) : "";
+    return [this.opts.description, ...instructions, memories, summary].filter(Boolean).join("\n\n");
   }
 
-  /** Stores what the run taught about its user; a failure is recorded on the run, never fails it. */
+  /** The memory manager storing through this binding's db (the manager's own when it has one). */
+  private boundMemoryManager(): MemoryManager {
+    const manager = this.memoryManager!;
+    return manager.db || !this.db ? manager : manager.withDb(this.db);
+  }
+
+  /** Where memories this agent makes come from: a team leader's are the team's. */
+  private memoryOrigin(): { agentId?: string; teamId?: string } {
+    return this.ref.type === "team" ? { teamId: this.id } : { agentId: this.id };
+  }
+
+  /** Lets the memory manager update the user's memories from the run's message; a failure is recorded on the run, never fails it. */
   private async rememberFrom(output: RunOutput): Promise<void> {
+    const input = output.input.input_content;
+    if (!output.user_id || typeof input !== "string" || input.trim() === "") return;
     try {
-      await updateMemories(this.memoryModel!, this.db!, output, this.id);
+      await this.boundMemoryManager().createUserMemories(
+        { message: input },
+        { userId: output.user_id, ...this.memoryOrigin(), metrics: output.metrics },
+      );
     } catch (error) {
       output.memory_update_error = publicError(error, `run ${output.run_id}: memory update`).message;
+    }
+  }
+
+  /**
+   * Summarises the session, this run included, and stores the summary on it; a failure is
+   * recorded on the run (with the memories' error), never fails it.
+   */
+  private async summariseSession(output: RunOutput): Promise<void> {
+    if (!this.db || output.parent_run_id) return;
+    try {
+      const manager = this.summaryManager!;
+      const stored = await this.db.getSession(output.session_id, {
+        userId: output.user_id ?? undefined,
+        ...(manager.lastNRuns ? { runsLimit: manager.lastNRuns } : {}),
+      });
+      if (!stored) return;
+      const earlier = stored.getMessages({
+        skipRoles: ["system"],
+        ...(manager.lastNRuns ? { lastNRuns: manager.lastNRuns - 1 } : {}),
+      });
+      const current = output.messages.filter((m) => !m.from_history && m.role !== "system");
+      const summary = await manager.createSessionSummary([...earlier, ...current] as Message[], output.metrics);
+      if (summary) await this.db.setSessionSummary(output.session_id, summary, { userId: output.user_id ?? undefined });
+    } catch (error) {
+      const problem = publicError(error, `run ${output.run_id}: session summary`).message;
+      output.memory_update_error = output.memory_update_error ? `${output.memory_update_error}; ${problem}` : problem;
     }
   }
 
@@ -529,7 +614,14 @@ export class Agent implements Component {
     runId?: string,
     newId = false,
     parentRunId?: string,
-  ): Promise<{ state: Record<string, unknown>; history: Message[]; run: RunRow | null; create?: SessionRecord }> {
+  ): Promise<{
+    state: Record<string, unknown>;
+    history: Message[];
+    run: RunRow | null;
+    create?: SessionRecord;
+    /** the text of the session's stored summary, if it has one */
+    summary?: unknown;
+  }> {
     if (!this.db) return { state: {}, history: [], run: null };
     const withHistory = this.opts.addHistoryToContext === true;
     // A member run's history is its own earlier runs in the team's session, not the team's conversation.
@@ -551,7 +643,7 @@ export class Agent implements Component {
         : withHistory
           ? (session.getMessages({ skipRoles: ["system"] }) as Message[])
           : [];
-      return { state, history, run };
+      return { state, history, run, summary: session.record.summary?.summary };
     }
     // A team's leader is an agent storing under the team's identity: its session is the team's.
     const type = this.ref.type;

@@ -53,6 +53,7 @@ export function agentResponse(agent: Agent, db: Db | undefined): AgentResponse {
     sessions: meaningful({
       session_table: tableOf(db, "sessions"),
       add_history_to_context: o.addHistoryToContext || undefined,
+      enable_session_summaries: o.enableSessionSummaries || undefined,
       num_history_runs: o.numHistoryRuns !== undefined && o.numHistoryRuns !== 3 ? o.numHistoryRuns : undefined,
       search_past_sessions: o.searchPastSessions || undefined,
       num_past_sessions_to_search: o.searchPastSessions ? (o.numPastSessionsToSearch ?? 3) : undefined,
@@ -60,7 +61,8 @@ export function agentResponse(agent: Agent, db: Db | undefined): AgentResponse {
     }),
     ...(memoryModel && {
       memory: {
-        update_memory_on_run: true,
+        ...(o.enableAgenticMemory && { enable_agentic_memory: true }),
+        ...(o.updateMemoryOnRun && { update_memory_on_run: true }),
         ...(tableOf(db, "memories") && { memory_table: tableOf(db, "memories") }),
         model: dumpedModel(memoryModel),
       },
