@@ -586,13 +586,14 @@ export class Agent implements Component {
       const manager = this.summaryManager!;
       const stored = await this.db.getSession(output.session_id, {
         userId: output.user_id ?? undefined,
-        ...(manager.lastNRuns ? { runsLimit: manager.lastNRuns } : {}),
+        ...(manager.lastNRuns ? { runsLimit: manager.lastNRuns + 1 } : {}),
       });
       if (!stored) return;
-      const earlier = stored.getMessages({
-        skipRoles: ["system"],
-        ...(manager.lastNRuns ? { lastNRuns: manager.lastNRuns - 1 } : {}),
-      });
+      // This run is stored already (unfinished): its messages are taken from the output instead.
+      const earlier = new Session({
+        ...stored.record,
+        runs: stored.runs.filter((r) => r.run_id !== output.run_id),
+      }).getMessages({ skipRoles: ["system"], ...(manager.lastNRuns ? { lastNRuns: manager.lastNRuns - 1 } : {}) });
       const current = output.messages.filter((m) => !m.from_history && m.role !== "system");
       const summary = await manager.createSessionSummary([...earlier, ...current] as Message[], output.metrics);
       if (summary) await this.db.setSessionSummary(output.session_id, summary, { userId: output.user_id ?? undefined });

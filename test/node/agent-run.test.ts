@@ -374,40 +374,6 @@ describe("Agent hooks", () => {
   });
 });
 
-describe("Agent user memory", () => {
-  it("updateMemoryOnRun stores what is new about the user and gives it to later runs", async () => {
-    const t = memoryTestDb();
-    try {
-      const { model, script } = await scriptedModel([
-        { text: "Lovely, green tea it is." },
-        { text: '{"memories":["Mia likes green tea"]}' },
-        { text: "You like green tea." },
-        { text: '{"memories":[]}' },
-        { text: "Hello." },
-        { text: "not json" },
-      ]);
-      const agent = new Agent({ model, db: t.db, updateMemoryOnRun: true, instructions: "Be warm." });
-      const first = await agent.run("I love green tea", { userId: "mia" });
-      expect(first.status).toBe("COMPLETED");
-      expect((await t.db.getUserMemories("mia")).map((m) => m.memory)).toEqual(["Mia likes green tea"]);
-      expect(first.metrics.details!.model).toHaveLength(2); // the answer and the memory call
-      const second = await agent.run("What do I like?", { userId: "mia" }); // a new session
-      const requests = await script.requests();
-      const system = (requests[2]!.body.messages as Array<{ role: string; content: string }>)[0]!;
-      expect(system.content).toMatch(/Be warm\.[\s\S]*- Mia likes green tea/);
-      expect(requests[1]!.body.response_format).toMatchObject({ type: "json_schema" });
-      expect(second.content).toBe("You like green tea.");
-      expect(await t.db.getUserMemories("mia")).toHaveLength(1);
-      const third = await agent.run("hi", { userId: "mia" });
-      expect(third).toMatchObject({ status: "COMPLETED", content: "Hello." });
-      expect(third.memory_update_error).toMatch(/JSON/);
-      expect(await t.db.getUserMemories("someone-else")).toEqual([]);
-    } finally {
-      await t.close();
-    }
-  });
-});
-
 describe("Agent run inputs", () => {
   it("hands dependencies to instructions and tools, and stores metadata with the run", async () => {
     const t = memoryTestDb();
