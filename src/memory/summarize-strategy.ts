@@ -2,6 +2,7 @@ import type { RunMetrics } from "../agent/run-output.js";
 import type { MemoryRecord } from "../db/types.js";
 import { message } from "../models/message.js";
 import type { Model } from "../models/model.js";
+import { nowSeconds } from "../time.js";
 import { respond } from "./model-call.js";
 
 /**
@@ -58,6 +59,7 @@ export class SummarizeStrategy implements MemoryOptimizationStrategy {
         user_id: userId,
         agent_id: only(memories.map((m) => m.agent_id)),
         team_id: only(memories.map((m) => m.team_id)),
+        updated_at: nowSeconds(),
       },
     ];
   }

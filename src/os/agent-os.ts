@@ -14,6 +14,7 @@ import { workflowRoutes } from "./routes/workflows.js";
 import { databaseRoutes } from "./routes/databases.js";
 import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { memoryRoutes } from "./routes/memories.js";
 import { docsRoutes } from "./routes/docs.js";
 import { websocketRoutes } from "./routes/websocket.js";
 import { workflowSocketRoutes } from "./routes/workflow-socket.js";
@@ -139,6 +140,12 @@ export class AgentOS {
     );
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
+    // Optimising without a named model uses the first served memory model, else the first agent's or team's model.
+    const defaultMemoryModel = () =>
+      agents.map((a) => a.configuration.memoryModel).find((m) => m !== undefined) ??
+      agents[0]?.model ??
+      this.teams[0]?.model;
+    app.route("/", memoryRoutes(defaultMemoryModel));
     app.route("/", scheduleRoutes(components, opts.queue));
     app.route(
       "/",

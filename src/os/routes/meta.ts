@@ -10,6 +10,7 @@ import { configResponseSchema, type ConfigResponse } from "../wire/config.js";
 import { healthResponseSchema } from "../wire/health.js";
 import { infoResponseSchema } from "../wire/info.js";
 import { homeResponseSchema } from "../wire/meta.js";
+import { memoryTableOf } from "./memories.js";
 
 export interface OSIdentity {
   id: string;
@@ -118,8 +119,9 @@ function authModeOf(auth: AuthConfig): "none" | "security_key" | "jwt" {
  * `/config` as agno fills it: the models are the distinct (id, provider) pairs of the agents'
  * and team leaders' models; agents are bound to the request's first database, which also holds the OS's own data
  * (schedules, jobs), so it is `os_database` and each agent's `db_id`. Sessions live in every
- * database; memory, learning, knowledge, evals, metrics and traces are blocks without databases,
- * as agno describes a domain no database holds, because no route here serves them.
+ * database, and so do memories (each database's with its memories table); learning, knowledge,
+ * evals, metrics and traces are blocks without databases, as agno describes a domain no database
+ * holds, because no route here serves them.
  */
 function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
   const { agents, teams = [], workflows = [] } = served;
@@ -140,7 +142,14 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
     databases: dbIds,
     session: { dbs: dbIds.map((id) => ({ db_id: id, domain_config: { display_name: id } })) },
     metrics: none,
-    memory: none,
+    // As agno's _get_memory_config: each database, with the memories tables of its instances.
+    memory: {
+      dbs: dbIds.map((id) => ({
+        db_id: id,
+        domain_config: { display_name: id },
+        tables: [...new Set(dbs.filter((db) => db.id === id).map(memoryTableOf))],
+      })),
+    },
     learning: none,
     knowledge: { dbs: [], knowledge_instances: [] },
     evals: none,
