@@ -12,6 +12,7 @@ import { contractFor, routeKey } from "./contracts.js";
 export const NOT_AGNO_MODELS: Record<string, string> = {
   "GET /openapi.json": "the OpenAPI document itself, which FastAPI also serves without a model",
   "GET /docs": "an HTML page",
+  "GET /memory_topics": "agno answers a bare list of topic strings (`response_model=List[str]`)",
   "GET /ws": "a WebSocket upgrade (101): the socket's messages are agno's run events",
   "GET /workflows/ws": "a WebSocket upgrade (101): agno's workflow socket frames and workflow events",
   "GET /sessions/{session_id}/media/{storage_key}": "the media bytes, or a redirect to them",

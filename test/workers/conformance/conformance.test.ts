@@ -5,6 +5,7 @@ import { send } from "../worker-client.js";
 import { answered, checkAnswer, ConformanceError, NOT_AGNO_MODELS } from "./check.js";
 import { CONTRACTS, routeKey } from "./contracts.js";
 import { agentsScenarios } from "./scenarios/agents.js";
+import { memoriesScenarios } from "./scenarios/memories.js";
 import { metaScenarios } from "./scenarios/meta.js";
 import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
@@ -22,6 +23,7 @@ describe("agno conformance", () => {
   describe("sessions", sessionsScenarios);
   describe("agents", agentsScenarios);
   describe("teams and workflows", teamsWorkflowsScenarios);
+  describe("memories", memoriesScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(

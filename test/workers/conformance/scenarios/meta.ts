@@ -115,7 +115,7 @@ export function metaScenarios(): void {
       databases: ["default"],
       session: { dbs: [{ db_id: "default", domain_config: { display_name: "default" } }] },
       metrics: { dbs: [] },
-      memory: { dbs: [] },
+      memory: { dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_memories"] }] },
       learning: { dbs: [] },
       knowledge: { dbs: [], knowledge_instances: [] },
       evals: { dbs: [] },
