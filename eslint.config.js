@@ -59,7 +59,7 @@ export default defineConfig(
   { files: ["src/models/unconfigured-model.ts", "src/models/lazy-model.ts"], rules: { "require-yield": "off" } },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
   {
-    files: ["src/agent/**", "src/queue/**", "src/scheduler/**", "src/tools/**", "src/models/**"],
+    files: ["src/agent/**", "src/queue/**", "src/scheduler/**", "src/tools/**", "src/models/**", "src/memory/**"],
     rules: { "no-restricted-imports": ["error", layering] },
   },
 );
