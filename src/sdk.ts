@@ -26,6 +26,8 @@ export type {
   RunStore,
   SessionStore,
   ToolResultStore,
+  MemoryQuery,
+  UserMemoryStats,
   UserMemoryStore,
 } from "./db/port.js";
 export type {
@@ -57,6 +59,16 @@ export {
   type RunContext,
   type RunOptions,
 } from "./agent/agent.js";
+export {
+  MemoryManager,
+  SessionSummaryManager,
+  SummarizeStrategy,
+  type MemoryManagerOptions,
+  type MemoryOptimizationStrategy,
+  type MemoryScope,
+  type SessionSummary,
+  type SessionSummaryManagerOptions,
+} from "./memory/index.js";
 export {
   Condition,
   HumanReview,
