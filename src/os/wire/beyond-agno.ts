@@ -22,6 +22,12 @@
  *   agno's `error`; a socket that has not authenticated is closed (4001) after five failed
  *   `authenticate` messages or 30 s; `reconnect` to a run that was never streamed answers an
  *   error frame rather than an empty replay.
+ * - `/memories`: deleting an unknown (or another user's) memory is a 404 where agno answers 204,
+ *   and `DELETE /memories` is all or nothing (one such id: 404, nothing deleted); `PATCH` changes
+ *   only the text and topics (agno's upsert also blanks `agent_id`, `team_id` and `input`) and
+ *   never moves a memory to the `user_id` it names (404); `search_content` is taken literally
+ *   (`%`, `_`) and `topics` matches whole topics; `/memory_topics` is sorted; the manager's
+ *   `clear_memory` clears the one user's memories (agno's clears the table).
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
