@@ -116,7 +116,7 @@ export interface AgentOptions {
   memoryModel?: Model | string;
   /** after each run, summarise the session and store the summary on it (its `summary`) */
   enableSessionSummaries?: boolean;
-  /** the summariser (its model, prompt, runs taken); default: one with the agent's model */
+  /** the summariser (its model, prompt, runs taken; summaries are made with enableSessionSummaries); default: one with the agent's model */
   sessionSummaryManager?: SessionSummaryManager;
   /** put the session's stored summary in the system message (default: on when summaries are) */
   addSessionSummaryToContext?: boolean;
@@ -370,7 +370,7 @@ export class Agent implements Component {
         ...(this.memoryManager && this.opts.updateMemoryOnRun && !this.opts.enableAgenticMemory
           ? [(out: RunOutput) => this.rememberFrom(out)]
           : []),
-        ...(this.summaryManager && this.opts.enableSessionSummaries !== false
+        ...(this.summaryManager && this.opts.enableSessionSummaries === true
           ? [(out: RunOutput) => this.summariseSession(out)]
           : []),
         // Last, so media a post hook attached are uploaded too, before the final save.
@@ -539,13 +539,13 @@ export class Agent implements Component {
       typeof this.opts.instructions === "function" ? await this.opts.instructions(ctx) : this.opts.instructions;
     const instructions = Array.isArray(raw) ? raw : raw ? [raw] : [];
     const withMemories = (this.opts.addMemoriesToContext ?? this.memoryManager !== undefined) && ctx.userId;
-    const memories =
-      withMemories && this.memoryManager
-        ? memoriesForContext(
-            await this.boundMemoryManager().getUserMemories(ctx.userId!),
-            this.opts.enableAgenticMemory === true,
-          )
-        : "";
+    // Without a manager (addMemoriesToContext alone) the memories are read as agno's default manager reads them.
+    const stored = !withMemories
+      ? undefined
+      : this.memoryManager
+        ? await this.boundMemoryManager().getUserMemories(ctx.userId!)
+        : await this.db?.getUserMemories(ctx.userId!, { limit: 100 });
+    const memories = stored ? memoriesForContext(stored, this.opts.enableAgenticMemory === true) : "";
     const withSummary = this.opts.addSessionSummaryToContext ?? this.summaryManager !== undefined;
     const summary = withSummary && typeof sessionSummary === "string" ? sessionSummaryForContext(sessionSummary) : "";
     return [this.opts.description, ...instructions, memories, summary].filter(Boolean).join("\n\n");

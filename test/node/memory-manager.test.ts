@@ -249,3 +249,23 @@ describe("MemoryManager.optimizeMemories (agno's summarize strategy)", () => {
     expect(await manager.optimizeMemories("nobody")).toEqual([]);
   });
 });
+
+describe("memories and summaries in context without updating them", () => {
+  it("addMemoriesToContext alone shows the user's memories; a summary manager without enableSessionSummaries makes none", async () => {
+    const t = memoryTestDb();
+    await t.db.upsertUserMemory({ memory_id: "m", user_id: "ann", memory: "Ann is vegetarian" });
+    const { model, script } = await scriptedModel([{ text: "A salad, then." }]);
+    const agent = new Agent({
+      model,
+      db: t.db,
+      addMemoriesToContext: true,
+      sessionSummaryManager: new SessionSummaryManager(),
+    });
+    const out = await agent.run("What should I eat?", { userId: "ann" });
+    const requests = await script.requests();
+    expect(requests).toHaveLength(1);
+    expect(sent(requests[0]!.body)[0]!.content).toMatch(/<memories_from_previous_interactions>\n- Ann is vegetarian\n/);
+    expect((await t.db.getSession(out.session_id))!.record.summary ?? null).toBeNull();
+    expect(await t.db.getUserMemories("ann")).toHaveLength(1);
+  });
+});
