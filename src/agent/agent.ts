@@ -51,6 +51,8 @@ import {
 } from "./media.js";
 import { emptyMetrics } from "./metrics.js";
 import { memoriesForContext, updateMemories } from "./memory.js";
+import { LearningMachine } from "../learn/machine.js";
+import { addModelCall } from "./metrics.js";
 import { pastSessionsTool } from "./past-sessions.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
 import { forkRun, planTimeline, truncateRun, type TimelineOptions } from "./run-timeline.js";
@@ -104,6 +106,13 @@ export interface AgentOptions {
   addMemoriesToContext?: boolean;
   /** the model that picks memories (default: the agent's model) */
   memoryModel?: Model | string;
+  /**
+   * agno 3.0's learning: `true` is a LearningMachine with user profile and user memory; or a
+   * machine of your own. Its guidance and what it recalls go in the system message, its stores'
+   * tools to the model, and after each run its `always` stores extract what they learned
+   * (needs a db; user stores need the run's user id).
+   */
+  learning?: boolean | LearningMachine;
   /** give the agent a tool that searches the user's earlier sessions */
   searchPastSessions?: boolean;
   numPastSessionsToSearch?: number;
@@ -186,6 +195,8 @@ export class Agent implements Component {
   private readonly tools: Map<string, Tool>;
   private readonly reasoningModel?: Model;
   private readonly memoryModel?: Model;
+  /** the learning machine attached with `learning` */
+  readonly learning?: LearningMachine;
   private readonly resultStore?: ResultStore;
   readonly resultStorage?: ObjectStorage;
   /** how often its executing runs mark their rows alive (seconds) */
@@ -238,6 +249,16 @@ export class Agent implements Component {
         : typeof opts.memoryModel === "string"
           ? defaultModelRegistry.model(opts.memoryModel, opts.modelOptions)
           : opts.memoryModel;
+    }
+    if (opts.learning) {
+      if (!opts.db) throw new TypeError("learning needs a db");
+      this.learning =
+        opts.learning === true ? new LearningMachine({ userProfile: true, userMemory: true }) : opts.learning;
+      // As agno: a machine without a model extracts with the agent's.
+      this.learning.model ??= this.model;
+      const taken = this.learning.tools(() => undefined, this.id).filter((t) => this.tools.has(t.name));
+      if (taken.length)
+        throw new TypeError(`learning adds the tools ${taken.map((t) => t.name).join(", ")}: rename the agent's own`);
     }
   }
 
@@ -307,8 +328,14 @@ export class Agent implements Component {
 
   /** The agent's tools, plus read_result and search_result when offload is on. */
   private toolsFor(offload: { store: ResultStore; db: Db } | undefined): Map<string, Tool> {
-    if (!offload) return this.tools;
-    return new Map([...this.tools, ...resultTools(offload.store, offload.db).map((t) => [t.name, t] as const)]);
+    // Built per binding: the learning tools store through this binding's db.
+    const learning = this.learning ? this.learning.tools(() => this.db, this.id) : [];
+    if (!offload && learning.length === 0) return this.tools;
+    return new Map([
+      ...this.tools,
+      ...learning.map((t) => [t.name, t] as const),
+      ...(offload ? resultTools(offload.store, offload.db).map((t) => [t.name, t] as const) : []),
+    ]);
   }
 
   /** `streamed`: whether the caller takes the run's events as they come (its model calls stream only then). */
@@ -336,6 +363,7 @@ export class Agent implements Component {
       postHooks: [
         ...(this.opts.postHooks ?? []),
         ...(this.memoryModel ? [(out: RunOutput) => this.rememberFrom(out)] : []),
+        ...(this.learning ? [(out: RunOutput) => this.learnFrom(out)] : []),
         // Last, so media a post hook attached are uploaded too, before the final save.
         ...(this.mediaStorage ? [(out: RunOutput) => offloadOutputMedia(out, this.mediaStorage!)] : []),
       ],
@@ -505,7 +533,33 @@ export class Agent implements Component {
     const memories = withMemories
       ? memoriesForContext(await this.db!.getUserMemories(ctx.userId!, { limit: 100 }))
       : "";
-    return [this.opts.description, ...instructions, memories].filter(Boolean).join("\n\n");
+    const learning =
+      this.learning && this.db
+        ? await this.learning.systemMessageBlock({
+            db: this.db,
+            userId: ctx.userId,
+            sessionId: ctx.sessionId,
+            runId: ctx.runId,
+            agentId: this.id,
+          })
+        : "";
+    return [this.opts.description, ...instructions, memories, learning].filter(Boolean).join("\n\n");
+  }
+
+  /** The learning machine's extractions after a run; as agno, a failing store is logged and the run stands. */
+  private async learnFrom(output: RunOutput): Promise<void> {
+    if (!this.db) return;
+    const failures = await this.learning!.process({
+      db: this.db,
+      userId: output.user_id ?? null,
+      sessionId: output.session_id,
+      runId: output.run_id,
+      agentId: this.id,
+      messages: output.messages,
+      onModelCall: (call) => addModelCall(output.metrics, call),
+    });
+    for (const f of failures)
+      console.warn(`run ${output.run_id}: learning (${f.store}): ${publicError(f.error, "learning").message}`);
   }
 
   /** Stores what the run taught about its user; a failure is recorded on the run, never fails it. */

@@ -1,6 +1,6 @@
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
-import type { LearningStore } from "./ports/learning-store.js";
+import type { LearningStorage } from "./ports/learning-store.js";
 import type { RunEventStore } from "./ports/run-event-store.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { ScheduleStorage } from "./ports/schedule-storage.js";
@@ -13,7 +13,7 @@ export type { JobStorage } from "./ports/job-storage.js";
 export type {
   LearningFilter,
   LearningRecord,
-  LearningStore,
+  LearningStorage,
   LearningUsersOptions,
   LearningUserStats,
   LearningWrite,
@@ -40,7 +40,7 @@ export type { UserMemoryStore } from "./ports/user-memory-store.js";
 export interface Db
   extends DbAdmin, SessionStore, RunStore, RunEventStore, ToolResultStore, UserMemoryStore,
     ScheduleStorage,
-    LearningStore {}
+    LearningStorage {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

@@ -10,7 +10,7 @@ import { pageOf, resolvePage } from "../pagination.js";
 import type {
   LearningFilter,
   LearningRecord,
-  LearningStore,
+  LearningStorage,
   LearningUsersOptions,
   LearningUserStats,
   LearningWrite,
@@ -43,7 +43,7 @@ function matches(row: LearningRecord, f: LearningFilter): boolean {
 }
 
 /** agno's learnings in memory, with the Postgres adapter's rules (the same contract suite). */
-export class MemoryLearningStore implements LearningStore {
+export class MemoryLearningStore implements LearningStorage {
   constructor(private readonly t: MemoryTables) {}
 
   /** read each time: a rolled-back transaction replaces the map */

@@ -82,7 +82,7 @@ export const LEARNING_SORT_COLUMNS = [
  * agno 3.0's learnings (`agno_learnings`): the rows the learning stores keep (user profile,
  * user memory, entity memory, decision log, …), each under an id its store derives.
  */
-export interface LearningStore {
+export interface LearningStorage {
   /**
    * Inserts, or on an existing id replaces content and metadata (identity columns stay as
    * stored). ConflictError when the id is held by a row of another owner.
