@@ -14,6 +14,7 @@ import { workflowRoutes } from "./routes/workflows.js";
 import { databaseRoutes } from "./routes/databases.js";
 import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
+import { learningRoutes } from "./routes/learnings.js";
 import { docsRoutes } from "./routes/docs.js";
 import { websocketRoutes } from "./routes/websocket.js";
 import { workflowSocketRoutes } from "./routes/workflow-socket.js";
@@ -139,6 +140,7 @@ export class AgentOS {
     );
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());
+    app.route("/", learningRoutes());
     app.route("/", scheduleRoutes(components, opts.queue));
     app.route(
       "/",

@@ -968,6 +968,15 @@ const ISOLATION_PROOF: Record<string, string> = {
   "GET /sessions/{session_id}/runs/{run_id}": "this matrix",
   "DELETE /sessions/{session_id}/runs/{run_id}": "this matrix",
   "GET /sessions/{session_id}/media/{storage_key}": "media-route.test.ts and test/node/media-isolation.test.ts",
+  "GET /learnings": "learnings-isolation.test.ts: B's listing holds B's and shared rows only; naming A is 403",
+  "POST /learnings": "learnings-isolation.test.ts: creating for A is 403; A's digest namespace is reserved (422)",
+  "GET /learnings/users": "learnings-isolation.test.ts: B sees only B; naming A is 403",
+  "DELETE /learnings/users/{user_id}": "learnings-isolation.test.ts: B deleting A's learnings is 403, A's unchanged",
+  "GET /learnings/{learning_id}": "learnings-isolation.test.ts: A's learning is 404 for B",
+  "PATCH /learnings/{learning_id}":
+    "learnings-isolation.test.ts: A's learning is 404 for B, unchanged; shared rows admin only",
+  "DELETE /learnings/{learning_id}":
+    "learnings-isolation.test.ts: A's learning is 404 for B, unchanged; shared rows admin only",
   "GET /schedules": "schedules.test.ts: isolates users",
   "POST /schedules": "schedules.test.ts: names are unique per user; user-quotas.test.ts: caps per user",
   "GET /schedules/{schedule_id}": "schedules.test.ts: isolates users",

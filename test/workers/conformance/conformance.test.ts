@@ -5,6 +5,7 @@ import { send } from "../worker-client.js";
 import { answered, checkAnswer, ConformanceError, NOT_AGNO_MODELS } from "./check.js";
 import { CONTRACTS, routeKey } from "./contracts.js";
 import { agentsScenarios } from "./scenarios/agents.js";
+import { learningsScenarios } from "./scenarios/learnings.js";
 import { metaScenarios } from "./scenarios/meta.js";
 import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
@@ -20,6 +21,7 @@ describe("agno conformance", () => {
   describe("meta", metaScenarios);
   describe("routers", routersScenarios);
   describe("sessions", sessionsScenarios);
+  describe("learnings", learningsScenarios);
   describe("agents", agentsScenarios);
   describe("teams and workflows", teamsWorkflowsScenarios);
 
