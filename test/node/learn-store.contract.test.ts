@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Db } from "../../src/db/port.js";
 import { ConflictError, ValidationError } from "../../src/errors.js";
-import { testStores } from "../support/db-targets.js";
+import { dbTargets, openTestDb, testStores } from "../support/db-targets.js";
 
 /** The learning store's contract (agno_learnings), on MemoryDb, PGlite and every configured PostgreSQL. */
 describe.each(testStores({ everyPostgres: true }))("learning store on %s", (_name, open) => {
@@ -168,5 +168,46 @@ describe.each(testStores({ everyPostgres: true }))("learning store on %s", (_nam
       expect(await db.deleteUserLearnings("la")).toBe(0);
       expect(ids(await db.listLearnings({ agentId: "list-agent" }))).toEqual(["l-b1", "l-g1"]);
     });
+  });
+});
+
+/** What only Postgres has to say: agno's table and indexes, under an overridable name. */
+describe.each(dbTargets())("agno_learnings on $name", (target) => {
+  it("is agno's LEARNINGS_TABLE_SCHEMA, indexed as agno indexes it, and its name is overridable", async () => {
+    const t = openTestDb(target, { tables: { learnings: "team_learnings" } });
+    try {
+      await t.db.init();
+      await t.db.upsertLearning({ learning_id: "x", learning_type: "decision_log", content: { decision: "d" } });
+      const cols = await t.query<{ column_name: string; data_type: string; is_nullable: string }>(
+        `SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_schema = $1 AND table_name = 'team_learnings' ORDER BY column_name`,
+        [t.schema],
+      );
+      expect(cols.map((c) => `${c.column_name}:${c.data_type}:${c.is_nullable}`)).toEqual([
+        "agent_id:character varying:YES",
+        "content:jsonb:NO",
+        "created_at:bigint:NO",
+        "entity_id:character varying:YES",
+        "entity_type:character varying:YES",
+        "learning_id:character varying:NO",
+        "learning_type:character varying:NO",
+        "metadata:jsonb:YES",
+        "namespace:character varying:YES",
+        "session_id:character varying:YES",
+        "team_id:character varying:YES",
+        "updated_at:bigint:YES",
+        "user_id:character varying:YES",
+        "workflow_id:character varying:YES",
+      ]);
+      expect(await t.query(`SELECT learning_id FROM "${t.schema}".team_learnings`)).toEqual([{ learning_id: "x" }]);
+      expect(await t.query(`SELECT to_regclass('"${t.schema}".agno_learnings') AS t`)).toEqual([{ t: null }]);
+      const indexes = await t.query<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = 'team_learnings' ORDER BY 1`,
+        [t.schema],
+      );
+      expect(indexes.map((i) => i.indexname)).toContain("idx_team_learnings_user_id");
+      expect(indexes).toHaveLength(11); // the primary key and agno's ten indexed columns
+    } finally {
+      await t.close();
+    }
   });
 });
