@@ -58,6 +58,18 @@ export {
   type RunOptions,
 } from "./agent/agent.js";
 export {
+  DecisionLogStore,
+  EntityMemoryStore,
+  LearningMachine,
+  UserProfileStore,
+  type DecisionLogConfig,
+  type EntityMemoryConfig,
+  type LearningMachineOptions,
+  type LearningMode,
+  type UserMemoryConfig,
+  type UserProfileConfig,
+} from "./learn/index.js";
+export {
   Condition,
   HumanReview,
   Loop,

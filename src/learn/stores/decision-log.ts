@@ -11,8 +11,9 @@ import type { LearningScope, LearningStore, ProcessInput } from "./protocol.js";
  * row per decision (`dec_<8 hex>`), carrying the run's session, run, user and agent. Agentic
  * only, as agno: the agent calls `log_decision`, later `record_outcome`.
  *
- * Unlike agno, reads are scoped to the run's user (their decisions and those logged without a
- * user): agno recalls every user's decisions of the agent into each user's system message.
+ * Unlike agno, reads are scoped to the run's user (a run without one reads the decisions logged
+ * without one): agno recalls every user's decisions of the agent into each user's system
+ * message, where one user's text would reach another's prompt.
  */
 export class DecisionLogStore implements LearningStore {
   readonly learningType = "decision_log";
@@ -44,7 +45,7 @@ export class DecisionLogStore implements LearningStore {
     const page = await scope.db.listLearnings({
       learningType: this.learningType,
       agentId: scope.agentId,
-      ...(scope.userId ? { userId: scope.userId, includeShared: true } : {}),
+      ...(scope.userId ? { userId: scope.userId } : {}),
       ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
       limit: opts.query || opts.decisionType || opts.days ? Math.min(limit * 20, 1000) : limit,
       sortBy: "created_at",
