@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
 import { JSON_LIMITS, jsonProblem, textProblem } from "../json-limits.js";
-import { LEARNING_SORT_COLUMNS, type LearningWrite } from "./ports/learning-store.js";
+import { LEARNING_SORT_COLUMNS, type LearningRecord, type LearningWrite } from "./ports/learning-store.js";
 import type { SortOrder } from "./types.js";
 
 const id = z
@@ -36,10 +36,11 @@ const learningSchema = z.object({
   metadata: object.nullish(),
 });
 
-/** The write with every column present (null where not given), checked: a ValidationError names the field. */
-export function validateLearning(value: LearningWrite): Required<Omit<LearningWrite, never>> & {
-  metadata: Record<string, unknown> | null;
-} {
+/** A write with every column present (null where not given). */
+export type CheckedLearning = Omit<LearningRecord, "created_at" | "updated_at">;
+
+/** The write with every column present, checked: a ValidationError names the field. */
+export function validateLearning(value: LearningWrite): CheckedLearning {
   const result = learningSchema.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0]!;
