@@ -110,7 +110,8 @@ export interface AgentOptions {
    * agno 3.0's learning: `true` is a LearningMachine with user profile and user memory; or a
    * machine of your own. Its guidance and what it recalls go in the system message, its stores'
    * tools to the model, and after each run its `always` stores extract what they learned
-   * (needs a db; user stores need the run's user id).
+   * (through the agent's db, or the one an AgentOS binds per request: without one it is
+   * inactive; user stores need the run's user id).
    */
   learning?: boolean | LearningMachine;
   /** give the agent a tool that searches the user's earlier sessions */
@@ -251,7 +252,6 @@ export class Agent implements Component {
           : opts.memoryModel;
     }
     if (opts.learning) {
-      if (!opts.db) throw new TypeError("learning needs a db");
       this.learning =
         opts.learning === true ? new LearningMachine({ userProfile: true, userMemory: true }) : opts.learning;
       // As agno: a machine without a model extracts with the agent's.
