@@ -22,6 +22,14 @@
  *   agno's `error`; a socket that has not authenticated is closed (4001) after five failed
  *   `authenticate` messages or 30 s; `reconnect` to a run that was never streamed answers an
  *   error frame rather than an empty replay.
+ * - `/learnings`: a write under an id another owner's row holds is refused (409) instead of
+ *   overwriting it; a PATCH or DELETE that loses a race with the agent's own delete is 404
+ *   (agno: 500); the `table` query parameter is not taken (each database names its learnings
+ *   table once, in its TableNames).
+ * - Learning (src/learn): an `always` store extracts with one structured (JSON) model answer
+ *   where agno gives the extraction model add/update/delete tools; the decision log recalls the
+ *   run's own user's decisions only (agno recalls every user's decisions of the agent into each
+ *   prompt); session_context, learned_knowledge and the `propose`/`hitl` modes are not offered.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
