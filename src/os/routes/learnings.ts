@@ -1,8 +1,9 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
-import type { LearningRecord } from "../../db/port.js";
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.js";
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.js";
+import { DEFAULT_TABLE_NAMES, type TableNames } from "../../db/postgres/names.js";
+import type { Db, LearningRecord } from "../../db/port.js";
 import {
   buildLearningId,
   DEFAULT_LEARNING_NAMESPACE,
@@ -29,8 +30,16 @@ const notFound = { 404: json(errorSchema, "No such learning (or one the caller m
 const forbidden = {
   403: json(errorSchema, "Another user's learnings, an owner-less row to change, or the scope is missing"),
 };
+/** What `db_id` and `table` may be answered with, on every route. */
+const dbErrors = {
+  400: json(errorSchema, "`table` without `db_id`"),
+  404: json(errorSchema, "No such database, or it keeps no learnings in `table`"),
+};
 const sortOrder = z.enum(["asc", "desc"]).default("desc");
-const dbQuery = z.object({ db_id: idSchema.optional().describe("Database ID to use") });
+const dbQuery = z.object({
+  db_id: idSchema.optional().describe("Database ID to use"),
+  table: idSchema.optional().describe("The database table to use (requires db_id)"),
+});
 const learningPath = z.object({ learning_id: idSchema });
 /** A free-text filter on an identity column: bounded as ids are. */
 const filter = idSchema.optional();
@@ -63,7 +72,7 @@ const listLearnings = defineRoute({
       sort_order: sortOrder,
     }),
   },
-  responses: { 200: json(paginatedLearningsSchema, "A page of learnings"), ...forbidden },
+  responses: { 200: json(paginatedLearningsSchema, "A page of learnings"), ...forbidden, ...dbErrors },
 });
 
 const createLearning = defineRoute({
@@ -96,6 +105,7 @@ const createLearning = defineRoute({
   responses: {
     201: json(learningResponseSchema, "Created"),
     ...forbidden,
+    ...dbErrors,
     409: json(errorSchema, "A record of this identity exists"),
   },
 });
@@ -118,7 +128,7 @@ const listLearningUsers = defineRoute({
       sort_order: sortOrder,
     }),
   },
-  responses: { 200: json(paginatedLearningUsersSchema, "A page of users"), ...forbidden },
+  responses: { 200: json(paginatedLearningUsersSchema, "A page of users"), ...forbidden, ...dbErrors },
 });
 
 const deleteLearningUser = defineRoute({
@@ -130,7 +140,7 @@ const deleteLearningUser = defineRoute({
     "Deletes a user's learning records (of one learning_type when given); records with no owner are untouched. A non-admin under user isolation may delete only their own (403). 204 even when there were none.",
   scope: { resource: "learnings", action: "delete" },
   request: { params: z.object({ user_id: idSchema }), query: dbQuery.extend({ learning_type: filter }) },
-  responses: { 204: { description: "Deleted" }, ...forbidden },
+  responses: { 204: { description: "Deleted" }, ...forbidden, ...dbErrors },
 });
 
 const getLearning = defineRoute({
@@ -140,7 +150,7 @@ const getLearning = defineRoute({
   summary: "Get Learning",
   scope: { resource: "learnings", action: "read" },
   request: { params: learningPath, query: dbQuery },
-  responses: { 200: json(learningResponseSchema, "The learning"), ...notFound },
+  responses: { 200: json(learningResponseSchema, "The learning"), ...dbErrors, ...notFound },
 });
 
 const updateLearning = defineRoute({
@@ -156,7 +166,7 @@ const updateLearning = defineRoute({
     query: dbQuery,
     body: jsonBody(z.object({ content: jsonObject.nullish(), metadata: jsonObject.nullish() }).strict()),
   },
-  responses: { 200: json(learningResponseSchema, "The updated learning"), ...notFound, ...forbidden },
+  responses: { 200: json(learningResponseSchema, "The updated learning"), ...dbErrors, ...notFound, ...forbidden },
 });
 
 const deleteLearning = defineRoute({
@@ -167,7 +177,7 @@ const deleteLearning = defineRoute({
   description: "Records with no owner may be deleted by admins only (403).",
   scope: { resource: "learnings", action: "delete" },
   request: { params: learningPath, query: dbQuery },
-  responses: { 204: { description: "Deleted" }, ...notFound, ...forbidden },
+  responses: { 204: { description: "Deleted" }, ...dbErrors, ...notFound, ...forbidden },
 });
 
 /** agno's get_scoped_user_id: the caller's user under isolation, unless an admin; else nobody (full access). */
@@ -190,12 +200,25 @@ function enforceUserScope(c: Context<OSEnv>, record: LearningRecord, mutating = 
   if (!sameUser(record.user_id, scoped)) throw new NotFoundError("Learning not found");
 }
 
+/**
+ * The database of a request (`db_id`), checked to keep its learnings in `table` when one is
+ * named (agno's get_db): a table the database does not use is 404, a table without db_id 400.
+ */
+function learningsDb(c: Context<OSEnv>, q: { db_id?: string; table?: string }): Db {
+  if (q.table !== undefined && q.db_id === undefined) throw new BadRequestError("table requires db_id");
+  const db = dbFor(c, q.db_id);
+  const table = (db as Partial<{ names: TableNames }>).names?.learnings ?? DEFAULT_TABLE_NAMES.learnings;
+  if (q.table !== undefined && q.table !== table)
+    throw new NotFoundError(`database ${q.db_id} keeps no learnings in table ${q.table}`);
+  return db;
+}
+
 /** agno's `/learnings` routes over `agno_learnings`, with its per-user checks. */
 export function learningRoutes() {
   const app = routeApp();
 
-  const fetchLearning = async (c: Context<OSEnv>, dbId: string | undefined, learningId: string) => {
-    const record = await dbFor(c, dbId).getLearning(learningId);
+  const fetchLearning = async (c: Context<OSEnv>, q: { db_id?: string; table?: string }, learningId: string) => {
+    const record = await learningsDb(c, q).getLearning(learningId);
     if (!record) throw new NotFoundError("Learning not found");
     return record;
   };
@@ -207,7 +230,7 @@ export function learningRoutes() {
     if (scoped !== undefined && q.user_id !== undefined && q.user_id !== scoped)
       throw new ForbiddenError("Cannot list learnings for another user");
     const userId = scoped ?? q.user_id;
-    const page = await dbFor(c, q.db_id).listLearnings({
+    const page = await learningsDb(c, q).listLearnings({
       learningType: q.learning_type,
       userId,
       includeShared: scoped !== undefined,
@@ -258,7 +281,7 @@ export function learningRoutes() {
     // The entity store reads by the namespace column, and the id already defaulted it.
     const namespace =
       b.learning_type === "entity_memory" && !b.namespace ? DEFAULT_LEARNING_NAMESPACE : (b.namespace ?? null);
-    const created = await dbFor(c, q.db_id)
+    const created = await learningsDb(c, q)
       .createLearning({
         learning_id: learningId,
         learning_type: b.learning_type,
@@ -288,7 +311,7 @@ export function learningRoutes() {
     const scoped = scopedUser(c);
     if (scoped !== undefined && q.user_id !== undefined && q.user_id !== scoped)
       throw new ForbiddenError("Cannot list learning users for another user");
-    const page = await dbFor(c, q.db_id).learningUsers({
+    const page = await learningsDb(c, q).learningUsers({
       learningType: q.learning_type,
       userId: scoped ?? q.user_id,
       limit: q.limit,
@@ -308,12 +331,12 @@ export function learningRoutes() {
     const scoped = scopedUser(c);
     if (scoped !== undefined && user_id !== scoped)
       throw new ForbiddenError("Cannot delete learnings for another user");
-    await dbFor(c, q.db_id).deleteUserLearnings(user_id, { learningType: q.learning_type });
+    await learningsDb(c, q).deleteUserLearnings(user_id, { learningType: q.learning_type });
     return c.body(null, 204);
   });
 
   handle(app, getLearning, async (c) => {
-    const record = await fetchLearning(c, c.req.valid("query").db_id, c.req.valid("param").learning_id);
+    const record = await fetchLearning(c, c.req.valid("query"), c.req.valid("param").learning_id);
     enforceUserScope(c, record);
     return c.json(learningView(record));
   });
@@ -322,13 +345,13 @@ export function learningRoutes() {
     const q = c.req.valid("query");
     const b = c.req.valid("json");
     const { learning_id } = c.req.valid("param");
-    const existing = await fetchLearning(c, q.db_id, learning_id);
+    const existing = await fetchLearning(c, q, learning_id);
     enforceUserScope(c, existing, true);
     if (!("content" in b) && !("metadata" in b)) return c.json(learningView(existing));
     if ("content" in b && b.content === null)
       throw new ValidationError("content cannot be null; omit the field to leave it unchanged", "content");
     // Update only, never insert: a row the agent deleted meanwhile is 404, not re-created.
-    const updated = await dbFor(c, q.db_id).updateLearning(learning_id, {
+    const updated = await learningsDb(c, q).updateLearning(learning_id, {
       content: b.content ?? existing.content,
       metadata: "metadata" in b ? (b.metadata ?? null) : existing.metadata,
     });
@@ -339,9 +362,9 @@ export function learningRoutes() {
   handle(app, deleteLearning, async (c) => {
     const q = c.req.valid("query");
     const { learning_id } = c.req.valid("param");
-    const existing = await fetchLearning(c, q.db_id, learning_id);
+    const existing = await fetchLearning(c, q, learning_id);
     enforceUserScope(c, existing, true);
-    if (!(await dbFor(c, q.db_id).deleteLearning(learning_id))) throw new NotFoundError("Learning not found");
+    if (!(await learningsDb(c, q).deleteLearning(learning_id))) throw new NotFoundError("Learning not found");
     return c.body(null, 204);
   });
 

@@ -24,8 +24,8 @@
  *   error frame rather than an empty replay.
  * - `/learnings`: a write under an id another owner's row holds is refused (409) instead of
  *   overwriting it; a PATCH or DELETE that loses a race with the agent's own delete is 404
- *   (agno: 500); the `table` query parameter is not taken (each database names its learnings
- *   table once, in its TableNames).
+ *   (agno: 500); `table` must be the learnings table its database names (else 404), as one
+ *   database here keeps one learnings table.
  * - Learning (src/learn): an `always` store extracts with one structured (JSON) model answer
  *   where agno gives the extraction model add/update/delete tools; the decision log recalls the
  *   run's own user's decisions only (agno recalls every user's decisions of the agent into each

@@ -66,6 +66,10 @@ export function learningsScenarios(): void {
     expect(list.status).toBe(200);
     expect(list.body.meta).toMatchObject({ page: 1, limit: 1, total_count: 2, total_pages: 2 });
     expect(list.body.data).toHaveLength(1);
+    const inTable = await conformingCall(`/learnings?user_id=${USER}&db_id=default&table=agno_learnings`);
+    expect(inTable.body.meta.total_count).toBe(2);
+    expect((await conformingCall(`/learnings?db_id=default&table=other_table`)).status).toBe(404);
+    expect((await conformingCall(`/learnings?table=agno_learnings`)).status).toBe(400);
     const users = await conformingCall(`/learnings/users?user_id=${USER}`);
     expect(users.body.data).toEqual([{ user_id: USER, last_learning_updated_at: expect.any(Number) }]);
   });
