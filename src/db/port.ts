@@ -38,7 +38,13 @@ export type { UserMemoryStore } from "./ports/user-memory-store.js";
  * backend that passes the contract suite (test/support/db-contract.ts).
  */
 export interface Db
-  extends DbAdmin, SessionStore, RunStore, RunEventStore, ToolResultStore, UserMemoryStore,
+  extends
+    DbAdmin,
+    SessionStore,
+    RunStore,
+    RunEventStore,
+    ToolResultStore,
+    UserMemoryStore,
     ScheduleStorage,
     LearningStorage {}
 
