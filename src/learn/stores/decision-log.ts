@@ -6,6 +6,27 @@ import type { DecisionLog } from "../schemas.js";
 import { isoNow, valuesMatchQuery } from "../utils.js";
 import type { LearningScope, LearningStore, ProcessInput } from "./protocol.js";
 
+/** Tool parameters, made once: their JSON Schemas are converted once per isolate. */
+const LOG_DECISION = z.object({
+  decision: z.string().min(1).max(2_000).describe("What you decided to do"),
+  reasoning: z.string().max(4_000).optional().describe("Why you made this decision"),
+  decision_type: z.string().max(100).optional().describe("tool_selection, response_style, clarification, …"),
+  context: z.string().max(4_000).optional().describe("The situation that required this decision"),
+  alternatives: z.string().max(2_000).optional().describe("Other options you considered (comma-separated)"),
+  confidence: z.number().min(0).max(1).optional().describe("How confident you are (0.0 to 1.0)"),
+});
+const RECORD_OUTCOME = z.object({
+  decision_id: z.string().min(1).max(255),
+  outcome: z.string().min(1).max(4_000),
+  outcome_quality: z.string().max(100).optional().describe("good, bad or neutral"),
+});
+const SEARCH_DECISIONS = z.object({
+  query: z.string().max(500).optional(),
+  decision_type: z.string().max(100).optional(),
+  days: z.number().int().min(1).max(3650).optional(),
+  limit: z.number().int().min(1).max(50).optional(),
+});
+
 /**
  * Decision log (agno's DecisionLogStore): what the agent decided and why, one `decision_log`
  * row per decision (`dec_<8 hex>`), carrying the run's session, run, user and agent. Agentic
@@ -101,14 +122,7 @@ export class DecisionLogStore implements LearningStore {
           name: "log_decision",
           description:
             "Log a significant decision with reasoning: a tool choice, a response style, asking for clarification, choosing between approaches.",
-          parameters: z.object({
-            decision: z.string().min(1).max(2_000).describe("What you decided to do"),
-            reasoning: z.string().max(4_000).optional().describe("Why you made this decision"),
-            decision_type: z.string().max(100).optional().describe("tool_selection, response_style, clarification, …"),
-            context: z.string().max(4_000).optional().describe("The situation that required this decision"),
-            alternatives: z.string().max(2_000).optional().describe("Other options you considered (comma-separated)"),
-            confidence: z.number().min(0).max(1).optional().describe("How confident you are (0.0 to 1.0)"),
-          }),
+          parameters: LOG_DECISION,
           execute: async (args, ctx) => {
             const store = db();
             if (!store) return noDb;
@@ -138,11 +152,7 @@ export class DecisionLogStore implements LearningStore {
         tool({
           name: "record_outcome",
           description: "Record the outcome of a previous decision.",
-          parameters: z.object({
-            decision_id: z.string().min(1).max(255),
-            outcome: z.string().min(1).max(4_000),
-            outcome_quality: z.string().max(100).optional().describe("good, bad or neutral"),
-          }),
+          parameters: RECORD_OUTCOME,
           execute: async (args, ctx) => {
             const store = db();
             if (!store) return noDb;
@@ -175,12 +185,7 @@ export class DecisionLogStore implements LearningStore {
         tool({
           name: "search_decisions",
           description: "Search past decisions.",
-          parameters: z.object({
-            query: z.string().max(500).optional(),
-            decision_type: z.string().max(100).optional(),
-            days: z.number().int().min(1).max(3650).optional(),
-            limit: z.number().int().min(1).max(50).optional(),
-          }),
+          parameters: SEARCH_DECISIONS,
           execute: async (args, ctx) => {
             const store = db();
             if (!store) return noDb;

@@ -15,6 +15,27 @@ import {
 import type { LearningScope, LearningStore, ProcessInput } from "./protocol.js";
 
 const UNKNOWN_TYPE = "unknown";
+
+/** Tool parameters, made once: their JSON Schemas are converted once per isolate. */
+const REMEMBER_ABOUT = z.object({
+  entity: z.string().min(1).max(200).describe("the entity's name"),
+  entity_type: z.string().min(1).max(100).describe("company, person, project, system, product, …"),
+  description: z.string().max(2_000).optional(),
+  facts: z.array(z.string().max(2_000)).max(20).optional(),
+  events: z.array(z.string().max(2_000)).max(20).optional(),
+  note: z.string().max(2_000).optional(),
+});
+const LINK_ENTITIES = z.object({
+  entity: z.string().min(1).max(200),
+  relation: z.string().min(1).max(200),
+  related_entity: z.string().min(1).max(200),
+});
+const SEARCH_ENTITIES = z.object({
+  query: z.string().max(500).optional(),
+  entity_type: z.string().max(100).optional(),
+});
+const FORGET = z.object({ entity: z.string().min(1).max(200), fact: z.string().max(2_000).optional() });
+
 /** rows a search or a name lookup reads at most */
 const SCAN_LIMIT = 500;
 
@@ -312,14 +333,7 @@ export class EntityMemoryStore implements LearningStore {
       tool({
         name: "remember_about",
         description: "Record an entity (company, person, project, system, …) and facts or events about it.",
-        parameters: z.object({
-          entity: z.string().min(1).max(200).describe("the entity's name"),
-          entity_type: z.string().min(1).max(100).describe("company, person, project, system, product, …"),
-          description: z.string().max(2_000).optional(),
-          facts: z.array(z.string().max(2_000)).max(20).optional(),
-          events: z.array(z.string().max(2_000)).max(20).optional(),
-          note: z.string().max(2_000).optional(),
-        }),
+        parameters: REMEMBER_ABOUT,
         execute: async (args, ctx) => {
           const s = scope(ctx);
           return s ? this.rememberAbout(s, args) : noDb;
@@ -328,11 +342,7 @@ export class EntityMemoryStore implements LearningStore {
       tool({
         name: "link_entities",
         description: "Record a relationship between two entities, e.g. Bob -[CEO of]-> Acme.",
-        parameters: z.object({
-          entity: z.string().min(1).max(200),
-          relation: z.string().min(1).max(200),
-          related_entity: z.string().min(1).max(200),
-        }),
+        parameters: LINK_ENTITIES,
         execute: async (args, ctx) => {
           const s = scope(ctx);
           return s ? this.linkEntities(s, args) : noDb;
@@ -341,7 +351,7 @@ export class EntityMemoryStore implements LearningStore {
       tool({
         name: "search_entities",
         description: "Find recorded entities by text in their name, description or facts.",
-        parameters: z.object({ query: z.string().max(500).optional(), entity_type: z.string().max(100).optional() }),
+        parameters: SEARCH_ENTITIES,
         execute: async (args, ctx) => {
           const s = scope(ctx);
           if (!s) return noDb;
@@ -352,7 +362,7 @@ export class EntityMemoryStore implements LearningStore {
       tool({
         name: "forget",
         description: "Forget an entity, or only one of its facts.",
-        parameters: z.object({ entity: z.string().min(1).max(200), fact: z.string().max(2_000).optional() }),
+        parameters: FORGET,
         execute: async (args, ctx) => {
           const s = scope(ctx);
           return s ? this.forget(s, args) : noDb;

@@ -39,6 +39,9 @@ const DEFAULT_INSTRUCTIONS =
   "asked to forget or that are now wrong]}. Do not repeat stored memories. If nothing changed, answer " +
   '{"add": [], "update": [], "delete": []}.';
 
+/** Tool parameters, made once: their JSON Schemas are converted once per isolate. */
+const UPDATE_USER_MEMORY = z.object({ task: z.string().min(1).max(4_000) });
+
 /** At most this many memories a user keeps: the oldest go first. */
 const MAX_MEMORIES = 200;
 const MAX_MEMORY_LENGTH = 2_000;
@@ -121,7 +124,7 @@ export class UserMemoryStore implements LearningStore {
         name: "update_user_memory",
         description:
           "Save, change or forget what you know about the user. Describe the task, e.g. 'remember that the user is vegetarian'.",
-        parameters: z.object({ task: z.string().min(1).max(4_000) }),
+        parameters: UPDATE_USER_MEMORY,
         execute: async ({ task }, ctx) => {
           const store = db();
           const m = this.config.model ?? model();

@@ -11,6 +11,12 @@ import type { LearningScope, LearningStore, ProcessInput } from "./protocol.js";
 const FIELDS = { name: "User's full name", preferred_name: "How the user likes to be addressed" } as const;
 type Field = keyof typeof FIELDS;
 
+/** Tool parameters, made once: their JSON Schemas are converted once per isolate. */
+const UPDATE_PROFILE = z.object({
+  name: z.string().max(500).optional().describe(FIELDS.name),
+  preferred_name: z.string().max(500).optional().describe(FIELDS.preferred_name),
+});
+
 const SCHEMA = {
   name: "user_profile",
   schema: {
@@ -127,10 +133,7 @@ export class UserProfileStore implements LearningStore {
       tool({
         name: "update_profile",
         description: "Update the user's profile fields. Only pass the fields the user stated.",
-        parameters: z.object({
-          name: z.string().max(500).optional().describe(FIELDS.name),
-          preferred_name: z.string().max(500).optional().describe(FIELDS.preferred_name),
-        }),
+        parameters: UPDATE_PROFILE,
         execute: async (args, ctx) => {
           const store = db();
           if (!ctx.userId || !store) return "No user is known for this run: the profile was not updated.";
