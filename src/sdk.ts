@@ -70,6 +70,18 @@ export {
   type SessionSummaryManagerOptions,
 } from "./memory/index.js";
 export {
+  DecisionLogStore,
+  EntityMemoryStore,
+  LearningMachine,
+  UserProfileStore,
+  type DecisionLogConfig,
+  type EntityMemoryConfig,
+  type LearningMachineOptions,
+  type LearningMode,
+  type UserMemoryConfig,
+  type UserProfileConfig,
+} from "./learn/index.js";
+export {
   Condition,
   HumanReview,
   Loop,

@@ -49,7 +49,8 @@ import {
   type MediaLimits,
   type RunMedia,
 } from "./media.js";
-import { emptyMetrics } from "./metrics.js";
+import { addModelCall, emptyMetrics } from "./metrics.js";
+import { LearningMachine } from "../learn/machine.js";
 import { pastSessionsTool } from "./past-sessions.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
 import { forkRun, planTimeline, truncateRun, type TimelineOptions } from "./run-timeline.js";
@@ -120,6 +121,14 @@ export interface AgentOptions {
   sessionSummaryManager?: SessionSummaryManager;
   /** put the session's stored summary in the system message (default: on when summaries are) */
   addSessionSummaryToContext?: boolean;
+  /**
+   * agno 3.0's learning: `true` is a LearningMachine with user profile and user memory; or a
+   * machine of your own. Its guidance and what it recalls go in the system message, its stores'
+   * tools to the model, and after each run its `always` stores extract what they learned
+   * (through the agent's db, or the one an AgentOS binds per request: without one it is
+   * inactive; user stores need the run's user id).
+   */
+  learning?: boolean | LearningMachine;
   /** give the agent a tool that searches the user's earlier sessions */
   searchPastSessions?: boolean;
   numPastSessionsToSearch?: number;
@@ -203,6 +212,8 @@ export class Agent implements Component {
   private readonly reasoningModel?: Model;
   private readonly memoryManager?: MemoryManager;
   private readonly summaryManager?: SessionSummaryManager;
+  /** the learning machine attached with `learning` */
+  readonly learning?: LearningMachine;
   private readonly resultStore?: ResultStore;
   readonly resultStorage?: ObjectStorage;
   /** how often its executing runs mark their rows alive (seconds) */
@@ -265,6 +276,15 @@ export class Agent implements Component {
       if (!opts.db) throw new TypeError("session summaries need a db");
       const manager = opts.sessionSummaryManager ?? new SessionSummaryManager();
       this.summaryManager = manager.model ? manager : manager.withModel(this.model);
+    }
+    if (opts.learning) {
+      this.learning =
+        opts.learning === true ? new LearningMachine({ userProfile: true, userMemory: true }) : opts.learning;
+      // As agno: a machine without a model extracts with the agent's.
+      this.learning.model ??= this.model;
+      const taken = this.learning.tools(() => undefined, this.id).filter((t) => this.tools.has(t.name));
+      if (taken.length)
+        throw new TypeError(`learning adds the tools ${taken.map((t) => t.name).join(", ")}: rename the agent's own`);
     }
   }
 
@@ -334,10 +354,13 @@ export class Agent implements Component {
 
   /** The agent's tools, plus read_result and search_result when offload is on, and update_user_memory with agentic memory. */
   private toolsFor(offload: { store: ResultStore; db: Db } | undefined): Map<string, Tool> {
+    const learning = this.learning ? this.learning.tools(() => this.db, this.id) : [];
     const added = [
       ...(offload ? resultTools(offload.store, offload.db) : []),
       // Built per binding: its manager stores through this binding's db.
       ...(this.opts.enableAgenticMemory ? [userMemoryTool(this.boundMemoryManager(), this.memoryOrigin())] : []),
+      // Built per binding: the learning tools store through this binding's db.
+      ...learning,
     ];
     if (added.length === 0) return this.tools;
     return new Map([...this.tools, ...added.map((t) => [t.name, t] as const)]);
@@ -373,6 +396,7 @@ export class Agent implements Component {
         ...(this.summaryManager && this.opts.enableSessionSummaries === true
           ? [(out: RunOutput) => this.summariseSession(out)]
           : []),
+        ...(this.learning ? [(out: RunOutput) => this.learnFrom(out)] : []),
         // Last, so media a post hook attached are uploaded too, before the final save.
         ...(this.mediaStorage ? [(out: RunOutput) => offloadOutputMedia(out, this.mediaStorage!)] : []),
       ],
@@ -548,7 +572,33 @@ export class Agent implements Component {
     const memories = stored ? memoriesForContext(stored, this.opts.enableAgenticMemory === true) : "";
     const withSummary = this.opts.addSessionSummaryToContext ?? this.summaryManager !== undefined;
     const summary = withSummary && typeof sessionSummary === "string" ? sessionSummaryForContext(sessionSummary) : "";
-    return [this.opts.description, ...instructions, memories, summary].filter(Boolean).join("\n\n");
+    const learning =
+      this.learning && this.db
+        ? await this.learning.systemMessageBlock({
+            db: this.db,
+            userId: ctx.userId,
+            sessionId: ctx.sessionId,
+            runId: ctx.runId,
+            agentId: this.id,
+          })
+        : "";
+    return [this.opts.description, ...instructions, memories, summary, learning].filter(Boolean).join("\n\n");
+  }
+
+  /** The learning machine's extractions after a run; as agno, a failing store is logged and the run stands. */
+  private async learnFrom(output: RunOutput): Promise<void> {
+    if (!this.db) return;
+    const failures = await this.learning!.process({
+      db: this.db,
+      userId: output.user_id ?? null,
+      sessionId: output.session_id,
+      runId: output.run_id,
+      agentId: this.id,
+      messages: output.messages,
+      onModelCall: (call) => addModelCall(output.metrics, call),
+    });
+    for (const f of failures)
+      console.warn(`run ${output.run_id}: learning (${f.store}): ${publicError(f.error, "learning").message}`);
   }
 
   /** The memory manager storing through this binding's db (the manager's own when it has one). */

@@ -15,6 +15,7 @@ import { databaseRoutes } from "./routes/databases.js";
 import { metaRoutes } from "./routes/meta.js";
 import { sessionRoutes } from "./routes/sessions.js";
 import { memoryRoutes } from "./routes/memories.js";
+import { learningRoutes } from "./routes/learnings.js";
 import { docsRoutes } from "./routes/docs.js";
 import { websocketRoutes } from "./routes/websocket.js";
 import { workflowSocketRoutes } from "./routes/workflow-socket.js";
@@ -146,6 +147,7 @@ export class AgentOS {
       agents[0]?.model ??
       this.teams[0]?.model;
     app.route("/", memoryRoutes(defaultMemoryModel));
+    app.route("/", learningRoutes());
     app.route("/", scheduleRoutes(components, opts.queue));
     app.route(
       "/",

@@ -977,6 +977,15 @@ const ISOLATION_PROOF: Record<string, string> = {
   "GET /memory_topics": "memories-isolation.test.ts: B's topics absent from A's",
   "GET /user_memory_stats": "memories-isolation.test.ts: B absent from A's stats",
   "POST /optimize-memories": "memories-isolation.test.ts: A optimising for B optimises A's own memories",
+  "GET /learnings": "learnings-isolation.test.ts: B's listing holds B's and shared rows only; naming A is 403",
+  "POST /learnings": "learnings-isolation.test.ts: creating for A is 403; A's digest namespace is reserved (422)",
+  "GET /learnings/users": "learnings-isolation.test.ts: B sees only B; naming A is 403",
+  "DELETE /learnings/users/{user_id}": "learnings-isolation.test.ts: B deleting A's learnings is 403, A's unchanged",
+  "GET /learnings/{learning_id}": "learnings-isolation.test.ts: A's learning is 404 for B",
+  "PATCH /learnings/{learning_id}":
+    "learnings-isolation.test.ts: A's learning is 404 for B, unchanged; shared rows admin only",
+  "DELETE /learnings/{learning_id}":
+    "learnings-isolation.test.ts: A's learning is 404 for B, unchanged; shared rows admin only",
   "GET /schedules": "schedules.test.ts: isolates users",
   "POST /schedules": "schedules.test.ts: names are unique per user; user-quotas.test.ts: caps per user",
   "GET /schedules/{schedule_id}": "schedules.test.ts: isolates users",

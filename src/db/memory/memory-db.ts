@@ -2,6 +2,11 @@ import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { ConfirmationRequiredError } from "../../errors.js";
 import type {
   InterruptedRun,
+  LearningRecord,
+  LearningUsersOptions,
+  LearningUserStats,
+  LearningWrite,
+  ListLearningsOptions,
   InterruptOptions,
   MigrationResult,
   QueueDb,
@@ -25,6 +30,7 @@ import type {
   SessionRecord,
 } from "../types.js";
 import { MemoryJobStore } from "./job-store.js";
+import { MemoryLearningStore } from "./learning-store.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
 import { MemoryRunStore } from "./run-store.js";
 import { MemoryScheduleStore } from "./schedule-store.js";
@@ -70,6 +76,7 @@ export class MemoryDb implements QueueDb {
   private readonly events: MemoryRunEventStore;
   private readonly results: MemoryToolResultStore;
   private readonly memories: MemoryUserMemoryStore;
+  private readonly learnings: MemoryLearningStore;
 
   constructor(opts: MemoryDbOptions = {}) {
     this.id = opts.id ?? "default";
@@ -82,6 +89,7 @@ export class MemoryDb implements QueueDb {
     this.events = new MemoryRunEventStore(this.tables);
     this.results = new MemoryToolResultStore(this.tables);
     this.memories = new MemoryUserMemoryStore(this.tables);
+    this.learnings = new MemoryLearningStore(this.tables);
   }
 
   // -- the database as a whole: always at the current layout, nothing to migrate ----------
@@ -241,5 +249,35 @@ export class MemoryDb implements QueueDb {
   }
   getUserMemoryStats(opts?: { userId?: string; limit?: number; page?: number }): Promise<Page<UserMemoryStats>> {
     return this.memories.getUserMemoryStats(opts);
+  }
+
+  // -- learnings ---------------------------------------------------------------------------
+
+  upsertLearning(record: LearningWrite): Promise<LearningRecord> {
+    return this.learnings.upsertLearning(record);
+  }
+  createLearning(record: LearningWrite): Promise<LearningRecord> {
+    return this.learnings.createLearning(record);
+  }
+  getLearning(learningId: string): Promise<LearningRecord | null> {
+    return this.learnings.getLearning(learningId);
+  }
+  updateLearning(
+    learningId: string,
+    changes: { content: Record<string, unknown>; metadata: Record<string, unknown> | null },
+  ): Promise<LearningRecord | null> {
+    return this.learnings.updateLearning(learningId, changes);
+  }
+  deleteLearning(learningId: string): Promise<boolean> {
+    return this.learnings.deleteLearning(learningId);
+  }
+  deleteUserLearnings(userId: string, opts?: { learningType?: string }): Promise<number> {
+    return this.learnings.deleteUserLearnings(userId, opts);
+  }
+  listLearnings(opts?: ListLearningsOptions): Promise<Page<LearningRecord>> {
+    return this.learnings.listLearnings(opts);
+  }
+  learningUsers(opts?: LearningUsersOptions): Promise<Page<LearningUserStats>> {
+    return this.learnings.learningUsers(opts);
   }
 }

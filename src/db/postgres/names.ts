@@ -8,6 +8,7 @@ export interface TableNames {
   runEvents: string;
   schedules: string;
   scheduleRuns: string;
+  learnings: string;
   versions: string;
 }
 
@@ -20,6 +21,7 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   runEvents: "agno_run_events",
   schedules: "agno_schedules",
   scheduleRuns: "agno_schedule_runs",
+  learnings: "agno_learnings",
   versions: "agno_schema_versions",
 };
 

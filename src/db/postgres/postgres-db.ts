@@ -8,6 +8,11 @@ import type {
   InterruptedRun,
   InterruptOptions,
   MemoryQuery,
+  LearningRecord,
+  LearningUsersOptions,
+  LearningUserStats,
+  LearningWrite,
+  ListLearningsOptions,
   MigrateOptions,
   MigrationResult,
   StoredRunEvent,
@@ -31,6 +36,7 @@ import type {
 import { validateId, validateIds, validateRun, validateSession } from "../validate.js";
 import { LegacyReader } from "./legacy-reader.js";
 import { scrubLegacyRuns } from "./legacy.js";
+import { LearningTable } from "./learnings.js";
 import { MemoryTable } from "./memories.js";
 import { RunEventTable } from "./run-events.js";
 import { RunLivenessTable } from "./run-liveness.js";
@@ -105,6 +111,7 @@ export class PostgresDb implements Db {
   private readonly cacheKey: string | undefined;
   private inspection: Promise<Inspection> | undefined;
   private readonly memoryTable: MemoryTable;
+  private readonly learningTable: LearningTable;
   private readonly runEvents: RunEventTable;
   private readonly toolResults: ToolResultTable;
   private readonly jobTable: JobTable;
@@ -127,6 +134,7 @@ export class PostgresDb implements Db {
     this.pool = opts.pool;
     this.exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
     this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
+    this.learningTable = new LearningTable(this.exec, sql.raw(qualified(this.schema, this.names.learnings)));
     this.runEvents = new RunEventTable(this.exec, sql.raw(qualified(this.schema, this.names.runEvents)));
     this.toolResults = new ToolResultTable(this.exec, sql.raw(qualified(this.schema, this.names.toolResults)));
     this.jobTable = new JobTable(this.exec, sql.raw(qualified(this.schema, this.names.jobs)));
@@ -660,6 +668,51 @@ export class PostgresDb implements Db {
   ): Promise<Page<UserMemoryStats>> {
     await this.inspect();
     return this.memoryTable.stats(opts);
+  }
+
+  // -- learnings ---------------------------------------------------------------------------
+
+  async upsertLearning(record: LearningWrite): Promise<LearningRecord> {
+    await this.inspect();
+    return this.learningTable.upsert(record);
+  }
+
+  async createLearning(record: LearningWrite): Promise<LearningRecord> {
+    await this.inspect();
+    return this.learningTable.create(record);
+  }
+
+  async getLearning(learningId: string): Promise<LearningRecord | null> {
+    await this.inspect();
+    return this.learningTable.get(learningId);
+  }
+
+  async updateLearning(
+    learningId: string,
+    changes: { content: Record<string, unknown>; metadata: Record<string, unknown> | null },
+  ): Promise<LearningRecord | null> {
+    await this.inspect();
+    return this.learningTable.update(learningId, changes);
+  }
+
+  async deleteLearning(learningId: string): Promise<boolean> {
+    await this.inspect();
+    return this.learningTable.delete(learningId);
+  }
+
+  async deleteUserLearnings(userId: string, opts: { learningType?: string } = {}): Promise<number> {
+    await this.inspect();
+    return this.learningTable.deleteForUser(userId, opts.learningType);
+  }
+
+  async listLearnings(opts: ListLearningsOptions = {}): Promise<Page<LearningRecord>> {
+    await this.inspect();
+    return this.learningTable.list(opts);
+  }
+
+  async learningUsers(opts: LearningUsersOptions = {}): Promise<Page<LearningUserStats>> {
+    await this.inspect();
+    return this.learningTable.users(opts);
   }
 
   // -- migration ---------------------------------------------------------------------------

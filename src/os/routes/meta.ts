@@ -2,6 +2,7 @@ import type { Agent } from "../../agent/agent.js";
 import type { Team } from "../../team/team.js";
 import type { Workflow } from "../../workflow/workflow.js";
 import type { Db } from "../../db/port.js";
+import { DEFAULT_TABLE_NAMES, type TableNames } from "../../db/postgres/names.js";
 import { DatabaseUnavailableError } from "../../errors.js";
 import type { AuthConfig } from "../auth/middleware.js";
 import { defineRoute, handle, routeApp } from "../route.js";
@@ -119,10 +120,14 @@ function authModeOf(auth: AuthConfig): "none" | "security_key" | "jwt" {
  * `/config` as agno fills it: the models are the distinct (id, provider) pairs of the agents'
  * and team leaders' models; agents are bound to the request's first database, which also holds the OS's own data
  * (schedules, jobs), so it is `os_database` and each agent's `db_id`. Sessions live in every
- * database, and so do memories (each database's with its memories table); learning, knowledge,
- * evals, metrics and traces are blocks without databases, as agno describes a domain no database
- * holds, because no route here serves them.
+ * database, and so do memories (each database's with its memories table) and learnings (each
+ * database's learnings table); knowledge, evals, metrics and traces are blocks without databases,
+ * as agno describes a domain no database holds, because no route here serves them.
  */
+/** The table a database keeps learnings in: its own name when it has one (Postgres), else agno's. */
+const learningsTable = (db: Db): string =>
+  (db as Partial<{ names: TableNames }>).names?.learnings ?? DEFAULT_TABLE_NAMES.learnings;
+
 function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
   const { agents, teams = [], workflows = [] } = served;
   const dbIds = [...new Set(dbs.map((db) => db.id))];
@@ -150,7 +155,14 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
         tables: [...new Set(dbs.filter((db) => db.id === id).map(memoryTableOf))],
       })),
     },
-    learning: none,
+    // As agno's _get_learning_config: every database, with the learnings tables it names.
+    learning: {
+      dbs: dbIds.map((id) => ({
+        db_id: id,
+        domain_config: { display_name: id },
+        tables: [...new Set(dbs.filter((db) => db.id === id).map(learningsTable))],
+      })),
+    },
     knowledge: { dbs: [], knowledge_instances: [] },
     evals: none,
     traces: none,

@@ -28,6 +28,14 @@
  *   never moves a memory to the `user_id` it names (404); `search_content` is taken literally
  *   (`%`, `_`) and `topics` matches whole topics; `/memory_topics` is sorted; the manager's
  *   `clear_memory` clears the one user's memories (agno's clears the table).
+ * - `/learnings`: a write under an id another owner's row holds is refused (409) instead of
+ *   overwriting it; a PATCH or DELETE that loses a race with the agent's own delete is 404
+ *   (agno: 500); `table` must be the learnings table its database names (else 404), as one
+ *   database here keeps one learnings table.
+ * - Learning (src/learn): an `always` store extracts with one structured (JSON) model answer
+ *   where agno gives the extraction model add/update/delete tools; the decision log recalls the
+ *   run's own user's decisions only (agno recalls every user's decisions of the agent into each
+ *   prompt); session_context, learned_knowledge and the `propose`/`hitl` modes are not offered.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

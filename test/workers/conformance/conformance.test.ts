@@ -6,6 +6,7 @@ import { answered, checkAnswer, ConformanceError, NOT_AGNO_MODELS } from "./chec
 import { CONTRACTS, routeKey } from "./contracts.js";
 import { agentsScenarios } from "./scenarios/agents.js";
 import { memoriesScenarios } from "./scenarios/memories.js";
+import { learningsScenarios } from "./scenarios/learnings.js";
 import { metaScenarios } from "./scenarios/meta.js";
 import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
@@ -21,6 +22,7 @@ describe("agno conformance", () => {
   describe("meta", metaScenarios);
   describe("routers", routersScenarios);
   describe("sessions", sessionsScenarios);
+  describe("learnings", learningsScenarios);
   describe("agents", agentsScenarios);
   describe("teams and workflows", teamsWorkflowsScenarios);
   describe("memories", memoriesScenarios);

@@ -116,7 +116,9 @@ export function metaScenarios(): void {
       session: { dbs: [{ db_id: "default", domain_config: { display_name: "default" } }] },
       metrics: { dbs: [] },
       memory: { dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_memories"] }] },
-      learning: { dbs: [] },
+      learning: {
+        dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_learnings"] }],
+      },
       knowledge: { dbs: [], knowledge_instances: [] },
       evals: { dbs: [] },
       traces: { dbs: [] },
@@ -180,6 +182,13 @@ export function metaScenarios(): void {
         dbs: [
           { db_id: "main", domain_config: { display_name: "main" } },
           { db_id: "archive", domain_config: { display_name: "archive" } },
+        ],
+      },
+      // every database holds learnings, under the table it names
+      learning: {
+        dbs: [
+          { db_id: "main", domain_config: { display_name: "main" }, tables: ["agno_learnings"] },
+          { db_id: "archive", domain_config: { display_name: "archive" }, tables: ["agno_learnings"] },
         ],
       },
     });
