@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { Team } from "../../src/team/index.js";
 import { MemoryDb } from "../../src/db/memory/memory-db.js";
 import { openAIEmbedder } from "../../src/knowledge/embedders/openai-embedder.js";
 import { Knowledge } from "../../src/knowledge/knowledge.js";
@@ -144,5 +145,21 @@ describe("agents with knowledge", () => {
     )!;
     expect(tool.content).toBe("Error searching knowledge base: NotConfiguredError");
     expect(() => new Agent({ name: "c", model, knowledge: kb, tools: [] })).not.toThrow();
+  });
+
+  it("a team's leader gets search_knowledge_base too, and the team run stores the references", async () => {
+    const { model: memberModel } = await scriptedModel([]);
+    const member = new Agent({ name: "writer", model: memberModel });
+    const { model, script } = await scriptedModel([
+      { toolCalls: [{ name: "search_knowledge_base", arguments: { query: "where do parcels ship from" } }] },
+      { text: "Rotterdam." },
+    ]);
+    const team = new Team({ name: "desk", model, members: [member], knowledge: kb, db });
+    const out = await team.run("Where do parcels ship from?", { userId: "bob" });
+    expect(out.content).toBe("Rotterdam.");
+    const tools = (await script.requests())[0]!.body.tools as Array<{ function: { name: string } }>;
+    expect(tools.map((t) => t.function.name)).toContain("search_knowledge_base");
+    expect(out.references![0]!.references[0]).toMatchObject({ content: expect.stringContaining("Rotterdam") });
+    expect(((await db.getRun(out.run_id))!.run_data as { references?: unknown[] }).references).toHaveLength(1);
   });
 });
