@@ -138,6 +138,10 @@ describe.each(testStores())("Knowledge end to end on %s", (_name, open) => {
       name: "lemon",
       metadata: { v: 2 },
     });
+    // the patched metadata reaches the chunks: filters see it
+    expect((await k.search("lemon cake", { userId: "alice", filters: { v: 2 } })).map((d) => d.content_id)).toEqual([
+      alice.id,
+    ]);
     await k.deleteContent(alice.id, { userId: "alice" });
     expect(await seen(undefined)).toEqual([shared.id]);
     expect(await k.getContent(alice.id)).toBeNull();
