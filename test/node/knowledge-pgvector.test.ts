@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
+import { MemoryDb } from "../../src/db/memory/memory-db.js";
 import { SchemaMismatchError } from "../../src/errors.js";
 import { VectorTableMigrationRequiredError } from "../../src/knowledge/errors.js";
 import { PgVector } from "../../src/knowledge/vectordb/pgvector/pg-vector.js";
@@ -105,6 +106,15 @@ describe("PgVector on PGlite + pgvector", () => {
     await expect(
       store.insert([{ id: "b", content: "x", meta_data: {}, embedding: e, user_id: "alice" }]),
     ).rejects.toBeInstanceOf(VectorTableMigrationRequiredError);
+  });
+
+  it("withDb: a PostgresDb-like db rebinds the connection; a db without SQL keeps the store's own", async () => {
+    const store = new PgVector({ tableName: "bound", dimensions: 2, executor });
+    expect(store.withDb(new MemoryDb())).toBe(store);
+    const rebound = store.withDb({ sqlExecutor: () => executor });
+    expect(rebound).not.toBe(store);
+    await rebound.insert([{ id: "a", content: "a", meta_data: {}, embedding: [1, 0], user_id: null }]);
+    expect((await store.search({ query: "", embedding: [1, 0], limit: 1 })).map((d) => d.id)).toEqual(["a"]);
   });
 
   it("a table of other dimensions is a SchemaMismatchError, not a failed insert later", async () => {

@@ -97,14 +97,16 @@ export class PgVector implements VectorDb {
     this.table = sql.raw(this.tableText);
   }
 
-  /** The same store on a database's connection: a PostgresDb (its sqlExecutor()) or an executor. */
+  /**
+   * The same store on a database's connection: a PostgresDb (its sqlExecutor()) or an executor.
+   * A database without SQL (MemoryDb) leaves the store on the connection it has.
+   */
   withDb(db: unknown): PgVector {
     const executor =
       db && typeof (db as { sqlExecutor?: unknown }).sqlExecutor === "function"
         ? (db as { sqlExecutor(): SqlExecutor }).sqlExecutor()
-        : (db as SqlExecutor);
-    if (!executor || typeof executor.exec !== "function")
-      throw new ValidationError("PgVector.withDb needs a PostgresDb or a SqlExecutor", "db");
+        : (db as SqlExecutor | undefined);
+    if (!executor || typeof executor.exec !== "function" || typeof executor.transaction !== "function") return this;
     return new PgVector({ ...this.opts, executor });
   }
 
