@@ -51,6 +51,13 @@ import {
 } from "./media.js";
 import { addModelCall, emptyMetrics } from "./metrics.js";
 import { LearningMachine } from "../learn/machine.js";
+import {
+  knowledgeContext,
+  knowledgeSearchTool,
+  type KnowledgeUseOptions,
+  type ReferenceSink,
+} from "../knowledge/agent-knowledge.js";
+import type { Knowledge } from "../knowledge/knowledge.js";
 import { pastSessionsTool } from "./past-sessions.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
 import { forkRun, planTimeline, truncateRun, type TimelineOptions } from "./run-timeline.js";
@@ -74,7 +81,8 @@ export interface RunContext {
 
 export type Instructions = string | string[] | ((ctx: RunContext) => string | string[] | Promise<string | string[]>);
 
-export interface AgentOptions {
+/** `knowledge`, `searchKnowledge`, `addKnowledgeToContext`, `knowledgeFilters`: see KnowledgeUseOptions. */
+export interface AgentOptions extends KnowledgeUseOptions {
   /** stable id (default: derived from the name) */
   id?: string;
   name?: string;
@@ -214,6 +222,8 @@ export class Agent implements Component {
   private readonly summaryManager?: SessionSummaryManager;
   /** the learning machine attached with `learning` */
   readonly learning?: LearningMachine;
+  /** the knowledge base, bound to the agent's db by withDb */
+  private readonly knowledge?: Knowledge;
   private readonly resultStore?: ResultStore;
   readonly resultStorage?: ObjectStorage;
   /** how often its executing runs mark their rows alive (seconds) */
@@ -248,6 +258,11 @@ export class Agent implements Component {
       tools.push(pastSessionsTool(opts.db, opts.numPastSessionsToSearch ?? 3, opts.numPastSessionRunsInSearch ?? 3));
     }
     this.tools = flattenTools(tools);
+    this.knowledge = opts.knowledge;
+    if (opts.knowledge && opts.searchKnowledge !== false && this.tools.has("search_knowledge_base"))
+      throw new TypeError(
+        "knowledge adds the tool search_knowledge_base: rename yours, or pass searchKnowledge: false",
+      );
     if (opts.offloadToolResults) {
       this.resultStore = opts.offloadToolResults === true ? new ResultStore() : opts.offloadToolResults;
       const taken = RESULT_TOOL_NAMES.filter((name) => this.tools.has(name));
@@ -307,7 +322,8 @@ export class Agent implements Component {
   withDb(db: Db): Agent {
     if (db === this.db) return this;
     const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
-    Object.assign(bound, this, { db });
+    // the knowledge base stores its contents (and, on PgVector, its vectors) through the same connection
+    Object.assign(bound, this, { db, knowledge: this.knowledge?.withDb(db) });
     return bound;
   }
 
@@ -352,15 +368,23 @@ export class Agent implements Component {
     return { store, db: this.db };
   }
 
-  /** The agent's tools, plus read_result and search_result when offload is on, and update_user_memory with agentic memory. */
-  private toolsFor(offload: { store: ResultStore; db: Db } | undefined): Map<string, Tool> {
+  /**
+   * The agent's tools, plus read_result and search_result when offload is on, update_user_memory
+   * with agentic memory, the learning stores' tools, and search_knowledge_base (recording its
+   * references on `run`) when it has knowledge.
+   */
+  private toolsFor(offload: { store: ResultStore; db: Db } | undefined, run?: ReferenceSink): Map<string, Tool> {
     const learning = this.learning ? this.learning.tools(() => this.db, this.id) : [];
+    const searchKnowledge = this.knowledge && this.opts.searchKnowledge !== false;
     const added = [
       ...(offload ? resultTools(offload.store, offload.db) : []),
       // Built per binding: its manager stores through this binding's db.
       ...(this.opts.enableAgenticMemory ? [userMemoryTool(this.boundMemoryManager(), this.memoryOrigin())] : []),
       // Built per binding: the learning tools store through this binding's db.
       ...learning,
+      ...(searchKnowledge
+        ? [knowledgeSearchTool(this.knowledge!, { filters: this.opts.knowledgeFilters, sink: run })]
+        : []),
     ];
     if (added.length === 0) return this.tools;
     return new Map([...this.tools, ...added.map((t) => [t.name, t] as const)]);
@@ -371,6 +395,7 @@ export class Agent implements Component {
     streamed: boolean,
     saveState: (state: Record<string, unknown>) => Promise<void>,
     onFinalWrite?: RunEndHook,
+    run?: RunOutput,
   ): EngineConfig {
     const offload = this.offloadTarget();
     return {
@@ -379,7 +404,7 @@ export class Agent implements Component {
       ...(onFinalWrite ? { onFinalWrite } : {}),
       model: this.withStoredMedia(this.model),
       reasoningModel: this.withStoredMedia(this.reasoningModel),
-      tools: this.toolsFor(offload),
+      tools: this.toolsFor(offload, run),
       answerFilter: offload && offloadAnswers(offload.store, offload.db),
       toolCallLimit: this.opts.toolCallLimit,
       parallelToolCalls: this.opts.parallelToolCalls ?? true,
@@ -516,7 +541,8 @@ export class Agent implements Component {
       return output;
     }
     if (existing && existing.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
-    output.messages.push(message("user", input, messageMedia(runMedia)));
+    const userMessage = message("user", input, messageMedia(runMedia));
+    output.messages.push(userMessage);
     const preHooks = this.opts.preHooks ?? [];
     const prepare = async (opened: () => Promise<void>) => {
       // The session and the run are stored before the state is written and before a pre-hook
@@ -526,13 +552,22 @@ export class Agent implements Component {
       if (opts.sessionState) await saveState(sessionState);
       for (const hook of preHooks) await hook(ctx);
       const system = await this.systemMessage(ctx, stored.summary);
+      if (this.knowledge && this.opts.addKnowledgeToContext)
+        userMessage.content =
+          (userMessage.content ?? "") +
+          (await knowledgeContext(
+            this.knowledge,
+            input,
+            { userId, sessionId },
+            { filters: this.opts.knowledgeFilters, sink: output },
+          ));
       const history = stored.history.map((m) => ({ ...m, from_history: true }));
       // History from runs stored before media storage was set still holds bytes: this run stores references.
       if (this.mediaStorage) await offloadMessages(history, this.mediaStorage);
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
     return yield* new RunEngine(
-      this.engineConfig(opts.stream === true, saveState, onFinalWrite),
+      this.engineConfig(opts.stream === true, saveState, onFinalWrite, output),
       output,
       sessionState,
       dependencies,
@@ -834,7 +869,7 @@ export class Agent implements Component {
     const calls = this.heldCalls(run);
     run.requirements = [];
     const saveState = async () => undefined;
-    return yield* new RunEngine(this.engineConfig(stream, saveState), run, sessionState).resume(calls);
+    return yield* new RunEngine(this.engineConfig(stream, saveState, undefined, run), run, sessionState).resume(calls);
   }
 
   /** Resumes the stored PAUSED run `output` with `calls` (the calls it held, each with its answer or to run now), then its loop. */
@@ -850,7 +885,7 @@ export class Agent implements Component {
         {}),
     };
     return yield* new RunEngine(
-      this.engineConfig(stream, this.sessionSaver(output.session_id, state)),
+      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output),
       output,
       state,
     ).resume(calls);
@@ -887,7 +922,7 @@ export class Agent implements Component {
         {}),
     };
     const engine = new RunEngine(
-      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state)),
+      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state), undefined, output),
       output,
       state,
     );
@@ -900,7 +935,7 @@ export class Agent implements Component {
     const answered = new Set(output.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
     const last = [...output.messages].reverse().find((m) => m.role === "assistant" && m.tool_calls?.length);
     const byId = new Map(output.requirements.map((r) => [r.id, r]));
-    const tools = this.toolsFor(this.offloadTarget());
+    const tools = this.toolsFor(this.offloadTarget(), output);
     return (last?.tool_calls ?? [])
       .filter((c) => !answered.has(c.id))
       .map((c) => {

@@ -1,6 +1,7 @@
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
 import type { LearningStorage } from "./ports/learning-store.js";
+import type { KnowledgeContentStore } from "./ports/knowledge-content-store.js";
 import type { RunEventStore } from "./ports/run-event-store.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { ScheduleStorage } from "./ports/schedule-storage.js";
@@ -19,6 +20,7 @@ export type {
   LearningWrite,
   ListLearningsOptions,
 } from "./ports/learning-store.js";
+export type { KnowledgeContentStore } from "./ports/knowledge-content-store.js";
 export type { RunEventStore, StoredRunEvent } from "./ports/run-event-store.js";
 export type {
   InterruptedRun,
@@ -46,7 +48,8 @@ export interface Db
     ToolResultStore,
     UserMemoryStore,
     ScheduleStorage,
-    LearningStorage {}
+    LearningStorage,
+    KnowledgeContentStore {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

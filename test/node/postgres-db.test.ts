@@ -52,6 +52,7 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
     );
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
       "agno_jobs=3.0.5",
+      "agno_knowledge=3.0.5",
       "agno_learnings=3.0.5",
       "agno_memories=3.0.5",
       "agno_run_events=3.0.5",
@@ -159,6 +160,7 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       );
       expect(tables.map((r) => r.table_name)).toEqual([
         "agno_jobs",
+        "agno_knowledge",
         "agno_learnings",
         "agno_memories",
         "agno_run_events",

@@ -29,8 +29,10 @@ import type {
   SchemaState,
   SessionRecord,
 } from "../types.js";
+import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
+import { MemoryKnowledgeContentStore } from "./knowledge-content-store.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
 import { MemoryRunStore } from "./run-store.js";
 import { MemoryScheduleStore } from "./schedule-store.js";
@@ -77,6 +79,8 @@ export class MemoryDb implements QueueDb {
   private readonly results: MemoryToolResultStore;
   private readonly memories: MemoryUserMemoryStore;
   private readonly learnings: MemoryLearningStore;
+  /** knowledge contents (agno_knowledge's rows) */
+  readonly knowledgeContents = new MemoryKnowledgeContentStore();
 
   constructor(opts: MemoryDbOptions = {}) {
     this.id = opts.id ?? "default";
@@ -279,5 +283,27 @@ export class MemoryDb implements QueueDb {
   }
   learningUsers(opts?: LearningUsersOptions): Promise<Page<LearningUserStats>> {
     return this.learnings.learningUsers(opts);
+  }
+
+  // -- knowledge contents ----------------------------------------------------------------------
+
+  upsertKnowledgeContent(row: ContentRecord): Promise<ContentRecord> {
+    return this.knowledgeContents.upsertKnowledgeContent(row);
+  }
+
+  getKnowledgeContent(id: string, opts?: { userId?: string | null }): Promise<ContentRecord | null> {
+    return this.knowledgeContents.getKnowledgeContent(id, opts);
+  }
+
+  listKnowledgeContents(opts: ListContentsOptions): Promise<ContentPage> {
+    return this.knowledgeContents.listKnowledgeContents(opts);
+  }
+
+  deleteKnowledgeContent(id: string, opts?: { userId?: string | null }): Promise<void> {
+    return this.knowledgeContents.deleteKnowledgeContent(id, opts);
+  }
+
+  deleteKnowledgeContents(opts: { linkedTo?: string; userId?: string | null }): Promise<number> {
+    return this.knowledgeContents.deleteKnowledgeContents(opts);
   }
 }

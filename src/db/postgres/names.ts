@@ -10,6 +10,8 @@ export interface TableNames {
   scheduleRuns: string;
   learnings: string;
   versions: string;
+  /** agno's knowledge contents table */
+  knowledge: string;
 }
 
 export const DEFAULT_TABLE_NAMES: TableNames = {
@@ -23,6 +25,7 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   scheduleRuns: "agno_schedule_runs",
   learnings: "agno_learnings",
   versions: "agno_schema_versions",
+  knowledge: "agno_knowledge",
 };
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -69,6 +69,7 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedules: qualified(schema, names.schedules),
     schedule_runs: qualified(schema, names.scheduleRuns),
     learnings: qualified(schema, names.learnings),
+    knowledge: qualified(schema, names.knowledge),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
@@ -78,6 +79,7 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedules_idx: `idx_${names.schedules}`,
     schedule_runs_idx: `idx_${names.scheduleRuns}`,
     learnings_idx: `idx_${names.learnings}`,
+    knowledge_idx: `idx_${names.knowledge}`,
   };
   return MIGRATIONS.flatMap((m) =>
     m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)),
