@@ -1,5 +1,6 @@
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
+import type { KnowledgeContentStore } from "./ports/knowledge-content-store.js";
 import type { RunEventStore } from "./ports/run-event-store.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { ScheduleStorage } from "./ports/schedule-storage.js";
@@ -9,6 +10,7 @@ import type { UserMemoryStore } from "./ports/user-memory-store.js";
 
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
+export type { KnowledgeContentStore } from "./ports/knowledge-content-store.js";
 export type { RunEventStore, StoredRunEvent } from "./ports/run-event-store.js";
 export type {
   InterruptedRun,
@@ -28,7 +30,15 @@ export type { UserMemoryStore } from "./ports/user-memory-store.js";
  * backend that passes the contract suite (test/support/db-contract.ts).
  */
 export interface Db
-  extends DbAdmin, SessionStore, RunStore, RunEventStore, ToolResultStore, UserMemoryStore, ScheduleStorage {}
+  extends
+    DbAdmin,
+    SessionStore,
+    RunStore,
+    RunEventStore,
+    ToolResultStore,
+    UserMemoryStore,
+    ScheduleStorage,
+    KnowledgeContentStore {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

@@ -23,7 +23,9 @@ import type {
   SchemaState,
   SessionRecord,
 } from "../types.js";
+import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { MemoryJobStore } from "./job-store.js";
+import { MemoryKnowledgeContentStore } from "./knowledge-content-store.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
 import { MemoryRunStore } from "./run-store.js";
 import { MemoryScheduleStore } from "./schedule-store.js";
@@ -69,6 +71,8 @@ export class MemoryDb implements QueueDb {
   private readonly events: MemoryRunEventStore;
   private readonly results: MemoryToolResultStore;
   private readonly memories: MemoryUserMemoryStore;
+  /** knowledge contents (agno_knowledge's rows) */
+  readonly knowledgeContents = new MemoryKnowledgeContentStore();
 
   constructor(opts: MemoryDbOptions = {}) {
     this.id = opts.id ?? "default";
@@ -219,5 +223,27 @@ export class MemoryDb implements QueueDb {
   }
   deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void> {
     return this.memories.deleteUserMemory(memoryId, opts);
+  }
+
+  // -- knowledge contents ----------------------------------------------------------------------
+
+  upsertKnowledgeContent(row: ContentRecord): Promise<ContentRecord> {
+    return this.knowledgeContents.upsertKnowledgeContent(row);
+  }
+
+  getKnowledgeContent(id: string, opts?: { userId?: string | null }): Promise<ContentRecord | null> {
+    return this.knowledgeContents.getKnowledgeContent(id, opts);
+  }
+
+  listKnowledgeContents(opts: ListContentsOptions): Promise<ContentPage> {
+    return this.knowledgeContents.listKnowledgeContents(opts);
+  }
+
+  deleteKnowledgeContent(id: string, opts?: { userId?: string | null }): Promise<void> {
+    return this.knowledgeContents.deleteKnowledgeContent(id, opts);
+  }
+
+  deleteKnowledgeContents(opts: { linkedTo?: string; userId?: string | null }): Promise<number> {
+    return this.knowledgeContents.deleteKnowledgeContents(opts);
   }
 }

@@ -9,6 +9,8 @@ export interface TableNames {
   schedules: string;
   scheduleRuns: string;
   versions: string;
+  /** agno's knowledge contents table */
+  knowledge: string;
 }
 
 export const DEFAULT_TABLE_NAMES: TableNames = {
@@ -21,6 +23,7 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   schedules: "agno_schedules",
   scheduleRuns: "agno_schedule_runs",
   versions: "agno_schema_versions",
+  knowledge: "agno_knowledge",
 };
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;

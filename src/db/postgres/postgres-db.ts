@@ -30,6 +30,8 @@ import { validateId, validateIds, validateRun, validateSession } from "../valida
 import { LegacyReader } from "./legacy-reader.js";
 import { scrubLegacyRuns } from "./legacy.js";
 import { MemoryTable } from "./memories.js";
+import { KnowledgeContentTable } from "./knowledge-contents.js";
+import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { RunEventTable } from "./run-events.js";
 import { RunLivenessTable } from "./run-liveness.js";
 import { insertSessionWithRun, updateRunRow, updateRunRows, writeRunRow } from "./run-writer.js";
@@ -57,6 +59,15 @@ import { pgSafe } from "../../json-limits.js";
 import { sessionColumns } from "../session-columns.js";
 import { rethrowUnavailable } from "./unavailable.js";
 import { nowSeconds as now } from "../../time.js";
+
+/** Raw SQL on one database: see PostgresDb.sqlExecutor(). */
+export interface SqlExecutor {
+  exec: Exec;
+  transaction<T>(fn: (exec: Exec) => Promise<T>): Promise<T>;
+  /** the Postgres schema the database's tables live in */
+  schema: string;
+  dialect: "postgres";
+}
 
 export interface PostgresDbOptions {
   /**
@@ -103,6 +114,7 @@ export class PostgresDb implements Db {
   private readonly cacheKey: string | undefined;
   private inspection: Promise<Inspection> | undefined;
   private readonly memoryTable: MemoryTable;
+  private readonly knowledgeTable: KnowledgeContentTable;
   private readonly runEvents: RunEventTable;
   private readonly toolResults: ToolResultTable;
   private readonly jobTable: JobTable;
@@ -125,6 +137,7 @@ export class PostgresDb implements Db {
     this.pool = opts.pool;
     this.exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
     this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
+    this.knowledgeTable = new KnowledgeContentTable(this.exec, sql.raw(qualified(this.schema, this.names.knowledge)));
     this.runEvents = new RunEventTable(this.exec, sql.raw(qualified(this.schema, this.names.runEvents)));
     this.toolResults = new ToolResultTable(this.exec, sql.raw(qualified(this.schema, this.names.toolResults)));
     this.jobTable = new JobTable(this.exec, sql.raw(qualified(this.schema, this.names.jobs)));
@@ -610,6 +623,41 @@ export class PostgresDb implements Db {
   async deleteUserMemory(memoryId: string, opts: { userId: string }): Promise<void> {
     await this.inspect();
     return this.memoryTable.delete(memoryId, opts.userId);
+  }
+
+  // -- knowledge contents -----------------------------------------------------------------
+
+  async upsertKnowledgeContent(row: ContentRecord): Promise<ContentRecord> {
+    await this.inspect();
+    return this.knowledgeTable.upsert(row);
+  }
+
+  async getKnowledgeContent(id: string, opts: { userId?: string | null } = {}): Promise<ContentRecord | null> {
+    await this.inspect();
+    return this.knowledgeTable.get(id, opts.userId);
+  }
+
+  async listKnowledgeContents(opts: ListContentsOptions): Promise<ContentPage> {
+    await this.inspect();
+    return this.knowledgeTable.list(opts);
+  }
+
+  async deleteKnowledgeContent(id: string, opts: { userId?: string | null } = {}): Promise<void> {
+    await this.inspect();
+    return this.knowledgeTable.delete(id, opts.userId);
+  }
+
+  async deleteKnowledgeContents(opts: { linkedTo?: string; userId?: string | null }): Promise<number> {
+    await this.inspect();
+    return this.knowledgeTable.deleteMany(opts);
+  }
+
+  /**
+   * Raw SQL on this database's connection, for stores that keep tables of their own beside
+   * agno's (PgVector): statements, and a transaction whose statements share one connection.
+   */
+  sqlExecutor(): SqlExecutor {
+    return { exec: this.exec, transaction: (fn) => this.transaction(fn), schema: this.schema, dialect: "postgres" };
   }
 
   // -- migration ---------------------------------------------------------------------------

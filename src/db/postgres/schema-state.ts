@@ -68,6 +68,7 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     run_events: qualified(schema, names.runEvents),
     schedules: qualified(schema, names.schedules),
     schedule_runs: qualified(schema, names.scheduleRuns),
+    knowledge: qualified(schema, names.knowledge),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
@@ -76,6 +77,7 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     run_events_idx: `idx_${names.runEvents}`,
     schedules_idx: `idx_${names.schedules}`,
     schedule_runs_idx: `idx_${names.scheduleRuns}`,
+    knowledge_idx: `idx_${names.knowledge}`,
   };
   return MIGRATIONS.flatMap((m) =>
     m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)),
