@@ -2,6 +2,8 @@ import type { Agent } from "../../agent/agent.js";
 import type { Team } from "../../team/team.js";
 import type { Workflow } from "../../workflow/workflow.js";
 import type { Db } from "../../db/port.js";
+import type { Knowledge } from "../../knowledge/knowledge.js";
+import { knowledgeConfigOf } from "../knowledge-bases.js";
 import { DatabaseUnavailableError } from "../../errors.js";
 import type { AuthConfig } from "../auth/middleware.js";
 import { defineRoute, handle, routeApp } from "../route.js";
@@ -61,6 +63,8 @@ export interface Served {
   agents: Agent[];
   teams?: Team[];
   workflows?: Workflow[];
+  /** the knowledge bases `/knowledge` serves (`/config`'s `knowledge` block lists them) */
+  knowledge?: readonly Knowledge[];
   auth: AuthConfig;
 }
 
@@ -142,7 +146,7 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
     metrics: none,
     memory: none,
     learning: none,
-    knowledge: { dbs: [], knowledge_instances: [] },
+    knowledge: knowledgeConfigOf(served.knowledge ?? [], dbIds),
     evals: none,
     traces: none,
     agents: agents.map((agent) => ({
