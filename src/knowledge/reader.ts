@@ -24,5 +24,7 @@ export interface Reader {
   readonly accepts: { extensions: string[]; contentTypes: string[] };
   /** the chunking strategy agno's reader defaults to */
   readonly defaultChunker: string;
+  /** the chunker keys it supports, its default first */
+  readonly chunkers: string[];
   read(input: ReaderInput): Promise<KnowledgeDocument[]>;
 }

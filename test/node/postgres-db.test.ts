@@ -51,17 +51,18 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       `SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`,
     );
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_jobs=3.0.3",
-      "agno_memories=3.0.3",
-      "agno_run_events=3.0.3",
-      "agno_runs=3.0.3",
-      "agno_schedule_runs=3.0.3",
-      "agno_schedules=3.0.3",
-      "agno_schema_versions=3.0.3",
-      "agno_sessions=3.0.3",
-      "agno_tool_results=3.0.3",
+      "agno_jobs=3.0.4",
+      "agno_knowledge=3.0.4",
+      "agno_memories=3.0.4",
+      "agno_run_events=3.0.4",
+      "agno_runs=3.0.4",
+      "agno_schedule_runs=3.0.4",
+      "agno_schedules=3.0.4",
+      "agno_schema_versions=3.0.4",
+      "agno_sessions=3.0.4",
+      "agno_tool_results=3.0.4",
     ]);
-    expect(await t.db.schemaVersion()).toBe("3.0.3");
+    expect(await t.db.schemaVersion()).toBe("3.0.4");
   });
 
   it("finds timed-out reviews through the partial deadline index, not by reading every run's JSON", async () => {
@@ -158,6 +159,7 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       );
       expect(tables.map((r) => r.table_name)).toEqual([
         "agno_jobs",
+        "agno_knowledge",
         "agno_memories",
         "agno_run_events",
         "agno_schedule_runs",
