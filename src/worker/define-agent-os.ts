@@ -122,6 +122,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           teams: registry.teams,
           workflows: registry.workflows,
           knowledge,
+          maxUploadBytes: config.maxUploadBytes,
           websocket: upgradeWebSocket,
           maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
           ...(storage.media ? { mediaStorage: storage.media } : {}),

@@ -12,12 +12,6 @@ export class RemoteContentTooLargeError extends AgnoError {
   override readonly errorId = "payload_too_large";
 }
 
-/** The remote content's type is not one the knowledge readers take. */
-export class UnsupportedContentTypeError extends AgnoError {
-  override readonly status = 415;
-  override readonly errorId = "unsupported_media_type";
-}
-
 /** The remote server answered with an error, too many redirects, or not within the timeout. */
 export class RemoteFetchError extends AgnoError {
   override readonly status = 502;

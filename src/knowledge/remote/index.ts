@@ -1,5 +1,5 @@
 export { blockedHostName, isBlockedAddress } from "./blocked-address.js";
-export { RemoteContentTooLargeError, RemoteFetchError, UnsafeUrlError, UnsupportedContentTypeError } from "./errors.js";
+export { RemoteContentTooLargeError, RemoteFetchError, UnsafeUrlError } from "./errors.js";
 export {
   checkRemoteUrl,
   DEFAULT_REMOTE_CONTENT_TYPES,
