@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { bodyLimit } from "hono/body-limit";
-import { ForbiddenError, NotFoundError, ValidationError } from "../../errors.js";
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.js";
 import type { ContentInput } from "../../knowledge/content.js";
 import type { Knowledge } from "../../knowledge/knowledge.js";
 import { checkRemoteUrl } from "../../knowledge/remote/safe-fetch.js";
@@ -332,9 +332,8 @@ export function knowledgeRoutes(bases: readonly Knowledge[], opts: KnowledgeRout
     const q = c.req.valid("query");
     knowledgeFor(c, bases, q);
     const form = c.req.valid("form");
-    throw new ValidationError(
+    throw new BadRequestError(
       `Unknown content source: ${form.config_id}. Check /knowledge/config for available sources.`,
-      "config_id",
     );
   });
 
