@@ -49,6 +49,8 @@ function checkExpr(e: unknown, path: string, depth: number): FilterExpr {
       throw new ValidationError(`${path}.value must be a string, number, boolean or null`, "filters");
     if ((op === "CONTAINS" || op === "STARTSWITH") && typeof value !== "string")
       throw new ValidationError(`${path}.value must be a string for ${op}`, "filters");
+    if (["GT", "GTE", "LT", "LTE"].includes(op) && (typeof value !== "number" || !Number.isFinite(value)))
+      throw new ValidationError(`${path}.value must be a number for ${op}`, "filters");
     return { op: op as "EQ", key: checkKey(e.key, path), value };
   }
   if (op === "IN") {

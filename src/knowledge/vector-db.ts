@@ -57,7 +57,8 @@ export interface VectorDb {
   insert(records: VectorRecord[]): Promise<void>;
   /** writes, replacing rows with the same id */
   upsert(records: VectorRecord[]): Promise<void>;
-  contentHashExists(contentHash: string): Promise<boolean>;
+  /** whether rows of this hash exist; with `userId` (null: shared) only that owner's */
+  contentHashExists(contentHash: string, userId?: string | null): Promise<boolean>;
   search(opts: VectorSearchOptions): Promise<KnowledgeDocument[]>;
   /** how many rows were deleted */
   deleteByContentId(contentId: string): Promise<number>;

@@ -66,7 +66,8 @@ export interface SqlExecutor {
   transaction<T>(fn: (exec: Exec) => Promise<T>): Promise<T>;
   /** the Postgres schema the database's tables live in */
   schema: string;
-  dialect: "postgres";
+  /** the database's identity across instances in one isolate (PostgresDbOptions.cacheKey) */
+  cacheKey?: string;
 }
 
 export interface PostgresDbOptions {
@@ -657,7 +658,12 @@ export class PostgresDb implements Db {
    * agno's (PgVector): statements, and a transaction whose statements share one connection.
    */
   sqlExecutor(): SqlExecutor {
-    return { exec: this.exec, transaction: (fn) => this.transaction(fn), schema: this.schema, dialect: "postgres" };
+    return {
+      exec: this.exec,
+      transaction: (fn) => this.transaction(fn),
+      schema: this.schema,
+      ...(this.cacheKey ? { cacheKey: this.cacheKey } : {}),
+    };
   }
 
   // -- migration ---------------------------------------------------------------------------
