@@ -6,6 +6,10 @@
  */
 import { exampleAssistant } from "./example/assistant.js";
 import { exampleBlogPost } from "./example/blog-post.js";
+import { exampleKnowledge } from "./example/knowledge.js";
+import type { Knowledge } from "./knowledge/knowledge.js";
+import { embedderFromSpec } from "./worker/embedder-from-spec.js";
+import type { WorkerConfig } from "./worker/env-config.js";
 import { exampleWritingDesk } from "./example/writing-desk.js";
 import { createModel, credentialsFromEnv } from "./models/providers.js";
 import type { Model } from "./models/model.js";
@@ -30,6 +34,21 @@ function modelFrom(env: Env): Model {
   return createModel(env.MODEL, { credentials: credentialsFromEnv(env as unknown as Record<string, unknown>) });
 }
 
+/**
+ * The example knowledge base, one per env (the HTTP app and the queue share it): embedded with
+ * EMBEDDER, else MODEL's provider's embedding model; none when neither names one.
+ */
+const knowledgeByEnv = new WeakMap<Env, Knowledge | null>();
+function knowledgeFrom(env: Env, config: WorkerConfig): Knowledge | undefined {
+  if (!knowledgeByEnv.has(env)) {
+    const embedder =
+      config.embedder &&
+      embedderFromSpec(config.embedder, credentialsFromEnv(env as unknown as Record<string, unknown>), env.AI);
+    knowledgeByEnv.set(env, embedder ? exampleKnowledge(embedder) : null);
+  }
+  return knowledgeByEnv.get(env) ?? undefined;
+}
+
 const os = defineAgentOS({
   // With a bucket, the example agent offloads large tool results to it (SPEC O1).
   agents: (env: Env, config) => [
@@ -41,6 +60,11 @@ const os = defineAgentOS({
   // A small team (a researcher and a writer) and a workflow with a person's review before writing.
   teams: (env: Env, config) => [exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
   workflows: (env: Env, config) => [exampleBlogPost(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
+  // Documents the assistant can be asked about: agno's /knowledge routes serve it.
+  knowledge: (env: Env, config) => {
+    const kb = knowledgeFrom(env, config);
+    return kb ? [kb] : [];
+  },
 });
 
 export default os;
