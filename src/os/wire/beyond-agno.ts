@@ -22,6 +22,13 @@
  *   agno's `error`; a socket that has not authenticated is closed (4001) after five failed
  *   `authenticate` messages or 30 s; `reconnect` to a run that was never streamed answers an
  *   error frame rather than an empty replay.
+ * - `/knowledge`: `GET /knowledge/content/{id}/status` of an unknown (or another user's) content
+ *   is a 404 like every other content route, where agno answers 200 `{status: "failed",
+ *   status_message: "Content not found"}`; an upload is one content (one URL, one file or one
+ *   text), and `file`, `text_content` and `url` together are a 422; an unknown `config_id` on
+ *   `POST /knowledge/remote-content` is agno's 400, since no remote source type (S3, GCS,
+ *   SharePoint, GitHub) is implemented; `knowledge_id` is the knowledge base's own `id`, which
+ *   `/config`'s `knowledge_instances` list, not agno's hash of database, table and name.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
