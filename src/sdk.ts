@@ -233,6 +233,78 @@ export type {
   ScheduleTicks,
   ScheduleUpdate,
 } from "./scheduler/types.js";
+export {
+  Knowledge,
+  MAX_CONTENT_BYTES,
+  type ContentFetcher,
+  type ContentScope,
+  type KnowledgeConfigInfo,
+  type KnowledgeOptions,
+  type KnowledgeSearchOptions,
+} from "./knowledge/knowledge.js";
+export type {
+  ContentInput,
+  ContentPage,
+  ContentRecord,
+  ContentStatus,
+  ListContentsOptions,
+} from "./knowledge/content.js";
+export { documentToDict, type KnowledgeDocument } from "./knowledge/document.js";
+export type { Embedder, EmbedResult } from "./knowledge/embedder.js";
+export type { Reader, ReaderInput } from "./knowledge/reader.js";
+export type { ChunkingStrategy } from "./knowledge/chunking.js";
+export type { Reranker } from "./knowledge/reranker.js";
+export type { SearchType, VectorDb, VectorRecord, VectorSearchOptions } from "./knowledge/vector-db.js";
+export {
+  AND,
+  EQ,
+  GT,
+  GTE,
+  IN,
+  LT,
+  LTE,
+  NEQ,
+  NOT,
+  OR,
+  normalizeFilters,
+  type FilterExpr,
+  type KnowledgeFilters,
+} from "./knowledge/filters.js";
+export {
+  EmbedderError,
+  UnsupportedContentTypeError,
+  VectorExtensionUnavailableError,
+  VectorTableMigrationRequiredError,
+} from "./knowledge/errors.js";
+export type { KnowledgeUseOptions, MessageReferences } from "./knowledge/agent-knowledge.js";
+export {
+  DocumentChunking,
+  FixedSizeChunking,
+  MarkdownChunking,
+  RecursiveChunking,
+  RowChunking,
+} from "./knowledge/chunking/index.js";
+export {
+  CsvReader,
+  HtmlReader,
+  JsonReader,
+  MarkdownReader,
+  PdfReader,
+  TextReader,
+  defaultReaders,
+} from "./knowledge/readers/index.js";
+export { AiSdkEmbedder, type AiSdkEmbedderOptions } from "./knowledge/embedders/ai-sdk-embedder.js";
+export { openAIEmbedder } from "./knowledge/embedders/openai-embedder.js";
+export { openAICompatibleEmbedder } from "./knowledge/embedders/openai-compatible-embedder.js";
+export { googleEmbedder } from "./knowledge/embedders/google-embedder.js";
+export { mistralEmbedder } from "./knowledge/embedders/mistral-embedder.js";
+export { WorkersAIEmbedder } from "./knowledge/embedders/workers-ai-embedder.js";
+export { embedderFromSpec } from "./knowledge/embedders/embedder-spec.js";
+export { InMemoryVectorDb } from "./knowledge/vectordb/in-memory-vector-db.js";
+export { PgVector, type PgVectorOptions } from "./knowledge/vectordb/pgvector/pg-vector.js";
+export { pgliteExecutor } from "./knowledge/vectordb/pgvector/pglite-executor.js";
+export type { SqlExecutor } from "./knowledge/vectordb/pgvector/sql-executor.js";
+export type { KnowledgeContentStore } from "./db/ports/knowledge-content-store.js";
 export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth/middleware.js";
 export type { RequestServices } from "./os/context.js";

@@ -51,6 +51,13 @@ import {
 } from "./media.js";
 import { emptyMetrics } from "./metrics.js";
 import { memoriesForContext, updateMemories } from "./memory.js";
+import {
+  knowledgeContext,
+  knowledgeSearchTool,
+  type KnowledgeUseOptions,
+  type ReferenceSink,
+} from "../knowledge/agent-knowledge.js";
+import type { Knowledge } from "../knowledge/knowledge.js";
 import { pastSessionsTool } from "./past-sessions.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
 import { forkRun, planTimeline, truncateRun, type TimelineOptions } from "./run-timeline.js";
@@ -70,7 +77,8 @@ export interface RunContext {
 
 export type Instructions = string | string[] | ((ctx: RunContext) => string | string[] | Promise<string | string[]>);
 
-export interface AgentOptions {
+/** `knowledge`, `searchKnowledge`, `addKnowledgeToContext`, `knowledgeFilters`: see KnowledgeUseOptions. */
+export interface AgentOptions extends KnowledgeUseOptions {
   /** stable id (default: derived from the name) */
   id?: string;
   name?: string;
@@ -186,6 +194,8 @@ export class Agent implements Component {
   private readonly tools: Map<string, Tool>;
   private readonly reasoningModel?: Model;
   private readonly memoryModel?: Model;
+  /** the knowledge base, bound to the agent's db by withDb */
+  private readonly knowledge?: Knowledge;
   private readonly resultStore?: ResultStore;
   readonly resultStorage?: ObjectStorage;
   /** how often its executing runs mark their rows alive (seconds) */
@@ -220,6 +230,11 @@ export class Agent implements Component {
       tools.push(pastSessionsTool(opts.db, opts.numPastSessionsToSearch ?? 3, opts.numPastSessionRunsInSearch ?? 3));
     }
     this.tools = flattenTools(tools);
+    this.knowledge = opts.knowledge;
+    if (opts.knowledge && opts.searchKnowledge !== false && this.tools.has("search_knowledge_base"))
+      throw new TypeError(
+        "knowledge adds the tool search_knowledge_base: rename yours, or pass searchKnowledge: false",
+      );
     if (opts.offloadToolResults) {
       this.resultStore = opts.offloadToolResults === true ? new ResultStore() : opts.offloadToolResults;
       const taken = RESULT_TOOL_NAMES.filter((name) => this.tools.has(name));
@@ -260,7 +275,8 @@ export class Agent implements Component {
   withDb(db: Db): Agent {
     if (db === this.db) return this;
     const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
-    Object.assign(bound, this, { db });
+    // the knowledge base stores its contents (and, on PgVector, its vectors) through the same connection
+    Object.assign(bound, this, { db, knowledge: this.knowledge?.withDb(db) });
     return bound;
   }
 
@@ -305,10 +321,20 @@ export class Agent implements Component {
     return { store, db: this.db };
   }
 
-  /** The agent's tools, plus read_result and search_result when offload is on. */
-  private toolsFor(offload: { store: ResultStore; db: Db } | undefined): Map<string, Tool> {
-    if (!offload) return this.tools;
-    return new Map([...this.tools, ...resultTools(offload.store, offload.db).map((t) => [t.name, t] as const)]);
+  /**
+   * The agent's tools, plus read_result and search_result when offload is on, and
+   * search_knowledge_base (recording its references on `run`) when it has knowledge.
+   */
+  private toolsFor(offload: { store: ResultStore; db: Db } | undefined, run?: ReferenceSink): Map<string, Tool> {
+    const searchKnowledge = this.knowledge && this.opts.searchKnowledge !== false;
+    if (!offload && !searchKnowledge) return this.tools;
+    const tools = new Map(this.tools);
+    if (offload) for (const t of resultTools(offload.store, offload.db)) tools.set(t.name, t);
+    if (searchKnowledge) {
+      const search = knowledgeSearchTool(this.knowledge!, { filters: this.opts.knowledgeFilters, sink: run });
+      tools.set(search.name, search);
+    }
+    return tools;
   }
 
   /** `streamed`: whether the caller takes the run's events as they come (its model calls stream only then). */
@@ -316,6 +342,7 @@ export class Agent implements Component {
     streamed: boolean,
     saveState: (state: Record<string, unknown>) => Promise<void>,
     onFinalWrite?: RunEndHook,
+    run?: RunOutput,
   ): EngineConfig {
     const offload = this.offloadTarget();
     return {
@@ -324,7 +351,7 @@ export class Agent implements Component {
       ...(onFinalWrite ? { onFinalWrite } : {}),
       model: this.withStoredMedia(this.model),
       reasoningModel: this.withStoredMedia(this.reasoningModel),
-      tools: this.toolsFor(offload),
+      tools: this.toolsFor(offload, run),
       answerFilter: offload && offloadAnswers(offload.store, offload.db),
       toolCallLimit: this.opts.toolCallLimit,
       parallelToolCalls: this.opts.parallelToolCalls ?? true,
@@ -455,7 +482,8 @@ export class Agent implements Component {
       return output;
     }
     if (existing && existing.status !== "PENDING") throw new ConflictError(`run ${runId} already exists`);
-    output.messages.push(message("user", input, messageMedia(runMedia)));
+    const userMessage = message("user", input, messageMedia(runMedia));
+    output.messages.push(userMessage);
     const preHooks = this.opts.preHooks ?? [];
     const prepare = async (opened: () => Promise<void>) => {
       // The session and the run are stored before the state is written and before a pre-hook
@@ -465,13 +493,22 @@ export class Agent implements Component {
       if (opts.sessionState) await saveState(sessionState);
       for (const hook of preHooks) await hook(ctx);
       const system = await this.systemMessage(ctx);
+      if (this.knowledge && this.opts.addKnowledgeToContext)
+        userMessage.content =
+          (userMessage.content ?? "") +
+          (await knowledgeContext(
+            this.knowledge,
+            input,
+            { userId, sessionId },
+            { filters: this.opts.knowledgeFilters, sink: output },
+          ));
       const history = stored.history.map((m) => ({ ...m, from_history: true }));
       // History from runs stored before media storage was set still holds bytes: this run stores references.
       if (this.mediaStorage) await offloadMessages(history, this.mediaStorage);
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
     return yield* new RunEngine(
-      this.engineConfig(opts.stream === true, saveState, onFinalWrite),
+      this.engineConfig(opts.stream === true, saveState, onFinalWrite, output),
       output,
       sessionState,
       dependencies,
@@ -691,7 +728,7 @@ export class Agent implements Component {
     const calls = this.heldCalls(run);
     run.requirements = [];
     const saveState = async () => undefined;
-    return yield* new RunEngine(this.engineConfig(stream, saveState), run, sessionState).resume(calls);
+    return yield* new RunEngine(this.engineConfig(stream, saveState, undefined, run), run, sessionState).resume(calls);
   }
 
   /** Resumes the stored PAUSED run `output` with `calls` (the calls it held, each with its answer or to run now), then its loop. */
@@ -707,7 +744,7 @@ export class Agent implements Component {
         {}),
     };
     return yield* new RunEngine(
-      this.engineConfig(stream, this.sessionSaver(output.session_id, state)),
+      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output),
       output,
       state,
     ).resume(calls);
@@ -744,7 +781,7 @@ export class Agent implements Component {
         {}),
     };
     const engine = new RunEngine(
-      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state)),
+      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state), undefined, output),
       output,
       state,
     );
@@ -757,7 +794,7 @@ export class Agent implements Component {
     const answered = new Set(output.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
     const last = [...output.messages].reverse().find((m) => m.role === "assistant" && m.tool_calls?.length);
     const byId = new Map(output.requirements.map((r) => [r.id, r]));
-    const tools = this.toolsFor(this.offloadTarget());
+    const tools = this.toolsFor(this.offloadTarget(), output);
     return (last?.tool_calls ?? [])
       .filter((c) => !answered.has(c.id))
       .map((c) => {

@@ -1,3 +1,4 @@
+import type { MessageReferences } from "../knowledge/agent-knowledge.js";
 import type { RunStatus } from "../db/types.js";
 import type { Message } from "../models/message.js";
 import type { RunMedia } from "./media.js";
@@ -116,6 +117,8 @@ export interface RunOutput {
   error?: { message: string; type: string; kind?: string };
   /** a team run's member runs, as agno's TeamRunOutput holds them (each is also a row of its own) */
   member_responses?: RunOutput[];
+  /** what knowledge retrievals found for this run (search_knowledge_base, addKnowledgeToContext), as agno's MessageReferences */
+  references?: MessageReferences[];
   /** set when updateMemoryOnRun could not store the run's memories (the run itself succeeded) */
   memory_update_error?: string;
   created_at: number;

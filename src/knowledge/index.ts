@@ -25,7 +25,15 @@ export {
   type KnowledgeFilters,
 } from "./filters.js";
 export {
+  knowledgeContext,
+  knowledgeSearchTool,
+  type KnowledgeUseOptions,
+  type MessageReferences,
+  type ReferenceSink,
+} from "./agent-knowledge.js";
+export {
   Knowledge,
+  MAX_CONTENT_BYTES,
   type ContentFetcher,
   type ContentScope,
   type KnowledgeConfigInfo,

@@ -4,3 +4,4 @@ export { mistralEmbedder } from "./mistral-embedder.js";
 export { openAICompatibleEmbedder } from "./openai-compatible-embedder.js";
 export { openAIEmbedder } from "./openai-embedder.js";
 export { WorkersAIEmbedder } from "./workers-ai-embedder.js";
+export { DEFAULT_EMBEDDING_MODELS, embedderFromSpec } from "./embedder-spec.js";
