@@ -8,7 +8,9 @@ import { exampleAssistant } from "./example/assistant.js";
 import { exampleBlogPost } from "./example/blog-post.js";
 import { exampleKnowledge } from "./example/knowledge.js";
 import type { Knowledge } from "./knowledge/knowledge.js";
-import { embedderFromSpec } from "./worker/embedder-from-spec.js";
+import type { Embedder } from "./knowledge/embedder.js";
+import { embedderFromSpec } from "./knowledge/embedders/embedder-spec.js";
+import { WorkersAIEmbedder } from "./knowledge/embedders/workers-ai-embedder.js";
 import type { WorkerConfig } from "./worker/env-config.js";
 import { exampleWritingDesk } from "./example/writing-desk.js";
 import { createModel, credentialsFromEnv } from "./models/providers.js";
@@ -34,6 +36,14 @@ function modelFrom(env: Env): Model {
   return createModel(env.MODEL, { credentials: credentialsFromEnv(env as unknown as Record<string, unknown>) });
 }
 
+/** The embedder EMBEDDER names (validated: a known provider), with the model's credentials and base URL. */
+function embedderFrom(env: Env, spec: string): Embedder | undefined {
+  const [provider = "", model = ""] = [spec.slice(0, spec.indexOf(":")), spec.slice(spec.indexOf(":") + 1)];
+  if (provider === "workers-ai") return env.AI ? new WorkersAIEmbedder(env.AI, model) : undefined;
+  const credentials = credentialsFromEnv(env as unknown as Record<string, unknown>) as Record<string, object>;
+  return embedderFromSpec(spec, credentials[provider] ?? {});
+}
+
 /**
  * The example knowledge base, one per env (the HTTP app and the queue share it): embedded with
  * EMBEDDER, else MODEL's provider's embedding model; none when neither names one.
@@ -41,9 +51,7 @@ function modelFrom(env: Env): Model {
 const knowledgeByEnv = new WeakMap<Env, Knowledge | null>();
 function knowledgeFrom(env: Env, config: WorkerConfig): Knowledge | undefined {
   if (!knowledgeByEnv.has(env)) {
-    const embedder =
-      config.embedder &&
-      embedderFromSpec(config.embedder, credentialsFromEnv(env as unknown as Record<string, unknown>), env.AI);
+    const embedder = config.embedder ? embedderFrom(env, config.embedder) : undefined;
     knowledgeByEnv.set(env, embedder ? exampleKnowledge(embedder) : null);
   }
   return knowledgeByEnv.get(env) ?? undefined;
@@ -55,16 +63,12 @@ const os = defineAgentOS({
     exampleAssistant(modelFrom(env), {
       offloadToolResults: env.STORAGE !== undefined,
       heartbeatSeconds: config.heartbeatSeconds,
+      knowledge: knowledgeFrom(env, config),
     }),
   ],
   // A small team (a researcher and a writer) and a workflow with a person's review before writing.
   teams: (env: Env, config) => [exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
   workflows: (env: Env, config) => [exampleBlogPost(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
-  // Documents the assistant can be asked about: agno's /knowledge routes serve it.
-  knowledge: (env: Env, config) => {
-    const kb = knowledgeFrom(env, config);
-    return kb ? [kb] : [];
-  },
 });
 
 export default os;

@@ -136,6 +136,9 @@ const text = z
   .optional()
   .transform((s) => (s === "" ? undefined : s));
 
+/** The providers an EMBEDDER may name. */
+const EMBEDDING_PROVIDERS = ["openai", "google", "mistral", "openai-compatible", "ollama", "vllm", "workers-ai"];
+
 const schema = z.object({
   DATABASE_URL: text,
   DB_WS_PROXY: text,
@@ -159,8 +162,8 @@ const schema = z.object({
     "must be provider:model-id (for example openai:gpt-4.1-mini)",
   ),
   EMBEDDER: text.refine(
-    (s) => s === undefined || /^[A-Za-z0-9._-]+:\S+$/.test(s),
-    "must be provider:model-id (for example openai:text-embedding-3-small)",
+    (s) => s === undefined || new RegExp(`^(${EMBEDDING_PROVIDERS.join("|")}):\\S+$`).test(s),
+    `must be provider:model-id with a provider of ${EMBEDDING_PROVIDERS.join(", ")} (for example openai:text-embedding-3-small)`,
   ),
   AGNO_KNOWLEDGE_MAX_UPLOAD_BYTES: count(10 * 1024 * 1024),
   AGNO_BACKGROUND_MAX_CONCURRENCY: count(32),

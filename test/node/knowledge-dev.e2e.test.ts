@@ -18,8 +18,11 @@ describe("npm run dev: knowledge", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "agno-dev-kn-"));
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  it("a PDF and a Markdown file are uploaded, ingested to completed, and searched; a private URL is refused", async () => {
-    const script = await scriptModel(inject("modelServerUrl"), [{ text: "unused" }]);
+  it("a PDF and a Markdown file are uploaded, ingested to completed, searched, and the assistant answers from them; a private URL is refused", async () => {
+    const script = await scriptModel(inject("modelServerUrl"), [
+      { toolCalls: [{ id: "kb-1", name: "search_knowledge_base", arguments: { query: "parking barrier code" } }] },
+      { text: "The barrier code is 4711." },
+    ]);
     const dev = await startDev({
       AGNO_DEV_DATA: dataDir,
       MODEL: "openai:gpt-test",
@@ -74,6 +77,35 @@ describe("npm run dev: knowledge", () => {
       expect(office[0]).toMatchObject({ content_id: pdf, content: expect.stringContaining("opens at eight") });
       const parking = await search("barrier code for parking");
       expect(parking[0]).toMatchObject({ content_id: md, content: expect.stringContaining("4711") });
+
+      // The assistant searches its knowledge base: the tool call, what it retrieved, and the references stored on the run.
+      const ran = await fetch(`${dev.url}/agents/assistant/runs`, {
+        method: "POST",
+        headers: JSON_BODY,
+        body: JSON.stringify({ message: "What is the parking barrier code?", stream: false, session_id: "kn-dev" }),
+      });
+      const run = (await ran.json()) as {
+        run_id: string;
+        content: string;
+        status: string;
+        tools?: Array<{ tool_name: string; result?: string }>;
+        references?: Array<{ query: string; references: Array<{ content: string; name?: string }> }>;
+      };
+      expect(ran.status, JSON.stringify(run)).toBe(200);
+      expect(run).toMatchObject({ status: "COMPLETED", content: "The barrier code is 4711." });
+      const call = run.tools?.find((t) => t.tool_name === "search_knowledge_base");
+      expect(call?.result).toContain("4711");
+      expect(run.references?.[0]).toMatchObject({
+        query: "parking barrier code",
+        references: expect.arrayContaining([expect.objectContaining({ content: expect.stringContaining("4711") })]),
+      });
+      const requests = await script.requests();
+      expect(requests).toHaveLength(2);
+      expect(JSON.stringify(requests[0])).toContain("search_knowledge_base");
+      expect(JSON.stringify(requests[1])).toContain("4711");
+      const stored = await fetch(`${dev.url}/sessions/kn-dev/runs/${run.run_id}`);
+      expect(stored.status).toBe(200);
+      expect(((await stored.json()) as { references: unknown[] }).references).toEqual(run.references);
 
       const refused = new FormData();
       refused.append("url", "http://169.254.169.254/latest/meta-data/");
