@@ -16,6 +16,7 @@ import { Knowledge } from "../../src/knowledge/knowledge.js";
 import { InMemoryVectorDb } from "../../src/knowledge/vectordb/in-memory-vector-db.js";
 import { AgentOS, type AgentOSOptions } from "../../src/os/agent-os.js";
 import { JwtVerifier } from "../../src/os/auth/jwt.js";
+import { safeFetcher } from "../../src/knowledge/remote/safe-fetch.js";
 import { Dispatcher } from "../../src/queue/dispatcher.js";
 import { executeJob } from "../../src/queue/execute-job.js";
 
@@ -384,6 +385,51 @@ describe("knowledge routes", () => {
     });
     expect(found.status, found.text).toBe(200);
     expect(found.body.data).toEqual([]);
+  });
+
+  it("a URL is fetched by the ingestion job through the safe fetch: a public page is ingested, a redirect to a metadata address fails the content with the reason", async () => {
+    const asked: string[] = [];
+    const remote = (async (input: RequestInfo | URL) => {
+      const url = String(input);
+      asked.push(url);
+      if (url === "https://docs.example/handbook.md")
+        return new Response("# Handbook\n\nThe fire drill is on the first Friday of each month.\n", {
+          headers: { "content-type": "text/markdown" },
+        });
+      if (url === "https://docs.example/moved")
+        return new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } });
+      return new Response("missing", { status: 404 });
+    }) as typeof fetch;
+    const urlDb = new MemoryDb();
+    const web = new Knowledge({
+      name: "web",
+      vectorDb: new InMemoryVectorDb(),
+      embedder: embedder(),
+      fetcher: safeFetcher({ fetch: remote }),
+    });
+    const w = served({ db: urlDb, knowledge: [web], auth: { mode: "none" } });
+    const ok = upload({ url: "https://docs.example/handbook.md" }, {});
+    const accepted = await w.call(ok.path, ok.init);
+    expect(accepted.status, accepted.text).toBe(202);
+    expect(accepted.body).toMatchObject({ name: "https://docs.example/handbook.md", status: "processing" });
+    const moved = upload({ url: "https://docs.example/moved" }, {});
+    const movedId = (await w.call(moved.path, moved.init)).body.id as string;
+    await w.drain();
+    expect((await w.call(`/knowledge/content/${accepted.body.id}/status`)).body).toMatchObject({ status: "completed" });
+    const found = await w.call("/knowledge/search", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: "when is the fire drill" }),
+    });
+    expect(found.body.data[0]).toMatchObject({
+      content_id: accepted.body.id,
+      content: expect.stringContaining("first Friday"),
+    });
+    expect((await w.call(`/knowledge/content/${movedId}/status`)).body).toMatchObject({
+      status: "failed",
+      status_message: expect.stringMatching(/private, loopback or internal/),
+    });
+    expect(asked).not.toContain("http://169.254.169.254/latest/meta-data/");
   });
 
   it("without a durable queue, the upload is ingested after the answer (agno's background task)", async () => {
