@@ -412,6 +412,12 @@ export class Knowledge {
     opts: ContentScope = {},
   ): Promise<ContentRecord> {
     const row = await this.writableRow(id, opts.userId);
+    if (patch.metadata !== undefined) {
+      if (typeof patch.metadata !== "object" || patch.metadata === null || Array.isArray(patch.metadata))
+        throw new ValidationError("metadata must be an object", "metadata");
+      // the chunks carry the content's metadata too, so filters see the change (agno's update_metadata)
+      await this.vectorDb.updateMetadata(id, patch.metadata);
+    }
     return this.contents.upsertKnowledgeContent({
       ...row,
       ...(patch.name !== undefined ? { name: patch.name } : {}),

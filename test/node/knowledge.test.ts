@@ -4,6 +4,7 @@ import { MemoryDb } from "../../src/db/memory/memory-db.js";
 import { ValidationError } from "../../src/errors.js";
 import { openAIEmbedder } from "../../src/knowledge/embedders/openai-embedder.js";
 import { UnsupportedContentTypeError, VectorExtensionUnavailableError } from "../../src/knowledge/errors.js";
+import type { KnowledgeDocument } from "../../src/knowledge/document.js";
 import { Knowledge } from "../../src/knowledge/knowledge.js";
 import { InMemoryVectorDb } from "../../src/knowledge/vectordb/in-memory-vector-db.js";
 import { PgVector } from "../../src/knowledge/vectordb/pgvector/pg-vector.js";
@@ -137,6 +138,10 @@ describe.each(testStores())("Knowledge end to end on %s", (_name, open) => {
       name: "lemon",
       metadata: { v: 2 },
     });
+    // the patched metadata reaches the chunks: filters see it
+    expect((await k.search("lemon cake", { userId: "alice", filters: { v: 2 } })).map((d) => d.content_id)).toEqual([
+      alice.id,
+    ]);
     await k.deleteContent(alice.id, { userId: "alice" });
     expect(await seen(undefined)).toEqual([shared.id]);
     expect(await k.getContent(alice.id)).toBeNull();
@@ -173,6 +178,26 @@ describe.each(testStores())("Knowledge end to end on %s", (_name, open) => {
     await k.deleteAllContents();
     expect(await k.search("owls night")).toEqual([]);
     expect((await k.listContents({ limit: 10, page: 1 })).total).toBe(0);
+  });
+});
+
+describe("Knowledge with a reranker", () => {
+  it("reorders the vector db's results and sets reranking_score", async () => {
+    const reranker = {
+      id: "by-length",
+      rerank: async (_q: string, docs: KnowledgeDocument[]) =>
+        [...docs]
+          .sort((a, b) => a.content.length - b.content.length)
+          .map((d, i) => ({ ...d, reranking_score: 1 / (i + 1) })),
+    };
+    const k = new Knowledge({ name: "rr", vectorDb: new InMemoryVectorDb({ embedder: embedder(), reranker }) });
+    await k.insert({ name: "a", textContent: "tea is a drink made from leaves steeped in hot water for minutes" });
+    await k.insert({ name: "b", textContent: "tea time" });
+    const docs = await k.search("tea drink leaves hot water");
+    expect(docs.map((d) => [d.content, d.reranking_score])).toEqual([
+      ["tea time", 1],
+      ["tea is a drink made from leaves steeped in hot water for minutes", 0.5],
+    ]);
   });
 });
 

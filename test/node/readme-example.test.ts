@@ -30,7 +30,7 @@ it("runs the README's storage example through the SDK exports", async () => {
   expect((await db.getSessions({ includeRuns: false, limit: 50 })).total_count).toBe(1);
   await expect(db.getRuns({ page: 1 })).rejects.toThrow(ValidationError);
   expect(await new MigrationManager(db).up()).toEqual({
-    default: { fromVersion: "3.0.4", toVersion: "3.0.3", sessionsScanned: 0, runsCopied: 0 },
+    default: { fromVersion: "3.0.4", toVersion: "3.0.4", sessionsScanned: 0, runsCopied: 0 },
   });
 });
 

@@ -157,7 +157,7 @@ export function vectorContract(name: string, target: () => VectorTarget) {
       expect(hybrid.length).toBeLessThanOrEqual(3);
     });
 
-    it("content hashes, deletes by content id and by metadata, delete all, drop", async () => {
+    it("content hashes, deletes by content id and by metadata, metadata updates, delete all, drop", async () => {
       const db = await open();
       expect(await db.contentHashExists("h-alice")).toBe(true);
       expect(await db.contentHashExists("h-alice", "alice")).toBe(true);
@@ -168,6 +168,15 @@ export function vectorContract(name: string, target: () => VectorTarget) {
       expect(await db.deleteByContentId("c-billing")).toBe(0);
       expect(await db.deleteByMetadata(normalizeFilters({ topic: "private" })!)).toBe(2);
       expect(ids(await db.search({ ...q("anything"), limit: 10 }))).toEqual(["cat"]);
+      expect(await db.updateMetadata("c-office", { topic: "moved", extra: 1 })).toBe(1);
+      expect(ids(await db.search({ ...q("cat"), limit: 10, filters: normalizeFilters({ topic: "moved" }) }))).toEqual([
+        "cat",
+      ]);
+      expect((await db.search({ ...q("cat"), limit: 1 }))[0]!.meta_data).toMatchObject({
+        topic: "moved",
+        extra: 1,
+        year: 2023,
+      });
       await db.deleteAll();
       expect(await db.search({ ...q("cat"), limit: 10 })).toEqual([]);
       expect(await db.exists()).toBe(true);

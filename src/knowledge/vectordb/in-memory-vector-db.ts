@@ -146,6 +146,16 @@ export class InMemoryVectorDb implements VectorDb {
     return n;
   }
 
+  async updateMetadata(contentId: string, metadata: Record<string, unknown>): Promise<number> {
+    let n = 0;
+    for (const r of this.rows.values())
+      if (r.content_id === contentId) {
+        r.meta_data = { ...r.meta_data, ...structuredClone(metadata) };
+        n++;
+      }
+    return n;
+  }
+
   async deleteAll(): Promise<void> {
     this.rows.clear();
   }

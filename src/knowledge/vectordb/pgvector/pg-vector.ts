@@ -384,6 +384,14 @@ export class PgVector implements VectorDb {
     ).length;
   }
 
+  async updateMetadata(contentId: string, metadata: Record<string, unknown>): Promise<number> {
+    await this.ensure();
+    const rows = await this.executor
+      .exec(sql`UPDATE ${this.table} SET meta_data = COALESCE(meta_data, '{}'::jsonb) || ${JSON.stringify(metadata)}::jsonb,
+      updated_at = now() WHERE content_id = ${contentId} RETURNING id`);
+    return rows.length;
+  }
+
   async deleteAll(): Promise<void> {
     await this.ensure();
     await this.executor.exec(sql`DELETE FROM ${this.table}`);
