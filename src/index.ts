@@ -6,6 +6,12 @@
  */
 import { exampleAssistant } from "./example/assistant.js";
 import { exampleBlogPost } from "./example/blog-post.js";
+import { exampleKnowledge } from "./example/knowledge.js";
+import type { Knowledge } from "./knowledge/knowledge.js";
+import type { Embedder } from "./knowledge/embedder.js";
+import { embedderFromSpec } from "./knowledge/embedders/embedder-spec.js";
+import { WorkersAIEmbedder } from "./knowledge/embedders/workers-ai-embedder.js";
+import type { WorkerConfig } from "./worker/env-config.js";
 import { exampleWritingDesk } from "./example/writing-desk.js";
 import { createModel, credentialsFromEnv } from "./models/providers.js";
 import type { Model } from "./models/model.js";
@@ -30,12 +36,34 @@ function modelFrom(env: Env): Model {
   return createModel(env.MODEL, { credentials: credentialsFromEnv(env as unknown as Record<string, unknown>) });
 }
 
+/** The embedder EMBEDDER names (validated: a known provider), with the model's credentials and base URL. */
+function embedderFrom(env: Env, spec: string): Embedder | undefined {
+  const [provider = "", model = ""] = [spec.slice(0, spec.indexOf(":")), spec.slice(spec.indexOf(":") + 1)];
+  if (provider === "workers-ai") return env.AI ? new WorkersAIEmbedder(env.AI, model) : undefined;
+  const credentials = credentialsFromEnv(env as unknown as Record<string, unknown>) as Record<string, object>;
+  return embedderFromSpec(spec, credentials[provider] ?? {});
+}
+
+/**
+ * The example knowledge base, one per env (the HTTP app and the queue share it): embedded with
+ * EMBEDDER, else MODEL's provider's embedding model; none when neither names one.
+ */
+const knowledgeByEnv = new WeakMap<Env, Knowledge | null>();
+function knowledgeFrom(env: Env, config: WorkerConfig): Knowledge | undefined {
+  if (!knowledgeByEnv.has(env)) {
+    const embedder = config.embedder ? embedderFrom(env, config.embedder) : undefined;
+    knowledgeByEnv.set(env, embedder ? exampleKnowledge(embedder) : null);
+  }
+  return knowledgeByEnv.get(env) ?? undefined;
+}
+
 const os = defineAgentOS({
   // With a bucket, the example agent offloads large tool results to it (SPEC O1).
   agents: (env: Env, config) => [
     exampleAssistant(modelFrom(env), {
       offloadToolResults: env.STORAGE !== undefined,
       heartbeatSeconds: config.heartbeatSeconds,
+      knowledge: knowledgeFrom(env, config),
     }),
   ],
   // A small team (a researcher and a writer) and a workflow with a person's review before writing.

@@ -137,6 +137,8 @@ async function main({ root, args }: DevOptions) {
     "AGNO_QUEUE_DB_CONNECTIONS",
     "AGNO_DB_CONNECT_TIMEOUT_MS",
     "AGNO_DB_STATEMENT_TIMEOUT_MS",
+    "EMBEDDER",
+    "AGNO_KNOWLEDGE_MAX_UPLOAD_BYTES",
   ];
   for (const name of [...runtimeVars, "MODEL", ...PROVIDER_ENV_VARS]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { Agent } from "../agent/agent.js";
+import type { Knowledge } from "../knowledge/knowledge.js";
 import type { Model } from "../models/model.js";
 import { tool } from "../tools/tool.js";
 
@@ -43,11 +44,12 @@ const saveNote = tool({
 
 /**
  * The example agent `npm run dev` serves: a model from the environment and three small tools;
- * with `offloadToolResults`, tool results over 16,000 characters go to the runtime's bucket.
+ * with `offloadToolResults`, tool results over 16,000 characters go to the runtime's bucket; with
+ * `knowledge`, it searches the documents uploaded there (`search_knowledge_base`).
  */
 export function exampleAssistant(
   model: Model,
-  opts: { offloadToolResults?: boolean; heartbeatSeconds?: number } = {},
+  opts: { offloadToolResults?: boolean; heartbeatSeconds?: number; knowledge?: Knowledge } = {},
 ): Agent {
   return new Agent({
     id: "assistant",
@@ -58,10 +60,12 @@ export function exampleAssistant(
       "Answer briefly.",
       "Use the tools for the time and for randomness; never guess them.",
       "Save a note when the user asks you to remember something.",
+      ...(opts.knowledge ? ["Search the knowledge base before answering questions about documents."] : []),
     ],
     tools: [currentTime, rollDice, saveNote],
     addHistoryToContext: true,
     offloadToolResults: opts.offloadToolResults ?? false,
     heartbeatSeconds: opts.heartbeatSeconds,
+    ...(opts.knowledge ? { knowledge: opts.knowledge, searchKnowledge: true } : {}),
   });
 }

@@ -23,6 +23,9 @@ import { SocketQuota } from "./socket-quota.js";
 import { queueRoutes } from "./routes/queue.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { mediaRoutes } from "./routes/media.js";
+import { knowledgeRoutes } from "./routes/knowledge.js";
+import { collectKnowledge } from "./knowledge-bases.js";
+import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import type { QueueConfig } from "./background.js";
@@ -61,6 +64,13 @@ export interface AgentOSOptions {
   mediaStorage?: MediaStorage;
   /** where agents with `offloadToolResults` write large tool results, unless their ResultStore names its own */
   resultStorage?: ObjectStorage;
+  /**
+   * knowledge bases served under `/knowledge` (agno's knowledge routes), besides those attached to
+   * the agents and teams, which are served too; uploaded files are kept in `mediaStorage`
+   */
+  knowledge?: Knowledge[];
+  /** largest file `POST /knowledge/content` accepts, in bytes (default 10 MiB); larger is a 413 */
+  maxUploadBytes?: number;
 }
 
 /**
@@ -79,6 +89,8 @@ export class AgentOS {
   readonly agents: Agent[];
   readonly teams: Team[];
   readonly workflows: Workflow[];
+  /** the knowledge bases `/knowledge` serves: the options' and the agents' and teams' own */
+  readonly knowledge: Knowledge[];
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
@@ -87,17 +99,23 @@ export class AgentOS {
     app.onError(onError);
     app.notFound(notFound);
     app.use(headerLimit(opts.maxHeaderBytes ?? 16 * 1024));
-    app.use(
-      bodyLimit({
-        maxSize: opts.maxBodyBytes ?? 1024 * 1024,
-        onError: (c) =>
-          errorResponse(
-            c,
-            413,
-            `request body is larger than ${opts.maxBodyBytes ?? 1024 * 1024} bytes`,
-            "payload_too_large",
-          ),
-      }),
+    const knowledge = collectKnowledge(opts.knowledge ?? [], [...(opts.agents ?? []), ...(opts.teams ?? [])]);
+    this.knowledge = knowledge;
+    const apiBodyLimit = bodyLimit({
+      maxSize: opts.maxBodyBytes ?? 1024 * 1024,
+      onError: (c) =>
+        errorResponse(
+          c,
+          413,
+          `request body is larger than ${opts.maxBodyBytes ?? 1024 * 1024} bytes`,
+          "payload_too_large",
+        ),
+    });
+    // Knowledge uploads are files: their route applies its own, larger limit.
+    app.use((c, next) =>
+      knowledge.length > 0 && c.req.method === "POST" && c.req.path === "/knowledge/content"
+        ? next()
+        : apiBodyLimit(c, next),
     );
     app.use(authMiddleware(opts.auth ?? { mode: "unconfigured" }));
     const mediaStorage = opts.mediaStorage;
@@ -123,7 +141,13 @@ export class AgentOS {
           agnoVersion: AGNO_VERSION,
         },
         Date.now(),
-        { agents, teams: this.teams, workflows: this.workflows, auth: opts.auth ?? { mode: "unconfigured" } },
+        {
+          agents,
+          teams: this.teams,
+          workflows: this.workflows,
+          knowledge,
+          auth: opts.auth ?? { mode: "unconfigured" },
+        },
       ),
     );
     app.route("/", agentRoutes(agents, opts.queue));
@@ -157,6 +181,15 @@ export class AgentOS {
         ),
       ),
     );
+    if (knowledge.length > 0)
+      app.route(
+        "/",
+        knowledgeRoutes(knowledge, {
+          queue: opts.queue,
+          media: mediaStorage,
+          ...(opts.maxUploadBytes ? { upload: { maxBytes: opts.maxUploadBytes } } : {}),
+        }),
+      );
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;
   }

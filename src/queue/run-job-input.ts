@@ -80,5 +80,6 @@ function refOf({ type, id, name }: ComponentRef): ComponentRef {
 export function jobComponent(job: Pick<JobRecord, "component_type" | "component_id" | "payload">): ComponentRef {
   const ref = job.payload.component;
   if (ref?.type && ref.id) return ref;
-  return { type: job.component_type ?? "agent", id: job.component_id };
+  // Only run jobs come here: a knowledge job is executed by its own executor (executeJob).
+  return { type: (job.component_type as ComponentRef["type"]) ?? "agent", id: job.component_id };
 }

@@ -60,10 +60,13 @@ export interface JobListOptions {
   sortOrder?: "asc" | "desc";
 }
 
+/** What a job runs: a component's run (`job_type` "run"), or other work carried by the same queue (`enqueueJob`). */
+export type JobComponentType = ComponentType | "knowledge";
+
 /** A row of `agno_jobs` (agno's columns; timestamps in epoch seconds). */
 export interface JobRecord {
   id: string;
-  component_type: ComponentType;
+  component_type: JobComponentType;
   job_type: string;
   component_id: string;
   session_id: string | null;
@@ -108,6 +111,25 @@ export interface EnqueueRunInput {
   new_session?: boolean;
 }
 
+/**
+ * A job that is not a component's run (a knowledge ingestion): no run row, no session, a payload
+ * of its own that the executor for its `job_type` reads. Idempotent by `idempotency_key` (per
+ * user) like runs, bounded by the same depth and per-user caps, retried by the same dispatcher.
+ */
+export interface EnqueueJobInput {
+  id: string;
+  /** what executes it, e.g. "knowledge_ingestion" (never "run": runs are enqueued with their run row) */
+  job_type: string;
+  component_type: JobComponentType;
+  component_id: string;
+  user_id: string | null;
+  payload: Record<string, unknown>;
+  max_attempts: number;
+  idempotency_key?: string;
+  max_depth: number;
+  max_user_depth?: number;
+}
+
 /** One input's outcome in a batch: its job (`created: false` for a repeat of a key), or why not. */
 export type EnqueueOutcome = { job: JobRecord; created: boolean } | { error: Error };
 
@@ -137,6 +159,8 @@ export interface JobStore {
   enqueueRun(input: EnqueueRunInput): Promise<{ job: JobRecord; created: boolean }>;
   /** many enqueues in one transaction, each succeeding or failing on its own, as `enqueueRun` would */
   enqueueRuns(inputs: EnqueueRunInput[]): Promise<EnqueueOutcome[]>;
+  /** commits a job that runs no component (see EnqueueJobInput); a repeat of its key returns the first job */
+  enqueueJob(input: EnqueueJobInput): Promise<{ job: JobRecord; created: boolean }>;
   /** leases up to `limit` due jobs (new, retrying, or whose lease expired); attempt += 1 */
   claimJobs(opts: { workerId: string; limit: number; leaseSeconds: number }): Promise<JobRecord[]>;
   /** extends a lease; false when it is no longer this worker's */

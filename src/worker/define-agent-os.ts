@@ -1,6 +1,8 @@
 import type { Agent } from "../agent/agent.js";
 import type { Team } from "../team/team.js";
 import type { Workflow } from "../workflow/workflow.js";
+import type { Knowledge } from "../knowledge/knowledge.js";
+import { collectKnowledge } from "../os/knowledge-bases.js";
 import { CodeModeSession } from "../codemode/session-object.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import { R2MediaStorage } from "../offload/media-r2-storage.js";
@@ -31,6 +33,11 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   teams?: FromEnv<Team[], E>;
   /** the workflows served under `/workflows`, likewise */
   workflows?: FromEnv<Workflow[], E>;
+  /**
+   * knowledge bases served under `/knowledge` besides those attached to the agents and teams;
+   * their ingestions run on the JobQueue object
+   */
+  knowledge?: FromEnv<Knowledge[], E>;
   /** reserved: chat interfaces arrive with the issue that adds them */
   interfaces?: FromEnv<never[], E>;
   /** `/info`'s identity; default AGNO_OS_ID / AGNO_OS_NAME, else "agno-edge" */
@@ -61,7 +68,7 @@ export interface DefinedAgentOS<E extends WorkerEnv> {
 
 /** One env's deployment: its configuration (or why it is closed), components and HTTP app, each built once. */
 type Setup =
-  | { ok: true; config: WorkerConfig; registry: ComponentRegistry; os(): AgentOS }
+  | { ok: true; config: WorkerConfig; registry: ComponentRegistry; knowledge: Knowledge[]; os(): AgentOS }
   | { ok: false; error: ConfigurationError; closed: AgentOS };
 
 /**
@@ -100,6 +107,10 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
         teams: resolve(def.teams, env, config) ?? [],
         workflows: resolve(def.workflows, env, config) ?? [],
       });
+      const knowledge = collectKnowledge(resolve(def.knowledge, env, config) ?? [], [
+        ...registry.agents,
+        ...registry.teams,
+      ]);
       let os: AgentOS | undefined;
       const build = () =>
         (os ??= new AgentOS({
@@ -110,6 +121,8 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           agents: registry.agents,
           teams: registry.teams,
           workflows: registry.workflows,
+          knowledge,
+          maxUploadBytes: config.maxUploadBytes,
           websocket: upgradeWebSocket,
           maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
           ...(storage.media ? { mediaStorage: storage.media } : {}),
@@ -126,7 +139,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
               }
             : {}),
         }));
-      s = { ok: true, config, registry, os: build };
+      s = { ok: true, config, registry, knowledge, os: build };
     }
     setups.set(env, s);
     return s;
@@ -140,12 +153,14 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
 
   class JobQueue extends JobQueueObject<E> {
     protected queueServices(env: E): QueueServices {
-      const { config, registry } = ready(env);
+      const { config, registry, knowledge } = ready(env);
       const withDb = withDatabase(config);
       if (!withDb) throw new Error("the job queue needs DATABASE_URL");
       const { db } = openDb(withDb, config.queue.dbConnections);
       return {
         components: registry,
+        knowledge,
+        ...(registry.storage.media ? { media: registry.storage.media } : {}),
         db,
         concurrency: config.queue.concurrency,
         leaseSeconds: config.queue.leaseSeconds,

@@ -36,6 +36,14 @@ export interface WorkerEnv {
   AGNO_OS_NAME?: string;
   /** the model, `provider:model-id`, listed by `/config`; `workers-ai:@cf/…` needs the AI binding */
   MODEL?: string;
+  /**
+   * the embedding model of knowledge bases, `provider:model-id`; default the embedding model of
+   * MODEL's provider (openai:text-embedding-3-small, google:gemini-embedding-001,
+   * mistral:mistral-embed, workers-ai:@cf/baai/bge-base-en-v1.5), through the same base URL and key
+   */
+  EMBEDDER?: string;
+  /** largest file `POST /knowledge/content` accepts, in bytes (default 10485760) */
+  AGNO_KNOWLEDGE_MAX_UPLOAD_BYTES?: string;
   /** the JobQueue Durable Object (durable background runs); `wrangler.toml` binds it */
   JOB_QUEUE?: DurableObjectNamespace<Rpc.DurableObjectBranded & { wake(): Promise<void> }>;
   /** background jobs run at once per queue instance (default 32) */
@@ -77,6 +85,10 @@ export interface WorkerConfig {
   osId?: string;
   osName?: string;
   model?: string;
+  /** the knowledge bases' embedding model (EMBEDDER, else MODEL's provider's); undefined when neither names one */
+  embedder?: string;
+  /** largest knowledge upload, in bytes */
+  maxUploadBytes: number;
   storageBucket?: string;
   /** whether the JOB_QUEUE binding is there (and so, validated, DATABASE_URL too) */
   queueBound: boolean;
@@ -124,6 +136,9 @@ const text = z
   .optional()
   .transform((s) => (s === "" ? undefined : s));
 
+/** The providers an EMBEDDER may name. */
+const EMBEDDING_PROVIDERS = ["openai", "google", "mistral", "openai-compatible", "ollama", "vllm", "workers-ai"];
+
 const schema = z.object({
   DATABASE_URL: text,
   DB_WS_PROXY: text,
@@ -146,6 +161,11 @@ const schema = z.object({
     (s) => s === undefined || /^[A-Za-z0-9._-]+(:\S*)?$/.test(s),
     "must be provider:model-id (for example openai:gpt-4.1-mini)",
   ),
+  EMBEDDER: text.refine(
+    (s) => s === undefined || new RegExp(`^(${EMBEDDING_PROVIDERS.join("|")}):\\S+$`).test(s),
+    `must be provider:model-id with a provider of ${EMBEDDING_PROVIDERS.join(", ")} (for example openai:text-embedding-3-small)`,
+  ),
+  AGNO_KNOWLEDGE_MAX_UPLOAD_BYTES: count(10 * 1024 * 1024),
   AGNO_BACKGROUND_MAX_CONCURRENCY: count(32),
   AGNO_QUEUE_MAX_DEPTH: count(10_000),
   AGNO_QUEUE_LEASE_SECONDS: count(30),
@@ -257,6 +277,8 @@ export function readEnvConfig(
       osId: v.AGNO_OS_ID,
       osName: v.AGNO_OS_NAME,
       model: v.MODEL,
+      ...((v.EMBEDDER ?? defaultEmbedder(v.MODEL)) ? { embedder: v.EMBEDDER ?? defaultEmbedder(v.MODEL) } : {}),
+      maxUploadBytes: v.AGNO_KNOWLEDGE_MAX_UPLOAD_BYTES,
       storageBucket: v.AGNO_STORAGE_BUCKET,
       queueBound: env.JOB_QUEUE !== undefined,
       // A connection for each running job, and a few for enqueues and claims, so no job waits for one.
@@ -278,4 +300,21 @@ export function readEnvConfig(
       ssePingMs: v.AGNO_SSE_PING_SECONDS * 1000,
     },
   };
+}
+
+/** The embedding model of MODEL's provider, where it has one (Anthropic, Groq and others have none). */
+const DEFAULT_EMBEDDERS: Record<string, string> = {
+  openai: "text-embedding-3-small",
+  "openai-responses": "text-embedding-3-small",
+  "openai-compatible": "text-embedding-3-small",
+  google: "gemini-embedding-001",
+  mistral: "mistral-embed",
+  "workers-ai": "@cf/baai/bge-base-en-v1.5",
+};
+
+/** `provider:model-id` of the default embedder for a MODEL, or undefined. */
+export function defaultEmbedder(model: string | undefined): string | undefined {
+  const provider = model?.split(":")[0];
+  if (!provider || !DEFAULT_EMBEDDERS[provider]) return undefined;
+  return `${provider === "openai-responses" ? "openai" : provider}:${DEFAULT_EMBEDDERS[provider]}`;
 }

@@ -3,7 +3,9 @@ import type { Component, ComponentSource } from "../agent/component.js";
 import type { QueueDb } from "../db/port.js";
 import { DatabaseUnavailableError } from "../errors.js";
 import { Dispatcher } from "../queue/dispatcher.js";
-import { executeRunJob } from "../queue/executor.js";
+import { executeJob } from "../queue/execute-job.js";
+import type { Knowledge } from "../knowledge/knowledge.js";
+import type { MediaStorage } from "../offload/media-storage.js";
 import { GroupEnqueue } from "../queue/group-enqueue.js";
 import type { EnqueueRunInput } from "../queue/types.js";
 import { settleScheduleRunOnJobEnd } from "../scheduler/job-end.js";
@@ -12,6 +14,9 @@ import { replyOf, type EnqueueReply } from "./queue-rpc.js";
 /** What the queue needs from the deployment: its components (the registry) and a way to reach its database. */
 export interface QueueServices {
   components: ComponentSource | readonly Component[];
+  /** the knowledge bases whose ingestion jobs it runs, and where their uploads are kept */
+  knowledge?: readonly Knowledge[];
+  media?: MediaStorage;
   db: QueueDb;
   concurrency: number;
   leaseSeconds: number;
@@ -122,7 +127,7 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
       const services = this.built();
       this.dispatcher = new Dispatcher({
         store: services.db.jobs,
-        execute: (job, lease) => executeRunJob(job, lease, services.components, services.db, services.db.jobs),
+        execute: (job, lease) => executeJob(job, lease, services, services.db, services.db.jobs),
         workerId: `do:${this.ctx.id.toString().slice(0, 16)}:${crypto.randomUUID().slice(0, 8)}`,
         concurrency: services.concurrency,
         leaseSeconds: services.leaseSeconds,

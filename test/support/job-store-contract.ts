@@ -303,6 +303,59 @@ export function describeJobStoreContract(c: () => ContractDb, make: () => Contra
       expect((await c().db.getRun(job.payload.run_id))!.status).toBe("ERROR");
     });
 
+    it("enqueueJob: a job that runs no component (knowledge ingestion) has no run or session, repeats its key, is claimed, retried, cancelled and requeued like a run's", async () => {
+      const id = `js-kn-${crypto.randomUUID()}`;
+      const kn = (over: Record<string, unknown> = {}) => ({
+        id,
+        job_type: "knowledge_ingestion",
+        component_type: "knowledge" as const,
+        component_id: "kb-1",
+        user_id: "u-kn",
+        payload: { knowledge_id: "kb-1", content_id: "c-1" },
+        max_attempts: 2,
+        idempotency_key: `knowledge:${id}`,
+        max_depth: 100_000,
+        ...over,
+      });
+      const first = await c().db.jobs.enqueueJob(kn());
+      expect(first.created).toBe(true);
+      expect(first.job).toMatchObject({
+        id,
+        job_type: "knowledge_ingestion",
+        component_type: "knowledge",
+        session_id: null,
+        user_id: "u-kn",
+        status: "PENDING",
+        payload: { knowledge_id: "kb-1", content_id: "c-1" },
+      });
+      const repeat = await c().db.jobs.enqueueJob(kn({ id: `${id}-again` }));
+      expect(repeat).toMatchObject({ created: false, job: { id } });
+      expect(await c().db.jobs.getJob(`${id}-again`)).toBeNull();
+      const depth = (await c().db.jobs.queueStats()).pending + (await c().db.jobs.queueStats()).running;
+      await expect(
+        c().db.jobs.enqueueJob(kn({ id: `${id}-full`, idempotency_key: undefined, max_depth: depth })),
+      ).rejects.toThrow(QueueFullError);
+      expect(await c().db.jobs.getJob(`${id}-full`)).toBeNull();
+      expect(await c().db.getRun(id)).toBeNull();
+
+      const claimed = (await c().db.jobs.claimJobs({ workerId: "kn", limit: 100_000, leaseSeconds: 30 })).find(
+        (j) => j.id === id,
+      )!;
+      expect(claimed).toMatchObject({ status: "RUNNING", attempt: 1 });
+      const lease = { id, attempt: 1, workerId: "kn" };
+      expect(await c().db.jobs.retryJob(lease, 0, "embedder down")).toBe(true);
+      expect(await c().db.jobs.getJob(id)).toMatchObject({ status: "PENDING", error: "embedder down" });
+      expect(await c().db.jobs.cancelJob(id)).toBe("cancelled");
+      expect(await c().db.jobs.requeueJob(id)).toMatchObject({ status: "PENDING" });
+      const again = (await c().db.jobs.claimJobs({ workerId: "kn2", limit: 100_000, leaseSeconds: 30 })).find(
+        (j) => j.id === id,
+      )!;
+      expect(
+        await c().db.jobs.finishJob({ id, attempt: again.attempt, workerId: "kn2" }, { status: "COMPLETED" }),
+      ).toBe(true);
+      expect(await c().db.jobs.getJob(id)).toMatchObject({ status: "COMPLETED", session_id: null });
+    });
+
     it("cancels a queued job so that no claim ever returns it, even racing the claim; requeues only failed or cancelled jobs", async () => {
       const jobs = await Promise.all(
         Array.from({ length: 10 }, () =>

@@ -1,4 +1,5 @@
 import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import { hashedVector } from "./embedding-server.js";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { RecordedRequest, Turn } from "./model-script.js";
 import { anthropicMessages } from "./model-wire-anthropic.js";
@@ -71,6 +72,19 @@ export async function startModelServer(): Promise<ModelServer> {
     const call = viaChannel
       ? ([path, channels.get(viaChannel[1]!) ?? `channel-${viaChannel[1]}`, viaChannel[2]!] as const)
       : /^\/s\/([^/]+)(\/v1\/.*)$/.exec(path);
+    // Embeddings (OpenAI's wire) are not scripted turns: every script and channel answers them with
+    // the embedding server's deterministic vectors, so an embedder on the model's base URL works.
+    if (req.method === "POST" && call && call[2] === "/v1/embeddings") {
+      const body = (await readJson(req)) as { input?: string | string[]; dimensions?: number; model?: string } | null;
+      const input = Array.isArray(body?.input) ? body.input : [String(body?.input ?? "")];
+      const dimensions = body?.dimensions ?? 1536;
+      return sendJson(res, 200, {
+        object: "list",
+        data: input.map((text, index) => ({ object: "embedding", index, embedding: hashedVector(text, dimensions) })),
+        model: body?.model ?? "embedding",
+        usage: { prompt_tokens: input.length, total_tokens: input.length },
+      });
+    }
     const protocol = call && protocolFor(call[2]!);
     if (req.method === "POST" && call && protocol) {
       const script = scripts.get(call[1]!);

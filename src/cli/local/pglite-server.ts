@@ -1,4 +1,5 @@
 import { PGlite } from "@electric-sql/pglite";
+import { vector } from "@electric-sql/pglite-pgvector";
 import { createServer } from "node:net";
 import { PgliteWireServer } from "./pglite-wire-server.js";
 
@@ -17,7 +18,8 @@ export interface EmbeddedPostgres {
 }
 
 export async function startEmbeddedPostgres(opts: { dataDir?: string; port?: number } = {}): Promise<EmbeddedPostgres> {
-  const db = await PGlite.create(opts.dataDir ? { dataDir: opts.dataDir } : {});
+  // pgvector is loaded so knowledge bases (PgVector) work locally; `CREATE EXTENSION vector` enables it per database.
+  const db = await PGlite.create({ ...(opts.dataDir ? { dataDir: opts.dataDir } : {}), extensions: { vector } });
   const port = opts.port ?? (await freePort());
   const server = new PgliteWireServer({ db, port, host: "127.0.0.1" });
   try {

@@ -1,5 +1,5 @@
 import { asError, ConflictError, NotFoundError } from "../../errors.js";
-import type { EnqueueOutcome, EnqueueRunInput, JobRecord } from "../../queue/types.js";
+import type { EnqueueJobInput, EnqueueOutcome, EnqueueRunInput, JobRecord } from "../../queue/types.js";
 import {
   checkEnqueueIds,
   jobComponentColumns,
@@ -109,8 +109,51 @@ export class MemoryEnqueue {
     return { job, created: true };
   }
 
+  /** A job that runs no component: the same key, depth and per-user rules, no run and no session. */
+  enqueueJob(input: EnqueueJobInput): { job: JobRecord; created: boolean } {
+    return copy(
+      this.t.transaction(() => {
+        const earlier = this.earlier(input);
+        if (earlier) return { job: earlier, created: false };
+        const active = [...this.t.jobs.values()].filter(isActive);
+        if (active.length >= input.max_depth) throw queueFull(active.length);
+        if (
+          input.max_user_depth !== undefined &&
+          active.filter((j) => ownerOf(j) === ownerOf(input)).length >= input.max_user_depth
+        )
+          throw userQueueFull(input.user_id, input.max_user_depth);
+        if (this.t.jobs.has(input.id)) throw new ConflictError(`job ${input.id} already exists`);
+        const ts = now();
+        const job: JobRecord = {
+          id: input.id,
+          component_type: input.component_type,
+          job_type: input.job_type,
+          component_id: input.component_id,
+          session_id: null,
+          user_id: input.user_id,
+          payload: stored(input.payload) as unknown as JobRecord["payload"],
+          status: "PENDING",
+          attempt: 0,
+          max_attempts: input.max_attempts,
+          idempotency_key: input.idempotency_key ?? null,
+          request_hash: null,
+          available_at: ts,
+          locked_by: null,
+          locked_at: null,
+          lease_expires_at: null,
+          error: null,
+          created_at: ts,
+          updated_at: ts,
+          completed_at: null,
+        };
+        this.t.jobs.set(job.id, job);
+        return { job, created: true };
+      }),
+    );
+  }
+
   /** The job an Idempotency-Key already names for this user, if any. */
-  private earlier(input: EnqueueRunInput): JobRecord | undefined {
+  private earlier(input: Pick<EnqueueRunInput, "idempotency_key" | "user_id">): JobRecord | undefined {
     const key = input.idempotency_key;
     if (!key) return undefined;
     return [...this.t.jobs.values()].find((j) => j.idempotency_key === key && ownerOf(j) === ownerOf(input));

@@ -1,5 +1,6 @@
 import { NotFoundError, StatusConflictError, ValidationError } from "../../errors.js";
 import type {
+  EnqueueJobInput,
   EnqueueOutcome,
   EnqueueRunInput,
   JobListOptions,
@@ -39,6 +40,13 @@ export class MemoryJobStore implements JobStore {
 
   enqueueRuns(inputs: EnqueueRunInput[]): Promise<EnqueueOutcome[]> {
     return this.enqueue.enqueueRuns(inputs);
+  }
+
+  async enqueueJob(input: EnqueueJobInput): Promise<{ job: JobRecord; created: boolean }> {
+    validateId(input.id, "job_id");
+    validateId(input.component_id, "component_id");
+    if (input.user_id !== null) validateId(input.user_id, "user_id");
+    return this.enqueue.enqueueJob(input);
   }
 
   /**
@@ -98,7 +106,7 @@ export class MemoryJobStore implements JobStore {
       )
       .map((j) => this.put({ ...j, ...ended("FAILED", j.error ?? LEASE_LAPSED, t) }));
     this.setRunStatus(
-      failed.map((j) => j.payload.run_id),
+      failed.flatMap((j) => runOf(j)),
       "ERROR",
       ["PENDING", "RUNNING"],
     );
@@ -172,7 +180,7 @@ export class MemoryJobStore implements JobStore {
     const outcome = job.status === "PENDING" ? "cancelled" : job.status === "RUNNING" ? "running" : "finished";
     if (outcome === "cancelled") this.put({ ...job, status: "CANCELLED", completed_at: t, updated_at: t });
     // Its run is cancelled with it: a queued one never starts, a running one stops at its next check.
-    if (outcome !== "finished") this.setRunStatus([job.payload.run_id], "CANCELLED", ["PENDING", "RUNNING"]);
+    if (outcome !== "finished") this.setRunStatus(runOf(job), "CANCELLED", ["PENDING", "RUNNING"]);
     return outcome;
   }
 
@@ -196,7 +204,7 @@ export class MemoryJobStore implements JobStore {
       updated_at: t,
     });
     // Its run goes back to waiting too, so the next attempt may start it.
-    this.setRunStatus([job.payload.run_id], "PENDING");
+    this.setRunStatus(runOf(job), "PENDING");
     return copy(requeued);
   }
 
@@ -288,6 +296,9 @@ export class MemoryJobStore implements JobStore {
     }
   }
 }
+
+/** The run a job runs, as a list: none for a job that runs no component (a knowledge ingestion). */
+const runOf = (job: JobRecord): string[] => (job.payload.run_id ? [job.payload.run_id] : []);
 
 /** The fields a job's end sets: its status and error, its lease released. */
 function ended(status: "COMPLETED" | "FAILED" | "CANCELLED", error: string | null, t: number): Partial<JobRecord> {

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { asError } from "../../errors.js";
 import type {
+  EnqueueJobInput,
   EnqueueOutcome,
   EnqueueRunInput,
   JobRecord,
@@ -15,6 +16,7 @@ import { validateId, validateRun } from "../validate.js";
 import { idList } from "./id-list.js";
 import { enqueueRun } from "./enqueue.js";
 import { enqueueRuns } from "./enqueue-batch.js";
+import { enqueueJob } from "./enqueue-job.js";
 import { enqueueIntoNewSession } from "./enqueue-new-session.js";
 import type { JobTable } from "./jobs.js";
 import { updateRunRowWith } from "./run-writer.js";
@@ -72,6 +74,14 @@ export class PostgresJobStore implements JobStore {
     return checked.map((c) => (typeof c === "number" ? done[c]! : c));
   }
 
+  async enqueueJob(input: EnqueueJobInput): Promise<{ job: JobRecord; created: boolean }> {
+    validateId(input.id, "job_id");
+    validateId(input.component_id, "component_id");
+    if (input.user_id !== null) validateId(input.user_id, "user_id");
+    await this.d.ready();
+    return enqueueJob(this.d.exec, input, this.d.table);
+  }
+
   async claimJobs(opts: { workerId: string; limit: number; leaseSeconds: number }): Promise<JobRecord[]> {
     await this.d.ready();
     return this.d.table.claim(opts.workerId, opts.limit, opts.leaseSeconds);
@@ -83,7 +93,7 @@ export class PostgresJobStore implements JobStore {
     const failed = await this.d.table.expireExhausted();
     await this.setRunStatus(
       this.d.exec,
-      failed.map((j) => j.payload.run_id),
+      failed.flatMap((j) => (j.payload.run_id ? [j.payload.run_id] : [])),
       "ERROR",
       ["PENDING", "RUNNING"],
     );
@@ -130,7 +140,8 @@ export class PostgresJobStore implements JobStore {
     const { outcome, runId } = await this.d.table.cancel(id);
     // Its run is cancelled with it: a queued one never starts, a running one stops at its next
     // check, and the dispatcher then records the job as CANCELLED.
-    if (outcome !== "finished") await this.setRunStatus(this.d.exec, [runId], "CANCELLED", ["PENDING", "RUNNING"]);
+    if (outcome !== "finished" && runId)
+      await this.setRunStatus(this.d.exec, [runId], "CANCELLED", ["PENDING", "RUNNING"]);
     return outcome;
   }
 
@@ -140,7 +151,7 @@ export class PostgresJobStore implements JobStore {
     return this.d.transaction(async (tx) => {
       const job = await this.d.table.requeue(tx, id);
       // Its run goes back to waiting too, so the next attempt may start it.
-      await this.setRunStatus(tx, [job.payload.run_id], "PENDING");
+      if (job.payload.run_id) await this.setRunStatus(tx, [job.payload.run_id], "PENDING");
       return job;
     });
   }

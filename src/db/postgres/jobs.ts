@@ -140,14 +140,15 @@ export class JobTable {
   }
 
   /** A PENDING job becomes CANCELLED; says what the job was, and which run it runs. */
-  async cancel(id: string): Promise<{ outcome: "cancelled" | "running" | "finished"; runId: string }> {
+  async cancel(id: string): Promise<{ outcome: "cancelled" | "running" | "finished"; runId: string | null }> {
     const t = now();
     const [row] = await this.exec(sql`
       UPDATE ${this.table} SET status = 'CANCELLED', completed_at = ${t}, updated_at = ${t} WHERE id = ${id} AND status = 'PENDING' RETURNING payload->>'run_id' AS run_id`);
-    if (row) return { outcome: "cancelled", runId: String(row.run_id) };
+    // A job that runs no component (a knowledge ingestion) has no run to cancel with it.
+    if (row) return { outcome: "cancelled", runId: str(row.run_id) };
     const job = await this.get(id);
     if (!job) throw new NotFoundError(`job ${id} not found`);
-    return { outcome: job.status === "RUNNING" ? "running" : "finished", runId: job.payload.run_id };
+    return { outcome: job.status === "RUNNING" ? "running" : "finished", runId: job.payload.run_id ?? null };
   }
 
   async requeue(exec: Exec, id: string): Promise<JobRecord> {

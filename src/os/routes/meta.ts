@@ -3,6 +3,8 @@ import type { Team } from "../../team/team.js";
 import type { Workflow } from "../../workflow/workflow.js";
 import type { Db } from "../../db/port.js";
 import { DEFAULT_TABLE_NAMES, type TableNames } from "../../db/postgres/names.js";
+import type { Knowledge } from "../../knowledge/knowledge.js";
+import { knowledgeConfigOf } from "../knowledge-bases.js";
 import { DatabaseUnavailableError } from "../../errors.js";
 import type { AuthConfig } from "../auth/middleware.js";
 import { defineRoute, handle, routeApp } from "../route.js";
@@ -63,6 +65,8 @@ export interface Served {
   agents: Agent[];
   teams?: Team[];
   workflows?: Workflow[];
+  /** the knowledge bases `/knowledge` serves (`/config`'s `knowledge` block lists them) */
+  knowledge?: readonly Knowledge[];
   auth: AuthConfig;
 }
 
@@ -116,18 +120,19 @@ function authModeOf(auth: AuthConfig): "none" | "security_key" | "jwt" {
   return auth.mode === "none" || auth.mode === "jwt" ? auth.mode : "security_key";
 }
 
+/** The table a database keeps learnings in: its own name when it has one (Postgres), else agno's. */
+const learningsTable = (db: Db): string =>
+  (db as Partial<{ names: TableNames }>).names?.learnings ?? DEFAULT_TABLE_NAMES.learnings;
+
 /**
  * `/config` as agno fills it: the models are the distinct (id, provider) pairs of the agents'
  * and team leaders' models; agents are bound to the request's first database, which also holds the OS's own data
  * (schedules, jobs), so it is `os_database` and each agent's `db_id`. Sessions live in every
  * database, and so do memories (each database's with its memories table) and learnings (each
- * database's learnings table); knowledge, evals, metrics and traces are blocks without databases,
- * as agno describes a domain no database holds, because no route here serves them.
+ * database's learnings table); knowledge lists the databases its bases store contents in and the
+ * bases; evals, metrics and traces are blocks without databases, as agno describes a domain no
+ * database holds, because no route here serves them.
  */
-/** The table a database keeps learnings in: its own name when it has one (Postgres), else agno's. */
-const learningsTable = (db: Db): string =>
-  (db as Partial<{ names: TableNames }>).names?.learnings ?? DEFAULT_TABLE_NAMES.learnings;
-
 function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
   const { agents, teams = [], workflows = [] } = served;
   const dbIds = [...new Set(dbs.map((db) => db.id))];
@@ -163,7 +168,7 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
         tables: [...new Set(dbs.filter((db) => db.id === id).map(learningsTable))],
       })),
     },
-    knowledge: { dbs: [], knowledge_instances: [] },
+    knowledge: knowledgeConfigOf(served.knowledge ?? [], dbIds),
     evals: none,
     traces: none,
     agents: agents.map((agent) => ({

@@ -119,7 +119,7 @@ async function jobNamed(jobs: JobStore, id: string): Promise<JobRecord> {
 
 /** What a job looks like over HTTP: agno's QueueJobSchema, keyed by its run, uploads by name and type only. */
 const view = (job: JobRecord): z.infer<typeof queueJobSchema> => ({
-  id: job.payload.run_id,
+  id: job.payload.run_id ?? job.id,
   component_type: job.component_type,
   component_id: job.component_id,
   session_id: job.session_id ?? "",

@@ -36,6 +36,13 @@
  *   where agno gives the extraction model add/update/delete tools; the decision log recalls the
  *   run's own user's decisions only (agno recalls every user's decisions of the agent into each
  *   prompt); session_context, learned_knowledge and the `propose`/`hitl` modes are not offered.
+ * - `/knowledge`: `GET /knowledge/content/{id}/status` of an unknown (or another user's) content
+ *   is a 404 like every other content route, where agno answers 200 `{status: "failed",
+ *   status_message: "Content not found"}`; an upload is one content (one URL, one file or one
+ *   text), and `file`, `text_content` and `url` together are a 422; an unknown `config_id` on
+ *   `POST /knowledge/remote-content` is agno's 400, since no remote source type (S3, GCS,
+ *   SharePoint, GitHub) is implemented; `knowledge_id` is the knowledge base's own `id`, which
+ *   `/config`'s `knowledge_instances` list, not agno's hash of database, table and name.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

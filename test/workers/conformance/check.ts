@@ -20,6 +20,7 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
     "an SSE stream of agno's run events (agno declares only text/event-stream for it)",
   "POST /teams/{team_id}/runs/{run_id}/resume": "an SSE stream of agno's team run events",
   "POST /workflows/{workflow_id}/runs/{run_id}/resume": "an SSE stream of agno's workflow events",
+  "DELETE /knowledge/content": 'the JSON string "success", which agno\'s delete_all_content returns without a model',
 };
 
 /** Every route answered so far in this file, by route key, with the statuses seen. */

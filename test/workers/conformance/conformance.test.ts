@@ -7,10 +7,19 @@ import { CONTRACTS, routeKey } from "./contracts.js";
 import { agentsScenarios } from "./scenarios/agents.js";
 import { memoriesScenarios } from "./scenarios/memories.js";
 import { learningsScenarios } from "./scenarios/learnings.js";
+import { knowledgeScenarios } from "./scenarios/knowledge.js";
 import { metaScenarios } from "./scenarios/meta.js";
 import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
 import { teamsWorkflowsScenarios } from "./scenarios/teams-workflows.js";
+
+/** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
+const NO_SUCCESS_HERE: Record<string, string> = {
+  "POST /knowledge/remote-content":
+    "no remote content source (S3, GCS, SharePoint, GitHub) is implemented: every config_id is unknown",
+  "GET /knowledge/{knowledge_id}/sources/{source_id}/files":
+    "no remote content source is implemented: every source_id is unknown (404)",
+};
 
 /**
  * agno's wire contract, route by route: every answer below goes through `conformingCall`, which
@@ -26,10 +35,11 @@ describe("agno conformance", () => {
   describe("agents", agentsScenarios);
   describe("teams and workflows", teamsWorkflowsScenarios);
   describe("memories", memoriesScenarios);
+  describe("knowledge", knowledgeScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
-      (key) => ![...(answered.get(key) ?? [])].some((status) => status < 400),
+      (key) => !NO_SUCCESS_HERE[key] && ![...(answered.get(key) ?? [])].some((status) => status < 400),
     );
     expect(unanswered).toEqual([]);
   });

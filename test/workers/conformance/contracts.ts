@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import { Knowledge } from "../../../src/knowledge/knowledge.js";
+import { InMemoryVectorDb } from "../../../src/knowledge/vectordb/in-memory-vector-db.js";
 import { AgentOS } from "../../../src/os/agent-os.js";
 
 /** One served route as its definition declares it: the zod schema of each answer, by status. */
@@ -26,7 +28,8 @@ interface RouteDefinition {
  * what is checked here is what the document says: the same zod schemas.
  */
 function readContracts(): Contract[] {
-  const os = new AgentOS({});
+  // With a knowledge base, so the /knowledge routes (served only where there is one) are declared too.
+  const os = new AgentOS({ knowledge: [new Knowledge({ name: "contracts", vectorDb: new InMemoryVectorDb() })] });
   return os.app.openAPIRegistry.definitions
     .flatMap((d) => (d.type === "route" ? [d.route as unknown as RouteDefinition] : []))
     .map((route) => {

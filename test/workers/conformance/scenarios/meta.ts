@@ -119,7 +119,19 @@ export function metaScenarios(): void {
       learning: {
         dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_learnings"] }],
       },
-      knowledge: { dbs: [], knowledge_instances: [] },
+      // The example assistant's knowledge base (embedded with MODEL's provider's embedding model).
+      knowledge: {
+        dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_knowledge"] }],
+        knowledge_instances: [
+          {
+            id: "assistant-knowledge",
+            name: "Assistant knowledge",
+            description: expect.any(String),
+            db_id: "default",
+            table: "agno_knowledge",
+          },
+        ],
+      },
       evals: { dbs: [] },
       traces: { dbs: [] },
       agents: [
