@@ -259,18 +259,8 @@ export class Agent implements Component {
     }
     this.tools = flattenTools(tools);
     this.knowledge = opts.knowledge;
-    if (opts.knowledge && opts.searchKnowledge !== false && this.tools.has("search_knowledge_base"))
-      throw new TypeError(
-        "knowledge adds the tool search_knowledge_base: rename yours, or pass searchKnowledge: false",
-      );
-    if (opts.offloadToolResults) {
+    if (opts.offloadToolResults)
       this.resultStore = opts.offloadToolResults === true ? new ResultStore() : opts.offloadToolResults;
-      const taken = RESULT_TOOL_NAMES.filter((name) => this.tools.has(name));
-      if (taken.length)
-        throw new TypeError(
-          `offloadToolResults adds the tools ${RESULT_TOOL_NAMES.join(" and ")}: rename ${taken.join(", ")}`,
-        );
-    }
     this.resultStorage = opts.resultStorage;
     this.db = opts.db;
     this.mediaStorage = opts.mediaStorage;
@@ -297,10 +287,19 @@ export class Agent implements Component {
         opts.learning === true ? new LearningMachine({ userProfile: true, userMemory: true }) : opts.learning;
       // As agno: a machine without a model extracts with the agent's.
       this.learning.model ??= this.model;
-      const taken = this.learning.tools(() => undefined, this.id).filter((t) => this.tools.has(t.name));
-      if (taken.length)
-        throw new TypeError(`learning adds the tools ${taken.map((t) => t.name).join(", ")}: rename the agent's own`);
     }
+    checkAddedTools(this.tools, this.addedToolNames());
+  }
+
+  /** The tools each option adds to the agent's own, by option, as `toolsFor` adds them. */
+  private addedToolNames(): [option: string, names: readonly string[]][] {
+    const opts = this.opts;
+    return [
+      ["offloadToolResults", opts.offloadToolResults ? RESULT_TOOL_NAMES : []],
+      ["enableAgenticMemory", opts.enableAgenticMemory ? ["update_user_memory"] : []],
+      ["learning", this.learning ? this.learning.tools(() => undefined, this.id).map((t) => t.name) : []],
+      ["knowledge", this.knowledge && opts.searchKnowledge !== false ? ["search_knowledge_base"] : []],
+    ];
   }
 
   /** What it was built from, resolved (models as Model objects): read to describe it, as AgentOS's agent detail does. */
@@ -991,4 +990,19 @@ async function drain(events: AsyncGenerator<RunEvent, RunOutput>): Promise<RunOu
     const next = await events.next();
     if (next.done) return next.value;
   }
+}
+
+/**
+ * Options add tools beside the agent's own; a name given twice would silently replace one of
+ * them in the run's tool map, so it is refused when the agent is built, naming who holds it.
+ */
+function checkAddedTools(own: ReadonlyMap<string, Tool>, added: [option: string, names: readonly string[]][]): void {
+  const holder = new Map<string, string>([...own.keys()].map((name) => [name, "the agent's own tools"]));
+  for (const [option, names] of added)
+    for (const name of names) {
+      const first = holder.get(name);
+      if (first)
+        throw new TypeError(`${option} adds the tool ${name}, which ${first} already hold: rename it or turn one off`);
+      holder.set(name, option);
+    }
 }
