@@ -45,7 +45,7 @@ describe("npm run dev: knowledge", () => {
       };
       const pdf = await upload(
         new File(
-          [makePdf([["The Lisbon office opens at eight.", "Visitors sign in at the front desk."]])],
+          [new Uint8Array(makePdf([["The Lisbon office opens at eight.", "Visitors sign in at the front desk."]]))],
           "office.pdf",
           { type: "application/pdf" },
         ),
