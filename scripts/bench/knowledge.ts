@@ -349,6 +349,7 @@ async function benchSearch(target: VectorTarget): Promise<void> {
 
     const hnsw = indexes.find((i) => /USING hnsw/i.test(i.indexdef))?.indexname;
     log(`${target.name}: exact top ${TOP_K} of ${QUERIES} queries (index scans off)`);
+    started = performance.now();
     const exact: string[][] = [];
     for (const q of queries) {
       const lit = `[${q.embedding.join(",")}]`;
@@ -362,6 +363,7 @@ async function benchSearch(target: VectorTarget): Promise<void> {
         }),
       );
     }
+    log(`  exact search done in ${secondsSince(started).toFixed(1)} s`);
     // The plan the adapter's vector search gets: it must use the HNSW index for recall to mean anything.
     const plan = await executor.transaction(async (tx) => {
       await tx(sql`SELECT set_config('hnsw.iterative_scan', 'strict_order', true)`);
@@ -379,6 +381,7 @@ async function benchSearch(target: VectorTarget): Promise<void> {
     let found = 0;
     let keywordEmpty = 0;
     log(`${target.name}: ${ROUNDS} rounds of ${QUERIES} queries per search type (after one warm-up round)`);
+    started = performance.now();
     for (let round_ = 0; round_ <= ROUNDS; round_++) {
       for (const [qi, q] of queries.entries()) {
         for (const searchType of types) {
@@ -402,6 +405,7 @@ async function benchSearch(target: VectorTarget): Promise<void> {
           latencies.get(searchType)!.push(ms);
         }
       }
+      log(`  round ${round_}${round_ === 0 ? " (warm-up)" : ""} done, ${secondsSince(started).toFixed(1)} s`);
     }
     for (const searchType of types) {
       const xs = latencies.get(searchType)!;
