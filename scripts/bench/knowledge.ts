@@ -124,8 +124,8 @@ class Dataset {
     this.subtopics = Array.from({ length: this.clusters * SUBTOPICS }, (_, j) => unit(seedOf(2, j)));
   }
 
-  row(i: number): { id: string; cluster: number; embedding: number[]; words: string[] } {
-    const rand = prng(seedOf(3, i));
+  /** Chunk i's topic and vector, drawn from `rand` (seeded by i). */
+  private vector(rand: () => number): { cluster: number; embedding: number[] } {
     const k = Math.floor(rand() * this.clusters);
     const s = Math.floor(rand() * SUBTOPICS);
     const c = this.centroids[k]!;
@@ -133,12 +133,22 @@ class Dataset {
     const noise = 0.6 / Math.sqrt(this.dims);
     const v = new Float64Array(this.dims);
     for (let d = 0; d < this.dims; d++) v[d] = c[d]! + 0.6 * sub[d]! + noise * gaussian(rand);
+    return { cluster: k, embedding: rounded(normalise(v)) };
+  }
+
+  embedding(i: number): number[] {
+    return this.vector(prng(seedOf(3, i))).embedding;
+  }
+
+  row(i: number): { id: string; cluster: number; embedding: number[]; words: string[] } {
+    const rand = prng(seedOf(3, i));
+    const { cluster: k, embedding } = this.vector(rand);
     const words = Array.from({ length: WORDS_PER_CHUNK }, () =>
       rand() < 0.5
         ? word(GLOBAL_WORDS + k * TOPIC_WORDS + Math.floor(rand() * TOPIC_WORDS))
         : word(Math.floor(rand() * GLOBAL_WORDS)),
     );
-    return { id: `chunk_${i}`, cluster: k, embedding: rounded(normalise(v)), words };
+    return { id: `chunk_${i}`, cluster: k, embedding, words };
   }
 
   record(i: number): VectorRecord {
@@ -221,19 +231,21 @@ function markdownCorpus(bytes: number): { name: string; text: string }[] {
 
 // -- embedders ----------------------------------------------------------------------------------
 
-/** The embedder whose time is excluded: a one-hot vector per text, no work to speak of. */
+/** Distinct vectors the zero-cost embedder hands out before it repeats one. */
+const POOL = 4096;
+
+/**
+ * The embedder whose time is excluded: it hands out clustered vectors made before the clock
+ * starts (one-hot or uniform random vectors would give the HNSW graph a shape no real embedder does).
+ */
 function zeroCostEmbedder(dimensions: number): Embedder {
+  const data = new Dataset(POOL, dimensions);
+  const pool = Array.from({ length: POOL }, (_, i) => data.embedding(i));
   let n = 0;
   return {
     id: "bench:zero-cost",
     dimensions,
-    embed: async (texts) => ({
-      embeddings: texts.map(() => {
-        const v = new Array<number>(dimensions).fill(0);
-        v[n++ % dimensions] = 1;
-        return v;
-      }),
-    }),
+    embed: async (texts) => ({ embeddings: texts.map(() => pool[n++ % POOL]!) }),
   };
 }
 
@@ -283,7 +295,10 @@ async function benchIngestion(target: VectorTarget, embedderUrl: string): Promis
       target: target.name,
       server_version: target.version,
       embedder_time: embedderTime,
-      embedder: embedderTime === "excluded" ? "in-process one-hot" : "scripted OpenAI embeddings server over HTTP",
+      embedder:
+        embedderTime === "excluded"
+          ? "in-process, vectors made beforehand"
+          : "scripted OpenAI embeddings server over HTTP",
       documents: corpus.length,
       bytes,
       chunks: result.chunks,
