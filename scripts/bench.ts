@@ -17,7 +17,10 @@
  * without a checkpoint per step; then (scripts/bench/workflow-recovery.ts) background workflow runs killed with
  * kill -9 mid-way and the time until they all completed after the restart.
  * Their figures, and how they were taken, are in BENCHMARKS.md ("Teams and workflows").
- * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- http` or `-- queue` runs one group.
+ * The `knowledge` group (scripts/bench/knowledge.ts) measures Markdown ingestion into PgVector (embedder time excluded
+ * and included), vector/full-text/hybrid search latency and HNSW recall@10, and search_knowledge_base's prompt size
+ * against the whole document, on PGlite with pgvector and on a BENCH_DATABASE_URL server that offers pgvector.
+ * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- http`, `-- queue` or `-- knowledge` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.
@@ -39,6 +42,7 @@ import {
 import { benchAgents } from "./bench/agents.js";
 import { benchCodeMode } from "./bench/codemode.js";
 import { benchHttp } from "./bench/http-overhead.js";
+import { benchKnowledge } from "./bench/knowledge.js";
 import { benchMedia } from "./bench/media.js";
 import { benchOffload } from "./bench/offload.js";
 import { benchQueue } from "./bench/queue.js";
@@ -461,6 +465,7 @@ const GROUPS = [
   "queue",
   "scheduler",
   "codemode",
+  "knowledge",
 ] as const;
 
 /** The groups that measure against the embedded Postgres and BENCH_DATABASE_URL's server. */
@@ -471,6 +476,7 @@ const DATABASE_GROUPS = new Set<(typeof GROUPS)[number]>([
   "workflows",
   "offload",
   "media",
+  "knowledge",
 ]);
 
 /** `npm run bench [-- storage|agents|offload|media|http|queue ...]`: the groups to run, all by default. */
@@ -523,6 +529,11 @@ async function benchDatabases(run: Set<(typeof GROUPS)[number]>): Promise<void> 
       await benchWorkflows({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
     if (run.has("offload")) await benchOffload({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
     if (run.has("media")) await benchMedia({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
+    // The embedded wire server has no pgvector: the group runs its own PGlite with it, and the real server if it offers it.
+    if (run.has("knowledge"))
+      await benchKnowledge({
+        servers: urls.filter(([name]) => name !== "pglite").map(([name, url]) => ({ name, url })),
+      });
   } finally {
     await proxy.stop();
     await pglite.stop();
