@@ -112,7 +112,7 @@ export function memoryTools(scope: MemoryToolScope, on: MemoryToolSwitches): Too
         description: "Use this function to remove all (or clear all) memories from the database.",
         parameters: z.object({}),
         execute: async () => {
-          await db.replaceUserMemories(userId, []);
+          await db.replaceUserMemories(userId, "all", []);
           return "Memory cleared successfully";
         },
       }),

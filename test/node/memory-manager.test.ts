@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { MAX_PAGE_LIMIT } from "../../src/db/pagination.js";
 import { MemoryManager, SessionSummaryManager } from "../../src/memory/index.js";
 import { scriptedModel, memoryTestDb } from "../support/agent-kit.js";
 
@@ -247,6 +248,24 @@ describe("MemoryManager.optimizeMemories (agno's summarize strategy)", () => {
     const requests = await script.requests();
     expect(sent(requests[0]!.body)[1]!.content).toMatch(/Memory \d: Ann likes (green )?tea\n\nMemory \d: Ann likes/);
     expect(await manager.optimizeMemories("nobody")).toEqual([]);
+  });
+});
+
+describe("MemoryManager.optimizeMemories on more memories than one read holds", () => {
+  it("replaces only the memories it read: the user's unread ones stay", async () => {
+    const t = memoryTestDb();
+    const count = MAX_PAGE_LIMIT + 1;
+    for (let i = 0; i < count; i++)
+      await t.db.upsertUserMemory({ memory_id: `m${String(i).padStart(5, "0")}`, user_id: "ann", memory: `fact ${i}` });
+    const { model } = await scriptedModel([{ text: "Every fact, summed up." }]);
+    const applied = await new MemoryManager({ model, db: t.db }).optimizeMemories("ann");
+    expect(applied).toHaveLength(1);
+    const left = await t.db.listUserMemories({ userId: "ann", sortBy: "memory_id", sortOrder: "asc" });
+    // One read holds MAX_PAGE_LIMIT memories, so exactly one was never read and is still stored.
+    expect(left.total_count).toBe(2);
+    expect(left.data.map((m) => m.memory)).toEqual(
+      expect.arrayContaining(["Every fact, summed up.", expect.stringMatching(/^fact \d+$/)]),
+    );
   });
 });
 

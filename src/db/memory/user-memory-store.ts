@@ -106,15 +106,21 @@ export class MemoryUserMemoryStore implements UserMemoryStore {
     return ids.length;
   }
 
-  async replaceUserMemories(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
+  async replaceUserMemories(
+    userId: string,
+    replacing: readonly string[] | "all",
+    memories: MemoryRecord[],
+  ): Promise<MemoryRecord[]> {
     validateId(userId, "user_id");
+    const named = replacing === "all" ? null : new Set(replacing.length ? validateIds(replacing, "memory_ids") : []);
     for (const m of memories) {
       checkMemory(m);
       if (m.user_id !== userId) throw new ValidationError(`memory ${m.memory_id} is not user ${userId}'s`, "user_id");
     }
     const ts = now();
     return this.t.transaction(() => {
-      for (const [id, row] of this.t.memories) if (row.user_id === userId) this.t.memories.delete(id);
+      for (const [id, row] of this.t.memories)
+        if (row.user_id === userId && (named === null || named.has(id))) this.t.memories.delete(id);
       return memories.map((m) => {
         if (this.t.memories.has(m.memory_id)) throw new ConflictError(`memory ${m.memory_id} belongs to another user`);
         const row = this.row(m, undefined, ts);

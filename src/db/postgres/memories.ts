@@ -145,16 +145,28 @@ export class MemoryTable {
     return deleted;
   }
 
-  /** Deletes the user's memories and writes `memories` in one statement, so a reader never sees a mix. */
-  async replace(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
+  /** Deletes the named memories of the user and writes `memories` in one statement, so a reader never sees a mix. */
+  async replace(
+    userId: string,
+    replacing: readonly string[] | "all",
+    memories: MemoryRecord[],
+  ): Promise<MemoryRecord[]> {
     validateId(userId, "user_id");
+    const named =
+      replacing === "all" ? null : [...new Set(replacing.length ? validateIds(replacing, "memory_ids") : [])];
     for (const m of memories) {
       checkMemory(m);
       if (m.user_id !== userId) throw new ValidationError(`memory ${m.memory_id} is not user ${userId}'s`, "user_id");
     }
     const now = nowSeconds();
+    const doomed =
+      named === null
+        ? sql`user_id = ${userId}`
+        : named.length === 0
+          ? sql`FALSE`
+          : sql`user_id = ${userId} AND memory_id IN (${idList(named)})`;
     if (memories.length === 0) {
-      await this.exec(sql`DELETE FROM ${this.table} WHERE user_id = ${userId}`);
+      await this.exec(sql`DELETE FROM ${this.table} WHERE ${doomed}`);
       return [];
     }
     const values = sql.join(
@@ -166,12 +178,12 @@ export class MemoryTable {
     );
     try {
       const rows = await this.exec(sql`
-        WITH gone AS (DELETE FROM ${this.table} WHERE user_id = ${userId} RETURNING memory_id)
+        WITH gone AS (DELETE FROM ${this.table} WHERE ${doomed} RETURNING memory_id)
         INSERT INTO ${this.table} (${sql.raw(COLUMNS)}) VALUES ${values}
         RETURNING ${sql.raw(COLUMNS)}`);
       return rows.map(toMemory);
     } catch (error) {
-      // A new id that is already taken (by another user: the user's own rows are gone in the same statement).
+      // A new id that is already another memory's (another user's, or one of this user's not replaced).
       if (isUniqueViolation(error)) throw new ConflictError("an optimized memory's id belongs to another memory");
       throw error;
     }

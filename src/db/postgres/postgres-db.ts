@@ -667,9 +667,13 @@ export class PostgresDb implements Db {
     return this.memoryTable.deleteMany(memoryIds, opts.userId);
   }
 
-  async replaceUserMemories(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
+  async replaceUserMemories(
+    userId: string,
+    replacing: readonly string[] | "all",
+    memories: MemoryRecord[],
+  ): Promise<MemoryRecord[]> {
     await this.inspect();
-    return this.memoryTable.replace(userId, memories);
+    return this.memoryTable.replace(userId, replacing, memories);
   }
 
   async getMemoryTopics(opts: { userId?: string } = {}): Promise<string[]> {
