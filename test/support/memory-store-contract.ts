@@ -154,6 +154,21 @@ export function describeMemoryStoreContract(make: () => ContractDb | Promise<Con
       await c.db.replaceUserMemories("dora", "all", []);
     });
 
+    it("lets a replacing memory keep the id of one it replaces", async () => {
+      await c.db.upsertUserMemory({ memory_id: "k1", user_id: "eve", memory: "Eve likes tea" });
+      await c.db.upsertUserMemory({ memory_id: "k2", user_id: "eve", memory: "Eve likes green tea" });
+      const after = await c.db.replaceUserMemories(
+        "eve",
+        ["k1", "k2"],
+        [{ memory_id: "k1", user_id: "eve", memory: "Eve likes tea, green above all" }],
+      );
+      expect(after).toMatchObject([{ memory_id: "k1", memory: "Eve likes tea, green above all" }]);
+      expect((await c.db.getUserMemories("eve")).map((m) => [m.memory_id, m.memory])).toEqual([
+        ["k1", "Eve likes tea, green above all"],
+      ]);
+      await c.db.replaceUserMemories("eve", "all", []);
+    });
+
     it("stores a session's summary, for its owner only", async () => {
       await c.db.upsertSession({ session_id: "sum-s", session_type: "agent", agent_id: "a", user_id: "ann" });
       const summary = { summary: "Ann asked about tea", topics: ["tea"], updated_at: "2026-01-01T00:00:00" };

@@ -53,6 +53,8 @@ export class MemoryTable {
   constructor(
     private readonly exec: Exec,
     private readonly table: SQL,
+    /** runs `fn` in one transaction: a replace's delete and insert are two statements */
+    private readonly transaction: <T>(fn: (tx: Exec) => Promise<T>) => Promise<T>,
   ) {}
 
   private owner(userId: string | undefined): SQL {
@@ -145,7 +147,12 @@ export class MemoryTable {
     return deleted;
   }
 
-  /** Deletes the named memories of the user and writes `memories` in one statement, so a reader never sees a mix. */
+  /**
+   * Deletes the named memories of the user, then writes `memories`, in one transaction so a
+   * reader never sees a mix. Two statements, not a data-modifying CTE: an INSERT beside a
+   * DELETE sees the rows as they were before it, so a memory keeping a replaced one's id
+   * would collide with itself.
+   */
   async replace(
     userId: string,
     replacing: readonly string[] | "all",
@@ -177,10 +184,10 @@ export class MemoryTable {
       sql`, `,
     );
     try {
-      const rows = await this.exec(sql`
-        WITH gone AS (DELETE FROM ${this.table} WHERE ${doomed} RETURNING memory_id)
-        INSERT INTO ${this.table} (${sql.raw(COLUMNS)}) VALUES ${values}
-        RETURNING ${sql.raw(COLUMNS)}`);
+      const rows = await this.transaction(async (tx) => {
+        await tx(sql`DELETE FROM ${this.table} WHERE ${doomed}`);
+        return tx(sql`INSERT INTO ${this.table} (${sql.raw(COLUMNS)}) VALUES ${values} RETURNING ${sql.raw(COLUMNS)}`);
+      });
       return rows.map(toMemory);
     } catch (error) {
       // A new id that is already another memory's (another user's, or one of this user's not replaced).

@@ -146,7 +146,9 @@ export class PostgresDb implements Db {
     this.t = agnoTables(this.schema, this.names);
     this.pool = opts.pool;
     this.exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
-    this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
+    this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)), (fn) =>
+      this.transaction(fn),
+    );
     this.learningTable = new LearningTable(this.exec, sql.raw(qualified(this.schema, this.names.learnings)));
     this.knowledgeTable = new KnowledgeContentTable(this.exec, sql.raw(qualified(this.schema, this.names.knowledge)));
     this.runEvents = new RunEventTable(this.exec, sql.raw(qualified(this.schema, this.names.runEvents)));
