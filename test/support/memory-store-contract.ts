@@ -169,6 +169,21 @@ export function describeMemoryStoreContract(make: () => ContractDb | Promise<Con
       await c.db.replaceUserMemories("eve", "all", []);
     });
 
+    it("reads a memory stored as an object (agno v1-migrated) by its inner text, and searches that text", async () => {
+      await c.putStoredMemory({ memory_id: "v1a", user_id: "finn", memory: { memory: "Finn rows boats" } });
+      await c.putStoredMemory({ memory_id: "v1b", user_id: "finn", memory: { note: "no memory field" } });
+      expect((await c.db.getUserMemory("v1a"))!.memory).toBe("Finn rows boats");
+      expect(JSON.parse((await c.db.getUserMemory("v1b"))!.memory)).toEqual({ note: "no memory field" });
+      const listed = await c.db.listUserMemories({ userId: "finn", sortBy: "memory_id", sortOrder: "asc" });
+      expect(listed.data.map((m) => m.memory)[0]).toBe("Finn rows boats");
+      expect((await c.db.getUserMemories("finn")).find((m) => m.memory_id === "v1a")!.memory).toBe("Finn rows boats");
+      // The text is searched, not the JSON around it.
+      expect(ids((await c.db.listUserMemories({ userId: "finn", searchContent: "rows boats" })).data)).toEqual(["v1a"]);
+      expect((await c.db.listUserMemories({ userId: "finn", searchContent: '"memory"' })).total_count).toBe(0);
+      expect((await c.db.listUserMemories({ userId: "finn", searchContent: "{" })).total_count).toBe(1);
+      await c.db.replaceUserMemories("finn", "all", []);
+    });
+
     it("stores a session's summary, for its owner only", async () => {
       await c.db.upsertSession({ session_id: "sum-s", session_type: "agent", agent_id: "a", user_id: "ann" });
       const summary = { summary: "Ann asked about tea", topics: ["tea"], updated_at: "2026-01-01T00:00:00" };

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
-import { checkMemory, checkMemoryQuery } from "../memory-rules.js";
+import { checkMemory, checkMemoryQuery, memoryText } from "../memory-rules.js";
 import { MAX_PAGE_LIMIT, pageOf, resolvePage } from "../pagination.js";
 import type { MemoryQuery, UserMemoryStats } from "../ports/user-memory-store.js";
 import type { MemoryRecord, Page } from "../types.js";
@@ -11,8 +11,12 @@ import { pgJson } from "../../json-limits.js";
 import { nowSeconds } from "../../time.js";
 
 const COLUMNS = "memory_id, memory, input, agent_id, team_id, user_id, topics, created_at, updated_at";
-/** The memory's text whether agno stored it as a JSON string or (older rows) an object. */
-const MEMORY_TEXT = sql.raw("(CASE WHEN jsonb_typeof(memory) = 'string' THEN memory #>> '{}' ELSE memory::text END)");
+/** The memory's text as `memoryText` reads it: a JSON string, or (rows migrated from agno v1) an object's `memory` field. */
+const MEMORY_TEXT = sql.raw(
+  "(CASE WHEN jsonb_typeof(memory) = 'string' THEN memory #>> '{}'" +
+    " WHEN jsonb_typeof(memory) = 'object' AND jsonb_typeof(memory -> 'memory') <> 'null' THEN memory ->> 'memory'" +
+    " ELSE memory::text END)",
+);
 /** Text columns sort bytewise ("C"), as the in-memory adapter sorts them, whatever the database's collation. */
 const SORT_EXPR: Record<string, string> = {
   updated_at: "updated_at",
@@ -27,8 +31,7 @@ function toMemory(row: Record<string, unknown>): MemoryRecord {
   return {
     memory_id: String(row.memory_id),
     user_id: String(row.user_id),
-    // agno stores the memory as JSON: a string, or an object with its text
-    memory: typeof row.memory === "string" ? row.memory : JSON.stringify(row.memory),
+    memory: memoryText(row.memory),
     topics: (row.topics as string[] | null) ?? null,
     input: (row.input as string | null) ?? null,
     agent_id: (row.agent_id as string | null) ?? null,
