@@ -42,3 +42,16 @@ export function checkMemoryQuery(q: MemoryQuery): Required<Pick<MemoryQuery, "so
     throw new ValidationError(`sort_by must be one of ${MEMORY_SORT_COLUMNS.join(", ")}`, "sort_by");
   return { sortBy, sortOrder: sortOrderOf(q.sortOrder), ...resolvePage(q) };
 }
+
+/**
+ * A stored memory's text, as agno's `UserMemorySchema.from_dict` reads it: a string as it is; an
+ * object (some memories migrated from agno v1) by its `memory` field when it has one, else as JSON.
+ */
+export function memoryText(stored: unknown): string {
+  if (typeof stored === "string") return stored;
+  if (stored !== null && typeof stored === "object" && !Array.isArray(stored)) {
+    const inner = (stored as { memory?: unknown }).memory;
+    if (inner !== null && inner !== undefined) return typeof inner === "string" ? inner : JSON.stringify(inner);
+  }
+  return JSON.stringify(stored);
+}

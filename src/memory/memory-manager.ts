@@ -162,6 +162,11 @@ export class MemoryManager {
     if (memories.length === 0) return [];
     const optimized = await (opts.strategy ?? new SummarizeStrategy()).optimize(memories, model, opts.metrics);
     if (opts.apply === false) return optimized;
-    return db.replaceUserMemories(userId, optimized);
+    // Only the memories read are replaced: a user with more than one read's worth keeps the rest.
+    return db.replaceUserMemories(
+      userId,
+      memories.map((m) => m.memory_id),
+      optimized,
+    );
   }
 }

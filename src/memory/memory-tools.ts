@@ -78,9 +78,10 @@ export function memoryTools(scope: MemoryToolScope, on: MemoryToolSwitches): Too
         execute: async ({ memory_id, memory, topics }) => {
           if (memory === "")
             return "Can't update memory with empty string. Use the delete memory function if available.";
-          // Only an existing memory of this user: an unknown id would add one past the cap.
-          if (!(await db.getUserMemory(memory_id, { userId }))) return `Error updating memory: no memory ${memory_id}`;
           try {
+            // Only an existing memory of this user: an unknown id would add one past the cap.
+            if (!(await db.getUserMemory(memory_id, { userId })))
+              return `Error updating memory: no memory ${memory_id}`;
             await db.upsertUserMemory({ ...origin, memory_id, memory, topics: topics ?? null });
             return "Memory updated successfully";
           } catch (error) {
@@ -112,7 +113,7 @@ export function memoryTools(scope: MemoryToolScope, on: MemoryToolSwitches): Too
         description: "Use this function to remove all (or clear all) memories from the database.",
         parameters: z.object({}),
         execute: async () => {
-          await db.replaceUserMemories(userId, []);
+          await db.replaceUserMemories(userId, "all", []);
           return "Memory cleared successfully";
         },
       }),

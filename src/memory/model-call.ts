@@ -1,5 +1,6 @@
 import { addModelCall } from "../agent/metrics.js";
 import type { RunMetrics } from "../agent/run-output.js";
+import { errorMessage } from "../errors.js";
 import { message, type Message } from "../models/message.js";
 import type { Model, ModelRequest } from "../models/model.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
@@ -96,8 +97,13 @@ async function runTool(tool: Tool | undefined, name: string, raw: string): Promi
   }
   const parsed = tool.parameters.safeParse(args);
   if (!parsed.success) return `Invalid arguments for ${name}: ${parsed.error.issues[0]?.message ?? "invalid"}`;
-  const result = await tool.execute(parsed.data, NO_RUN);
-  return typeof result === "string" ? result : JSON.stringify(result);
+  // A failing tool is answered with its error, as the run's tools are: one bad call must not end the others.
+  try {
+    const result = await tool.execute(parsed.data, NO_RUN);
+    return typeof result === "string" ? result : JSON.stringify(result);
+  } catch (error) {
+    return `Error: ${errorMessage(error)}`;
+  }
 }
 
 /** One plain model call (a structured answer when `responseFormat` is given): its text. */

@@ -27,6 +27,11 @@ for (const target of dbTargets()) {
           `UPDATE "${t.schema}".agno_jobs SET available_at = available_at - $2, created_at = created_at - $2 WHERE user_id = $1`,
           [userId, seconds],
         )),
+      putStoredMemory: async (row) =>
+        void (await t.query(
+          `INSERT INTO "${t.schema}".agno_memories (memory_id, user_id, memory, created_at, updated_at) VALUES ($1, $2, $3::jsonb, 1, 1)`,
+          [row.memory_id, row.user_id, JSON.stringify(row.memory)],
+        )),
       close: () => t.close(),
     };
   });

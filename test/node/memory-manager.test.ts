@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { z } from "zod";
+import { MAX_PAGE_LIMIT } from "../../src/db/pagination.js";
+import { NotFoundError } from "../../src/errors.js";
+import { respondWithTools } from "../../src/memory/model-call.js";
+import { message } from "../../src/models/message.js";
+import { tool } from "../../src/tools/tool.js";
 import { MemoryManager, SessionSummaryManager } from "../../src/memory/index.js";
 import { scriptedModel, memoryTestDb } from "../support/agent-kit.js";
 
@@ -75,6 +81,50 @@ describe("MemoryManager after a run (updateMemoryOnRun)", () => {
       ["mia-1", "Mia now prefers oolong over green tea"],
     ]);
     expect((await t.db.getUserMemory("noah-1"))!.memory).toBe("Noah plays chess");
+  });
+
+  it("answers a tool's error to the model and goes on: a bad memory id does not stop the calls after it", async () => {
+    const t = memoryTestDb();
+    const { model, script } = await scriptedModel([
+      { text: "Noted." },
+      {
+        toolCalls: [
+          { name: "update_memory", arguments: { memory_id: "x".repeat(300), memory: "too long an id" } },
+          { name: "add_memory", arguments: { memory: "Ann keeps bees" } },
+        ],
+      },
+      { text: "Done." },
+    ]);
+    const agent = new Agent({ model, db: t.db, updateMemoryOnRun: true });
+    const out = await agent.run("I keep bees", { userId: "ann" });
+    expect(out.memory_update_error).toBeUndefined();
+    expect((await t.db.getUserMemories("ann")).map((m) => m.memory)).toEqual(["Ann keeps bees"]);
+    const answers = sent((await script.requests())[2]!.body)
+      .filter((m) => m.role === "tool")
+      .map((m) => m.content);
+    expect(answers).toEqual([
+      expect.stringMatching(/^Error updating memory: .*memory_id/),
+      "Memory added successfully",
+    ]);
+  });
+
+  it("answers whatever a manager's tool throws as its error, as the run's tools are answered", async () => {
+    const { model, script } = await scriptedModel([
+      { toolCalls: [{ name: "lookup", arguments: {} }] },
+      { text: "It was not there." },
+    ]);
+    const lookup = tool({
+      name: "lookup",
+      description: "looks a thing up",
+      parameters: z.object({}),
+      execute: async () => {
+        throw new NotFoundError("thing 7 not found");
+      },
+    });
+    const reply = await respondWithTools(model, [message("user", "find thing 7")], [lookup]);
+    expect(reply).toEqual({ text: "It was not there.", toolCalls: 1 });
+    const answer = sent((await script.requests())[1]!.body).at(-1)!;
+    expect(answer).toMatchObject({ role: "tool", content: "Error: thing 7 not found" });
   });
 
   it("holds a user to the cap: an add beyond it is refused and the model told to update or delete", async () => {
@@ -247,6 +297,24 @@ describe("MemoryManager.optimizeMemories (agno's summarize strategy)", () => {
     const requests = await script.requests();
     expect(sent(requests[0]!.body)[1]!.content).toMatch(/Memory \d: Ann likes (green )?tea\n\nMemory \d: Ann likes/);
     expect(await manager.optimizeMemories("nobody")).toEqual([]);
+  });
+});
+
+describe("MemoryManager.optimizeMemories on more memories than one read holds", () => {
+  it("replaces only the memories it read: the user's unread ones stay", async () => {
+    const t = memoryTestDb();
+    const count = MAX_PAGE_LIMIT + 1;
+    for (let i = 0; i < count; i++)
+      await t.db.upsertUserMemory({ memory_id: `m${String(i).padStart(5, "0")}`, user_id: "ann", memory: `fact ${i}` });
+    const { model } = await scriptedModel([{ text: "Every fact, summed up." }]);
+    const applied = await new MemoryManager({ model, db: t.db }).optimizeMemories("ann");
+    expect(applied).toHaveLength(1);
+    const left = await t.db.listUserMemories({ userId: "ann", sortBy: "memory_id", sortOrder: "asc" });
+    // One read holds MAX_PAGE_LIMIT memories, so exactly one was never read and is still stored.
+    expect(left.total_count).toBe(2);
+    expect(left.data.map((m) => m.memory)).toEqual(
+      expect.arrayContaining(["Every fact, summed up.", expect.stringMatching(/^fact \d+$/)]),
+    );
   });
 });
 

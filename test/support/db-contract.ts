@@ -24,6 +24,8 @@ export interface ContractDb {
   expireJobLease(jobId: string): Promise<void>;
   /** moves the due and creation times of a user's jobs back by `seconds` */
   ageJobs(userId: string, seconds: number): Promise<void>;
+  /** stores a memory row whose `memory` is any JSON value, as agno (or its v1 migration) may have written it */
+  putStoredMemory(row: { memory_id: string; user_id: string; memory: unknown }): Promise<void>;
   close(): Promise<void>;
 }
 

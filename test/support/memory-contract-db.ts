@@ -27,6 +27,14 @@ export function memoryContractDb(): ContractDb {
             created_at: job.created_at - seconds,
           });
     },
+    putStoredMemory: async (row) =>
+      void tables.memories.set(row.memory_id, {
+        ...row,
+        memory: row.memory as string,
+        topics: null,
+        created_at: 1,
+        updated_at: 1,
+      }),
     close: async () => {},
   };
 }

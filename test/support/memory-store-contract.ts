@@ -116,21 +116,72 @@ export function describeMemoryStoreContract(make: () => ContractDb | Promise<Con
     it("replaces a user's whole set in one write, leaving other users alone", async () => {
       await c.db.upsertUserMemory({ memory_id: "r1", user_id: "cleo", memory: "Cleo sings" });
       await c.db.upsertUserMemory({ memory_id: "r2", user_id: "cleo", memory: "Cleo dances" });
-      const after = await c.db.replaceUserMemories("cleo", [
+      const after = await c.db.replaceUserMemories("cleo", "all", [
         { memory_id: "r9", user_id: "cleo", memory: "Cleo sings and dances", topics: ["arts"], agent_id: "helper" },
       ]);
       expect(after).toMatchObject([{ memory_id: "r9", user_id: "cleo", topics: ["arts"], agent_id: "helper" }]);
       expect(ids(await c.db.getUserMemories("cleo"))).toEqual(["r9"]);
       await expect(
-        c.db.replaceUserMemories("cleo", [{ memory_id: "b1", user_id: "cleo", memory: "takes ben's id" }]),
+        c.db.replaceUserMemories("cleo", ["r9"], [{ memory_id: "b1", user_id: "cleo", memory: "takes ben's id" }]),
       ).rejects.toThrow(ConflictError);
       expect(ids(await c.db.getUserMemories("cleo"))).toEqual(["r9"]);
       await expect(
-        c.db.replaceUserMemories("cleo", [{ memory_id: "r10", user_id: "ben", memory: "not cleo's" }]),
+        c.db.replaceUserMemories("cleo", ["r9"], [{ memory_id: "r10", user_id: "ben", memory: "not cleo's" }]),
       ).rejects.toThrow(ValidationError);
       expect(await c.db.getUserMemory("b1", { userId: "ben" })).not.toBeNull();
-      expect(await c.db.replaceUserMemories("cleo", [])).toEqual([]);
+      expect(await c.db.replaceUserMemories("cleo", "all", [])).toEqual([]);
       expect(await c.db.getUserMemories("cleo")).toEqual([]);
+    });
+
+    it("replaces only the memories named (those read): the user's others stay, as do others' named ids", async () => {
+      for (const id of ["u1", "u2", "u3"]) await c.db.upsertUserMemory({ memory_id: id, user_id: "dora", memory: id });
+      const after = await c.db.replaceUserMemories(
+        "dora",
+        ["u1", "u2", "b1", "never-was"],
+        [{ memory_id: "u9", user_id: "dora", memory: "u1 and u2" }],
+      );
+      expect(ids(after)).toEqual(["u9"]);
+      expect(ids(await c.db.getUserMemories("dora")).sort()).toEqual(["u3", "u9"]);
+      expect(await c.db.getUserMemory("b1", { userId: "ben" })).not.toBeNull();
+      // An id of the user's memories that was not named is still taken: nothing is written.
+      await expect(
+        c.db.replaceUserMemories("dora", ["u9"], [{ memory_id: "u3", user_id: "dora", memory: "clobbers u3" }]),
+      ).rejects.toThrow(ConflictError);
+      expect((await c.db.getUserMemory("u3"))!.memory).toBe("u3");
+      expect(ids(await c.db.getUserMemories("dora")).sort()).toEqual(["u3", "u9"]);
+      expect(await c.db.replaceUserMemories("dora", [], [])).toEqual([]);
+      expect(ids(await c.db.getUserMemories("dora")).sort()).toEqual(["u3", "u9"]);
+      await c.db.replaceUserMemories("dora", "all", []);
+    });
+
+    it("lets a replacing memory keep the id of one it replaces", async () => {
+      await c.db.upsertUserMemory({ memory_id: "k1", user_id: "eve", memory: "Eve likes tea" });
+      await c.db.upsertUserMemory({ memory_id: "k2", user_id: "eve", memory: "Eve likes green tea" });
+      const after = await c.db.replaceUserMemories(
+        "eve",
+        ["k1", "k2"],
+        [{ memory_id: "k1", user_id: "eve", memory: "Eve likes tea, green above all" }],
+      );
+      expect(after).toMatchObject([{ memory_id: "k1", memory: "Eve likes tea, green above all" }]);
+      expect((await c.db.getUserMemories("eve")).map((m) => [m.memory_id, m.memory])).toEqual([
+        ["k1", "Eve likes tea, green above all"],
+      ]);
+      await c.db.replaceUserMemories("eve", "all", []);
+    });
+
+    it("reads a memory stored as an object (agno v1-migrated) by its inner text, and searches that text", async () => {
+      await c.putStoredMemory({ memory_id: "v1a", user_id: "finn", memory: { memory: "Finn rows boats" } });
+      await c.putStoredMemory({ memory_id: "v1b", user_id: "finn", memory: { note: "no memory field" } });
+      expect((await c.db.getUserMemory("v1a"))!.memory).toBe("Finn rows boats");
+      expect(JSON.parse((await c.db.getUserMemory("v1b"))!.memory)).toEqual({ note: "no memory field" });
+      const listed = await c.db.listUserMemories({ userId: "finn", sortBy: "memory_id", sortOrder: "asc" });
+      expect(listed.data.map((m) => m.memory)[0]).toBe("Finn rows boats");
+      expect((await c.db.getUserMemories("finn")).find((m) => m.memory_id === "v1a")!.memory).toBe("Finn rows boats");
+      // The text is searched, not the JSON around it.
+      expect(ids((await c.db.listUserMemories({ userId: "finn", searchContent: "rows boats" })).data)).toEqual(["v1a"]);
+      expect((await c.db.listUserMemories({ userId: "finn", searchContent: '"memory"' })).total_count).toBe(0);
+      expect((await c.db.listUserMemories({ userId: "finn", searchContent: "{" })).total_count).toBe(1);
+      await c.db.replaceUserMemories("finn", "all", []);
     });
 
     it("stores a session's summary, for its owner only", async () => {

@@ -245,8 +245,12 @@ export class MemoryDb implements QueueDb {
   deleteUserMemories(memoryIds: string[], opts?: { userId?: string }): Promise<number> {
     return this.memories.deleteUserMemories(memoryIds, opts);
   }
-  replaceUserMemories(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
-    return this.memories.replaceUserMemories(userId, memories);
+  replaceUserMemories(
+    userId: string,
+    replacing: readonly string[] | "all",
+    memories: MemoryRecord[],
+  ): Promise<MemoryRecord[]> {
+    return this.memories.replaceUserMemories(userId, replacing, memories);
   }
   getMemoryTopics(opts?: { userId?: string }): Promise<string[]> {
     return this.memories.getMemoryTopics(opts);

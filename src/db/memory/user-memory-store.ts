@@ -1,11 +1,13 @@
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
-import { checkMemory, checkMemoryQuery } from "../memory-rules.js";
+import { checkMemory, checkMemoryQuery, memoryText } from "../memory-rules.js";
 import { MAX_PAGE_LIMIT, pageOf, resolvePage } from "../pagination.js";
 import type { MemoryQuery, UserMemoryStats, UserMemoryStore } from "../port.js";
 import type { MemoryRecord, Page } from "../types.js";
 import { validateId, validateIds } from "../validate.js";
 import { copy, now, stored, type MemoryTables } from "./tables.js";
 
+/** A copy of a stored memory, its text read as agno reads it (a row migrated from agno v1 may hold an object). */
+const view = (m: MemoryRecord): MemoryRecord => ({ ...copy(m), memory: memoryText(m.memory) });
 const at = (m: MemoryRecord) => m.updated_at ?? m.created_at ?? 0;
 const byId = (a: MemoryRecord, b: MemoryRecord) => (a.memory_id < b.memory_id ? -1 : a.memory_id > b.memory_id ? 1 : 0);
 
@@ -35,13 +37,13 @@ export class MemoryUserMemoryStore implements UserMemoryStore {
       .filter((m) => m.user_id === userId)
       .sort((a, b) => at(b) - at(a) || byId(a, b))
       .slice(0, limit)
-      .map(copy);
+      .map(view);
   }
 
   async getUserMemory(memoryId: string, opts: { userId?: string } = {}): Promise<MemoryRecord | null> {
     validateId(memoryId, "memory_id");
     const row = this.visible(memoryId, opts.userId);
-    return row ? copy(row) : null;
+    return row ? view(row) : null;
   }
 
   async listUserMemories(query: MemoryQuery = {}): Promise<Page<MemoryRecord>> {
@@ -53,11 +55,11 @@ export class MemoryUserMemoryStore implements UserMemoryStore {
         (query.agentId === undefined || m.agent_id === query.agentId) &&
         (query.teamId === undefined || m.team_id === query.teamId) &&
         (query.topics ?? []).every((topic) => (m.topics ?? []).includes(topic)) &&
-        (needle === undefined || m.memory.toLowerCase().includes(needle)),
+        (needle === undefined || memoryText(m.memory).toLowerCase().includes(needle)),
     );
     const sign = q.sortOrder === "asc" ? 1 : -1;
     matching.sort((a, b) => sign * compare(a[q.sortBy], b[q.sortBy]) || byId(a, b));
-    return pageOf(matching.slice(q.offset, q.offset + q.limit).map(copy), matching.length, q);
+    return pageOf(matching.slice(q.offset, q.offset + q.limit).map(view), matching.length, q);
   }
 
   async upsertUserMemory(m: MemoryRecord): Promise<MemoryRecord> {
@@ -67,7 +69,7 @@ export class MemoryUserMemoryStore implements UserMemoryStore {
       throw new ConflictError(`memory ${m.memory_id} belongs to another user`);
     const row = this.row(m, existing, now());
     this.t.memories.set(row.memory_id, row);
-    return copy(row);
+    return view(row);
   }
 
   private row(m: MemoryRecord, existing: MemoryRecord | undefined, ts: number): MemoryRecord {
@@ -106,20 +108,26 @@ export class MemoryUserMemoryStore implements UserMemoryStore {
     return ids.length;
   }
 
-  async replaceUserMemories(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
+  async replaceUserMemories(
+    userId: string,
+    replacing: readonly string[] | "all",
+    memories: MemoryRecord[],
+  ): Promise<MemoryRecord[]> {
     validateId(userId, "user_id");
+    const named = replacing === "all" ? null : new Set(replacing.length ? validateIds(replacing, "memory_ids") : []);
     for (const m of memories) {
       checkMemory(m);
       if (m.user_id !== userId) throw new ValidationError(`memory ${m.memory_id} is not user ${userId}'s`, "user_id");
     }
     const ts = now();
     return this.t.transaction(() => {
-      for (const [id, row] of this.t.memories) if (row.user_id === userId) this.t.memories.delete(id);
+      for (const [id, row] of this.t.memories)
+        if (row.user_id === userId && (named === null || named.has(id))) this.t.memories.delete(id);
       return memories.map((m) => {
         if (this.t.memories.has(m.memory_id)) throw new ConflictError(`memory ${m.memory_id} belongs to another user`);
         const row = this.row(m, undefined, ts);
         this.t.memories.set(row.memory_id, row);
-        return copy(row);
+        return view(row);
       });
     });
   }

@@ -43,10 +43,18 @@ export interface UserMemoryStore {
   /** all or nothing: NotFoundError (and nothing deleted) when one id is unknown or (with `userId`) another user's */
   deleteUserMemories(memoryIds: string[], opts?: { userId?: string }): Promise<number>;
   /**
-   * Replaces every memory of `userId` with `memories` (each must be that user's), in one write:
-   * a reader sees the old set or the new one, never a mix. Returns the stored rows.
+   * Replaces the memories of `userId` that `replacing` names (`"all"`: every one of them) with
+   * `memories` (each must be that user's), in one write: a reader sees the old set or the new
+   * one, never a mix. Only the memories a caller read are named, so the user's others stay;
+   * a named id that is unknown or another user's is passed over. A new memory may keep a
+   * replaced one's id; ConflictError when its id is any other stored memory's. Returns the
+   * stored rows.
    */
-  replaceUserMemories(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]>;
+  replaceUserMemories(
+    userId: string,
+    replacing: readonly string[] | "all",
+    memories: MemoryRecord[],
+  ): Promise<MemoryRecord[]>;
   /** the distinct topics of a user's memories (every user's without `userId`), sorted */
   getMemoryTopics(opts?: { userId?: string }): Promise<string[]>;
   /** per user: how many memories and when the last changed, most recently changed first */

@@ -1,6 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
 import { ConflictError, NotFoundError, ValidationError } from "../../errors.js";
-import { checkMemory, checkMemoryQuery } from "../memory-rules.js";
+import { checkMemory, checkMemoryQuery, memoryText } from "../memory-rules.js";
 import { MAX_PAGE_LIMIT, pageOf, resolvePage } from "../pagination.js";
 import type { MemoryQuery, UserMemoryStats } from "../ports/user-memory-store.js";
 import type { MemoryRecord, Page } from "../types.js";
@@ -11,8 +11,12 @@ import { pgJson } from "../../json-limits.js";
 import { nowSeconds } from "../../time.js";
 
 const COLUMNS = "memory_id, memory, input, agent_id, team_id, user_id, topics, created_at, updated_at";
-/** The memory's text whether agno stored it as a JSON string or (older rows) an object. */
-const MEMORY_TEXT = sql.raw("(CASE WHEN jsonb_typeof(memory) = 'string' THEN memory #>> '{}' ELSE memory::text END)");
+/** The memory's text as `memoryText` reads it: a JSON string, or (rows migrated from agno v1) an object's `memory` field. */
+const MEMORY_TEXT = sql.raw(
+  "(CASE WHEN jsonb_typeof(memory) = 'string' THEN memory #>> '{}'" +
+    " WHEN jsonb_typeof(memory) = 'object' AND jsonb_typeof(memory -> 'memory') <> 'null' THEN memory ->> 'memory'" +
+    " ELSE memory::text END)",
+);
 /** Text columns sort bytewise ("C"), as the in-memory adapter sorts them, whatever the database's collation. */
 const SORT_EXPR: Record<string, string> = {
   updated_at: "updated_at",
@@ -27,8 +31,7 @@ function toMemory(row: Record<string, unknown>): MemoryRecord {
   return {
     memory_id: String(row.memory_id),
     user_id: String(row.user_id),
-    // agno stores the memory as JSON: a string, or an object with its text
-    memory: typeof row.memory === "string" ? row.memory : JSON.stringify(row.memory),
+    memory: memoryText(row.memory),
     topics: (row.topics as string[] | null) ?? null,
     input: (row.input as string | null) ?? null,
     agent_id: (row.agent_id as string | null) ?? null,
@@ -53,6 +56,8 @@ export class MemoryTable {
   constructor(
     private readonly exec: Exec,
     private readonly table: SQL,
+    /** runs `fn` in one transaction: a replace's delete and insert are two statements */
+    private readonly transaction: <T>(fn: (tx: Exec) => Promise<T>) => Promise<T>,
   ) {}
 
   private owner(userId: string | undefined): SQL {
@@ -145,16 +150,33 @@ export class MemoryTable {
     return deleted;
   }
 
-  /** Deletes the user's memories and writes `memories` in one statement, so a reader never sees a mix. */
-  async replace(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
+  /**
+   * Deletes the named memories of the user, then writes `memories`, in one transaction so a
+   * reader never sees a mix. Two statements, not a data-modifying CTE: an INSERT beside a
+   * DELETE sees the rows as they were before it, so a memory keeping a replaced one's id
+   * would collide with itself.
+   */
+  async replace(
+    userId: string,
+    replacing: readonly string[] | "all",
+    memories: MemoryRecord[],
+  ): Promise<MemoryRecord[]> {
     validateId(userId, "user_id");
+    const named =
+      replacing === "all" ? null : [...new Set(replacing.length ? validateIds(replacing, "memory_ids") : [])];
     for (const m of memories) {
       checkMemory(m);
       if (m.user_id !== userId) throw new ValidationError(`memory ${m.memory_id} is not user ${userId}'s`, "user_id");
     }
     const now = nowSeconds();
+    const doomed =
+      named === null
+        ? sql`user_id = ${userId}`
+        : named.length === 0
+          ? sql`FALSE`
+          : sql`user_id = ${userId} AND memory_id IN (${idList(named)})`;
     if (memories.length === 0) {
-      await this.exec(sql`DELETE FROM ${this.table} WHERE user_id = ${userId}`);
+      await this.exec(sql`DELETE FROM ${this.table} WHERE ${doomed}`);
       return [];
     }
     const values = sql.join(
@@ -165,13 +187,13 @@ export class MemoryTable {
       sql`, `,
     );
     try {
-      const rows = await this.exec(sql`
-        WITH gone AS (DELETE FROM ${this.table} WHERE user_id = ${userId} RETURNING memory_id)
-        INSERT INTO ${this.table} (${sql.raw(COLUMNS)}) VALUES ${values}
-        RETURNING ${sql.raw(COLUMNS)}`);
+      const rows = await this.transaction(async (tx) => {
+        await tx(sql`DELETE FROM ${this.table} WHERE ${doomed}`);
+        return tx(sql`INSERT INTO ${this.table} (${sql.raw(COLUMNS)}) VALUES ${values} RETURNING ${sql.raw(COLUMNS)}`);
+      });
       return rows.map(toMemory);
     } catch (error) {
-      // A new id that is already taken (by another user: the user's own rows are gone in the same statement).
+      // A new id that is already another memory's (another user's, or one of this user's not replaced).
       if (isUniqueViolation(error)) throw new ConflictError("an optimized memory's id belongs to another memory");
       throw error;
     }

@@ -146,7 +146,9 @@ export class PostgresDb implements Db {
     this.t = agnoTables(this.schema, this.names);
     this.pool = opts.pool;
     this.exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
-    this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)));
+    this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)), (fn) =>
+      this.transaction(fn),
+    );
     this.learningTable = new LearningTable(this.exec, sql.raw(qualified(this.schema, this.names.learnings)));
     this.knowledgeTable = new KnowledgeContentTable(this.exec, sql.raw(qualified(this.schema, this.names.knowledge)));
     this.runEvents = new RunEventTable(this.exec, sql.raw(qualified(this.schema, this.names.runEvents)));
@@ -667,9 +669,13 @@ export class PostgresDb implements Db {
     return this.memoryTable.deleteMany(memoryIds, opts.userId);
   }
 
-  async replaceUserMemories(userId: string, memories: MemoryRecord[]): Promise<MemoryRecord[]> {
+  async replaceUserMemories(
+    userId: string,
+    replacing: readonly string[] | "all",
+    memories: MemoryRecord[],
+  ): Promise<MemoryRecord[]> {
     await this.inspect();
-    return this.memoryTable.replace(userId, memories);
+    return this.memoryTable.replace(userId, replacing, memories);
   }
 
   async getMemoryTopics(opts: { userId?: string } = {}): Promise<string[]> {
