@@ -441,17 +441,17 @@ export class Knowledge {
       await this.contents.deleteKnowledgeContents({ linkedTo: this.name });
       return;
     }
+    // own rows only: a page of shared rows (which a user may read but not delete) must not end the walk
     for (;;) {
       const page = await this.contents.listKnowledgeContents({
         limit: 100,
         page: 1,
         userId: opts.userId,
+        ownOnly: true,
         linkedTo: this.name,
       });
-      const own = page.items.filter((r) => r.user_id === opts.userId);
-      if (!own.length) return;
-      for (const r of own) await this.deleteContent(r.id, opts);
-      if (own.length < page.items.length && page.total <= page.items.length) return;
+      if (!page.items.length) return;
+      for (const r of page.items) await this.deleteContent(r.id, opts);
     }
   }
 
