@@ -84,6 +84,8 @@ export interface ContentScope {
 /** The most a content may hold, in bytes (text: its UTF-8): larger ones are refused before reading. */
 export const MAX_CONTENT_BYTES = 50 * 1024 * 1024;
 const MAX_QUERY_CHARS = 10_000;
+/** Chunk metadata keys Knowledge itself sets; a content's metadata cannot change them. */
+const RESERVED_CHUNK_KEYS: ReadonlySet<string> = new Set(["linked_to"]);
 
 /** A status message from any failure: the error's message, bounded. */
 function failureMessage(err: unknown): string {
@@ -415,8 +417,18 @@ export class Knowledge {
     if (patch.metadata !== undefined) {
       if (typeof patch.metadata !== "object" || patch.metadata === null || Array.isArray(patch.metadata))
         throw new ValidationError("metadata must be an object", "metadata");
-      // the chunks carry the content's metadata too, so filters see the change (agno's update_metadata)
-      await this.vectorDb.updateMetadata(id, patch.metadata);
+      // Keys Knowledge sets on chunks itself: linked_to scopes isolateVectorSearch, so a patch
+      // naming it would move the chunks into another knowledge base's searches.
+      const reserved = Object.keys(patch.metadata).filter((k) => RESERVED_CHUNK_KEYS.has(k));
+      if (reserved.length)
+        throw new ValidationError(
+          `metadata may not set ${reserved.join(", ")}: it is set by the knowledge base`,
+          "metadata",
+        );
+      // The chunks carry the content's metadata too, so filters see the change (agno's
+      // update_metadata); the previous metadata's keys go first so a removed key leaves the chunks.
+      const removeKeys = Object.keys(row.metadata ?? {}).filter((k) => !RESERVED_CHUNK_KEYS.has(k));
+      await this.vectorDb.updateMetadata(id, { ...patch.metadata, linked_to: this.name }, { removeKeys });
     }
     return this.contents.upsertKnowledgeContent({
       ...row,

@@ -178,6 +178,20 @@ describe.each(testStores())("Knowledge end to end on %s", (_name, open) => {
     expect((await k.listContents({ limit: 1, page: 1 })).total).toBe(101);
   });
 
+  it("a metadata patch cannot move chunks to another base, and a removed key leaves the chunks", async () => {
+    const vectorDb = new InMemoryVectorDb({ embedder: embedder() });
+    const a = new Knowledge({ name: "a", vectorDb, isolateVectorSearch: true }).withDb(store.db);
+    const b = new Knowledge({ name: "b", vectorDb, isolateVectorSearch: true }).withDb(store.db);
+    const row = await a.insert({ name: "k.txt", textContent: "Kestrels hover over fields.", metadata: { team: "x" } });
+    await expect(a.patchContent(row.id, { metadata: { linked_to: "b" } })).rejects.toBeInstanceOf(ValidationError);
+    expect(await b.search("kestrels hover")).toEqual([]);
+    await a.patchContent(row.id, { metadata: { colour: "red" } });
+    const [doc] = await a.search("kestrels hover");
+    expect(doc!.meta_data).toMatchObject({ colour: "red", linked_to: "a" });
+    expect(doc!.meta_data).not.toHaveProperty("team");
+    expect(await a.search("kestrels hover", { filters: { team: "x" } })).toEqual([]);
+  });
+
   it("addPending then process (the background path); delete all removes contents and vectors", async () => {
     const k = kb();
     const pending = await k.addPending({ name: "n.txt", textContent: "Owls hunt at night." });
