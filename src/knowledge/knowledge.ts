@@ -45,8 +45,8 @@ export interface KnowledgeOptions {
   /** default 10 */
   maxResults?: number;
   /**
-   * a search with a user id sees that user's contents and the shared ones only (agno 3.0);
-   * default true
+   * only this knowledge's own chunks (linked_to) are searched, for a vector table several
+   * knowledge bases share; off unless set, as agno's default is False (user scoping applies either way)
    */
   isolateVectorSearch?: boolean;
   /** where uploaded files are kept */
@@ -365,7 +365,8 @@ export class Knowledge {
 
   /**
    * The documents most relevant to `query`. `userId` (else the run context's): a string sees that
-   * user's contents and the shared ones, null only the shared ones, undefined every one (agno).
+   * user's contents and the shared ones, null (a run without a user) only the shared ones,
+   * undefined (no run context) every one.
    * With isolateVectorSearch, only this knowledge's contents (linked_to) in a shared table.
    */
   async search(query: string, opts: KnowledgeSearchOptions = {}): Promise<KnowledgeDocument[]> {
@@ -382,7 +383,9 @@ export class Knowledge {
       const scope = EQ("linked_to", this.name);
       filters = filters ? { op: "AND", conditions: [scope, filters] } : scope;
     }
-    const userId = opts.userId !== undefined ? opts.userId : (opts.runContext?.userId ?? undefined);
+    // a run context without a user sees the shared contents only
+    const userId =
+      opts.userId !== undefined ? opts.userId : opts.runContext ? (opts.runContext.userId ?? null) : undefined;
     if (userId !== undefined && userId !== null) validateId(userId, "user_id");
     const embedding =
       searchType === "keyword" ? undefined : (await this.requireEmbedder().embed([query])).embeddings[0];
