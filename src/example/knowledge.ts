@@ -1,5 +1,6 @@
 import { Knowledge } from "../knowledge/knowledge.js";
 import type { Embedder } from "../knowledge/embedder.js";
+import { runtimeHostLookup } from "../knowledge/remote/runtime-lookup.js";
 import { safeFetcher } from "../knowledge/remote/safe-fetch.js";
 import { PgVector } from "../knowledge/vectordb/pgvector/pg-vector.js";
 
@@ -15,6 +16,7 @@ export function exampleKnowledge(embedder: Embedder): Knowledge {
     description: "Documents the example assistant searches: upload them at POST /knowledge/content",
     vectorDb: new PgVector({ tableName: "assistant_knowledge", embedder, searchType: "hybrid" }),
     embedder,
-    fetcher: safeFetcher(),
+    // on Node (npm run dev) host names are resolved and checked too; workerd blocks private targets itself
+    fetcher: safeFetcher({ lookup: runtimeHostLookup() }),
   });
 }

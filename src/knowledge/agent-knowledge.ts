@@ -42,9 +42,10 @@ async function relevantDocs(
   filters: KnowledgeFilters | undefined,
   ctx: RetrievalContext,
 ): Promise<Array<Record<string, unknown>>> {
+  // a run without a user searches the shared contents only (null), never every user's
   const docs = await knowledge.search(query, {
     filters,
-    ...(ctx.userId !== null ? { userId: ctx.userId } : {}),
+    userId: ctx.userId,
     runContext: { userId: ctx.userId, sessionId: ctx.sessionId ?? null },
   });
   return docs.map((d) => documentToDict(d) as Record<string, unknown>);

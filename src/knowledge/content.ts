@@ -66,6 +66,11 @@ export interface ListContentsOptions {
   sortOrder?: "asc" | "desc";
   /** undefined: every row (admin); a string: that user's and the shared; null: shared only */
   userId?: string | null;
+  /**
+   * with a string userId: that user's rows only, not the shared ones (what "delete all my
+   * contents" pages through; a page of shared rows must not end the walk early)
+   */
+  ownOnly?: boolean;
   /** only contents linked to this knowledge (its name) */
   linkedTo?: string;
 }

@@ -45,8 +45,8 @@ export interface KnowledgeOptions {
   /** default 10 */
   maxResults?: number;
   /**
-   * a search with a user id sees that user's contents and the shared ones only (agno 3.0);
-   * default true
+   * only this knowledge's own chunks (linked_to) are searched, for a vector table several
+   * knowledge bases share; off unless set, as agno's default is False (user scoping applies either way)
    */
   isolateVectorSearch?: boolean;
   /** where uploaded files are kept */
@@ -84,6 +84,8 @@ export interface ContentScope {
 /** The most a content may hold, in bytes (text: its UTF-8): larger ones are refused before reading. */
 export const MAX_CONTENT_BYTES = 50 * 1024 * 1024;
 const MAX_QUERY_CHARS = 10_000;
+/** Chunk metadata keys Knowledge itself sets; a content's metadata cannot change them. */
+const RESERVED_CHUNK_KEYS: ReadonlySet<string> = new Set(["linked_to"]);
 
 /** A status message from any failure: the error's message, bounded. */
 function failureMessage(err: unknown): string {
@@ -363,7 +365,8 @@ export class Knowledge {
 
   /**
    * The documents most relevant to `query`. `userId` (else the run context's): a string sees that
-   * user's contents and the shared ones, null only the shared ones, undefined every one (agno).
+   * user's contents and the shared ones, null (a run without a user) only the shared ones,
+   * undefined (no run context) every one.
    * With isolateVectorSearch, only this knowledge's contents (linked_to) in a shared table.
    */
   async search(query: string, opts: KnowledgeSearchOptions = {}): Promise<KnowledgeDocument[]> {
@@ -380,7 +383,9 @@ export class Knowledge {
       const scope = EQ("linked_to", this.name);
       filters = filters ? { op: "AND", conditions: [scope, filters] } : scope;
     }
-    const userId = opts.userId !== undefined ? opts.userId : (opts.runContext?.userId ?? undefined);
+    // a run context without a user sees the shared contents only
+    const userId =
+      opts.userId !== undefined ? opts.userId : opts.runContext ? (opts.runContext.userId ?? null) : undefined;
     if (userId !== undefined && userId !== null) validateId(userId, "user_id");
     const embedding =
       searchType === "keyword" ? undefined : (await this.requireEmbedder().embed([query])).embeddings[0];
@@ -415,8 +420,18 @@ export class Knowledge {
     if (patch.metadata !== undefined) {
       if (typeof patch.metadata !== "object" || patch.metadata === null || Array.isArray(patch.metadata))
         throw new ValidationError("metadata must be an object", "metadata");
-      // the chunks carry the content's metadata too, so filters see the change (agno's update_metadata)
-      await this.vectorDb.updateMetadata(id, patch.metadata);
+      // Keys Knowledge sets on chunks itself: linked_to scopes isolateVectorSearch, so a patch
+      // naming it would move the chunks into another knowledge base's searches.
+      const reserved = Object.keys(patch.metadata).filter((k) => RESERVED_CHUNK_KEYS.has(k));
+      if (reserved.length)
+        throw new ValidationError(
+          `metadata may not set ${reserved.join(", ")}: it is set by the knowledge base`,
+          "metadata",
+        );
+      // The chunks carry the content's metadata too, so filters see the change (agno's
+      // update_metadata); the previous metadata's keys go first so a removed key leaves the chunks.
+      const removeKeys = Object.keys(row.metadata ?? {}).filter((k) => !RESERVED_CHUNK_KEYS.has(k));
+      await this.vectorDb.updateMetadata(id, { ...patch.metadata, linked_to: this.name }, { removeKeys });
     }
     return this.contents.upsertKnowledgeContent({
       ...row,
@@ -441,17 +456,17 @@ export class Knowledge {
       await this.contents.deleteKnowledgeContents({ linkedTo: this.name });
       return;
     }
+    // own rows only: a page of shared rows (which a user may read but not delete) must not end the walk
     for (;;) {
       const page = await this.contents.listKnowledgeContents({
         limit: 100,
         page: 1,
         userId: opts.userId,
+        ownOnly: true,
         linkedTo: this.name,
       });
-      const own = page.items.filter((r) => r.user_id === opts.userId);
-      if (!own.length) return;
-      for (const r of own) await this.deleteContent(r.id, opts);
-      if (own.length < page.items.length && page.total <= page.items.length) return;
+      if (!page.items.length) return;
+      for (const r of page.items) await this.deleteContent(r.id, opts);
     }
   }
 

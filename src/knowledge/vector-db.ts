@@ -63,8 +63,15 @@ export interface VectorDb {
   /** how many rows were deleted */
   deleteByContentId(contentId: string): Promise<number>;
   deleteByMetadata(filter: FilterExpr): Promise<number>;
-  /** merges `metadata` into the meta_data of every row of a content (agno's update_metadata); how many rows */
-  updateMetadata(contentId: string, metadata: Record<string, unknown>): Promise<number>;
+  /**
+   * merges `metadata` into the meta_data of every row of a content (agno's update_metadata),
+   * first dropping `removeKeys` (what the content's previous metadata put there); how many rows
+   */
+  updateMetadata(
+    contentId: string,
+    metadata: Record<string, unknown>,
+    opts?: { removeKeys?: string[] },
+  ): Promise<number>;
   /** every row, keeping the table */
   deleteAll(): Promise<void>;
   /**

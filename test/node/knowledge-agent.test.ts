@@ -4,6 +4,7 @@ import { Team } from "../../src/team/index.js";
 import { MemoryDb } from "../../src/db/memory/memory-db.js";
 import { openAIEmbedder } from "../../src/knowledge/embedders/openai-embedder.js";
 import { Knowledge } from "../../src/knowledge/knowledge.js";
+import { knowledgeContext } from "../../src/knowledge/agent-knowledge.js";
 import { InMemoryVectorDb } from "../../src/knowledge/vectordb/in-memory-vector-db.js";
 import { scriptedModel } from "../support/agent-kit.js";
 import { startEmbeddingServer, type EmbeddingServer } from "../support/embedding-server.js";
@@ -39,6 +40,14 @@ describe("agents with knowledge", () => {
     await kb.insert({ name: "private.md", textContent: "Refunds for Alice go to her bank account.", userId: "alice" });
   });
   afterAll(() => server.stop());
+
+  it("a run without a user searches the shared contents only", async () => {
+    const anon = await knowledgeContext(kb, "Refunds for Alice bank account", { userId: null });
+    expect(anon).toContain("<references>");
+    expect(anon).not.toContain("her bank account");
+    const alice = await knowledgeContext(kb, "Refunds for Alice bank account", { userId: "alice" });
+    expect(alice).toContain("her bank account");
+  });
 
   it("the model calls search_knowledge_base, gets the chunks, answers; the run stores the references", async () => {
     const { model, script } = await scriptedModel([

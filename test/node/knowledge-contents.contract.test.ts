@@ -50,6 +50,12 @@ describe.each(testStores({ everyPostgres: true }))("KnowledgeContentStore on %s"
     expect(await list(undefined)).toEqual(["b1", "a2", "a1", "s1"]);
   });
 
+  it("ownOnly lists a user's rows without the shared ones", async () => {
+    const own = await store.db.listKnowledgeContents({ limit: 10, page: 1, userId: "alice", ownOnly: true });
+    expect(own.items.map((r) => r.id)).toEqual(["a2", "a1"]);
+    expect(own.total).toBe(2);
+  });
+
   it("pages and sorts with a total", async () => {
     const page = await store.db.listKnowledgeContents({
       limit: 2,

@@ -167,6 +167,31 @@ describe.each(testStores())("Knowledge end to end on %s", (_name, open) => {
     expect(row).toMatchObject({ status: "failed", status_message: expect.stringMatching(/PDF could not be read/) });
   });
 
+  it("a user's delete all removes their older contents even when the newest page is all shared", async () => {
+    const k = kb();
+    const mine = await k.insert({ name: "mine.txt", textContent: "Herons wade in shallow water.", userId: "u1" });
+    // more shared contents than one page of the walk, all newer than the user's
+    for (let i = 0; i < 101; i++) await k.addPending({ name: `shared-${i}.txt`, textContent: `shared ${i}` });
+    await k.deleteAllContents({ userId: "u1" });
+    expect(await k.getContent(mine.id)).toBeNull();
+    expect(await k.search("herons wade", { userId: "u1" })).toEqual([]);
+    expect((await k.listContents({ limit: 1, page: 1 })).total).toBe(101);
+  });
+
+  it("a metadata patch cannot move chunks to another base, and a removed key leaves the chunks", async () => {
+    const vectorDb = new InMemoryVectorDb({ embedder: embedder() });
+    const a = new Knowledge({ name: "a", vectorDb, isolateVectorSearch: true }).withDb(store.db);
+    const b = new Knowledge({ name: "b", vectorDb, isolateVectorSearch: true }).withDb(store.db);
+    const row = await a.insert({ name: "k.txt", textContent: "Kestrels hover over fields.", metadata: { team: "x" } });
+    await expect(a.patchContent(row.id, { metadata: { linked_to: "b" } })).rejects.toBeInstanceOf(ValidationError);
+    expect(await b.search("kestrels hover")).toEqual([]);
+    await a.patchContent(row.id, { metadata: { colour: "red" } });
+    const [doc] = await a.search("kestrels hover");
+    expect(doc!.meta_data).toMatchObject({ colour: "red", linked_to: "a" });
+    expect(doc!.meta_data).not.toHaveProperty("team");
+    expect(await a.search("kestrels hover", { filters: { team: "x" } })).toEqual([]);
+  });
+
   it("addPending then process (the background path); delete all removes contents and vectors", async () => {
     const k = kb();
     const pending = await k.addPending({ name: "n.txt", textContent: "Owls hunt at night." });

@@ -177,6 +177,12 @@ export function vectorContract(name: string, target: () => VectorTarget) {
         extra: 1,
         year: 2023,
       });
+      // a metadata update first drops what the content's previous metadata had put there
+      expect(await db.updateMetadata("c-office", { topic: "again" }, { removeKeys: ["extra", "lang"] })).toBe(1);
+      const meta = (await db.search({ ...q("cat"), limit: 1 }))[0]!.meta_data;
+      expect(meta).toMatchObject({ topic: "again", year: 2023 });
+      expect(meta).not.toHaveProperty("extra");
+      expect(meta).not.toHaveProperty("lang");
       await db.deleteAll();
       expect(await db.search({ ...q("cat"), limit: 10 })).toEqual([]);
       expect(await db.exists()).toBe(true);

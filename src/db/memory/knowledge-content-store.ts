@@ -26,7 +26,9 @@ export class MemoryKnowledgeContentStore implements KnowledgeContentStore {
   async listKnowledgeContents(opts: ListContentsOptions): Promise<ContentPage> {
     const q = contentListQuery(opts);
     const rows = [...this.rows.values()].filter(
-      (r) => contentVisible(r, opts.userId) && (opts.linkedTo === undefined || r.linked_to === opts.linkedTo),
+      (r) =>
+        (opts.ownOnly && opts.userId !== undefined ? r.user_id === opts.userId : contentVisible(r, opts.userId)) &&
+        (opts.linkedTo === undefined || r.linked_to === opts.linkedTo),
     );
     const key = (r: ContentRecord) => (q.sortBy === "name" ? r.name : (r[q.sortBy] ?? 0));
     rows.sort((a, b) => {

@@ -12,6 +12,6 @@ export interface KnowledgeContentStore {
   listKnowledgeContents(opts: ListContentsOptions): Promise<ContentPage>;
   /** NotFoundError when unknown or not the caller's to change */
   deleteKnowledgeContent(id: string, opts?: { userId?: string | null }): Promise<void>;
-  /** how many rows were deleted */
+  /** how many rows were deleted; a string userId deletes that user's rows only, never shared ones */
   deleteKnowledgeContents(opts: { linkedTo?: string; userId?: string | null }): Promise<number>;
 }

@@ -78,7 +78,8 @@ export class KnowledgeContentTable {
 
   async list(opts: ListContentsOptions): Promise<ContentPage> {
     const q = contentListQuery(opts);
-    const where = sql`${visible(opts.userId)} AND ${opts.linkedTo === undefined ? sql`TRUE` : sql`linked_to = ${opts.linkedTo}`}`;
+    const scope = opts.ownOnly && opts.userId !== undefined ? writable(opts.userId) : visible(opts.userId);
+    const where = sql`${scope} AND ${opts.linkedTo === undefined ? sql`TRUE` : sql`linked_to = ${opts.linkedTo}`}`;
     const dir = sql.raw(q.desc ? "DESC" : "ASC");
     const rows = await this.exec(sql`SELECT ${sql.raw(COLUMNS)}, count(*) OVER () AS total FROM ${this.table}
       WHERE ${where} ORDER BY ${sql.raw(q.sortBy)} ${dir} NULLS LAST, id ${dir} LIMIT ${q.limit} OFFSET ${q.offset}`);

@@ -1,4 +1,5 @@
 import { ValidationError } from "../../errors.js";
+import type { ChunkingStrategy } from "../chunking.js";
 import type { KnowledgeDocument } from "../document.js";
 
 /** agno's ChunkingStrategy.clean_text: runs of whitespace (newlines too, as Python's \s) become one space. */
@@ -48,3 +49,18 @@ export function checkSizes(chunkSize: number, overlap: number): void {
 
 /** agno's default chunk size for every reader. */
 export const DEFAULT_CHUNK_SIZE = 5000;
+
+/** A chunker cut by size with an overlap (agno's chunk_size, overlap): the sizes, defaulted and checked once. */
+export abstract class SizedChunking implements ChunkingStrategy {
+  abstract readonly id: string;
+  readonly chunkSize: number;
+  readonly overlap: number;
+
+  constructor(opts: { chunkSize?: number; overlap?: number } = {}) {
+    this.chunkSize = opts.chunkSize ?? DEFAULT_CHUNK_SIZE;
+    this.overlap = opts.overlap ?? 0;
+    checkSizes(this.chunkSize, this.overlap);
+  }
+
+  abstract chunk(doc: KnowledgeDocument): KnowledgeDocument[];
+}

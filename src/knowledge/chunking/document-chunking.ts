@@ -1,22 +1,12 @@
-import type { ChunkingStrategy } from "../chunking.js";
 import type { KnowledgeDocument } from "../document.js";
-import { checkSizes, DEFAULT_CHUNK_SIZE, makeChunk } from "./chunk-base.js";
+import { makeChunk, SizedChunking } from "./chunk-base.js";
 
 /**
  * agno's DocumentChunking: paragraphs (blank-line separated) packed into chunks of at most
  * `chunkSize`; a paragraph longer than that is cut by words. PDF's default.
  */
-export class DocumentChunking implements ChunkingStrategy {
+export class DocumentChunking extends SizedChunking {
   readonly id = "DocumentChunker";
-  readonly chunkSize: number;
-  readonly overlap: number;
-
-  constructor(opts: { chunkSize?: number; overlap?: number } = {}) {
-    this.chunkSize = opts.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    this.overlap = opts.overlap ?? 0;
-    checkSizes(this.chunkSize, this.overlap);
-  }
-
   chunk(doc: KnowledgeDocument): KnowledgeDocument[] {
     if (doc.content.length <= this.chunkSize) return [doc];
     const pieces: string[] = [];

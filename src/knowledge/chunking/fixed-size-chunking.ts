@@ -1,6 +1,5 @@
-import type { ChunkingStrategy } from "../chunking.js";
 import type { KnowledgeDocument } from "../document.js";
-import { checkSizes, cleanText, DEFAULT_CHUNK_SIZE, makeChunk } from "./chunk-base.js";
+import { cleanText, makeChunk, SizedChunking } from "./chunk-base.js";
 
 const BREAK = new Set([" ", "\n", "\r", "\t"]);
 
@@ -9,17 +8,8 @@ const BREAK = new Set([" ", "\n", "\r", "\t"]);
  * whitespace so no word is split (unless one word fills the chunk), each chunk starting `overlap`
  * characters before the previous one ended.
  */
-export class FixedSizeChunking implements ChunkingStrategy {
+export class FixedSizeChunking extends SizedChunking {
   readonly id = "FixedSizeChunker";
-  readonly chunkSize: number;
-  readonly overlap: number;
-
-  constructor(opts: { chunkSize?: number; overlap?: number } = {}) {
-    this.chunkSize = opts.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    this.overlap = opts.overlap ?? 0;
-    checkSizes(this.chunkSize, this.overlap);
-  }
-
   chunk(doc: KnowledgeDocument): KnowledgeDocument[] {
     const content = cleanText(doc.content);
     const out: KnowledgeDocument[] = [];

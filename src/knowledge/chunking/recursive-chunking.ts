@@ -1,22 +1,12 @@
-import type { ChunkingStrategy } from "../chunking.js";
 import type { KnowledgeDocument } from "../document.js";
-import { checkSizes, cleanText, DEFAULT_CHUNK_SIZE, makeChunk } from "./chunk-base.js";
+import { cleanText, makeChunk, SizedChunking } from "./chunk-base.js";
 
 /**
  * agno's RecursiveChunking: each chunk ends at the last newline (else the last full stop) within
  * `chunkSize`; the next starts `overlap` characters earlier. A document that fits is returned whole.
  */
-export class RecursiveChunking implements ChunkingStrategy {
+export class RecursiveChunking extends SizedChunking {
   readonly id = "RecursiveChunker";
-  readonly chunkSize: number;
-  readonly overlap: number;
-
-  constructor(opts: { chunkSize?: number; overlap?: number } = {}) {
-    this.chunkSize = opts.chunkSize ?? DEFAULT_CHUNK_SIZE;
-    this.overlap = opts.overlap ?? 0;
-    checkSizes(this.chunkSize, this.overlap);
-  }
-
   chunk(doc: KnowledgeDocument): KnowledgeDocument[] {
     const content = doc.content;
     if (content.length <= this.chunkSize) return [doc];

@@ -146,11 +146,17 @@ export class InMemoryVectorDb implements VectorDb {
     return n;
   }
 
-  async updateMetadata(contentId: string, metadata: Record<string, unknown>): Promise<number> {
+  async updateMetadata(
+    contentId: string,
+    metadata: Record<string, unknown>,
+    opts: { removeKeys?: string[] } = {},
+  ): Promise<number> {
     let n = 0;
     for (const r of this.rows.values())
       if (r.content_id === contentId) {
-        r.meta_data = { ...r.meta_data, ...structuredClone(metadata) };
+        const kept = { ...r.meta_data };
+        for (const k of opts.removeKeys ?? []) delete kept[k];
+        r.meta_data = { ...kept, ...structuredClone(metadata) };
         n++;
       }
     return n;

@@ -405,18 +405,10 @@ export function knowledgeRoutes(bases: readonly Knowledge[], opts: KnowledgeRout
   handle(app, deleteAll, async (c) => {
     const q = c.req.valid("query");
     const { bound } = await resolve(c, q);
+    // A user clears their own contents only, never the shared ones their reads also see; a
+    // principal without a user id owns nothing here, and shared contents are an admin's to clear.
     const scoped = scopedUserId(c);
-    if (scoped === undefined) {
-      await bound.deleteAllContents({});
-    } else if (scoped !== null) {
-      // A user clears their own contents only, never the shared ones their reads also see.
-      for (;;) {
-        const { items } = await bound.listContents({ limit: 1000, page: 1, userId: scoped });
-        const own = items.filter((r) => r.user_id === scoped);
-        if (own.length === 0) break;
-        for (const r of own) await bound.deleteContent(r.id, { userId: scoped });
-      }
-    }
+    if (scoped !== null) await bound.deleteAllContents({ userId: scoped });
     return c.json("success" as const, 200);
   });
 

@@ -43,6 +43,8 @@
  *   `POST /knowledge/remote-content` is agno's 400, since no remote source type (S3, GCS,
  *   SharePoint, GitHub) is implemented; `knowledge_id` is the knowledge base's own `id`, which
  *   `/config`'s `knowledge_instances` list, not agno's hash of database, table and name.
+ * - Knowledge: a run without a user searches the shared contents only (agno searches every
+ *   user's then), so an anonymous run never reads what a user uploaded for themselves.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

@@ -386,10 +386,16 @@ export class PgVector implements VectorDb {
     ).length;
   }
 
-  async updateMetadata(contentId: string, metadata: Record<string, unknown>): Promise<number> {
+  async updateMetadata(
+    contentId: string,
+    metadata: Record<string, unknown>,
+    opts: { removeKeys?: string[] } = {},
+  ): Promise<number> {
     await this.ensure();
-    const rows = await this.executor
-      .exec(sql`UPDATE ${this.table} SET meta_data = COALESCE(meta_data, '{}'::jsonb) || ${JSON.stringify(metadata)}::jsonb,
+    const remove = JSON.stringify(opts.removeKeys ?? []);
+    const rows = await this.executor.exec(sql`UPDATE ${this.table}
+      SET meta_data = (COALESCE(meta_data, '{}'::jsonb) - ARRAY(SELECT jsonb_array_elements_text(${remove}::jsonb)))
+        || ${JSON.stringify(metadata)}::jsonb,
       updated_at = now() WHERE content_id = ${contentId} RETURNING id`);
     return rows.length;
   }
