@@ -11,7 +11,7 @@ import {
   RESERVED_ENTITY_NAMESPACE,
   sameUser,
 } from "../../learn/utils.js";
-import { principalOf } from "../auth/scopes.js";
+import { scopedUserId } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
 import { defineRoute, errorSchema, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
 import { paginationInfo } from "../wire/paginated.js";
@@ -180,18 +180,12 @@ const deleteLearning = defineRoute({
   responses: { 204: { description: "Deleted" }, ...dbErrors, ...notFound, ...forbidden },
 });
 
-/** agno's get_scoped_user_id: the caller's user under isolation, unless an admin; else nobody (full access). */
-function scopedUser(c: Context<OSEnv>): string | undefined {
-  const principal = principalOf(c);
-  return c.get("userIsolation") && !principal.admin ? (principal.userId ?? undefined) : undefined;
-}
-
 /**
  * agno's _enforce_user_scope: another user's record is 404 (its existence is not told); a
  * record with no owner is readable by all and changed by admins only.
  */
 function enforceUserScope(c: Context<OSEnv>, record: LearningRecord, mutating = false): void {
-  const scoped = scopedUser(c);
+  const scoped = scopedUserId(c);
   if (scoped === undefined) return;
   if (record.user_id === null) {
     if (mutating) throw new ForbiddenError("Only admins can modify learnings that have no owner (user_id is null)");
@@ -226,7 +220,7 @@ export function learningRoutes() {
   handle(app, listLearnings, async (c) => {
     const q = c.req.valid("query");
     const started = Date.now();
-    const scoped = scopedUser(c);
+    const scoped = scopedUserId(c);
     if (scoped !== undefined && q.user_id !== undefined && q.user_id !== scoped)
       throw new ForbiddenError("Cannot list learnings for another user");
     const userId = scoped ?? q.user_id;
@@ -254,7 +248,7 @@ export function learningRoutes() {
   handle(app, createLearning, async (c) => {
     const q = c.req.valid("query");
     const b = c.req.valid("json");
-    const scoped = scopedUser(c);
+    const scoped = scopedUserId(c);
     if (scoped !== undefined && b.user_id != null && b.user_id !== scoped)
       throw new ForbiddenError("Cannot create learnings for another user");
     if (b.learning_type === "entity_memory" && b.namespace != null && RESERVED_ENTITY_NAMESPACE.test(b.namespace))
@@ -308,7 +302,7 @@ export function learningRoutes() {
   handle(app, listLearningUsers, async (c) => {
     const q = c.req.valid("query");
     const started = Date.now();
-    const scoped = scopedUser(c);
+    const scoped = scopedUserId(c);
     if (scoped !== undefined && q.user_id !== undefined && q.user_id !== scoped)
       throw new ForbiddenError("Cannot list learning users for another user");
     const page = await learningsDb(c, q).learningUsers({
@@ -328,7 +322,7 @@ export function learningRoutes() {
   handle(app, deleteLearningUser, async (c) => {
     const q = c.req.valid("query");
     const { user_id } = c.req.valid("param");
-    const scoped = scopedUser(c);
+    const scoped = scopedUserId(c);
     if (scoped !== undefined && user_id !== scoped)
       throw new ForbiddenError("Cannot delete learnings for another user");
     await learningsDb(c, q).deleteUserLearnings(user_id, { learningType: q.learning_type });
