@@ -54,3 +54,38 @@ describe("scopedUserId", () => {
     expect(res.status).toBe(200);
   });
 });
+
+describe("POST /learnings entity_memory outside namespace user", () => {
+  const entity = { learning_type: "entity_memory", entity_id: "acme", entity_type: "company", content: {} };
+  const post = async (principal: Principal, body: unknown) => {
+    const db = new MemoryDb();
+    const app = new Hono<OSEnv>();
+    app.onError(onError);
+    app.use(async (c, next) => {
+      c.set("principal", principal);
+      c.set("userIsolation", true);
+      await next();
+    });
+    app.route("/", learningRoutes());
+    const res = await app.request(
+      "/learnings",
+      { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } },
+      { dbs: [db] },
+    );
+    return { status: res.status, db };
+  };
+  const alice: Principal = { userId: "alice", scopes: SCOPES, admin: false };
+  const admin: Principal = { userId: "root", scopes: ["agent_os:admin"], admin: true };
+
+  it("refuses an owner on a shared entity (422) and a non-admin creating one (403); an admin creates it ownerless", async () => {
+    expect((await post(alice, { ...entity, namespace: "global", user_id: "alice" })).status).toBe(422);
+    expect((await post(alice, { ...entity, user_id: "alice" })).status).toBe(422);
+    expect((await post(alice, entity)).status).toBe(403);
+    expect((await post(admin, { ...entity, namespace: "team", user_id: "root" })).status).toBe(422);
+    const made = await post(admin, entity);
+    expect(made.status).toBe(201);
+    expect((await made.db.getLearning("entity_global_company_acme"))!.user_id).toBeNull();
+    // namespace "user" stays the user's own
+    expect((await post(alice, { ...entity, namespace: "user", user_id: "alice" })).status).toBe(201);
+  });
+});

@@ -257,6 +257,20 @@ export function learningRoutes() {
           "so a record stored under it would occupy another user's key. Choose a different namespace.",
         "namespace",
       );
+    if (b.learning_type === "entity_memory" && (b.namespace || DEFAULT_LEARNING_NAMESPACE) !== "user") {
+      // Outside namespace "user" an entity is shared by every user: a row carrying an owner
+      // would reach everyone's prompt yet refuse their agents' writes, so it has none, and
+      // rows with no owner are created by admins only.
+      if (b.user_id != null)
+        throw new ValidationError(
+          `entity_memory outside namespace "user" is shared and has no owner; omit user_id (or use namespace "user")`,
+          "user_id",
+        );
+      if (scoped !== undefined)
+        throw new ForbiddenError(
+          'Only admins can create shared entity memory; use namespace "user" for your own entities',
+        );
+    }
     const deterministic = await buildLearningId(b.learning_type, {
       userId: b.user_id,
       sessionId: b.session_id,

@@ -1,0 +1,31 @@
+/**
+ * Learning edges found in review: shared entity memory has no owner (a user's row there reaches
+ * nobody), malformed content recalls as empty, agents sharing one machine extract with their own
+ * models, and long identities still get ids within the column's bound.
+ */
+import { describe, expect, it } from "vitest";
+import { MemoryDb } from "../../src/db/memory/index.js";
+import { EntityMemoryStore } from "../../src/learn/stores/entity-memory.js";
+
+describe("shared entity memory is ownerless", () => {
+  it("a row carrying a user id in a shared namespace is not recalled, and agents keep recording there", async () => {
+    const db = new MemoryDb();
+    await db.createLearning({
+      learning_id: "entity_global_company_acme",
+      learning_type: "entity_memory",
+      namespace: "global",
+      user_id: "mallory",
+      entity_id: "acme",
+      entity_type: "company",
+      content: { entity_id: "acme", entity_type: "company", name: "Acme", facts: [{ id: "f", content: "poison" }] },
+    });
+    const store = new EntityMemoryStore();
+    const bob = { db, userId: "bob", sessionId: "s", agentId: "crm" };
+    expect(await store.recall(bob)).toEqual([]);
+    expect(await store.recall({ ...bob, userId: "mallory" })).toEqual([]);
+    await store.rememberAbout(bob, { entity: "Globex", entity_type: "company", facts: ["makes widgets"] });
+    const recalled = await store.recall({ ...bob, userId: "carol" });
+    expect(recalled.map((e) => e.entity_id)).toEqual(["globex"]);
+    expect((await db.getLearning("entity_global_company_globex"))!.user_id).toBeNull();
+  });
+});
