@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MemoryDb } from "../../src/db/memory/index.js";
+import { LearningMachine } from "../../src/learn/machine.js";
 import { EntityMemoryStore } from "../../src/learn/stores/entity-memory.js";
 
 describe("shared entity memory is ownerless", () => {
@@ -27,5 +28,30 @@ describe("shared entity memory is ownerless", () => {
     const recalled = await store.recall({ ...bob, userId: "carol" });
     expect(recalled.map((e) => e.entity_id)).toEqual(["globex"]);
     expect((await db.getLearning("entity_global_company_globex"))!.user_id).toBeNull();
+  });
+});
+
+describe("malformed learning content", () => {
+  it("recalls as empty instead of failing the run's system message", async () => {
+    const db = new MemoryDb();
+    const machine = new LearningMachine({ userProfile: true, userMemory: true });
+    await db.createLearning({
+      learning_id: "memories_u",
+      learning_type: "user_memory",
+      user_id: "u",
+      content: { memories: "oops" },
+    });
+    await db.createLearning({
+      learning_id: "user_profile_u",
+      learning_type: "user_profile",
+      user_id: "u",
+      content: { name: 5, preferred_name: "Jo" },
+    });
+    const scope = { db, userId: "u", sessionId: "s", agentId: "a" };
+    const text = await machine.buildContext(scope);
+    expect(text).toContain("Preferred Name: Jo");
+    expect(text).not.toContain("Name: 5");
+    await db.updateLearning("memories_u", { content: { memories: [null, 3, { id: "m1", content: "likes tea" }] } });
+    expect(await machine.buildContext(scope)).toContain("- likes tea");
   });
 });

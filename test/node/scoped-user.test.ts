@@ -89,3 +89,35 @@ describe("POST /learnings entity_memory outside namespace user", () => {
     expect((await post(alice, { ...entity, namespace: "user", user_id: "alice" })).status).toBe(201);
   });
 });
+
+describe("learning content of the wrong shape", () => {
+  it("is refused with 422 on POST and PATCH for user_memory and user_profile", async () => {
+    const principal: Principal = { userId: "alice", scopes: SCOPES, admin: false };
+    const db = new MemoryDb();
+    const app = new Hono<OSEnv>();
+    app.onError(onError);
+    app.use(async (c, next) => {
+      c.set("principal", principal);
+      c.set("userIsolation", true);
+      await next();
+    });
+    app.route("/", learningRoutes());
+    const call = async (method: string, path: string, body: unknown) =>
+      (
+        await app.request(
+          path,
+          { method, body: JSON.stringify(body), headers: { "content-type": "application/json" } },
+          { dbs: [db] },
+        )
+      ).status;
+    const mem = { learning_type: "user_memory", user_id: "alice" };
+    expect(await call("POST", "/learnings", { ...mem, content: { memories: "oops" } })).toBe(422);
+    expect(await call("POST", "/learnings", { ...mem, content: { memories: [{ id: "1" }] } })).toBe(422);
+    expect(
+      await call("POST", "/learnings", { learning_type: "user_profile", user_id: "alice", content: { name: 5 } }),
+    ).toBe(422);
+    expect(await call("POST", "/learnings", { ...mem, content: { memories: [{ id: "1", content: "x" }] } })).toBe(201);
+    expect(await call("PATCH", "/learnings/memories_alice", { content: { memories: "oops" } })).toBe(422);
+    expect(await call("PATCH", "/learnings/memories_alice", { content: { memories: [] } })).toBe(200);
+  });
+});

@@ -3,6 +3,7 @@ import type { Db } from "../../db/port.js";
 import type { Model } from "../../models/model.js";
 import { tool, type Tool } from "../../tools/tool.js";
 import type { UserMemoryConfig } from "../config.js";
+import { memoriesOf } from "../content-shape.js";
 import { conversationText, extractJson } from "../extract.js";
 import type { Memories, MemoryEntry } from "../schemas.js";
 import { buildLearningId, isoNow, shortId } from "../utils.js";
@@ -68,7 +69,7 @@ export class UserMemoryStore implements LearningStore {
   async get(db: Db, userId: string): Promise<Memories | null> {
     const id = await buildLearningId(this.learningType, { userId });
     const row = id ? await db.getLearning(id) : null;
-    return row && row.learning_type === this.learningType ? (row.content as unknown as Memories) : null;
+    return row && row.learning_type === this.learningType ? memoriesOf(row.content) : null;
   }
 
   async save(scope: LearningScope & { userId: string }, memories: Memories): Promise<void> {
@@ -87,7 +88,7 @@ export class UserMemoryStore implements LearningStore {
   }
 
   buildContext(data: unknown): string {
-    const memories = (data as Memories | null)?.memories ?? [];
+    const memories = memoriesOf(data)?.memories ?? [];
     if (memories.length === 0)
       return this.exposesTools ? "<user_memory>\nNo memories saved about this user yet.\n</user_memory>" : "";
     return [

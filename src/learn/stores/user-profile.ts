@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/port.js";
 import { tool, type Tool } from "../../tools/tool.js";
 import type { UserProfileConfig } from "../config.js";
+import { profileOf } from "../content-shape.js";
 import { conversationText, extractJson } from "../extract.js";
 import type { UserProfile } from "../schemas.js";
 import { buildLearningId, isoNow } from "../utils.js";
@@ -57,7 +58,7 @@ export class UserProfileStore implements LearningStore {
   async get(db: Db, userId: string): Promise<UserProfile | null> {
     const id = await buildLearningId(this.learningType, { userId });
     const row = id ? await db.getLearning(id) : null;
-    return row && row.learning_type === this.learningType ? (row.content as UserProfile) : null;
+    return row && row.learning_type === this.learningType ? profileOf(row.content) : null;
   }
 
   async save(
@@ -92,7 +93,7 @@ export class UserProfileStore implements LearningStore {
   }
 
   buildContext(data: unknown): string {
-    const profile = data as UserProfile | null;
+    const profile = profileOf(data);
     const parts = profile
       ? (Object.keys(FIELDS) as Field[])
           .filter((f) => typeof profile[f] === "string" && profile[f])

@@ -11,6 +11,7 @@ import {
   RESERVED_ENTITY_NAMESPACE,
   sameUser,
 } from "../../learn/utils.js";
+import { learningContentProblem } from "../../learn/content-shape.js";
 import { scopedUserId } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
 import { defineRoute, errorSchema, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
@@ -257,6 +258,8 @@ export function learningRoutes() {
           "so a record stored under it would occupy another user's key. Choose a different namespace.",
         "namespace",
       );
+    const shapeProblem = learningContentProblem(b.learning_type, b.content);
+    if (shapeProblem) throw new ValidationError(shapeProblem, "content");
     if (b.learning_type === "entity_memory" && (b.namespace || DEFAULT_LEARNING_NAMESPACE) !== "user") {
       // Outside namespace "user" an entity is shared by every user: a row carrying an owner
       // would reach everyone's prompt yet refuse their agents' writes, so it has none, and
@@ -358,6 +361,8 @@ export function learningRoutes() {
     if (!("content" in b) && !("metadata" in b)) return c.json(learningView(existing));
     if ("content" in b && b.content === null)
       throw new ValidationError("content cannot be null; omit the field to leave it unchanged", "content");
+    const contentProblem = b.content ? learningContentProblem(existing.learning_type, b.content) : null;
+    if (contentProblem) throw new ValidationError(contentProblem, "content");
     // Update only, never insert: a row the agent deleted meanwhile is 404, not re-created.
     const updated = await learningsDb(c, q).updateLearning(learning_id, {
       content: b.content ?? existing.content,
