@@ -295,8 +295,6 @@ export class Agent implements Component {
     if (opts.learning) {
       this.learning =
         opts.learning === true ? new LearningMachine({ userProfile: true, userMemory: true }) : opts.learning;
-      // As agno: a machine without a model extracts with the agent's.
-      this.learning.model ??= this.model;
       const taken = this.learning.tools(() => undefined, this.id).filter((t) => this.tools.has(t.name));
       if (taken.length)
         throw new TypeError(`learning adds the tools ${taken.map((t) => t.name).join(", ")}: rename the agent's own`);
@@ -374,7 +372,13 @@ export class Agent implements Component {
    * references on `run`) when it has knowledge.
    */
   private toolsFor(offload: { store: ResultStore; db: Db } | undefined, run?: ReferenceSink): Map<string, Tool> {
-    const learning = this.learning ? this.learning.tools(() => this.db, this.id) : [];
+    const learning = this.learning
+      ? this.learning.tools(
+          () => this.db,
+          this.id,
+          () => this.model,
+        )
+      : [];
     const searchKnowledge = this.knowledge && this.opts.searchKnowledge !== false;
     const added = [
       ...(offload ? resultTools(offload.store, offload.db) : []),
@@ -629,6 +633,9 @@ export class Agent implements Component {
       sessionId: output.session_id,
       runId: output.run_id,
       agentId: this.id,
+      // As agno: a machine without a model extracts with the agent's. Passed per call, never
+      // stored on the machine, which other agents may share.
+      model: this.model,
       messages: output.messages,
       onModelCall: (call) => addModelCall(output.metrics, call),
     });

@@ -4,6 +4,8 @@
  * models, and long identities still get ids within the column's bound.
  */
 import { describe, expect, it } from "vitest";
+import { Agent } from "../../src/agent/agent.js";
+import { scriptedModel } from "../support/agent-kit.js";
 import { MemoryDb } from "../../src/db/memory/index.js";
 import { LearningMachine } from "../../src/learn/machine.js";
 import { EntityMemoryStore } from "../../src/learn/stores/entity-memory.js";
@@ -53,5 +55,26 @@ describe("malformed learning content", () => {
     expect(text).not.toContain("Name: 5");
     await db.updateLearning("memories_u", { content: { memories: [null, 3, { id: "m1", content: "likes tea" }] } });
     expect(await machine.buildContext(scope)).toContain("- likes tea");
+  });
+});
+
+describe("agents sharing one learning machine", () => {
+  it("each extracts with its own model, and the machine is left without one", async () => {
+    const db = new MemoryDb();
+    const learning = new LearningMachine({ userMemory: true });
+    const empty = '{"add":[],"update":[],"delete":[]}';
+    const one = await scriptedModel([{ text: "hi from one" }, { text: empty }]);
+    const two = await scriptedModel([
+      { text: "hi from two" },
+      { text: '{"add":["likes tea"],"update":[],"delete":[]}' },
+    ]);
+    const first = new Agent({ id: "one", model: one.model, db, learning });
+    const second = new Agent({ id: "two", model: two.model, db, learning });
+    expect(learning.model).toBeUndefined();
+    await first.run("hello", { userId: "u" });
+    await second.run("I like tea", { userId: "u" });
+    expect((await one.script.requests()).length).toBe(2);
+    expect((await two.script.requests()).length).toBe(2);
+    expect((await db.getLearning("memories_u"))!.content.memories).toMatchObject([{ content: "likes tea" }]);
   });
 });
