@@ -9,6 +9,7 @@ import { scriptedModel } from "../support/agent-kit.js";
 import { MemoryDb } from "../../src/db/memory/index.js";
 import { LearningMachine } from "../../src/learn/machine.js";
 import { EntityMemoryStore } from "../../src/learn/stores/entity-memory.js";
+import { buildLearningId } from "../../src/learn/utils.js";
 
 describe("shared entity memory is ownerless", () => {
   it("a row carrying a user id in a shared namespace is not recalled, and agents keep recording there", async () => {
@@ -76,5 +77,24 @@ describe("agents sharing one learning machine", () => {
     expect((await one.script.requests()).length).toBe(2);
     expect((await two.script.requests()).length).toBe(2);
     expect((await db.getLearning("memories_u"))!.content.memories).toMatchObject([{ content: "likes tea" }]);
+  });
+});
+
+describe("long identities", () => {
+  it("a 255-character user id still gets bounded, distinct ids, and extraction stores for it", async () => {
+    const userId = "u".repeat(255);
+    const other = "u".repeat(254) + "v";
+    for (const type of ["user_memory", "user_profile"]) {
+      const id = (await buildLearningId(type, { userId }))!;
+      expect(id.length).toBeLessThanOrEqual(255);
+      expect(id).not.toBe(await buildLearningId(type, { userId: other }));
+    }
+    expect(await buildLearningId("user_memory", { userId: "jo" })).toBe("memories_jo");
+    const db = new MemoryDb();
+    const { model } = await scriptedModel([{ text: "ok" }, { text: '{"add":["likes tea"],"update":[],"delete":[]}' }]);
+    const agent = new Agent({ id: "a", model, db, learning: new LearningMachine({ userMemory: true }) });
+    await agent.run("I like tea", { userId });
+    const id = (await buildLearningId("user_memory", { userId }))!;
+    expect((await db.getLearning(id))!.content.memories).toMatchObject([{ content: "likes tea" }]);
   });
 });
