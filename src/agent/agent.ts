@@ -285,8 +285,6 @@ export class Agent implements Component {
     if (opts.learning) {
       this.learning =
         opts.learning === true ? new LearningMachine({ userProfile: true, userMemory: true }) : opts.learning;
-      // As agno: a machine without a model extracts with the agent's.
-      this.learning.model ??= this.model;
     }
     checkAddedTools(this.tools, this.addedToolNames());
   }
@@ -373,7 +371,13 @@ export class Agent implements Component {
    * references on `run`) when it has knowledge.
    */
   private toolsFor(offload: { store: ResultStore; db: Db } | undefined, run?: ReferenceSink): Map<string, Tool> {
-    const learning = this.learning ? this.learning.tools(() => this.db, this.id) : [];
+    const learning = this.learning
+      ? this.learning.tools(
+          () => this.db,
+          this.id,
+          () => this.model,
+        )
+      : [];
     const searchKnowledge = this.knowledge && this.opts.searchKnowledge !== false;
     const added = [
       ...(offload ? resultTools(offload.store, offload.db) : []),
@@ -628,6 +632,9 @@ export class Agent implements Component {
       sessionId: output.session_id,
       runId: output.run_id,
       agentId: this.id,
+      // As agno: a machine without a model extracts with the agent's. Passed per call, never
+      // stored on the machine, which other agents may share.
+      model: this.model,
       messages: output.messages,
       onModelCall: (call) => addModelCall(output.metrics, call),
     });

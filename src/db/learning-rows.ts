@@ -1,15 +1,11 @@
 import { z } from "zod";
 import { ValidationError } from "../errors.js";
-import { JSON_LIMITS, jsonProblem, textProblem } from "../json-limits.js";
+import { JSON_LIMITS, jsonProblem } from "../json-limits.js";
 import { LEARNING_SORT_COLUMNS, type LearningRecord, type LearningWrite } from "./ports/learning-store.js";
 import type { SortOrder } from "./types.js";
+import { idSchema } from "./validate.js";
 
-const id = z
-  .string()
-  .min(1)
-  .max(255)
-  .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
-  .refine((s) => textProblem(s) === null, "must be valid Unicode");
+const id = idSchema;
 const optionalId = id.nullish();
 const object = z.record(z.string(), z.unknown()).superRefine((value, ctx) => {
   const problem = jsonProblem(value, { maxDepth: JSON_LIMITS.maxDepth, maxNodes: Number.POSITIVE_INFINITY });

@@ -7,12 +7,13 @@ import { RUN_STATUSES, type RunRecord, type SessionRecord } from "./types.js";
  * Ids are bounded so a hostile caller cannot fill an index with megabyte keys, and printable: a
  * control character (NUL above all, which Postgres refuses in text) is the caller's 4xx here.
  */
-const id = z
+export const idSchema = z
   .string()
   .min(1)
   .max(255)
   .regex(/^[^\u0000-\u001f\u007f]*$/, "must not contain control characters")
   .refine((s) => textProblem(s) === null, "must be valid Unicode");
+const id = idSchema;
 const optionalId = id.nullish();
 const epochSeconds = z.number().int().nonnegative();
 const jsonObject = z.record(z.string(), z.unknown()).nullish();

@@ -122,8 +122,8 @@ export class LearningMachine {
   }
 
   /** The stores' tools; they store through `db()` and read the run's user and session from their context. */
-  tools(db: () => Db | undefined, agentId: string): Tool[] {
-    return [...this.stores.values()].flatMap((s) => s.tools(db, agentId, () => this.model));
+  tools(db: () => Db | undefined, agentId: string, fallbackModel?: () => Model | undefined): Tool[] {
+    return [...this.stores.values()].flatMap((s) => s.tools(db, agentId, () => this.model ?? fallbackModel?.()));
   }
 
   /**
@@ -133,7 +133,8 @@ export class LearningMachine {
   async process(
     input: Omit<ProcessInput, "model"> & { model?: Model },
   ): Promise<Array<{ store: string; error: unknown }>> {
-    const model = input.model ?? this.model;
+    // The machine's own model first; the caller's (the agent's) when it has none.
+    const model = this.model ?? input.model;
     const failures: Array<{ store: string; error: unknown }> = [];
     if (!model) return failures;
     for (const [name, store] of this.stores) {

@@ -45,6 +45,25 @@ export interface LearningIdentity {
  * the same name and type are distinct rows.
  */
 export async function buildLearningId(learningType: string, identity: LearningIdentity): Promise<string | null> {
+  const id = await rawLearningId(learningType, identity);
+  return id === null ? null : boundedLearningId(id);
+}
+
+/** The bound of a learning_id (the column's and the routes'). */
+export const MAX_LEARNING_ID_LENGTH = 255;
+
+/**
+ * An id within MAX_LEARNING_ID_LENGTH: a short one as agno builds it, a longer one (a long user
+ * id or entity key) cut and ended with the digest of the whole, so it stays deterministic and
+ * distinct instead of failing every write for that identity.
+ */
+async function boundedLearningId(id: string): Promise<string> {
+  if (id.length <= MAX_LEARNING_ID_LENGTH) return id;
+  const digest = await sha256Hex(id);
+  return `${id.slice(0, MAX_LEARNING_ID_LENGTH - digest.length - 1)}_${digest}`;
+}
+
+async function rawLearningId(learningType: string, identity: LearningIdentity): Promise<string | null> {
   const { userId, sessionId, entityId, entityType } = identity;
   switch (learningType) {
     case "user_profile":

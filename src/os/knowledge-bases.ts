@@ -3,7 +3,6 @@ import type { Db } from "../db/port.js";
 import { BadRequestError, NotFoundError } from "../errors.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
 import type { OSEnv } from "./context.js";
-import { principalOf } from "./auth/scopes.js";
 import { dbFor } from "./routes/sessions.js";
 
 /** Where knowledge contents are recorded (agno's default knowledge table), as `/config` names it. */
@@ -61,18 +60,6 @@ export function knowledgeFor(
     );
   }
   return { kb, bound: kb.withDb(db), db };
-}
-
-/**
- * agno's get_scoped_user_id: with user isolation, a non-admin's own id (their reads see their
- * contents and the shared ones, their writes are theirs); otherwise undefined, no scoping (an
- * admin, or isolation off: uploads are then shared). A non-admin without a user id reads only
- * shared contents.
- */
-export function scopedUserId(c: Context<OSEnv>): string | null | undefined {
-  const principal = principalOf(c);
-  if (!c.get("userIsolation") || principal.admin) return undefined;
-  return principal.userId ?? null;
 }
 
 /**

@@ -105,8 +105,9 @@ export class EntityMemoryStore implements LearningStore {
       sortBy: "updated_at",
       sortOrder: "desc",
     });
-    // A row of another owner is never this scope's, whatever its namespace column says.
-    return page.data.filter((r) => !this.userScoped || r.user_id === scope.userId).map(toEntity);
+    // A row of another owner is never this scope's, whatever its namespace column says; and a
+    // shared namespace's rows have no owner, so one carrying a user's id is nobody's to read.
+    return page.data.filter((r) => r.user_id === this.owner(scope)).map(toEntity);
   }
 
   /** The entity a name (or its slug) resolves to, of the given type when there are several. */

@@ -3,9 +3,11 @@ import type { Db } from "../../db/port.js";
 import type { Model } from "../../models/model.js";
 import { tool, type Tool } from "../../tools/tool.js";
 import type { UserMemoryConfig } from "../config.js";
+import { memoriesOf } from "../content-shape.js";
 import { conversationText, extractJson } from "../extract.js";
 import type { Memories, MemoryEntry } from "../schemas.js";
 import { buildLearningId, isoNow, shortId } from "../utils.js";
+import { UserKeyedStore } from "./user-keyed-store.js";
 import type { LearningScope, LearningStore, ModelCallUsage, ProcessInput } from "./protocol.js";
 
 const SCHEMA = {
@@ -51,24 +53,19 @@ const MAX_MEMORY_LENGTH = 2_000;
  * holding their memories. In `always` mode a model call after each run adds, updates and
  * deletes them; in `agentic` mode the agent calls `update_user_memory` with a task.
  */
-export class UserMemoryStore implements LearningStore {
+export class UserMemoryStore extends UserKeyedStore<UserMemoryConfig, Memories> implements LearningStore {
   readonly learningType = "user_memory";
-  readonly mode: "always" | "agentic";
 
-  constructor(readonly config: UserMemoryConfig = {}) {
-    this.mode = config.mode ?? "always";
+  constructor(config: UserMemoryConfig = {}) {
+    super(config);
   }
 
-  private get exposesTools(): boolean {
-    return (
-      (this.mode === "agentic" || this.config.enableAgentTools === true) && this.config.agentCanUpdateMemories !== false
-    );
+  protected get agentCanUpdate(): boolean {
+    return this.config.agentCanUpdateMemories !== false;
   }
 
-  async get(db: Db, userId: string): Promise<Memories | null> {
-    const id = await buildLearningId(this.learningType, { userId });
-    const row = id ? await db.getLearning(id) : null;
-    return row && row.learning_type === this.learningType ? (row.content as unknown as Memories) : null;
+  protected read(content: unknown): Memories | null {
+    return memoriesOf(content);
   }
 
   async save(scope: LearningScope & { userId: string }, memories: Memories): Promise<void> {
@@ -87,7 +84,7 @@ export class UserMemoryStore implements LearningStore {
   }
 
   buildContext(data: unknown): string {
-    const memories = (data as Memories | null)?.memories ?? [];
+    const memories = memoriesOf(data)?.memories ?? [];
     if (memories.length === 0)
       return this.exposesTools ? "<user_memory>\nNo memories saved about this user yet.\n</user_memory>" : "";
     return [

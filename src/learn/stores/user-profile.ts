@@ -2,9 +2,11 @@ import { z } from "zod";
 import type { Db } from "../../db/port.js";
 import { tool, type Tool } from "../../tools/tool.js";
 import type { UserProfileConfig } from "../config.js";
+import { profileOf } from "../content-shape.js";
 import { conversationText, extractJson } from "../extract.js";
 import type { UserProfile } from "../schemas.js";
 import { buildLearningId, isoNow } from "../utils.js";
+import { UserKeyedStore } from "./user-keyed-store.js";
 import type { LearningScope, LearningStore, ProcessInput } from "./protocol.js";
 
 /** The profile fields a model may set. */
@@ -40,24 +42,19 @@ const DEFAULT_INSTRUCTIONS =
  * `user_profile_<user_id>`. In `always` mode a model call after each run updates it; in
  * `agentic` mode the agent calls `update_profile`.
  */
-export class UserProfileStore implements LearningStore {
+export class UserProfileStore extends UserKeyedStore<UserProfileConfig, UserProfile> implements LearningStore {
   readonly learningType = "user_profile";
-  readonly mode: "always" | "agentic";
 
-  constructor(readonly config: UserProfileConfig = {}) {
-    this.mode = config.mode ?? "always";
+  constructor(config: UserProfileConfig = {}) {
+    super(config);
   }
 
-  private get exposesTools(): boolean {
-    return (
-      (this.mode === "agentic" || this.config.enableAgentTools === true) && this.config.agentCanUpdateProfile !== false
-    );
+  protected get agentCanUpdate(): boolean {
+    return this.config.agentCanUpdateProfile !== false;
   }
 
-  async get(db: Db, userId: string): Promise<UserProfile | null> {
-    const id = await buildLearningId(this.learningType, { userId });
-    const row = id ? await db.getLearning(id) : null;
-    return row && row.learning_type === this.learningType ? (row.content as UserProfile) : null;
+  protected read(content: unknown): UserProfile | null {
+    return profileOf(content);
   }
 
   async save(
@@ -92,7 +89,7 @@ export class UserProfileStore implements LearningStore {
   }
 
   buildContext(data: unknown): string {
-    const profile = data as UserProfile | null;
+    const profile = profileOf(data);
     const parts = profile
       ? (Object.keys(FIELDS) as Field[])
           .filter((f) => typeof profile[f] === "string" && profile[f])

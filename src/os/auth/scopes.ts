@@ -78,13 +78,24 @@ export function requireScope(resource: string, action: string, idParam?: string)
 }
 
 /**
+ * agno's get_scoped_user_id, the one answer to "whose rows may this caller touch": with user
+ * isolation a non-admin is scoped to their own user id, and one without a user identity is
+ * refused (403) rather than left unscoped, which would mean every user's rows. `undefined`
+ * means no scoping (an admin, or isolation off).
+ */
+export function scopedUserId(c: Context<OSEnv>): string | undefined {
+  const principal = principalOf(c);
+  if (!c.get("userIsolation") || principal.admin) return undefined;
+  if (!principal.userId) throw new ForbiddenError("Authenticated request is missing a user identity");
+  return principal.userId;
+}
+
+/**
  * The user a data call is scoped to. With isolation on, a non-admin is always scoped to
  * themselves, whatever `user_id` the request names; otherwise the request's `user_id` filters.
  */
 export function effectiveUserId(c: Context<OSEnv>, requested: string | undefined): string | undefined {
-  const principal = principalOf(c);
-  if (c.get("userIsolation") && !principal.admin) return principal.userId ?? undefined;
-  return requested;
+  return scopedUserId(c) ?? requested;
 }
 
 /**
@@ -95,7 +106,7 @@ export function readScope(
   c: Context<OSEnv>,
   requested: string | undefined,
 ): { userId?: string; includeShared?: boolean } {
-  const principal = principalOf(c);
-  if (c.get("userIsolation") && !principal.admin) return { userId: principal.userId ?? undefined, includeShared: true };
+  const scoped = scopedUserId(c);
+  if (scoped !== undefined) return { userId: scoped, includeShared: true };
   return requested === undefined ? {} : { userId: requested };
 }

@@ -9,7 +9,8 @@ import { keepUpload, knowledgeJobInput, enqueueKnowledgeJob } from "../../queue/
 import { keepAlive } from "../agent-runs.js";
 import { userCaps, type QueueConfig } from "../background.js";
 import { errorResponse } from "../errors.js";
-import { knowledgeFor, scopedUserId, vectorStoreReadiness } from "../knowledge-bases.js";
+import { scopedUserId } from "../auth/scopes.js";
+import { knowledgeFor, vectorStoreReadiness } from "../knowledge-bases.js";
 import { contentView, knowledgeConfigView, searchResultView, statusOf } from "../knowledge-views.js";
 import { defineRoute, errorSchema, handle, idSchema, jsonAnswer, jsonBody, routeApp } from "../route.js";
 import {

@@ -11,7 +11,8 @@ import {
   RESERVED_ENTITY_NAMESPACE,
   sameUser,
 } from "../../learn/utils.js";
-import { principalOf } from "../auth/scopes.js";
+import { learningContentProblem } from "../../learn/content-shape.js";
+import { scopedUserId } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
 import { defineRoute, errorSchema, handle, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
 import { paginationInfo } from "../wire/paginated.js";
@@ -180,18 +181,12 @@ const deleteLearning = defineRoute({
   responses: { 204: { description: "Deleted" }, ...dbErrors, ...notFound, ...forbidden },
 });
 
-/** agno's get_scoped_user_id: the caller's user under isolation, unless an admin; else nobody (full access). */
-function scopedUser(c: Context<OSEnv>): string | undefined {
-  const principal = principalOf(c);
-  return c.get("userIsolation") && !principal.admin ? (principal.userId ?? undefined) : undefined;
-}
-
 /**
  * agno's _enforce_user_scope: another user's record is 404 (its existence is not told); a
  * record with no owner is readable by all and changed by admins only.
  */
 function enforceUserScope(c: Context<OSEnv>, record: LearningRecord, mutating = false): void {
-  const scoped = scopedUser(c);
+  const scoped = scopedUserId(c);
   if (scoped === undefined) return;
   if (record.user_id === null) {
     if (mutating) throw new ForbiddenError("Only admins can modify learnings that have no owner (user_id is null)");
@@ -226,7 +221,7 @@ export function learningRoutes() {
   handle(app, listLearnings, async (c) => {
     const q = c.req.valid("query");
     const started = Date.now();
-    const scoped = scopedUser(c);
+    const scoped = scopedUserId(c);
     if (scoped !== undefined && q.user_id !== undefined && q.user_id !== scoped)
       throw new ForbiddenError("Cannot list learnings for another user");
     const userId = scoped ?? q.user_id;
@@ -254,7 +249,7 @@ export function learningRoutes() {
   handle(app, createLearning, async (c) => {
     const q = c.req.valid("query");
     const b = c.req.valid("json");
-    const scoped = scopedUser(c);
+    const scoped = scopedUserId(c);
     if (scoped !== undefined && b.user_id != null && b.user_id !== scoped)
       throw new ForbiddenError("Cannot create learnings for another user");
     if (b.learning_type === "entity_memory" && b.namespace != null && RESERVED_ENTITY_NAMESPACE.test(b.namespace))
@@ -263,6 +258,22 @@ export function learningRoutes() {
           "so a record stored under it would occupy another user's key. Choose a different namespace.",
         "namespace",
       );
+    const shapeProblem = learningContentProblem(b.learning_type, b.content);
+    if (shapeProblem) throw new ValidationError(shapeProblem, "content");
+    if (b.learning_type === "entity_memory" && (b.namespace || DEFAULT_LEARNING_NAMESPACE) !== "user") {
+      // Outside namespace "user" an entity is shared by every user: a row carrying an owner
+      // would reach everyone's prompt yet refuse their agents' writes, so it has none, and
+      // rows with no owner are created by admins only.
+      if (b.user_id != null)
+        throw new ValidationError(
+          `entity_memory outside namespace "user" is shared and has no owner; omit user_id (or use namespace "user")`,
+          "user_id",
+        );
+      if (scoped !== undefined)
+        throw new ForbiddenError(
+          'Only admins can create shared entity memory; use namespace "user" for your own entities',
+        );
+    }
     const deterministic = await buildLearningId(b.learning_type, {
       userId: b.user_id,
       sessionId: b.session_id,
@@ -308,7 +319,7 @@ export function learningRoutes() {
   handle(app, listLearningUsers, async (c) => {
     const q = c.req.valid("query");
     const started = Date.now();
-    const scoped = scopedUser(c);
+    const scoped = scopedUserId(c);
     if (scoped !== undefined && q.user_id !== undefined && q.user_id !== scoped)
       throw new ForbiddenError("Cannot list learning users for another user");
     const page = await learningsDb(c, q).learningUsers({
@@ -328,7 +339,7 @@ export function learningRoutes() {
   handle(app, deleteLearningUser, async (c) => {
     const q = c.req.valid("query");
     const { user_id } = c.req.valid("param");
-    const scoped = scopedUser(c);
+    const scoped = scopedUserId(c);
     if (scoped !== undefined && user_id !== scoped)
       throw new ForbiddenError("Cannot delete learnings for another user");
     await learningsDb(c, q).deleteUserLearnings(user_id, { learningType: q.learning_type });
@@ -350,6 +361,8 @@ export function learningRoutes() {
     if (!("content" in b) && !("metadata" in b)) return c.json(learningView(existing));
     if ("content" in b && b.content === null)
       throw new ValidationError("content cannot be null; omit the field to leave it unchanged", "content");
+    const contentProblem = b.content ? learningContentProblem(existing.learning_type, b.content) : null;
+    if (contentProblem) throw new ValidationError(contentProblem, "content");
     // Update only, never insert: a row the agent deleted meanwhile is 404, not re-created.
     const updated = await learningsDb(c, q).updateLearning(learning_id, {
       content: b.content ?? existing.content,

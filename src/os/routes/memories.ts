@@ -3,13 +3,13 @@ import { z } from "zod";
 import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
 import type { Db } from "../../db/port.js";
 import { DEFAULT_TABLE_NAMES, type TableNames } from "../../db/postgres/names.js";
-import { BadRequestError, ForbiddenError, NotConfiguredError, NotFoundError } from "../../errors.js";
+import { BadRequestError, NotConfiguredError, NotFoundError } from "../../errors.js";
 import { MemoryManager } from "../../memory/memory-manager.js";
 import { countMemoryTokens } from "../../memory/summarize-strategy.js";
 import { defaultModelRegistry } from "../../models/default-model-registry.js";
 import type { Model } from "../../models/model.js";
 import type { OSEnv } from "../context.js";
-import { principalOf } from "../auth/scopes.js";
+import { scopedUserId } from "../auth/scopes.js";
 import { defineRoute, errorSchema, handle, idSchema, jsonAnswer, jsonBody, routeApp } from "../route.js";
 import {
   memoryView,
@@ -191,12 +191,7 @@ const optimizeMemories = defineRoute({
  * than read unscoped; otherwise the request's `user_id` (absent: every user's, an admin's view).
  */
 function memoryUser(c: Context<OSEnv>, requested: string | null | undefined): string | undefined {
-  const principal = principalOf(c);
-  if (c.get("userIsolation") && !principal.admin) {
-    if (!principal.userId) throw new ForbiddenError("Authenticated request is missing a user identity");
-    return principal.userId;
-  }
-  return requested ?? undefined;
+  return scopedUserId(c) ?? requested ?? undefined;
 }
 
 /** The database a request names, holding the memories table it names (agno's `db_id` and `table`). */
