@@ -54,7 +54,10 @@ describe("malformed learning content", () => {
     const text = await machine.buildContext(scope);
     expect(text).toContain("Preferred Name: Jo");
     expect(text).not.toContain("Name: 5");
-    await db.updateLearning("memories_u", { content: { memories: [null, 3, { id: "m1", content: "likes tea" }] } });
+    await db.updateLearning("memories_u", {
+      content: { memories: [null, 3, { id: "m1", content: "likes tea" }] },
+      metadata: null,
+    });
     expect(await machine.buildContext(scope)).toContain("- likes tea");
   });
 });

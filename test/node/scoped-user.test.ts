@@ -31,7 +31,10 @@ async function appFor(principal: Principal) {
     await next();
   });
   app.route("/", learningRoutes());
-  app.route("/", memoryRoutes());
+  app.route(
+    "/",
+    memoryRoutes(() => undefined),
+  );
   app.route("/", sessionRoutes());
   return (path: string) => app.request(path, {}, { dbs: [db] });
 }
