@@ -8,15 +8,18 @@ import type { Tool, ToolContext } from "../tools/tool.js";
 /** Model calls one manager call may make: tool rounds end with an answer well before this. */
 const MAX_ROUNDS = 8;
 
-/** A manager's tool call carries no run: its tools read only their arguments. */
-const NO_RUN: ToolContext = {
+/**
+ * A manager's tool call carries no run: its tools read only their arguments. Made per call:
+ * workerd refuses an AbortController made at a module's top level, when the Worker loads.
+ */
+const noRun = (): ToolContext => ({
   runId: "",
   sessionId: "",
   userId: null,
   sessionState: {},
   dependencies: {},
   signal: new AbortController().signal,
-};
+});
 
 /** One model call, its text and tool calls collected; its tokens added to `metrics` when given. */
 async function callOnce(
@@ -99,7 +102,7 @@ async function runTool(tool: Tool | undefined, name: string, raw: string): Promi
   if (!parsed.success) return `Invalid arguments for ${name}: ${parsed.error.issues[0]?.message ?? "invalid"}`;
   // A failing tool is answered with its error, as the run's tools are: one bad call must not end the others.
   try {
-    const result = await tool.execute(parsed.data, NO_RUN);
+    const result = await tool.execute(parsed.data, noRun());
     return typeof result === "string" ? result : JSON.stringify(result);
   } catch (error) {
     return `Error: ${errorMessage(error)}`;

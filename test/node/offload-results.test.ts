@@ -409,6 +409,8 @@ describe.each(dbTargets())("Tool-result offload on $name", (target) => {
       NotConfiguredError,
     );
     const clash = tool({ name: "read_result", parameters: z.object({}), execute: () => "" });
-    expect(() => new Agent({ model, tools: [clash], offloadToolResults: true })).toThrow(/rename read_result/);
+    expect(() => new Agent({ model, tools: [clash], offloadToolResults: true })).toThrow(
+      /offloadToolResults adds the tool read_result, which the agent.s own tools already hold/,
+    );
   });
 });
