@@ -53,6 +53,8 @@ describe("Workers AI through its binding", () => {
       // The Worker binds an R2 bucket, so the example agent offloads large results and can read them back.
       "read_result",
       "search_result",
+      // Workers AI embeds too (the binding's default embedding model), so the example has its knowledge base.
+      "search_knowledge_base",
     ]);
     const second = ai.calls[1]!.inputs.messages as Array<{ role: string; tool_call_id?: string }>;
     expect(second.at(-1)).toMatchObject({ role: "tool", tool_call_id: "call_0" });
