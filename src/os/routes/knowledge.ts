@@ -83,7 +83,7 @@ const remoteContent = defineRoute({
   tags,
   summary: "Upload content from a configured remote source (S3, GCS, SharePoint, GitHub): none is configured here",
   description:
-    "agno's remote content sources are not implemented: every `config_id` is unknown, a 400 as agno answers an unknown source.",
+    "This deployment offers none of agno's remote content sources, so every `config_id` is unknown: a 400, as agno answers an unknown source.",
   scope: write,
   request: {
     query: target,

@@ -16,9 +16,9 @@ import { teamsWorkflowsScenarios } from "./scenarios/teams-workflows.js";
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
   "POST /knowledge/remote-content":
-    "no remote content source (S3, GCS, SharePoint, GitHub) is implemented: every config_id is unknown",
+    "the deployment offers no remote content source (S3, GCS, SharePoint, GitHub): every config_id is unknown",
   "GET /knowledge/{knowledge_id}/sources/{source_id}/files":
-    "no remote content source is implemented: every source_id is unknown (404)",
+    "the deployment offers no remote content source: every source_id is unknown (404)",
 };
 
 /**
