@@ -1,3 +1,4 @@
+import { base64ToBytes, bytesToBase64 } from "../base64.js";
 import { ValidationError } from "../errors.js";
 import type { MediaKind, MediaRecord } from "../models/message.js";
 
@@ -320,26 +321,6 @@ export function portableMedia(media: MediaInput[] | undefined): MediaInput[] | u
     if (m.data instanceof ArrayBuffer) return { ...m, data: bytesToBase64(new Uint8Array(m.data)) };
     return m;
   });
-}
-
-/** Base64 without Node's Buffer (Workers have btoa/atob); in slices, so no giant intermediate string. */
-function bytesToBase64(bytes: Uint8Array): string {
-  const SLICE = 3 * 8192;
-  let out = "";
-  for (let i = 0; i < bytes.length; i += SLICE) {
-    const slice = bytes.subarray(i, i + SLICE);
-    let binary = "";
-    for (let j = 0; j < slice.length; j += 4096) binary += String.fromCharCode(...slice.subarray(j, j + 4096));
-    out += btoa(binary);
-  }
-  return out;
-}
-
-function base64ToBytes(b64: string): Uint8Array {
-  const binary = atob(b64);
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
 }
 
 function sizeText(bytes: number): string {

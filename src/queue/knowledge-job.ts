@@ -1,3 +1,4 @@
+import { base64ToBytes, bytesToBase64 } from "../base64.js";
 import { AgnoError, errorMessage } from "../errors.js";
 import type { Db } from "../db/port.js";
 import type { ContentInput } from "../knowledge/content.js";
@@ -33,7 +34,7 @@ export async function keepUpload(
     return {
       file: await storage.store(bytes, { mimeType: opts.mimeType, mediaType: "file", filename: opts.fileName }),
     };
-  return { data: base64Of(bytes) };
+  return { data: bytesToBase64(bytes) };
 }
 
 /** The job that ingests `payload`'s content; its key makes a repeat of the same pending content a no-op. */
@@ -90,7 +91,7 @@ export async function executeKnowledgeJob(
         throw new Error(`the upload is in ${payload.file.storage_backend} storage, which this queue has none of`);
       bytes = await media.read(payload.file);
     } else if (payload.data !== undefined) {
-      bytes = bytesOf(payload.data);
+      bytes = base64ToBytes(payload.data);
     }
   } catch (error) {
     return { status: "FAILED", error: `the upload could not be read: ${publicError(error, `job ${job.id}`).message}` };
@@ -112,17 +113,4 @@ export async function executeKnowledgeJob(
       retryable: !final,
     };
   }
-}
-
-function base64Of(bytes: Uint8Array): string {
-  let s = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(s);
-}
-
-function bytesOf(data: string): Uint8Array {
-  const s = atob(data);
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
 }
