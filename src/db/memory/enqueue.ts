@@ -81,7 +81,7 @@ export class MemoryEnqueue {
       };
       this.t.sessions.set(input.session_id, sessionColumns(record, ts, stored));
     }
-    const job: JobRecord = {
+    const job = pendingJob(ts, {
       // The run's id, as Postgres stores it: the run id a client holds names the job too.
       id: input.payload.run_id,
       component_type: input.component_type,
@@ -90,20 +90,10 @@ export class MemoryEnqueue {
       session_id: input.session_id,
       user_id: input.user_id,
       payload: stored(input.payload),
-      status: "PENDING",
-      attempt: 0,
       max_attempts: input.max_attempts,
       idempotency_key: input.idempotency_key ?? null,
       request_hash: input.request_hash ?? null,
-      available_at: ts,
-      locked_by: null,
-      locked_at: null,
-      lease_expires_at: null,
-      error: null,
-      created_at: ts,
-      updated_at: ts,
-      completed_at: null,
-    };
+    });
     this.t.jobs.set(job.id, job);
     this.runs.write(run);
     return { job, created: true };
@@ -124,7 +114,7 @@ export class MemoryEnqueue {
           throw userQueueFull(input.user_id, input.max_user_depth);
         if (this.t.jobs.has(input.id)) throw new ConflictError(`job ${input.id} already exists`);
         const ts = now();
-        const job: JobRecord = {
+        const job = pendingJob(ts, {
           id: input.id,
           component_type: input.component_type,
           job_type: input.job_type,
@@ -132,20 +122,10 @@ export class MemoryEnqueue {
           session_id: null,
           user_id: input.user_id,
           payload: stored(input.payload) as unknown as JobRecord["payload"],
-          status: "PENDING",
-          attempt: 0,
           max_attempts: input.max_attempts,
           idempotency_key: input.idempotency_key ?? null,
           request_hash: null,
-          available_at: ts,
-          locked_by: null,
-          locked_at: null,
-          lease_expires_at: null,
-          error: null,
-          created_at: ts,
-          updated_at: ts,
-          completed_at: null,
-        };
+        });
         this.t.jobs.set(job.id, job);
         return { job, created: true };
       }),
@@ -158,4 +138,36 @@ export class MemoryEnqueue {
     if (!key) return undefined;
     return [...this.t.jobs.values()].find((j) => j.idempotency_key === key && ownerOf(j) === ownerOf(input));
   }
+}
+
+/** A new job as enqueued: PENDING, due now, never claimed. */
+function pendingJob(
+  ts: number,
+  fields: Pick<
+    JobRecord,
+    | "id"
+    | "component_type"
+    | "job_type"
+    | "component_id"
+    | "session_id"
+    | "user_id"
+    | "payload"
+    | "max_attempts"
+    | "idempotency_key"
+    | "request_hash"
+  >,
+): JobRecord {
+  return {
+    ...fields,
+    status: "PENDING",
+    attempt: 0,
+    available_at: ts,
+    locked_by: null,
+    locked_at: null,
+    lease_expires_at: null,
+    error: null,
+    created_at: ts,
+    updated_at: ts,
+    completed_at: null,
+  };
 }
