@@ -347,6 +347,13 @@ describe("knowledge routes", () => {
     expect((await s.call(`/knowledge/content/${shared}`, { as: who.admin })).status).toBe(200);
     expect(await snapshot()).toEqual(before);
 
+    // Metadata may not move A's content into another knowledge base (linked_to is the base's).
+    const moved = new FormData();
+    moved.append("metadata", JSON.stringify({ linked_to: "another-base" }));
+    const refusedMove = await s.call(`/knowledge/content/${a}`, { method: "PATCH", as: who.A, body: moved });
+    expect(refusedMove.status, refusedMove.text).toBe(422);
+    expect(refusedMove.text).toMatch(/linked_to/);
+
     // A's own patch and delete work.
     const own = new FormData();
     own.append("description", "still mine");
