@@ -278,8 +278,13 @@ interface Contender {
 /** `mastra`, or `mastra+pglite` with a db: how the logs name a contender, and the key of its skip reason. */
 const label = (c: Contender) => (c.db === "none" ? c.framework : `${c.framework}+${c.db}`);
 
-/** The frameworks that run with a db too: agno-edge, and the peers whose Postgres store the bench sets up. */
-const WITH_DB: readonly string[] = ["agno-edge", "mastra"];
+/**
+ * The frameworks that run with a db too: agno-edge (through the Neon driver as on Workers, and
+ * `agno-edge/pg`: node-postgres over TCP, as Mastra's store connects), and the peers whose
+ * Postgres store the bench sets up.
+ */
+const WITH_DB: readonly string[] = ["agno-edge", "agno-edge/pg", "mastra"];
+const ours = (framework: string) => framework === "agno-edge" || framework === "agno-edge/pg";
 
 async function benchRuns(
   peers: readonly PeerName[],
@@ -300,7 +305,7 @@ async function benchRuns(
     { bench: "agent_run_overhead", framework: "agno-edge", db: "none", samples: [] },
     ...peers.map((framework) => ({ bench: "agent_run_overhead" as const, framework, db: "none", samples: [] })),
     ...dbTargets.flatMap((db) =>
-      WITH_DB.filter((f) => f === "agno-edge" || (peers as readonly string[]).includes(f)).map((framework) => ({
+      WITH_DB.filter((f) => ours(f) || (peers as readonly string[]).includes(f)).map((framework) => ({
         bench: "agent_run_overhead" as const,
         framework,
         db: db.name,
@@ -368,7 +373,8 @@ async function benchRuns(
   const medians = perDb(() => new Map<string, number>());
   const p99s = perDb(() => new Map<string, number>());
   const aboveFloor = perDb(() => new Map<string, number>());
-  const ours = new Map<string, { median_ms: number; p99_ms: number; median_above_floor_ms?: number }>();
+  const ourLines = new Map<string, { median_ms: number; p99_ms: number; median_above_floor_ms?: number }>();
+  const ourTcpLines = new Map<string, { median_ms: number; p99_ms: number; median_above_floor_ms?: number }>();
   for (const c of contenders) {
     if (!c.summary) {
       emit({
@@ -386,6 +392,7 @@ async function benchRuns(
       package: s.package,
       version: s.version,
       ...(c.bench === "agent_run_overhead" && { db: c.db }),
+      ...(c.framework === "agno-edge/pg" && { driver: "node-postgres" }),
       ...(s.storage && { storage: s.storage }),
       n: c.samples.length,
       warmup: RUN_WARMUP,
@@ -402,14 +409,14 @@ async function benchRuns(
       tool_calls: s.tool_calls,
       ...(s.stored_conversations !== undefined && { stored_conversations: s.stored_conversations }),
     };
-    if (c.bench === "agent_run_floor" || c.framework === "agno-edge") {
-      if (c.bench === "agent_run_overhead") ours.set(c.db, line);
+    if (c.bench === "agent_run_floor" || ours(c.framework)) {
+      if (c.bench === "agent_run_overhead") (c.framework === "agno-edge" ? ourLines : ourTcpLines).set(c.db, line);
       emit(line);
     } else {
       medians.get(c.db)!.set(c.framework, line.median_ms);
       p99s.get(c.db)!.set(c.framework, line.p99_ms);
       if (line.median_above_floor_ms !== undefined) aboveFloor.get(c.db)!.set(c.framework, line.median_above_floor_ms);
-      const ourLine = ours.get(c.db);
+      const ourLine = ourLines.get(c.db);
       emit(
         ourLine
           ? {
@@ -423,10 +430,15 @@ async function benchRuns(
   }
   // One set of comparisons per db: with storage, agno-edge meets only the peers that stored too.
   for (const db of dbs) {
-    const our = ours.get(db);
-    compare("agent_run_overhead", "median_ms", our?.median_ms, medians.get(db)!, { db });
-    compare("agent_run_overhead", "p99_ms", our?.p99_ms, p99s.get(db)!, { db });
-    compare("agent_run_overhead", "median_above_floor_ms", our?.median_above_floor_ms, aboveFloor.get(db)!, { db });
+    for (const [our, extra] of [
+      [ourLines.get(db), { db }],
+      [ourTcpLines.get(db), { db, driver: "node-postgres" }],
+    ] as const) {
+      if (!our) continue;
+      compare("agent_run_overhead", "median_ms", our.median_ms, medians.get(db)!, extra);
+      compare("agent_run_overhead", "p99_ms", our.p99_ms, p99s.get(db)!, extra);
+      compare("agent_run_overhead", "median_above_floor_ms", our.median_above_floor_ms, aboveFloor.get(db)!, extra);
+    }
   }
 }
 

@@ -13,6 +13,8 @@ import { Agent } from "../../src/agent/agent.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { DEFAULT_TABLE_NAMES } from "../../src/db/postgres/names.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
+import { nodePostgresDb } from "../../src/db/postgres/node-postgres-db.js";
+import pg from "pg";
 import { createModel } from "../../src/models/providers.js";
 import { tool } from "../../src/tools/tool.js";
 import { chatCompletion } from "./chat-completion.js";
@@ -69,13 +71,23 @@ export interface DbConfig {
 
 async function agnoEdge(
   db?: DbConfig,
+  driver: "neon" | "node-postgres" = "neon",
 ): Promise<Framework<ReturnType<typeof createModel>, ReturnType<typeof tool>, Agent>> {
-  let pool: Pool | undefined;
+  // Both pools answer query and end alike (Neon's driver is node-postgres's API).
+  let pool: Pick<Pool, "query" | "end"> | undefined;
   let store: PostgresDb | undefined;
-  if (db) {
+  if (db && driver === "node-postgres") {
+    // Straight to the server over TCP, as Mastra's store connects.
+    const tcp = new pg.Pool({ connectionString: db.url, max: 4 });
+    pool = tcp as unknown as Pool;
+    store = nodePostgresDb({ pool: tcp, schema: db.schema, id: "bench" });
+  } else if (db) {
     useLocalWsProxy(db.wsProxy, ws);
-    pool = new Pool({ connectionString: db.url, max: 4 });
-    store = new PostgresDb({ pool, schema: db.schema, id: "bench" });
+    const neon = new Pool({ connectionString: db.url, max: 4 });
+    pool = neon;
+    store = new PostgresDb({ pool: neon, schema: db.schema, id: "bench" });
+  }
+  if (store) {
     const state = await store.init();
     if (state !== "current") throw new Error(`the bench schema reads as ${state}, not current`);
   }
@@ -87,7 +99,12 @@ async function agnoEdge(
     name: "agno-edge",
     package: pkg.name,
     version: pkg.version,
-    ...(store && { storage: `PostgresDb (${pkg.name} ${pkg.version})` }),
+    ...(store && {
+      storage:
+        driver === "node-postgres"
+          ? `PostgresDb over node-postgres (${pkg.name}/pg ${pkg.version})`
+          : `PostgresDb (${pkg.name} ${pkg.version})`,
+    }),
     model: (baseURL) => createModel(`openai:${MODEL_ID}`, { credentials: { openai: { apiKey: API_KEY, baseURL } } }),
     tool: (onCall) =>
       tool({
@@ -371,6 +388,8 @@ export async function loadFramework(name: string, opts: { db?: DbConfig } = {}):
   switch (name) {
     case "agno-edge":
       return (await agnoEdge(opts.db)) as Framework;
+    case "agno-edge/pg":
+      return (await agnoEdge(opts.db, "node-postgres")) as Framework;
     case "mastra":
       return mastra(opts.db);
     case "voltagent":

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { MemoryDb } from "../../src/db/memory/index.js";
 import { describeDbContract } from "../support/db-contract.js";
-import { dbTargets, openTestDb } from "../support/db-targets.js";
+import { dbTargetsWithTcp, openTestDb } from "../support/db-targets.js";
 import { memoryContractDb } from "../support/memory-contract-db.js";
 
-/** The Db port's contract (test/support/db-contract.ts) on every adapter: Postgres (PGlite, and the real server when configured) and MemoryDb. */
-for (const target of dbTargets()) {
+/** The Db port's contract (test/support/db-contract.ts) on every adapter: Postgres (PGlite, and the real server when configured, through the Neon driver and through node-postgres) and MemoryDb. */
+for (const target of dbTargetsWithTcp()) {
   describeDbContract(`postgres (${target.name})`, () => {
     const t = openTestDb(target);
     return {

@@ -84,6 +84,11 @@ export interface PostgresDbOptions {
    * function that makes one on the first query: a request that never queries then opens none
    */
   pool: Pool | (() => Pool);
+  /**
+   * How drizzle talks to the pool: the Neon serverless driver by default (WebSocket or HTTP).
+   * `nodePostgresDb` (`agno-edge/pg`) sets node-postgres's instead, for a `pg` Pool over TCP.
+   */
+  driver?: PostgresDriver;
   /** listed by `/config` and addressed by `/databases/{db_id}/migrate`; default "default" */
   id?: string;
   /** Postgres schema; default `ai`, as agno */
@@ -95,6 +100,14 @@ export interface PostgresDbOptions {
    */
   cacheKey?: string;
 }
+
+/**
+ * Makes drizzle's database over a pool. Drizzle's Postgres drivers share one API, so the Neon
+ * driver's type stands for each of them.
+ */
+export type PostgresDriver = (client: never) => NeonDatabase;
+
+const neonDriver: PostgresDriver = (client: Pool) => drizzle({ client });
 
 /** Databases already seen at the current schema, per isolate: the check never goes backwards. */
 const knownCurrent = new Set<string>();
@@ -118,6 +131,7 @@ export class PostgresDb implements Db {
   readonly schema: string;
   readonly names: TableNames;
   private readonly pool: Pool | (() => Pool);
+  private readonly driver: PostgresDriver;
   private client: NeonDatabase | undefined;
   private readonly t: AgnoTables;
   private readonly cacheKey: string | undefined;
@@ -145,6 +159,7 @@ export class PostgresDb implements Db {
     this.names = { ...DEFAULT_TABLE_NAMES, ...opts.tables };
     this.t = agnoTables(this.schema, this.names);
     this.pool = opts.pool;
+    this.driver = opts.driver ?? neonDriver;
     this.exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
     this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)), (fn) =>
       this.transaction(fn),
@@ -166,7 +181,7 @@ export class PostgresDb implements Db {
   }
 
   private get orm(): NeonDatabase {
-    return (this.client ??= drizzle({ client: typeof this.pool === "function" ? this.pool() : this.pool }));
+    return (this.client ??= this.driver((typeof this.pool === "function" ? this.pool() : this.pool) as never));
   }
 
   // -- schema ------------------------------------------------------------------------------
