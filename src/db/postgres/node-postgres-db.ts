@@ -6,8 +6,7 @@ const nodePostgres: PostgresDriver = (client: Pool) => drizzle({ client }) as un
 
 /**
  * The Postgres adapter over a node-postgres (`pg`) Pool: plain TCP, so each statement is one
- * round trip to the server with no WebSocket hop. For Node, and for Workers through Hyperdrive
- * (`connectionString: env.HYPERDRIVE.connectionString`, with `nodejs_compat`).
+ * round trip to the server with no WebSocket hop: the fastest path from Node.
  *
  * @example
  * import pg from "pg";
