@@ -37,6 +37,7 @@ import {
   type ComponentRef,
   type ComponentRunInput,
   type RunEndHook,
+  type ComponentResumeInput,
 } from "./component.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "./liveness.js";
 import type { RunEvent } from "./events.js";
@@ -801,6 +802,15 @@ export class Agent implements Component {
   continueRun(runId: string, opts: ContinueOptions): Promise<RunOutput> | AsyncIterable<RunEvent> {
     const events = this.resumeRun(runId, opts);
     return opts.stream ? events : drain(events);
+  }
+
+  resume(runId: string, input: ComponentResumeInput): AsyncGenerator<RunEvent, RunOutput> {
+    return this.resumeRun(runId, {
+      requirements: input.resolutions as RequirementResolution[],
+      approver: { isAdmin: input.isAdmin },
+      stream: input.stream,
+      ...(input.userId !== undefined ? { userId: input.userId } : {}),
+    });
   }
 
   protected async *resumeRun(runId: string, opts: ContinueOptions): AsyncGenerator<RunEvent, RunOutput> {

@@ -64,6 +64,17 @@ export interface ComponentRunInput {
   onFinalWrite?: RunEndHook;
 }
 
+/** How a paused run goes on (`POST …/continue` in plain values): the resolutions of what it waits on. */
+export interface ComponentResumeInput {
+  /** an agent's or a team's requirement resolutions, a workflow's step requirement resolutions (validated by the component) */
+  resolutions: unknown[];
+  /** the run must belong to this user */
+  userId?: string;
+  /** admin-only requirements need an admin */
+  isAdmin: boolean;
+  stream: boolean;
+}
+
 /**
  * What the queue, the scheduler, cancellation and HITL need of a runnable thing (an Agent; next,
  * a Team or a Workflow): its identity, a run from plain input to its stored output, and the
@@ -78,6 +89,8 @@ export interface Component {
   withDb(db: Db): Component;
   /** agno's events as the run makes them; the generator's return value is the run's final output (its status says how it ended) */
   execute(input: ComponentRunInput): AsyncGenerator<RunEvent, RunOutput>;
+  /** goes on with a paused run, from any process (a queued continue); the return value is its output as it now stands */
+  resume?(runId: string, input: ComponentResumeInput): AsyncGenerator<RunEvent, RunOutput>;
 }
 
 /** Where components are found by their ref (the component registry; a plain list in tests). */

@@ -30,6 +30,8 @@ import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
+import type { ChatInterface } from "../interfaces/chat-interface.js";
+import { checkInterfaces } from "../interfaces/check-interfaces.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 /** The agno release whose API and wire format agno-edge answers (`/info`'s `agno_version`). */
@@ -71,6 +73,11 @@ export interface AgentOSOptions {
   knowledge?: Knowledge[];
   /** largest file `POST /knowledge/content` accepts, in bytes (default 10 MiB); larger is a 413 */
   maxUploadBytes?: number;
+  /**
+   * chat interfaces (Slack, Telegram, WhatsApp), each in front of an agent, team or workflow this
+   * AgentOS serves; their webhooks queue runs, so they need the durable queue
+   */
+  interfaces?: ChatInterface[];
 }
 
 /**
@@ -91,6 +98,8 @@ export class AgentOS {
   readonly workflows: Workflow[];
   /** the knowledge bases `/knowledge` serves: the options' and the agents' and teams' own */
   readonly knowledge: Knowledge[];
+  /** the chat interfaces mounted (the job queue answers their runs through them) */
+  readonly interfaces: ChatInterface[];
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
@@ -129,6 +138,8 @@ export class AgentOS {
     checkUniqueIds("teams", this.teams);
     checkUniqueIds("workflows", this.workflows);
     const components = [...agents, ...this.teams, ...this.workflows];
+    this.interfaces = [...(opts.interfaces ?? [])];
+    checkInterfaces(this.interfaces, components);
     const socketQuota = new SocketQuota(opts.maxWebSocketsPerUser ?? 20);
     app.route(
       "/",
@@ -146,6 +157,7 @@ export class AgentOS {
           teams: this.teams,
           workflows: this.workflows,
           knowledge,
+          interfaces: this.interfaces,
           auth: opts.auth ?? { mode: "unconfigured" },
         },
       ),
@@ -190,6 +202,8 @@ export class AgentOS {
           ...(opts.maxUploadBytes ? { upload: { maxBytes: opts.maxUploadBytes } } : {}),
         }),
       );
+    for (const iface of this.interfaces)
+      app.route("/", iface.routes({ queue: opts.queue, ...(mediaStorage ? { media: mediaStorage } : {}) }));
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;
   }

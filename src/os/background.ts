@@ -5,6 +5,7 @@ import type { JobRecord } from "../queue/types.js";
 import { runJobInput, runJobPayload } from "../queue/run-job-input.js";
 import type { RequestServices } from "./context.js";
 import { sha256Hex } from "../sha256.js";
+import type { ReplyTarget } from "../interfaces/reply-target.js";
 
 /** `new AgentOS({queue: {durable: true}})`: background runs survive crashes and deploys. */
 export interface QueueConfig {
@@ -39,6 +40,8 @@ export interface BackgroundRequest {
   dependencies?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   media?: MediaInput[];
+  /** a chat interface's message: where the answer is posted (set by interfaces, never by a client) */
+  reply?: ReplyTarget;
 }
 
 /** agno's run statuses for a job's state. */
@@ -81,6 +84,7 @@ export async function enqueueBackgroundRun(
     dependencies: req.dependencies,
     metadata: req.metadata,
     media: portableMedia(req.media),
+    reply: req.reply,
   };
   // What the request asked for, without the ids this call made up.
   const requestHash = key

@@ -1,7 +1,11 @@
 import type { Component, ComponentSource } from "../agent/component.js";
 import type { Db } from "../db/port.js";
+import type { ChatInterface } from "../interfaces/chat-interface.js";
+import type { ReplyTarget } from "../interfaces/reply-target.js";
+import type { RunFollower } from "../interfaces/run-follower.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
+import { CONTINUE_JOB_TYPE, executeContinueJob, type ContinueJobPayload } from "./continue-job.js";
 import { executeRunJob, type Outcome } from "./executor.js";
 import { executeKnowledgeJob, KNOWLEDGE_JOB_TYPE } from "./knowledge-job.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
@@ -11,9 +15,11 @@ export interface JobServices {
   components: ComponentSource | readonly Component[];
   knowledge?: readonly Knowledge[];
   media?: MediaStorage;
+  /** the chat interfaces that answer the runs they queued */
+  interfaces?: readonly ChatInterface[];
 }
 
-/** Runs one claimed job by its `job_type`: a component's run, or a knowledge ingestion. */
+/** Runs one claimed job by its `job_type`: a component's run, a queued continue, or a knowledge ingestion. */
 export function executeJob(
   job: JobRecord,
   lease: Lease,
@@ -23,5 +29,23 @@ export function executeJob(
 ): Promise<Outcome> {
   if (job.job_type === KNOWLEDGE_JOB_TYPE)
     return executeKnowledgeJob(job, services.knowledge ?? [], db, services.media);
-  return executeRunJob(job, lease, services.components, db, jobs);
+  if (job.job_type === CONTINUE_JOB_TYPE) {
+    const reply = (job.payload as unknown as ContinueJobPayload).reply;
+    return executeContinueJob(job, services.components, db, followerFor(reply, services, db));
+  }
+  return executeRunJob(job, lease, services.components, db, jobs, followerFor(job.payload.reply, services, db));
+}
+
+/**
+ * The follower of a run an interface queued: the interface with the target's prefix. A target
+ * whose interface this deployment no longer serves gets none: the run still runs and is stored.
+ */
+function followerFor(target: ReplyTarget | undefined, services: JobServices, db: Db): RunFollower | undefined {
+  if (!target) return undefined;
+  const iface = services.interfaces?.find((i) => i.prefix === target.interface);
+  if (!iface) {
+    console.error(`no chat interface at ${target.interface} answers this run: it runs unanswered`);
+    return undefined;
+  }
+  return iface.follow(target, { db, ...(services.media ? { media: services.media } : {}) });
 }

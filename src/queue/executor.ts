@@ -3,6 +3,8 @@ import { recordRunEvents } from "../agent/event-log.js";
 import type { RunEvent } from "../agent/events.js";
 import type { RunOutput } from "../agent/run-output.js";
 import type { Db } from "../db/port.js";
+import type { RunFollower } from "../interfaces/run-follower.js";
+import { followed, postEnd } from "./follow-run.js";
 import { runEndingJob } from "./run-ending-job.js";
 import { jobComponent } from "./run-job-input.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
@@ -25,7 +27,8 @@ const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
  * it was submitted with stream=false). How it ended is the status of the output the component
  * returns, whatever its last event was called. A later attempt first looks at what an earlier one
  * left: a run that already ended (its worker died after the run, before the job was marked) is not
- * run again.
+ * run again. A `follower` (a chat interface answering the run) sees its events and its end; the
+ * job then ends only once the answer is posted, so a crash in between posts it on the next attempt.
  */
 export async function executeRunJob(
   job: JobRecord,
@@ -33,6 +36,7 @@ export async function executeRunJob(
   components: ComponentSource | readonly Component[],
   db: Db,
   jobs: Pick<JobStore, "completeWithRun">,
+  follower?: RunFollower,
 ): Promise<Outcome> {
   const ref = jobComponent(job);
   const served = findComponent(components, ref);
@@ -45,6 +49,11 @@ export async function executeRunJob(
     const row = await db.getRun(runId);
     if (!row) return { status: "FAILED", error: `run ${runId} is gone` };
     const status = String(row.status);
+    if (ENDED.has(status) && follower) {
+      // The run ended under an earlier attempt that died before its answer was posted (or posting failed).
+      const posted = await postEnd(follower, row.run_data as unknown as RunOutput);
+      if (posted) return posted;
+    }
     if (status === "CANCELLED") return { status: "CANCELLED" };
     if (status === "COMPLETED" || status === "PAUSED") return { status: "COMPLETED" };
     if (RESTARTABLE.has(status)) {
@@ -62,10 +71,11 @@ export async function executeRunJob(
     sessionState: job.payload.session_state,
     dependencies: job.payload.dependencies,
     metadata: job.payload.metadata,
-    media: job.payload.media,
+    media: job.payload.media ?? (await follower?.media?.()),
     // Nobody follows a stream=false run: no events to store, and its model calls need not stream either.
     stream,
-    onFinalWrite: ending.onFinalWrite,
+    // A followed run's job ends after the answer is posted, not with the run's last write.
+    ...(follower ? {} : { onFinalWrite: ending.onFinalWrite }),
   });
   let output: RunOutput;
   if (!stream) {
@@ -75,7 +85,12 @@ export async function executeRunJob(
     // The log of a retried run already starts with the first attempt's started event; agno has no
     // retry event, so the run keeps one in total and the retry's events follow on.
     const events = firstIndex > 0 ? withoutRunStarted(run, runId) : run;
-    output = await finalOf(recordRunEvents(db, events, { runId, firstIndex }));
+    output = await finalOf(recordRunEvents(db, followed(events, follower), { runId, firstIndex }));
+  }
+  // A failure another attempt will retry is not posted; the last attempt's is.
+  if (follower && (output.status !== "ERROR" || job.attempt >= job.max_attempts)) {
+    const posted = await postEnd(follower, output);
+    if (posted) return posted;
   }
   switch (output.status) {
     case "COMPLETED":
@@ -91,6 +106,9 @@ export async function executeRunJob(
       };
   }
 }
+
+/** How a run can have ended for good: a later attempt finding one of these posts it rather than running it (an ERROR runs again). */
+const ENDED = new Set(["COMPLETED", "PAUSED", "CANCELLED"]);
 
 /** Takes every event of a run and returns its final output (the generator's return value). */
 async function finalOf(events: AsyncGenerator<unknown, RunOutput>): Promise<RunOutput> {

@@ -1,5 +1,6 @@
 import type { ComponentRef } from "../agent/component.js";
 import type { MediaInput } from "../agent/media.js";
+import type { ReplyTarget } from "../interfaces/reply-target.js";
 import type { EnqueueRunInput, JobRecord, RunJobPayload } from "./types.js";
 
 /** What a background run of a component is asked to do, in plain values (no HTTP request needed). */
@@ -17,6 +18,8 @@ export interface RunJobRequest {
   metadata?: Record<string, unknown>;
   /** already portable (base64, not bytes): the job is JSON */
   media?: MediaInput[];
+  /** a chat interface's message: where the answer is posted */
+  reply?: ReplyTarget;
   maxAttempts: number;
   /** refuse when this many jobs wait or run */
   maxDepth: number;
@@ -30,7 +33,7 @@ export interface RunJobRequest {
 
 /** The payload a run job carries, without the ids: what a request hash covers. */
 export function runJobPayload(
-  req: Pick<RunJobRequest, "message" | "stream" | "sessionState" | "dependencies" | "metadata" | "media">,
+  req: Pick<RunJobRequest, "message" | "stream" | "sessionState" | "dependencies" | "metadata" | "media" | "reply">,
   runId: string,
 ): RunJobPayload {
   return {
@@ -41,6 +44,7 @@ export function runJobPayload(
     ...(req.dependencies ? { dependencies: req.dependencies } : {}),
     ...(req.metadata ? { metadata: req.metadata } : {}),
     ...(req.media ? { media: req.media } : {}),
+    ...(req.reply ? { reply: req.reply } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { ComponentRef, ComponentType } from "../agent/component.js";
 import type { MediaInput } from "../agent/media.js";
 import type { RunRecord, RunRow } from "../db/types.js";
+import type { ReplyTarget } from "../interfaces/reply-target.js";
 
 /** A job's life: PENDING (queued or waiting to retry) → RUNNING (leased) → a final state. */
 export type JobStatus = "PENDING" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELLED";
@@ -18,6 +19,8 @@ export interface RunJobPayload {
   dependencies?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   media?: MediaInput[];
+  /** a chat interface's message: where the run's answer is posted */
+  reply?: ReplyTarget;
 }
 
 /**

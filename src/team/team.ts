@@ -1,5 +1,6 @@
 import type { ContinueOptions, RunContext, RunOptions } from "../agent/agent.js";
-import type { Component, ComponentRef, ComponentRunInput } from "../agent/component.js";
+import type { Component, ComponentRef, ComponentResumeInput, ComponentRunInput } from "../agent/component.js";
+import type { RequirementResolution } from "../agent/hitl.js";
 import type { RunEvent } from "../agent/events.js";
 import type { RunOutput } from "../agent/run-output.js";
 import type { Db } from "../db/port.js";
@@ -239,6 +240,15 @@ export class Team implements Component, TeamToolHost, ContinueHost {
   continueRun(runId: string, opts: ContinueOptions): Promise<RunOutput> | AsyncIterable<RunEvent> {
     const events = continueTeamRun(this, runId, opts);
     return opts.stream ? events : drain(events);
+  }
+
+  resume(runId: string, input: ComponentResumeInput): AsyncGenerator<RunEvent, RunOutput> {
+    return continueTeamRun(this, runId, {
+      requirements: input.resolutions as RequirementResolution[],
+      approver: { isAdmin: input.isAdmin },
+      stream: input.stream,
+      ...(input.userId !== undefined ? { userId: input.userId } : {}),
+    });
   }
 
   resumeLeader(

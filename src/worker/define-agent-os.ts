@@ -2,6 +2,7 @@ import type { Agent } from "../agent/agent.js";
 import type { Team } from "../team/team.js";
 import type { Workflow } from "../workflow/workflow.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
+import type { ChatInterface } from "../interfaces/chat-interface.js";
 import { collectKnowledge } from "../os/knowledge-bases.js";
 import { CodeModeSession } from "../codemode/session-object.js";
 import type { MediaStorage } from "../offload/media-storage.js";
@@ -38,8 +39,11 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
    * their ingestions run on the JobQueue object
    */
   knowledge?: FromEnv<Knowledge[], E>;
-  /** reserved: chat interfaces arrive with the issue that adds them */
-  interfaces?: FromEnv<never[], E>;
+  /**
+   * chat interfaces (Slack, Telegram, WhatsApp) in front of the agents, teams or workflows above;
+   * their runs go through the JobQueue object, which answers them on the platform
+   */
+  interfaces?: FromEnv<ChatInterface[], E>;
   /** `/info`'s identity; default AGNO_OS_ID / AGNO_OS_NAME, else "agno-edge" */
   id?: string;
   name?: string;
@@ -68,7 +72,14 @@ export interface DefinedAgentOS<E extends WorkerEnv> {
 
 /** One env's deployment: its configuration (or why it is closed), components and HTTP app, each built once. */
 type Setup =
-  | { ok: true; config: WorkerConfig; registry: ComponentRegistry; knowledge: Knowledge[]; os(): AgentOS }
+  | {
+      ok: true;
+      config: WorkerConfig;
+      registry: ComponentRegistry;
+      knowledge: Knowledge[];
+      interfaces: ChatInterface[];
+      os(): AgentOS;
+    }
   | { ok: false; error: ConfigurationError; closed: AgentOS };
 
 /**
@@ -111,6 +122,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
         ...registry.agents,
         ...registry.teams,
       ]);
+      const interfaces = resolve(def.interfaces, env, config) ?? [];
       let os: AgentOS | undefined;
       const build = () =>
         (os ??= new AgentOS({
@@ -122,6 +134,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           teams: registry.teams,
           workflows: registry.workflows,
           knowledge,
+          interfaces,
           maxUploadBytes: config.maxUploadBytes,
           websocket: upgradeWebSocket,
           maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
@@ -139,7 +152,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
               }
             : {}),
         }));
-      s = { ok: true, config, registry, knowledge, os: build };
+      s = { ok: true, config, registry, knowledge, interfaces, os: build };
     }
     setups.set(env, s);
     return s;
@@ -153,13 +166,14 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
 
   class JobQueue extends JobQueueObject<E> {
     protected queueServices(env: E): QueueServices {
-      const { config, registry, knowledge } = ready(env);
+      const { config, registry, knowledge, interfaces } = ready(env);
       const withDb = withDatabase(config);
       if (!withDb) throw new Error("the job queue needs DATABASE_URL");
       const { db } = openDb(withDb, config.queue.dbConnections);
       return {
         components: registry,
         knowledge,
+        interfaces,
         ...(registry.storage.media ? { media: registry.storage.media } : {}),
         db,
         concurrency: config.queue.concurrency,

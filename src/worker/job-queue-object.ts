@@ -4,6 +4,7 @@ import type { QueueDb } from "../db/port.js";
 import { DatabaseUnavailableError } from "../errors.js";
 import { Dispatcher } from "../queue/dispatcher.js";
 import { executeJob } from "../queue/execute-job.js";
+import type { ChatInterface } from "../interfaces/chat-interface.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import { GroupEnqueue } from "../queue/group-enqueue.js";
@@ -17,6 +18,8 @@ export interface QueueServices {
   /** the knowledge bases whose ingestion jobs it runs, and where their uploads are kept */
   knowledge?: readonly Knowledge[];
   media?: MediaStorage;
+  /** the chat interfaces that answer the runs they queued */
+  interfaces?: readonly ChatInterface[];
   db: QueueDb;
   concurrency: number;
   leaseSeconds: number;

@@ -1,6 +1,13 @@
 import { abortLocal, cancelStoredRun } from "../agent/cancellation.js";
 import { recordRunEvents } from "../agent/event-log.js";
-import type { Component, ComponentRef, ComponentRunInput, RunEndHook } from "../agent/component.js";
+import type {
+  Component,
+  ComponentRef,
+  ComponentResumeInput,
+  ComponentRunInput,
+  RunEndHook,
+} from "../agent/component.js";
+import type { StepRequirementResolution } from "./step-requirement.js";
 import type { RunEvent } from "../agent/events.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
 import type { RunOutput } from "../agent/run-output.js";
@@ -264,6 +271,15 @@ export class Workflow implements Component {
   ): Promise<WorkflowRunOutput> | AsyncIterable<WorkflowStreamEvent> {
     const events = continueWorkflowRun(this.driver, runId, opts);
     return opts.stream ? events : drain(events);
+  }
+
+  resume(runId: string, input: ComponentResumeInput): AsyncGenerator<RunEvent, RunOutput> {
+    return continueWorkflowRun(this.driver, runId, {
+      stepRequirements: input.resolutions as StepRequirementResolution[],
+      approver: { isAdmin: input.isAdmin },
+      stream: input.stream,
+      ...(input.userId !== undefined ? { userId: input.userId } : {}),
+    }) as unknown as AsyncGenerator<RunEvent, RunOutput>;
   }
 
   /**

@@ -3,6 +3,7 @@ import type { Team } from "../../team/team.js";
 import type { Workflow } from "../../workflow/workflow.js";
 import type { Db } from "../../db/port.js";
 import { DEFAULT_TABLE_NAMES, type TableNames } from "../../db/postgres/names.js";
+import type { ChatInterface } from "../../interfaces/chat-interface.js";
 import type { Knowledge } from "../../knowledge/knowledge.js";
 import { knowledgeConfigOf } from "../knowledge-bases.js";
 import { DatabaseUnavailableError } from "../../errors.js";
@@ -67,6 +68,8 @@ export interface Served {
   workflows?: Workflow[];
   /** the knowledge bases `/knowledge` serves (`/config`'s `knowledge` block lists them) */
   knowledge?: readonly Knowledge[];
+  /** the chat interfaces mounted (`/config`'s `interfaces`) */
+  interfaces?: readonly Pick<ChatInterface, "type" | "version" | "prefix">[];
   auth: AuthConfig;
 }
 
@@ -194,7 +197,8 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
       is_factory: false,
       is_component: false,
     })),
-    interfaces: [],
+    // As agno's InterfaceResponse: the route is the interface's prefix.
+    interfaces: (served.interfaces ?? []).map((i) => ({ type: i.type, version: i.version, route: i.prefix })),
   };
 }
 

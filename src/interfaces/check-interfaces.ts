@@ -1,0 +1,31 @@
+import type { Component } from "../agent/component.js";
+import { ValidationError } from "../errors.js";
+import type { ChatInterface } from "./chat-interface.js";
+
+/**
+ * Refuses, when the app is built, interfaces that could not work: two at one prefix (a job could
+ * not tell which answers it), or one in front of a component the app does not serve (its runs
+ * would find no component to run).
+ */
+export function checkInterfaces(interfaces: readonly ChatInterface[], served: readonly Component[]): void {
+  const prefixes = new Set<string>();
+  for (const iface of interfaces) {
+    if (!/^\/[a-z0-9][a-z0-9/_-]*$/i.test(iface.prefix) || iface.prefix.endsWith("/"))
+      throw new ValidationError(
+        `interface ${iface.type}: prefix ${JSON.stringify(iface.prefix)} must look like "/slack"`,
+        "interfaces",
+      );
+    if (prefixes.has(iface.prefix))
+      throw new ValidationError(
+        `two interfaces share the prefix ${iface.prefix}: give one another prefix`,
+        "interfaces",
+      );
+    prefixes.add(iface.prefix);
+    const { type, id } = iface.component.ref;
+    if (!served.some((c) => c.ref.type === type && c.ref.id === id))
+      throw new ValidationError(
+        `interface ${iface.type} at ${iface.prefix} is in front of ${type} ${id}, which this AgentOS does not serve: add it to the ${type}s`,
+        "interfaces",
+      );
+  }
+}
