@@ -5,6 +5,8 @@ import type { RunOutput } from "../agent/run-output.js";
 import type { Db } from "../db/port.js";
 import type { RunFollower } from "../interfaces/run-follower.js";
 import { followed, postEnd } from "./follow-run.js";
+import { AgnoError } from "../errors.js";
+import { publicError } from "../public-error.js";
 import { runEndingJob } from "./run-ending-job.js";
 import { jobComponent } from "./run-job-input.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
@@ -31,6 +33,38 @@ const RESTARTABLE = new Set(["RUNNING", "ERROR"]);
  * job then ends only once the answer is posted, so a crash in between posts it on the next attempt.
  */
 export async function executeRunJob(
+  job: JobRecord,
+  lease: Lease,
+  components: ComponentSource | readonly Component[],
+  db: Db,
+  jobs: Pick<JobStore, "completeWithRun">,
+  follower?: RunFollower,
+): Promise<Outcome> {
+  if (!follower) return runJob(job, lease, components, db, jobs);
+  try {
+    return await runJob(job, lease, components, db, jobs, follower);
+  } catch (error) {
+    // A run that could not even start (bad media, its database down) is still answered, once:
+    // by the last attempt, or at once when no attempt would do better.
+    const final = (error instanceof AgnoError && error.status < 500) || job.attempt >= job.max_attempts;
+    if (!final) throw error;
+    const message = publicError(error, `job ${job.id}`).message;
+    return (await postEnd(follower, failedRun(job, message))) ?? { status: "FAILED", error: message, retryable: false };
+  }
+}
+
+/** What a follower is shown of a run that failed before it had an output of its own. */
+function failedRun(job: JobRecord, message: string): RunOutput {
+  return {
+    run_id: job.payload.run_id,
+    session_id: job.session_id ?? "",
+    user_id: job.user_id,
+    status: "ERROR",
+    content: message,
+  } as RunOutput;
+}
+
+async function runJob(
   job: JobRecord,
   lease: Lease,
   components: ComponentSource | readonly Component[],

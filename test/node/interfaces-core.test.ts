@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { MemoryDb } from "../../src/db/memory/index.js";
+import { ValidationError } from "../../src/errors.js";
 import { AgentOS } from "../../src/os/agent-os.js";
 import { Dispatcher } from "../../src/queue/dispatcher.js";
 import { executeJob } from "../../src/queue/execute-job.js";
@@ -140,6 +141,18 @@ describe("chat interfaces' core", () => {
     expect(rec.posts).toEqual([expect.objectContaining({ status: "COMPLETED", content: "Once." })]);
     expect(await script.requests()).toHaveLength(1);
     expect(await db.jobs.getJob(String(body.job_id))).toMatchObject({ status: "COMPLETED", attempt: 2 });
+  });
+
+  it("answers a message whose run could not start with the reason, once, without retrying a refusal", async () => {
+    const { db, rec, post, drain, script } = await setup([{ text: "never asked" }]);
+    rec.mediaError = new ValidationError("the photo is larger than 20 MB", "media");
+    const { body } = await post("/rec/webhook", { id: "m1", user: "ann", chat: "c1", text: "look" });
+    await drain();
+    expect(rec.posts).toEqual([
+      expect.objectContaining({ chat: "c1", status: "ERROR", content: "the photo is larger than 20 MB" }),
+    ]);
+    expect(await script.requests()).toHaveLength(0);
+    expect(await db.jobs.getJob(String(body.job_id))).toMatchObject({ status: "FAILED" });
   });
 
   it("refuses, when the app is built, an interface in front of a component it does not serve, and two at one prefix", async () => {

@@ -31,6 +31,8 @@ export class RecordingInterface implements ChatInterface {
   readonly version = "1.0";
   readonly posts: RecordedPost[] = [];
   failPosts = 0;
+  /** thrown by `media()`, as a platform's file that cannot be fetched would be */
+  mediaError: Error | undefined;
 
   constructor(
     readonly component: Component,
@@ -87,6 +89,10 @@ export class RecordingInterface implements ChatInterface {
   follow(target: ReplyTarget, _deps: InterfaceJobDeps): RunFollower {
     let events = 0;
     return {
+      media: async () => {
+        if (this.mediaError) throw this.mediaError;
+        return [];
+      },
       onEvent: (_e: RunEvent) => void events++,
       onEnd: async (output: RunOutput) => {
         if (this.failPosts > 0) {
