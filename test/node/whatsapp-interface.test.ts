@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
+import type { Component } from "../../src/agent/component.js";
 import type { MemoryDb } from "../../src/db/memory/index.js";
 import { WhatsApp } from "../../src/interfaces/whatsapp/index.js";
 import { escapeWhatsApp, markdownToWhatsApp, splitMessage } from "../../src/interfaces/whatsapp/whatsapp-format.js";
@@ -9,6 +10,7 @@ import { AgentOS } from "../../src/os/agent-os.js";
 import { Dispatcher } from "../../src/queue/dispatcher.js";
 import { executeJob } from "../../src/queue/execute-job.js";
 import { tool } from "../../src/tools/tool.js";
+import { HumanReview, Step, Workflow } from "../../src/sdk.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { delivery, FakeWhatsApp, metaSignature, textMessage } from "../support/fake-whatsapp.js";
 import type { Turn } from "../support/model-script.js";
@@ -45,7 +47,13 @@ async function setup(
     requiresConfirmation: true,
     execute: ({ path }) => `deleted ${path}`,
   });
-  const agent = new Agent({ id: "helper", model, tools: [remove], db });
+  const ask = tool({
+    name: "ask_city",
+    parameters: z.object({ city: z.string() }),
+    requiresUserInput: true,
+    execute: ({ city }) => city,
+  });
+  const agent = new Agent({ id: "helper", model, tools: [remove, ask], db });
   const wa = new WhatsApp({
     agent,
     accessToken: TOKEN,
@@ -93,7 +101,7 @@ async function setup(
 }
 
 /** Runs every due job to its end, retries included (no backoff), as the JobQueue object would. */
-async function drain(db: MemoryDb, agents: Agent[], wa: WhatsApp): Promise<void> {
+async function drain(db: MemoryDb, agents: Component[], wa: WhatsApp): Promise<void> {
   const dispatcher = new Dispatcher({
     store: db.jobs,
     workerId: "W",
@@ -132,7 +140,16 @@ function buttonsOf(fake: FakeWhatsApp): Array<{ id: string; title: string }> {
 
 describe("WhatsApp interface", () => {
   it("answers Meta's webhook verification with the challenge, as text, only for the verify token", async () => {
-    const { verify } = await setup([]);
+    const { verify, os } = await setup([]);
+    const auth = { headers: { authorization: "Bearer os-key" } };
+    const config = (await (await os.fetch(new Request("http://os/config", auth), { dbs: [] })).json()) as {
+      interfaces: unknown;
+    };
+    expect(config.interfaces).toEqual([{ type: "whatsapp", version: "1.0", route: "/whatsapp" }]);
+    const spec = (await (await os.fetch(new Request("http://os/openapi.json", auth), { dbs: [] })).json()) as {
+      paths: Record<string, Record<string, { security?: unknown }>>;
+    };
+    expect(spec.paths["/whatsapp/webhook"]?.post?.security).toEqual([]);
     expect(await verify(`hub.mode=subscribe&hub.verify_token=${VERIFY}&hub.challenge=1158201444`)).toMatchObject({
       status: 200,
       text: "1158201444",
@@ -201,6 +218,23 @@ describe("WhatsApp interface", () => {
     expect(await script.requests()).toHaveLength(2);
   });
 
+  it("says once, naming the run, when a paused run waits for input WhatsApp buttons cannot give", async () => {
+    const { db, fake, deliver, drain } = await setup([
+      {
+        toolCalls: [
+          { id: "u1", name: "ask_city", arguments: { city: "" } },
+          { id: "u2", name: "ask_city", arguments: { city: "" } },
+        ],
+      },
+    ]);
+    await deliver(say("wamid.IN1", "weather?"));
+    await drain();
+    const [run] = (await db.getRuns({})).data;
+    expect(run?.status).toBe("PAUSED");
+    expect(fake.texts).toEqual([`This run waits for input that cannot be given from WhatsApp (run ${run!.run_id}).`]);
+    expect(fake.messages.some((m) => m.type === "interactive")).toBe(false);
+  });
+
   it("lets an admin the interface names answer another user's run", async () => {
     const { db, fake, deliver, drain } = await setup(
       [{ toolCalls: [{ id: "c1", name: "delete_file", arguments: { path: "/x" } }] }, { text: "Not deleted." }],
@@ -219,6 +253,59 @@ describe("WhatsApp interface", () => {
       expect.objectContaining({ tool_name: "delete_file", result: "The user rejected this tool call" }),
     ]);
     expect(fake.texts.at(-1)).toBe("Not deleted.");
+  });
+
+  it("asks a paused workflow's step for confirmation with buttons, and runs it on Approve", async () => {
+    const fake = await new FakeWhatsApp(TOKEN, PHONE_ID).start();
+    fakes.push(fake);
+    const { db } = memoryTestDb();
+    const workflow = new Workflow({
+      id: "publish",
+      name: "publish",
+      db,
+      steps: [
+        new Step({
+          name: "publish",
+          humanReview: new HumanReview({ requiresConfirmation: true, confirmationMessage: "Publish *now*?" }),
+          executor: () => "Published.",
+        }),
+      ],
+    });
+    const wa = new WhatsApp({
+      workflow,
+      accessToken: TOKEN,
+      phoneNumberId: PHONE_ID,
+      verifyToken: VERIFY,
+      appSecret: SECRET,
+      apiUrl: fake.apiUrl,
+    });
+    const os = new AgentOS({
+      workflows: [workflow],
+      interfaces: [wa],
+      queue: { durable: true },
+      auth: { mode: "none" },
+    });
+    const services = { dbs: [db], jobs: db.jobs, queue: { wake: async () => {} } };
+    const deliver = (body: unknown) => {
+      const raw = JSON.stringify(body);
+      return os.fetch(
+        new Request("http://os/whatsapp/webhook", {
+          method: "POST",
+          headers: { "x-hub-signature-256": metaSignature(raw, SECRET) },
+          body: raw,
+        }),
+        services,
+      );
+    };
+    await deliver(say("wamid.W1", "publish it"));
+    await drain(db, [workflow], wa);
+    const interactive = fake.messages.at(-1) as { interactive: { body: { text: string } } };
+    expect(interactive.interactive.body.text).toBe("Publish \u2217now\u2217?");
+    const [approve] = buttonsOf(fake);
+    expect(parseButtonId(approve!.id)).toMatchObject({ kind: "step", confirmed: true });
+    expect((await deliver(press(ANN, "wamid.P1", approve!))).status).toBe(200);
+    await drain(db, [workflow], wa);
+    expect(fake.texts.at(-1)).toBe("Published.");
   });
 
   it("cuts a long answer at WhatsApp's 4096 characters, losing nothing", async () => {

@@ -99,17 +99,17 @@ function pausedMessages(output: RunOutput): Outgoing[] {
       ? (step.output_review_message ?? `Review the output of step ${step.step_name ?? step.step_id}.`)
       : (step.confirmation_message ?? `Run step ${step.step_name ?? step.step_id}?`);
     out.push(buttons(output.run_id, "step", step.step_id, escapeWhatsApp(what)));
-  } else if (step && step.confirmed === null) {
-    out.push(cannotAnswer(output.run_id));
   }
+  let unanswerable = step !== undefined && step.confirmed === null && out.length === 0;
   for (const req of output.requirements ?? []) {
     if (req.resolved) continue;
-    out.push(
-      req.kind === "confirmation"
-        ? buttons(output.run_id, "requirement", req.id, describe(req))
-        : cannotAnswer(output.run_id),
-    );
+    const asked =
+      req.kind === "confirmation" ? buttons(output.run_id, "requirement", req.id, describe(req)) : undefined;
+    if (asked && "buttons" in asked) out.push(asked);
+    else unanswerable = true;
   }
+  // Input, external results or an id too long for a button: said once, with the run to answer over the API.
+  if (unanswerable) out.push(cannotAnswer(output.run_id));
   return out;
 }
 
