@@ -74,6 +74,13 @@ export interface WorkerEnv {
   AGNO_STORAGE_BUCKET?: string;
   /** CodeMode's per-session sandbox state, for an agent's `durableCodeRunner(env.CODEMODE_SESSION)`; `wrangler.toml` binds it */
   CODEMODE_SESSION?: DurableObjectNamespace<CodeModeSession>;
+  /** the WhatsApp interface's Cloud API access token, business number id, webhook verify token and app secret (all four, or none) */
+  WHATSAPP_ACCESS_TOKEN?: string;
+  WHATSAPP_PHONE_NUMBER_ID?: string;
+  WHATSAPP_VERIFY_TOKEN?: string;
+  WHATSAPP_APP_SECRET?: string;
+  /** the Graph API base the WhatsApp interface calls, version included (default https://graph.facebook.com/v25.0) */
+  WHATSAPP_API_URL?: string;
 }
 
 /** The deployment's settings, validated, with the README's defaults filled in. */
@@ -98,6 +105,8 @@ export interface WorkerConfig {
   runEventsTtlSeconds: number;
   heartbeatSeconds: number;
   ssePingMs: number;
+  /** the WhatsApp interface's settings, when its variables are set (see WhatsAppOptions) */
+  whatsapp?: { accessToken: string; phoneNumberId: string; verifyToken: string; appSecret: string; apiUrl: string };
 }
 
 /** Why a deployment is closed: every bad variable, each with what is wrong with it. */
@@ -139,6 +148,27 @@ const text = z
 /** The providers an EMBEDDER may name. */
 const EMBEDDING_PROVIDERS = ["openai", "google", "mistral", "openai-compatible", "ollama", "vllm", "workers-ai"];
 
+/** The WhatsApp interface's variables: secrets, so no message here ever quotes a value. */
+const WHATSAPP_SECRETS = [
+  "WHATSAPP_ACCESS_TOKEN",
+  "WHATSAPP_PHONE_NUMBER_ID",
+  "WHATSAPP_VERIFY_TOKEN",
+  "WHATSAPP_APP_SECRET",
+] as const;
+const WHATSAPP_SCHEMA = {
+  WHATSAPP_ACCESS_TOKEN: text,
+  WHATSAPP_PHONE_NUMBER_ID: text.refine(
+    (s) => s === undefined || /^[0-9]+$/.test(s),
+    "must be the number's id (digits)",
+  ),
+  WHATSAPP_VERIFY_TOKEN: text,
+  WHATSAPP_APP_SECRET: text,
+  WHATSAPP_API_URL: text.refine(
+    (s) => s === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(s),
+    "must be an http(s) URL such as https://graph.facebook.com/v25.0",
+  ),
+};
+
 const schema = z.object({
   DATABASE_URL: text,
   DB_WS_PROXY: text,
@@ -177,6 +207,7 @@ const schema = z.object({
   AGNO_DB_STATEMENT_TIMEOUT_MS: count(10_000),
   AGNO_QUEUE_SHARDS: count(1),
   AGNO_STORAGE_BUCKET: text,
+  ...WHATSAPP_SCHEMA,
 });
 
 /**
@@ -201,6 +232,10 @@ function contradictions(env: WorkerEnv): Array<{ variable: string; message: stri
       variable: "AGNO_USER_ISOLATION",
       message: "needs JWT_VERIFICATION_KEYS (users are told apart by their tokens)",
     });
+  const wa = env as Record<string, unknown>;
+  if (WHATSAPP_SECRETS.some((k) => set(wa[k])))
+    for (const k of WHATSAPP_SECRETS)
+      if (!set(wa[k])) out.push({ variable: k, message: "is required with the other WHATSAPP_ variables" });
   if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS))
     out.push({
       variable: set(env.JWT_AUDIENCE) ? "JWT_AUDIENCE" : "JWT_ISSUER",
@@ -298,6 +333,17 @@ export function readEnvConfig(
       runEventsTtlSeconds: v.AGNO_RUN_EVENTS_TTL_SECONDS,
       heartbeatSeconds: v.AGNO_RUN_HEARTBEAT_SECONDS,
       ssePingMs: v.AGNO_SSE_PING_SECONDS * 1000,
+      ...(v.WHATSAPP_ACCESS_TOKEN && v.WHATSAPP_PHONE_NUMBER_ID && v.WHATSAPP_VERIFY_TOKEN && v.WHATSAPP_APP_SECRET
+        ? {
+            whatsapp: {
+              accessToken: v.WHATSAPP_ACCESS_TOKEN,
+              phoneNumberId: v.WHATSAPP_PHONE_NUMBER_ID,
+              verifyToken: v.WHATSAPP_VERIFY_TOKEN,
+              appSecret: v.WHATSAPP_APP_SECRET,
+              apiUrl: v.WHATSAPP_API_URL ?? "https://graph.facebook.com/v25.0",
+            },
+          }
+        : {}),
     },
   };
 }

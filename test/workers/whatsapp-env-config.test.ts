@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { readEnvConfig } from "../../src/worker/env-config.js";
+
+const TOKEN = "EAAG-access-token-secret";
+const PHONE_ID = "106540352242922";
+const VERIFY = "verify-me-please";
+const SECRET = "app-secret-0123456789";
+
+describe("readEnvConfig: the WhatsApp interface's variables", () => {
+  it("reads the WHATSAPP_ variables, naming a malformed or missing one without its value", () => {
+    const all = {
+      WHATSAPP_ACCESS_TOKEN: TOKEN,
+      WHATSAPP_PHONE_NUMBER_ID: PHONE_ID,
+      WHATSAPP_VERIFY_TOKEN: VERIFY,
+      WHATSAPP_APP_SECRET: SECRET,
+    };
+    const good = readEnvConfig(all);
+    expect(good.ok && good.config.whatsapp).toEqual({
+      accessToken: TOKEN,
+      phoneNumberId: PHONE_ID,
+      verifyToken: VERIFY,
+      appSecret: SECRET,
+      apiUrl: "https://graph.facebook.com/v25.0",
+    });
+    expect(readEnvConfig({}).ok && (readEnvConfig({}) as { config: { whatsapp?: unknown } }).config.whatsapp).toBe(
+      undefined,
+    );
+    const badUrl = readEnvConfig({ ...all, WHATSAPP_API_URL: "graph.facebook.com" });
+    expect(badUrl.ok).toBe(false);
+    if (!badUrl.ok) expect(badUrl.error.problems.map((p) => p.variable)).toEqual(["WHATSAPP_API_URL"]);
+    const partial = readEnvConfig({ WHATSAPP_ACCESS_TOKEN: TOKEN, WHATSAPP_PHONE_NUMBER_ID: PHONE_ID });
+    expect(partial.ok).toBe(false);
+    if (!partial.ok) {
+      expect(partial.error.message).toMatch(/WHATSAPP_VERIFY_TOKEN/);
+      expect(partial.error.message).toMatch(/WHATSAPP_APP_SECRET/);
+      expect(partial.error.message).not.toContain(TOKEN);
+    }
+  });
+});
