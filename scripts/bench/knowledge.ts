@@ -30,7 +30,7 @@ import { startEmbeddingServer } from "../../test/support/embedding-server.js";
 import { emit, inFreshSchema, log, mean, percentile, round, secondsSince } from "./util.js";
 
 /** The issue's sizes by default; the env lowers them to try the script quickly. */
-const envInt = (name: string, fallback: number) => {
+export const envInt = (name: string, fallback: number) => {
   const v = Number(process.env[name] || fallback);
   if (!Number.isFinite(v) || v <= 0) throw new Error(`${name}=${process.env[name]}: a positive number`);
   return v;
@@ -104,7 +104,7 @@ const SUBTOPICS = 10;
  * topic's centroid plus its subtopic's direction plus noise, normalised, so near neighbours exist
  * and recall means something; half its words come from its topic's vocabulary.
  */
-class Dataset {
+export class Dataset {
   readonly clusters: number;
   private readonly centroids: Float64Array[];
   private readonly subtopics: Float64Array[];

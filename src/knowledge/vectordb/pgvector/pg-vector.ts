@@ -36,8 +36,19 @@ export interface PgVectorOptions {
   batchSize?: number;
 }
 
+/** What a table has, as found once per instance (and per isolate when the executor names its database). */
+interface TableState {
+  /** agno's owner column; tables made before per-user isolation lack it */
+  hasUserId: boolean;
+  /** the stored tsvector column, generated with this store's language; tables made before it lack it */
+  storedTsv: boolean;
+}
+
 /** Tables this isolate has already checked (or made), by database, schema and table. */
-const ready = new Map<string, { hasUserId: boolean }>();
+const ready = new Map<string, TableState>();
+
+/** The stored full-text column: to_tsvector once per write, not once per matching row per search. */
+const TSV_COLUMN = "content_tsv";
 
 const num = (v: unknown) => (typeof v === "number" ? v : Number(v));
 
@@ -53,6 +64,24 @@ function vectorLiteral(e: number[], dims: number): string {
  * agno's PgVector on pgvector: one table of chunks (agno's columns: id, name, meta_data, filters,
  * content, embedding, usage, created_at, updated_at, content_hash, content_id, user_id), an HNSW
  * index with cosine distance, a GIN full-text index and a GIN index on meta_data for filters.
+ *
+ * A table this makes also has `content_tsv`, a stored generated tsvector of `content` in the
+ * store's language, and the GIN index is on it: a keyword search ranks the rows it matches with
+ * ts_rank_cd, which on an expression would parse every matching row's content again (the price:
+ * the tsvector is stored beside the text, so the table takes more disk). The column is
+ * generated, so agno's own PgVector (which names its columns on insert and select) reads and writes
+ * such a table unchanged. A table without the column (made by agno, or by an earlier version of
+ * this) is searched on the expression, as before: adding a stored column rewrites the whole table
+ * under an exclusive lock, which no request should set off. To move such a table over, once, off the
+ * request path (the ALTER takes time in proportion to the table and blocks its readers and writers):
+ *
+ *   ALTER TABLE ai.docs ADD COLUMN content_tsv tsvector
+ *     GENERATED ALWAYS AS (to_tsvector('english'::regconfig, content)) STORED;
+ *   CREATE INDEX idx_docs_content_tsv ON ai.docs USING gin (content_tsv);
+ *   DROP INDEX ai.idx_docs_content_fts;
+ *
+ * then redeploy or restart (what a table has is checked once per isolate). A column generated in
+ * another language than the store's is left unused: it would match and rank other words.
  *
  * The table is made lazily, on first use, outside the migrations: a server without the `vector`
  * extension still runs everything else, and the knowledge calls fail with
@@ -75,7 +104,7 @@ export class PgVector implements VectorDb {
   private readonly table: SQL;
   private readonly tableText: string;
   private readonly language: string;
-  private state: Promise<{ hasUserId: boolean }> | undefined;
+  private state: Promise<TableState> | undefined;
 
   constructor(private readonly opts: PgVectorOptions) {
     checkIdentifier(opts.tableName, "tableName");
@@ -121,7 +150,7 @@ export class PgVector implements VectorDb {
   }
 
   /** Makes sure the extension, the table and its indexes exist; what the table has. Once per isolate per table. */
-  private ensure(): Promise<{ hasUserId: boolean }> {
+  private ensure(): Promise<TableState> {
     const key = this.cacheKey;
     const known = key ? ready.get(key) : undefined;
     if (known) return Promise.resolve(known);
@@ -155,17 +184,19 @@ export class PgVector implements VectorDb {
     }
   }
 
-  private async setUp(): Promise<{ hasUserId: boolean }> {
+  private async setUp(): Promise<TableState> {
     const exec = this.executor.exec;
     await this.ensureExtension(exec);
     const [schema, table] = [this.opts.schema ?? this.executor.schema ?? "ai", this.opts.tableName];
     const columns = async () =>
       new Map(
         (
-          await exec(sql`SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type FROM pg_attribute a
+          await exec(sql`SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type,
+            CASE WHEN a.attgenerated = 's' THEN pg_get_expr(d.adbin, d.adrelid) END AS generated FROM pg_attribute a
             JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+            LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
             WHERE n.nspname = ${schema} AND c.relname = ${table} AND a.attnum > 0 AND NOT a.attisdropped`)
-        ).map((r) => [String(r.name), String(r.type)]),
+        ).map((r) => [String(r.name), { type: String(r.type), generated: r.generated as string | null }]),
       );
     let cols = await columns();
     if (cols.size === 0) {
@@ -186,7 +217,8 @@ export class PgVector implements VectorDb {
           updated_at TIMESTAMPTZ,
           content_hash VARCHAR,
           content_id VARCHAR,
-          user_id VARCHAR
+          user_id VARCHAR,
+          ${TSV_COLUMN} tsvector GENERATED ALWAYS AS (${this.tsvExpression}) STORED
         )`),
         );
         const idx = (suffix: string) => `"idx_${table}_${suffix}"`;
@@ -200,9 +232,7 @@ export class PgVector implements VectorDb {
           ),
         );
         await tx(
-          sql.raw(
-            `CREATE INDEX IF NOT EXISTS ${idx("content_fts")} ON ${this.tableText} USING gin (to_tsvector('${this.language}'::regconfig, content))`,
-          ),
+          sql.raw(`CREATE INDEX IF NOT EXISTS ${idx(TSV_COLUMN)} ON ${this.tableText} USING gin (${TSV_COLUMN})`),
         );
         await tx(
           sql.raw(
@@ -215,16 +245,22 @@ export class PgVector implements VectorDb {
       });
       cols = await columns();
     }
-    const type = cols.get("embedding");
+    const type = cols.get("embedding")?.type;
     if (type !== `vector(${this.dimensions})`)
       throw new SchemaMismatchError(
         `vector table ${this.tableText} has embedding ${type ?? "missing"}, this knowledge base embeds vector(${this.dimensions}): use another table or the same embedder`,
       );
-    return { hasUserId: cols.has("user_id") };
+    // the column counts only when it holds what the expression would compute (PostgreSQL prints a
+    // generation expression back the way it is written here), else ranks would change silently
+    const tsv = cols.get(TSV_COLUMN);
+    return {
+      hasUserId: cols.has("user_id"),
+      storedTsv: tsv?.type === "tsvector" && tsv.generated === this.tsvExpression,
+    };
   }
 
   /** Refuses a user id on a table made before per-user isolation (agno's _require_owner_column). */
-  private requireOwnerColumn(state: { hasUserId: boolean }, userId: string | null | undefined): void {
+  private requireOwnerColumn(state: TableState, userId: string | null | undefined): void {
     if (!state.hasUserId && userId !== undefined && userId !== null)
       throw new VectorTableMigrationRequiredError(this.tableText);
   }
@@ -292,7 +328,7 @@ export class PgVector implements VectorDb {
     return rows.length > 0;
   }
 
-  private where(opts: VectorSearchOptions, state: { hasUserId: boolean }): SQL {
+  private where(opts: VectorSearchOptions, state: TableState): SQL {
     this.requireOwnerColumn(state, opts.userId);
     const owner =
       opts.userId === undefined
@@ -336,17 +372,23 @@ export class PgVector implements VectorDb {
     return rows.map((r) => this.toDoc(r, { similarity_score: 1 - num(r.distance) }));
   }
 
+  /** The full-text document of a row, as the stored column is generated and the old index is built. */
+  private get tsvExpression(): string {
+    return `to_tsvector('${this.language}'::regconfig, content)`;
+  }
+
   private async keywordSearch(
     tx: SqlExec,
     opts: VectorSearchOptions,
     where: SQL,
     limit: number,
+    state: TableState,
   ): Promise<KnowledgeDocument[]> {
     const terms = queryTerms(opts.query);
     if (!terms.length) return [];
     // any of the words (websearch_to_tsquery would need all of them); terms hold letters and digits only
     const tsq = sql`to_tsquery(${sql.raw(`'${this.language}'`)}::regconfig, ${terms.join(" | ")})`;
-    const tsv = sql.raw(`to_tsvector('${this.language}'::regconfig, content)`);
+    const tsv = sql.raw(state.storedTsv ? TSV_COLUMN : this.tsvExpression);
     const rows = await tx(sql`SELECT id, name, meta_data, content, usage, content_id FROM ${this.table}
       WHERE ${tsv} @@ ${tsq} AND ${where} ORDER BY ts_rank_cd(${tsv}, ${tsq}) DESC, id LIMIT ${limit}`);
     return rows.map((r) => this.toDoc(r));
@@ -358,7 +400,7 @@ export class PgVector implements VectorDb {
     const state = await this.ensure();
     const where = this.where(opts, state);
     const type = opts.searchType ?? this.searchType;
-    if (type === "keyword") return this.keywordSearch(this.executor.exec, opts, where, opts.limit);
+    if (type === "keyword") return this.keywordSearch(this.executor.exec, opts, where, opts.limit, state);
     const candidates = type === "hybrid" ? hybridCandidates(opts.limit) : opts.limit;
     const efSearch = Math.min(1000, Math.max(this.opts.efSearch ?? 200, candidates));
     return this.executor.transaction(async (tx) => {
@@ -369,7 +411,7 @@ export class PgVector implements VectorDb {
       );
       const vector = await this.vectorSearch(tx, opts, where, candidates);
       if (type === "vector") return vector;
-      return reciprocalRankFusion([vector, await this.keywordSearch(tx, opts, where, candidates)], opts.limit);
+      return reciprocalRankFusion([vector, await this.keywordSearch(tx, opts, where, candidates, state)], opts.limit);
     });
   }
 
