@@ -332,3 +332,12 @@ export type { KnowledgeContentStore } from "./db/ports/knowledge-content-store.j
 export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth/middleware.js";
 export type { RequestServices } from "./os/context.js";
+export {
+  Telegram,
+  TelegramApi,
+  TelegramApiError,
+  setTelegramWebhook,
+  markdownToTelegramHtml,
+  splitTelegramHtml,
+  type TelegramOptions,
+} from "./interfaces/telegram/index.js";

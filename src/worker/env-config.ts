@@ -74,6 +74,12 @@ export interface WorkerEnv {
   AGNO_STORAGE_BUCKET?: string;
   /** CodeMode's per-session sandbox state, for an agent's `durableCodeRunner(env.CODEMODE_SESSION)`; `wrangler.toml` binds it */
   CODEMODE_SESSION?: DurableObjectNamespace<CodeModeSession>;
+  /** the Telegram bot's token from @BotFather (a secret: `wrangler secret put`) */
+  TELEGRAM_BOT_TOKEN?: string;
+  /** the setWebhook secret_token every Telegram update carries (1-256 of A-Z a-z 0-9 _ -) */
+  TELEGRAM_WEBHOOK_SECRET?: string;
+  /** the Bot API's base URL (default https://api.telegram.org) */
+  TELEGRAM_API_URL?: string;
 }
 
 /** The deployment's settings, validated, with the README's defaults filled in. */
@@ -98,6 +104,8 @@ export interface WorkerConfig {
   runEventsTtlSeconds: number;
   heartbeatSeconds: number;
   ssePingMs: number;
+  /** the Telegram bot's settings, when TELEGRAM_BOT_TOKEN is set (for `new Telegram({...config.telegram})`) */
+  telegram?: { token: string; webhookSecret: string; apiUrl: string };
 }
 
 /** Why a deployment is closed: every bad variable, each with what is wrong with it. */
@@ -177,6 +185,19 @@ const schema = z.object({
   AGNO_DB_STATEMENT_TIMEOUT_MS: count(10_000),
   AGNO_QUEUE_SHARDS: count(1),
   AGNO_STORAGE_BUCKET: text,
+  // Their messages never quote the values: they are secrets.
+  TELEGRAM_BOT_TOKEN: text.refine(
+    (s) => s === undefined || /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/.test(s),
+    "must be the bot token @BotFather gave (digits:letters)",
+  ),
+  TELEGRAM_WEBHOOK_SECRET: text.refine(
+    (s) => s === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(s),
+    "must be 1-256 characters of A-Z a-z 0-9 _ - (Telegram's secret_token)",
+  ),
+  TELEGRAM_API_URL: text.refine(
+    (s) => s === undefined || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(s),
+    "must be an http(s) URL such as https://api.telegram.org",
+  ),
 });
 
 /**
@@ -200,6 +221,11 @@ function contradictions(env: WorkerEnv): Array<{ variable: string; message: stri
     out.push({
       variable: "AGNO_USER_ISOLATION",
       message: "needs JWT_VERIFICATION_KEYS (users are told apart by their tokens)",
+    });
+  if (set(env.TELEGRAM_BOT_TOKEN) && !set(env.TELEGRAM_WEBHOOK_SECRET))
+    out.push({
+      variable: "TELEGRAM_WEBHOOK_SECRET",
+      message: "is required with TELEGRAM_BOT_TOKEN (it authenticates Telegram's updates)",
     });
   if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS))
     out.push({
@@ -298,6 +324,15 @@ export function readEnvConfig(
       runEventsTtlSeconds: v.AGNO_RUN_EVENTS_TTL_SECONDS,
       heartbeatSeconds: v.AGNO_RUN_HEARTBEAT_SECONDS,
       ssePingMs: v.AGNO_SSE_PING_SECONDS * 1000,
+      ...(v.TELEGRAM_BOT_TOKEN && v.TELEGRAM_WEBHOOK_SECRET
+        ? {
+            telegram: {
+              token: v.TELEGRAM_BOT_TOKEN,
+              webhookSecret: v.TELEGRAM_WEBHOOK_SECRET,
+              apiUrl: v.TELEGRAM_API_URL ?? "https://api.telegram.org",
+            },
+          }
+        : {}),
     },
   };
 }
