@@ -60,9 +60,9 @@ function requirementPrompt(runId: string, r: RunRequirement, index: number): Pro
   };
 }
 
-/** The fields a user_input requirement asks for that have no value yet. */
+/** The fields a user_input requirement asks the person for (the tool's userInputFields). */
 export function inputFields(r: RunRequirement): UserInputField[] {
-  return (r.tool_execution.user_input_schema ?? []).filter((f) => f.value === null || f.value === undefined);
+  return r.tool_execution.user_input_schema ?? [];
 }
 
 /**

@@ -26,7 +26,14 @@ export function splitTelegramHtml(html: string, limit = TELEGRAM_MESSAGE_LIMIT):
   let last: Cut | undefined;
 
   const emit = (cut: Cut) => {
-    const body = prefix + html.slice(start, cut.at) + [...cut.open].reverse().map((t) => `</${t.name}>`).join("");
+    // Whitespace the cut leaves at the end shows as nothing: Telegram trims it.
+    const body =
+      prefix +
+      html.slice(start, cut.at).trimEnd() +
+      [...cut.open]
+        .reverse()
+        .map((t) => `</${t.name}>`)
+        .join("");
     if (stripTags(body).trim() !== "") chunks.push(body);
     start = cut.at;
     prefix = cut.open.map((t) => t.tag).join("");

@@ -87,7 +87,13 @@ export class TelegramApi {
       const timedOut = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
       throw new TelegramApiError(method, 0, timedOut ? "timed out" : "could not be reached");
     }
-    let body: { ok?: boolean; result?: T; error_code?: number; description?: string; parameters?: { retry_after?: number } };
+    let body: {
+      ok?: boolean;
+      result?: T;
+      error_code?: number;
+      description?: string;
+      parameters?: { retry_after?: number };
+    };
     try {
       body = (await res.json()) as typeof body;
     } catch {
@@ -122,9 +128,12 @@ export class TelegramApi {
   async download(filePath: string, maxBytes: number): Promise<Uint8Array | null> {
     let res: Response;
     try {
-      res = await fetch(`${this.apiUrl}/file/bot${this.token}/${filePath.split("/").map(encodeURIComponent).join("/")}`, {
-        signal: AbortSignal.timeout(60_000),
-      });
+      res = await fetch(
+        `${this.apiUrl}/file/bot${this.token}/${filePath.split("/").map(encodeURIComponent).join("/")}`,
+        {
+          signal: AbortSignal.timeout(60_000),
+        },
+      );
     } catch {
       throw new TelegramApiError("file download", 0, "could not be reached");
     }

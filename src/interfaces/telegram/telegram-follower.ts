@@ -27,12 +27,20 @@ export function telegramFollower(ctx: TelegramFollowerContext, target: TelegramT
   const { api } = ctx;
   const typingEveryMs = ctx.typingEveryMs ?? 4_000;
   let lastTyping = -Infinity;
-  const where = { chat_id: target.chat_id, ...(target.thread_id !== undefined ? { message_thread_id: target.thread_id } : {}) };
+  const where = {
+    chat_id: target.chat_id,
+    ...(target.thread_id !== undefined ? { message_thread_id: target.thread_id } : {}),
+  };
 
   const send = async (html: string, opts: { replyTo?: number; keyboard?: InlineKeyboard } = {}) => {
     const chunks = splitTelegramHtml(html);
     for (const [i, text] of chunks.entries()) {
-      const params: SendMessageParams = { ...where, text, parse_mode: "HTML", link_preview_options: { is_disabled: true } };
+      const params: SendMessageParams = {
+        ...where,
+        text,
+        parse_mode: "HTML",
+        link_preview_options: { is_disabled: true },
+      };
       // A deleted original must not make the answer fail forever: it is then sent without the reply.
       if (i === 0 && opts.replyTo !== undefined)
         params.reply_parameters = { message_id: opts.replyTo, allow_sending_without_reply: true };
@@ -52,26 +60,31 @@ export function telegramFollower(ctx: TelegramFollowerContext, target: TelegramT
   return {
     media:
       target.files?.length || target.skipped?.length
-      ? async () => {
-          const media: MediaInput[] = [];
-          const skipped = [...(target.skipped ?? [])];
-          for (const f of target.files ?? []) {
-            const name = f.file_name ?? f.kind;
-            const info = await api.getFile(f.file_id);
-            const data =
-              info.file_path && (info.file_size ?? 0) <= ctx.maxFileBytes
-                ? await api.download(info.file_path, ctx.maxFileBytes)
-                : null;
-            if (!data) {
-              skipped.push(`${name} (larger than ${Math.floor(ctx.maxFileBytes / (1024 * 1024))} MB)`);
-              continue;
+        ? async () => {
+            const media: MediaInput[] = [];
+            const skipped = [...(target.skipped ?? [])];
+            for (const f of target.files ?? []) {
+              const name = f.file_name ?? f.kind;
+              const info = await api.getFile(f.file_id);
+              const data =
+                info.file_path && (info.file_size ?? 0) <= ctx.maxFileBytes
+                  ? await api.download(info.file_path, ctx.maxFileBytes)
+                  : null;
+              if (!data) {
+                skipped.push(`${name} (larger than ${Math.floor(ctx.maxFileBytes / (1024 * 1024))} MB)`);
+                continue;
+              }
+              media.push({
+                kind: f.kind,
+                data,
+                mimeType: f.mime_type,
+                ...(f.file_name ? { filename: f.file_name } : {}),
+              });
             }
-            media.push({ kind: f.kind, data, mimeType: f.mime_type, ...(f.file_name ? { filename: f.file_name } : {}) });
+            if (skipped.length) await notice(`I could not read: ${escapeHtml(skipped.join(", "))}`);
+            return media;
           }
-          if (skipped.length) await notice(`I could not read: ${escapeHtml(skipped.join(", "))}`);
-          return media;
-        }
-      : undefined,
+        : undefined,
 
     onEvent: async () => {
       const now = Date.now();

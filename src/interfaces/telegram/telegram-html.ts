@@ -91,7 +91,7 @@ export function isTelegramHtml(html: string): boolean {
   const stack: string[] = [];
   for (const [token] of html.matchAll(HTML_TOKEN)) {
     if (token === "<" || token === ">" || token === "&") return false;
-    if (token.length === 1 || token.startsWith("&")) continue;
+    if (!token.startsWith("<") || token.length === 1) continue;
     const m = /^<(\/?)([a-z-]+)(.*)>$/i.exec(token)!;
     const name = m[2]!.toLowerCase();
     if (!(name in TAGS)) return false;

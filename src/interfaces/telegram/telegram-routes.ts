@@ -5,7 +5,15 @@ import { ForbiddenError, NotConfiguredError, NotFoundError, ValidationError } fr
 import { timingSafeEqual } from "../../os/auth/middleware.js";
 import type { RequestServices } from "../../os/context.js";
 import { errorResponse } from "../../os/errors.js";
-import { defineRoute, errorSchema, handle, inputProblem, jsonAnswer, routeApp, validationError } from "../../os/route.js";
+import {
+  defineRoute,
+  errorSchema,
+  handle,
+  inputProblem,
+  jsonAnswer,
+  routeApp,
+  validationError,
+} from "../../os/route.js";
 import type { StepRequirement } from "../../workflow/step-requirement.js";
 import type { InterfaceRouteDeps } from "../chat-interface.js";
 import { enqueueInterfaceContinue } from "../enqueue-interface-continue.js";
@@ -185,12 +193,29 @@ function filesOf(message: TelegramMessage, maxBytes: number): { files: TelegramF
   // Telegram sends a photo in several sizes, the largest last.
   const photo = message.photo?.at(-1);
   if (photo) candidates.push({ ...photo, kind: "image", mime: "image/jpeg", name: "photo" });
-  if (message.voice) candidates.push({ ...message.voice, kind: "audio", mime: message.voice.mime_type ?? "audio/ogg", name: "voice message" });
+  if (message.voice)
+    candidates.push({
+      ...message.voice,
+      kind: "audio",
+      mime: message.voice.mime_type ?? "audio/ogg",
+      name: "voice message",
+    });
   if (message.audio)
-    candidates.push({ ...message.audio, kind: "audio", mime: message.audio.mime_type ?? "audio/mpeg", name: message.audio.file_name ?? "audio" });
+    candidates.push({
+      ...message.audio,
+      kind: "audio",
+      mime: message.audio.mime_type ?? "audio/mpeg",
+      name: message.audio.file_name ?? "audio",
+    });
   if (message.document) {
     const mime = (message.document.mime_type ?? "application/octet-stream").toLowerCase();
-    const kind: MediaKind = mime.startsWith("image/") ? "image" : mime.startsWith("audio/") ? "audio" : mime.startsWith("video/") ? "video" : "file";
+    const kind: MediaKind = mime.startsWith("image/")
+      ? "image"
+      : mime.startsWith("audio/")
+        ? "audio"
+        : mime.startsWith("video/")
+          ? "video"
+          : "file";
     candidates.push({ ...message.document, kind, mime, name: message.document.file_name ?? "document" });
   }
   const files: TelegramFileRef[] = [];
