@@ -7,6 +7,8 @@ import { Agent } from "../../src/agent/agent.js";
 import type { RunOutput } from "../../src/agent/run-output.js";
 import type { MemoryDb } from "../../src/db/memory/index.js";
 import { decodeButton } from "../../src/interfaces/telegram/callback-data.js";
+import { TelegramApi } from "../../src/interfaces/telegram/telegram-api.js";
+import { telegramFollower } from "../../src/interfaces/telegram/telegram-follower.js";
 import {
   Telegram,
   isTelegramHtml,
@@ -18,6 +20,7 @@ import { AgentOS } from "../../src/os/agent-os.js";
 import { Dispatcher } from "../../src/queue/dispatcher.js";
 import { executeJob } from "../../src/queue/execute-job.js";
 import { tool } from "../../src/tools/tool.js";
+import { HumanReview, Step, Workflow } from "../../src/sdk.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { FakeTelegram, parseTelegramHtml } from "../support/fake-telegram.js";
 import type { Turn } from "../support/model-script.js";
@@ -252,6 +255,58 @@ describe("Telegram interface", () => {
     expect(fake.texts().at(-1)).toBe("Wiped.");
   });
 
+  it("puts a workflow's confirmation step to the chat and goes on once its user approves", async () => {
+    const fake = await new FakeTelegram({ token: TOKEN }).start();
+    servers.push(fake);
+    const { db } = memoryTestDb();
+    const ran: string[] = [];
+    const workflow = new Workflow({
+      id: "publish",
+      name: "publish",
+      db,
+      steps: [
+        new Step({
+          name: "publish",
+          humanReview: new HumanReview({ requiresConfirmation: true, confirmationMessage: "Publish the <draft>?" }),
+          executor: () => (ran.push("publish"), "Published **now**."),
+        }),
+      ],
+    });
+    const tg = new Telegram({ workflow, token: TOKEN, webhookSecret: SECRET, apiUrl: fake.url });
+    const os = new AgentOS({ workflows: [workflow], interfaces: [tg], queue: { durable: true } });
+    const services = { dbs: [db], jobs: db.jobs, queue: { wake: async () => {} } };
+    const send = async (body: unknown) =>
+      (
+        await os.fetch(
+          new Request("http://os/telegram/webhook", {
+            method: "POST",
+            headers: { "x-telegram-bot-api-secret-token": SECRET },
+            body: JSON.stringify(body),
+          }),
+          services,
+        )
+      ).json();
+    const drain = async () => {
+      const dispatcher = new Dispatcher({
+        store: db.jobs,
+        workerId: "W",
+        backoff: () => 0,
+        execute: (job, lease) => executeJob(job, lease, { components: [workflow], interfaces: [tg] }, db, db.jobs),
+      });
+      while ((await dispatcher.fill()) > 0) await dispatcher.idle();
+      await dispatcher.idle();
+    };
+    await send(message({ text: "publish it" }));
+    await drain();
+    expect(fake.texts().at(-1)).toBe("<b>Approval needed</b>\nPublish the &lt;draft&gt;?");
+    const [approve] = buttonsOf(fake);
+    expect(await send(press(approve!, BOB))).toEqual({ status: "ignored" });
+    expect(await send(press(approve!, ANN))).toEqual({ status: "processing" });
+    await drain();
+    expect(ran).toEqual(["publish"]);
+    expect(fake.texts().at(-1)).toBe("Published <b>now</b>.");
+  });
+
   it("takes the answer to an input request from a reply to its message", async () => {
     const { fake, db, send, drain, script } = await setup([
       { toolCalls: [{ id: "u1", name: "weather", arguments: { city: "" } }] },
@@ -369,6 +424,20 @@ describe("Telegram interface", () => {
     expect(await script.requests()).toHaveLength(1);
     const [job] = (await db.jobs.listJobs({ limit: 10, page: 1 })).data;
     expect(job).toMatchObject({ status: "COMPLETED", attempt: 3 });
+  });
+
+  it("shows typing on the first event of the run, then at most once per interval", async () => {
+    const fake = await new FakeTelegram({ token: TOKEN }).start();
+    servers.push(fake);
+    const api = new TelegramApi({ token: TOKEN, apiUrl: fake.url });
+    const ctx = { api, componentType: "agent", errorMessage: "x", maxFileBytes: 1 };
+    const target = { interface: "/telegram", chat_id: 5, thread_id: 9 };
+    const throttled = telegramFollower({ ...ctx, typingEveryMs: 60_000 }, target);
+    for (let i = 0; i < 3; i++) await throttled.onEvent!({} as never);
+    expect(fake.of("sendChatAction")).toEqual([{ chat_id: 5, message_thread_id: 9, action: "typing" }]);
+    const eager = telegramFollower({ ...ctx, typingEveryMs: 0 }, target);
+    for (let i = 0; i < 2; i++) await eager.onEvent!({} as never);
+    expect(fake.of("sendChatAction")).toHaveLength(3);
   });
 
   it("posts the error message when the run fails", async () => {
