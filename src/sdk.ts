@@ -333,3 +333,12 @@ export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth/middleware.js";
 export type { RequestServices } from "./os/context.js";
 export { WhatsApp, WhatsAppApiError, type WhatsAppOptions } from "./interfaces/whatsapp/index.js";
+export {
+  Telegram,
+  TelegramApi,
+  TelegramApiError,
+  setTelegramWebhook,
+  markdownToTelegramHtml,
+  splitTelegramHtml,
+  type TelegramOptions,
+} from "./interfaces/telegram/index.js";

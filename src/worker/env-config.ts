@@ -81,6 +81,12 @@ export interface WorkerEnv {
   WHATSAPP_APP_SECRET?: string;
   /** the Graph API base the WhatsApp interface calls, version included (default https://graph.facebook.com/v25.0) */
   WHATSAPP_API_URL?: string;
+  /** the Telegram bot's token from @BotFather (a secret: `wrangler secret put`) */
+  TELEGRAM_BOT_TOKEN?: string;
+  /** the setWebhook secret_token every Telegram update carries (1-256 of A-Z a-z 0-9 _ -) */
+  TELEGRAM_WEBHOOK_SECRET?: string;
+  /** the Bot API's base URL (default https://api.telegram.org) */
+  TELEGRAM_API_URL?: string;
 }
 
 /** The deployment's settings, validated, with the README's defaults filled in. */
@@ -107,6 +113,8 @@ export interface WorkerConfig {
   ssePingMs: number;
   /** the WhatsApp interface's settings, when its variables are set (see WhatsAppOptions) */
   whatsapp?: { accessToken: string; phoneNumberId: string; verifyToken: string; appSecret: string; apiUrl: string };
+  /** the Telegram bot's settings, when TELEGRAM_BOT_TOKEN is set (for `new Telegram({...config.telegram})`) */
+  telegram?: { token: string; webhookSecret: string; apiUrl: string };
 }
 
 /** Why a deployment is closed: every bad variable, each with what is wrong with it. */
@@ -208,6 +216,19 @@ const schema = z.object({
   AGNO_QUEUE_SHARDS: count(1),
   AGNO_STORAGE_BUCKET: text,
   ...WHATSAPP_SCHEMA,
+  // Their messages never quote the values: they are secrets.
+  TELEGRAM_BOT_TOKEN: text.refine(
+    (s) => s === undefined || /^\d{1,20}:[A-Za-z0-9_-]{20,100}$/.test(s),
+    "must be the bot token @BotFather gave (digits:letters)",
+  ),
+  TELEGRAM_WEBHOOK_SECRET: text.refine(
+    (s) => s === undefined || /^[A-Za-z0-9_-]{1,256}$/.test(s),
+    "must be 1-256 characters of A-Z a-z 0-9 _ - (Telegram's secret_token)",
+  ),
+  TELEGRAM_API_URL: text.refine(
+    (s) => s === undefined || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(s),
+    "must be an http(s) URL such as https://api.telegram.org",
+  ),
 });
 
 /**
@@ -236,6 +257,11 @@ function contradictions(env: WorkerEnv): Array<{ variable: string; message: stri
   if (WHATSAPP_SECRETS.some((k) => set(wa[k])))
     for (const k of WHATSAPP_SECRETS)
       if (!set(wa[k])) out.push({ variable: k, message: "is required with the other WHATSAPP_ variables" });
+  if (set(env.TELEGRAM_BOT_TOKEN) && !set(env.TELEGRAM_WEBHOOK_SECRET))
+    out.push({
+      variable: "TELEGRAM_WEBHOOK_SECRET",
+      message: "is required with TELEGRAM_BOT_TOKEN (it authenticates Telegram's updates)",
+    });
   if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS))
     out.push({
       variable: set(env.JWT_AUDIENCE) ? "JWT_AUDIENCE" : "JWT_ISSUER",
@@ -341,6 +367,15 @@ export function readEnvConfig(
               verifyToken: v.WHATSAPP_VERIFY_TOKEN,
               appSecret: v.WHATSAPP_APP_SECRET,
               apiUrl: v.WHATSAPP_API_URL ?? "https://graph.facebook.com/v25.0",
+            },
+          }
+        : {}),
+      ...(v.TELEGRAM_BOT_TOKEN && v.TELEGRAM_WEBHOOK_SECRET
+        ? {
+            telegram: {
+              token: v.TELEGRAM_BOT_TOKEN,
+              webhookSecret: v.TELEGRAM_WEBHOOK_SECRET,
+              apiUrl: v.TELEGRAM_API_URL ?? "https://api.telegram.org",
             },
           }
         : {}),
