@@ -461,6 +461,7 @@ describe("WhatsApp interface", () => {
         "validation_error",
       ],
       ["a text holding NUL", { body: msg({ text: { body: "a\u0000b" } }) }, 422, "validation_error"],
+      ["a video message without its video", { body: msg({ type: "video" }) }, 422, "validation_error"],
       [
         "an image without its id",
         { body: msg({ type: "image", image: { mime_type: "image/png" } }) },
