@@ -235,6 +235,28 @@ describe("WhatsApp interface", () => {
     expect(fake.messages.some((m) => m.type === "interactive")).toBe(false);
   });
 
+  it("reads a button that is not one of its own, and a list reply, as the text the user chose", async () => {
+    const { fake, deliver, drain, script } = await setup([{ text: "Blue it is." }, { text: "Noted." }]);
+    expect((await deliver(press(ANN, "wamid.B1", { id: "color_blue", title: "Blue" }))).body).toMatchObject({
+      queued: 1,
+    });
+    const list = delivery(PHONE_ID, [
+      {
+        from: ANN,
+        id: "wamid.L1",
+        timestamp: String(Math.floor(Date.now() / 1000)),
+        type: "interactive",
+        interactive: { type: "list_reply", list_reply: { id: "r1", title: "Plan B", description: "cheaper" } },
+      },
+    ]);
+    expect((await deliver(list)).body).toMatchObject({ queued: 1 });
+    await drain();
+    const asked = (await script.requests()).map((r) => JSON.stringify(r.body));
+    expect(asked.some((b) => b.includes('"Blue"'))).toBe(true);
+    expect(asked.some((b) => b.includes("Plan B: cheaper"))).toBe(true);
+    expect(fake.texts.sort()).toEqual(["Blue it is.", "Noted."]);
+  });
+
   it("lets an admin the interface names answer another user's run", async () => {
     const { db, fake, deliver, drain } = await setup(
       [{ toolCalls: [{ id: "c1", name: "delete_file", arguments: { path: "/x" } }] }, { text: "Not deleted." }],
@@ -461,6 +483,7 @@ describe("WhatsApp interface", () => {
         "validation_error",
       ],
       ["a text holding NUL", { body: msg({ text: { body: "a\u0000b" } }) }, 422, "validation_error"],
+      ["a video message without its video", { body: msg({ type: "video" }) }, 422, "validation_error"],
       [
         "an image without its id",
         { body: msg({ type: "image", image: { mime_type: "image/png" } }) },

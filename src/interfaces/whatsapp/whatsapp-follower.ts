@@ -124,7 +124,8 @@ function buttons(runId: string, kind: ButtonPress["kind"], id: string, body: str
   const reject = buttonId({ kind, confirmed: false, runId, id });
   if (!approve || !reject) return cannotAnswer(runId);
   return {
-    text: body.length > MAX_BUTTON_BODY ? `${body.slice(0, MAX_BUTTON_BODY - 1)}…` : body,
+    text:
+      body.length > MAX_BUTTON_BODY ? `${body.slice(0, MAX_BUTTON_BODY - 1).replace(/[\ud800-\udbff]$/, "")}…` : body,
     buttons: [
       { id: approve, title: "Approve" },
       { id: reject, title: "Reject" },

@@ -42,6 +42,7 @@ const message = z.object({
   image: media.optional(),
   document: media.optional(),
   audio: media.optional(),
+  video: media.optional(),
   interactive: z
     .object({
       type: z.string().max(64),
@@ -60,6 +61,7 @@ const typedMessage = message.superRefine((m, ctx) => {
     image: m.image,
     document: m.document,
     audio: m.audio,
+    video: m.video,
     interactive: m.interactive,
   };
   if (m.type in own && own[m.type] === undefined)

@@ -16,7 +16,7 @@ import { constantTimeEqual, verifyMetaSignature } from "./whatsapp-signature.js"
 type Intent =
   { kind: "run"; text: string; media: PendingMedia[] } | { kind: "press"; press: ButtonPress } | { kind: "ignore" };
 
-const MEDIA_KIND = { image: "image", audio: "audio", document: "file" } as const;
+const MEDIA_KIND = { image: "image", audio: "audio", video: "video", document: "file" } as const;
 
 function intentOf(m: WhatsAppMessage): Intent {
   switch (m.type) {
@@ -24,6 +24,7 @@ function intentOf(m: WhatsAppMessage): Intent {
       return { kind: "run", text: m.text!.body, media: [] };
     case "image":
     case "audio":
+    case "video":
     case "document": {
       const file = m[m.type]!;
       const media: PendingMedia = {

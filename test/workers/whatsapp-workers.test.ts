@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { readEnvConfig } from "../../src/worker/env-config.js";
+import { markdownToWhatsApp, verifyMetaSignature } from "../../src/interfaces/whatsapp/index.js";
 
 const TOKEN = "EAAG-access-token-secret";
 const PHONE_ID = "106540352242922";
@@ -35,5 +36,26 @@ describe("readEnvConfig: the WhatsApp interface's variables", () => {
       expect(partial.error.message).toMatch(/WHATSAPP_APP_SECRET/);
       expect(partial.error.message).not.toContain(TOKEN);
     }
+  });
+});
+
+describe("the WhatsApp interface in workerd", () => {
+  it("verifies Meta's signature with the runtime's WebCrypto, and formats as in Node", async () => {
+    const body = new TextEncoder().encode('{"object":"whatsapp_business_account","entry":[]}');
+    const key = await crypto.subtle.importKey(
+      "raw",
+      new TextEncoder().encode(SECRET),
+      { name: "HMAC", hash: "SHA-256" },
+      false,
+      ["sign"],
+    );
+    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, body));
+    const header = `sha256=${Array.from(mac, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+    expect(await verifyMetaSignature(SECRET, body.buffer as ArrayBuffer, header)).toBe(true);
+    expect(await verifyMetaSignature("other", body.buffer as ArrayBuffer, header)).toBe(false);
+    expect(
+      await verifyMetaSignature(SECRET, body.buffer as ArrayBuffer, header.toUpperCase().replace("SHA256", "sha256")),
+    ).toBe(true);
+    expect(markdownToWhatsApp("**a** 2*3*4")).toBe("*a* 2\u22173\u22174");
   });
 });
