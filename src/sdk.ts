@@ -332,3 +332,4 @@ export type { KnowledgeContentStore } from "./db/ports/knowledge-content-store.j
 export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth/middleware.js";
 export type { RequestServices } from "./os/context.js";
+export { Slack, type SlackOptions } from "./interfaces/slack/slack.js";
