@@ -343,6 +343,56 @@ describe("Slack interface", () => {
     ]);
   });
 
+  it("asks for each of several paused tool calls; a press answers one, the run goes on once all are answered", async () => {
+    const { db, press, event, drain, script } = await setup(
+      [
+        {
+          toolCalls: [
+            { id: "c1", name: "delete_file", arguments: { path: "/a" } },
+            { id: "c2", name: "delete_file", arguments: { path: "/b" } },
+          ],
+        },
+        { text: "Deleted /a, kept /b." },
+      ],
+      { streaming: false },
+    );
+    const m = mention({ text: `<@${BOT}> delete /a and /b` });
+    await event(m);
+    await drain();
+    const asks = fake.thread("C1", m.event.ts);
+    expect(asks.map((x) => x.text)).toEqual([
+      expect.stringContaining("delete_file"),
+      expect.stringContaining("delete_file"),
+    ]);
+    const valueOf = (i: number, button: number) =>
+      (asks[i]!.blocks![1] as { elements: Array<{ value: string }> }).elements[button]!.value;
+    const at = (i: number, action: "row_approve" | "row_reject", actionTs: string) =>
+      buttonPress({
+        user: "UANN",
+        value: valueOf(i, action === "row_approve" ? 0 : 1),
+        action,
+        messageTs: asks[i]!.ts,
+        threadTs: m.event.ts,
+        actionTs,
+      });
+    await press(at(0, "row_approve", "1710000300.000001"));
+    await drain();
+    // Still waiting on the second: its buttons are not posted again, nothing else is said.
+    expect(fake.thread("C1", m.event.ts).map((x) => x.text)).toEqual([
+      expect.stringContaining("Approved by <@UANN>"),
+      expect.stringContaining("delete_file"),
+    ]);
+    await press(at(1, "row_reject", "1710000300.000002"));
+    await drain();
+    expect(fake.thread("C1", m.event.ts).map((x) => x.text)).toEqual([
+      expect.stringContaining("Approved by <@UANN>"),
+      expect.stringContaining("Rejected by <@UANN>"),
+      "Deleted /a, kept /b.",
+    ]);
+    expect((await db.getRuns({})).data[0]).toMatchObject({ status: "COMPLETED" });
+    expect(await script.requests()).toHaveLength(2);
+  });
+
   it("splits an answer longer than a Slack message into several, in order", async () => {
     const line = "Lorem ipsum dolor sit amet, consectetur adipiscing elit.";
     const long = Array.from({ length: 1600 }, (_, i) => `${i} ${line}`).join("\n");
@@ -436,6 +486,17 @@ describe("Slack interface", () => {
     const body = JSON.stringify((await script.requests())[0]!.body);
     expect(body).toContain(Buffer.from(png).toString("base64"));
     expect(body).not.toContain(Buffer.from(new Uint8Array(5000)).toString("base64").slice(0, 200));
+  });
+
+  it("says so in the thread when the run fails for good", async () => {
+    const failing = { error: { status: 400, message: "bad request to the model" } };
+    const { event, drain } = await setup([failing, failing, failing], { streaming: false });
+    const m = mention();
+    await event(m);
+    await drain();
+    expect(fake.thread("C1", m.event.ts).map((x) => x.text)).toEqual([
+      "Sorry, there was an error processing your message. Please try again later.",
+    ]);
   });
 
   it("sets an assistant thread's status while the run works", async () => {

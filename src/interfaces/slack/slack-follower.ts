@@ -36,6 +36,9 @@ export function slackFollower(api: SlackApi, target: SlackTarget, opts: SlackFol
   const sent: string[] = [];
   let streamed = "";
   let started = false;
+  // Whether the run did more than pause again: a press that answers one of several waiting tool
+  // calls leaves the run paused on the others, whose buttons are already in the thread.
+  let resumed = false;
   let lastFlush = 0;
   let notBefore = 0;
   let inflight: Promise<void> | undefined;
@@ -84,8 +87,9 @@ export function slackFollower(api: SlackApi, target: SlackTarget, opts: SlackFol
         if (target.assistant)
           await api.setAssistantStatus(target.channel, target.thread_ts, "is thinking…").catch(() => undefined);
       }
-      if (!opts.streaming) return;
       const e = event as { event: string; content?: unknown; parent_run_id?: string };
+      if (!e.event.endsWith("RunPaused")) resumed = true;
+      if (!opts.streaming) return;
       // A team's members stream too: only the run's own answer is shown.
       if (
         (e.event === "RunContent" || e.event === "TeamRunContent") &&
@@ -115,6 +119,7 @@ export function slackFollower(api: SlackApi, target: SlackTarget, opts: SlackFol
           if (answer.trim()) await finalCall(() => show(markdownToMrkdwn(answer)));
           return;
         case "PAUSED": {
+          if (target.decided && !resumed) return;
           if (answer.trim()) await finalCall(() => show(markdownToMrkdwn(answer)));
           for (const req of (output.requirements ?? []).filter((r) => !r.resolved))
             await finalCall(() => postRequirement(api, place, output.run_id, req));
