@@ -67,7 +67,13 @@ async function setup(turns: Turn[], opts: Partial<SlackOptions> = {}) {
     requiresConfirmation: true,
     execute: ({ path }) => `deleted ${path}`,
   });
-  const agent = new Agent({ id: "helper", model, tools: [remove], db });
+  const drop = tool({
+    name: "drop_table",
+    parameters: z.object({ table: z.string() }),
+    requiresApproval: true,
+    execute: ({ table }) => `dropped ${table}`,
+  });
+  const agent = new Agent({ id: "helper", model, tools: [remove, drop], db });
   const slack = new Slack({ agent, token: TOKEN, signingSecret: SECRET, apiUrl: fake.apiUrl, ...opts });
   // A security key is set: the Slack routes are public, they check Slack's signature instead.
   const os = new AgentOS({
@@ -340,6 +346,33 @@ describe("Slack interface", () => {
     const run = (await db.getRuns({})).data[0]!;
     expect(run.run_data.tools).toEqual([
       expect.objectContaining({ tool_name: "delete_file", result: expect.stringMatching(/rejected/) }),
+    ]);
+  });
+
+  it("leaves a tool that needs an admin's approval to an admin: the user who asked is told, nothing is queued", async () => {
+    const { db, press, event, drain } = await setup(
+      [{ toolCalls: [{ id: "c1", name: "drop_table", arguments: { table: "users" } }] }, { text: "Dropped." }],
+      { streaming: false, admins: ["UROOT"] },
+    );
+    const m = mention({ text: `<@${BOT}> drop users` });
+    await event(m);
+    await drain();
+    const [ask] = fake.thread("C1", m.event.ts);
+    expect(ask!.text).toContain("drop_table");
+    const value = (ask!.blocks![1] as { elements: Array<{ value: string }> }).elements[0]!.value;
+    const pressBy = (user: string, actionTs: string) =>
+      press(buttonPress({ user, value, action: "row_approve", messageTs: ask!.ts, threadTs: m.event.ts, actionTs }));
+    expect(await pressBy("UANN", "1710000400.000001")).toEqual({ status: 200, body: { ok: true } });
+    expect(fake.callsOf("chat.postEphemeral").at(-1)!.args).toMatchObject({
+      user: "UANN",
+      text: expect.stringContaining("admin"),
+    });
+    expect(await db.jobs.queueStats()).toMatchObject({ pending: 0 });
+    await pressBy("UROOT", "1710000400.000002");
+    await drain();
+    expect(fake.thread("C1", m.event.ts).map((x) => x.text)).toEqual([
+      expect.stringContaining("Approved by <@UROOT>"),
+      "Dropped.",
     ]);
   });
 

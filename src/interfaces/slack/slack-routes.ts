@@ -1,5 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
+import type { RunRequirement } from "../../agent/run-output.js";
+import type { Db } from "../../db/port.js";
 import { BadRequestError, NotFoundError, ValidationError } from "../../errors.js";
 import type { OSEnv } from "../../os/context.js";
 import { defineRoute, handle, inputProblem, jsonAnswer, routeApp, validationError } from "../../os/route.js";
@@ -126,29 +128,38 @@ export function slackRoutes(iface: Slack, deps: InterfaceRouteDeps, opts: SlackR
       thread_ts: threadTs,
       decided: { ts: buttonTs, requirement_id: answer.requirementId, confirmed, user: press.user.id },
     };
+    const isAdmin = opts.admins.includes(press.user.id);
+    const tell = (text: string) =>
+      opts.api.postEphemeral({ channel, threadTs }, press.user.id, text).catch(() => undefined);
+    // A tool that needs an admin's approval: the job would refuse anyone else's press, silently.
+    if (!isAdmin && (await needsAdmin(c.env.dbs[0], answer.runId, answer.requirementId))) {
+      await tell("Only an admin can answer this request.");
+      return c.json({ ok: true });
+    }
     try {
       await enqueueInterfaceContinue(c.env, deps.queue, iface, {
         runId: answer.runId,
         userId: press.user.id,
         resolutions: [{ id: answer.requirementId, confirmed }],
         actionKey: `${channel}:${buttonTs}:${actionKey}`,
-        isAdmin: opts.admins.includes(press.user.id),
+        isAdmin,
         reply,
       });
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
       // Not this user's run: Slack is answered 200 (a 4xx shows the presser a generic failure), and they are told why.
-      await opts.api
-        .postEphemeral(
-          { channel, threadTs },
-          press.user.id,
-          "Only the person who asked, or an admin, can answer this request.",
-        )
-        .catch(() => undefined);
+      await tell("Only the person who asked, or an admin, can answer this request.");
     }
     return c.json({ ok: true });
   });
   return app;
+}
+
+/** Whether the run's requirement may only be resolved by an admin (false when the run or requirement is unknown: the core decides then). */
+async function needsAdmin(db: Db | undefined, runId: string, requirementId: string): Promise<boolean> {
+  const row = db ? await db.getRun(runId) : null;
+  const reqs = (row?.run_data as { requirements?: RunRequirement[] } | undefined)?.requirements ?? [];
+  return reqs.some((r) => r.id === requirementId && r.requires_admin && !r.resolved);
 }
 
 function parseJson(text: string, what: string): unknown {
