@@ -309,7 +309,10 @@ describe("Slack interface", () => {
     expect(await db.jobs.queueStats()).toMatchObject({ pending: 1 });
     await drain();
     const thread = fake.thread("C1", m.event.ts);
-    expect(thread.map((x) => x.text)).toEqual([expect.stringContaining("Approved by <@UANN>"), "Deleted /tmp/a."]);
+    expect(thread.map((x) => x.text)).toEqual([
+      '✅ Approved by <@UANN>: *delete_file* `{"path":"/tmp/a"}`',
+      "Deleted /tmp/a.",
+    ]);
     // The buttons are gone from the pressed message.
     expect(JSON.stringify(thread[0]!.blocks)).not.toContain("row_approve");
     expect(await db.getRun(runId)).toMatchObject({ status: "COMPLETED" });

@@ -107,8 +107,7 @@ export function slackFollower(api: SlackApi, target: SlackTarget, opts: SlackFol
       if (wait > 0 && wait <= opts.maxRetryWaitSeconds * 1000) await sleep(wait);
       if (target.decided) {
         const d = target.decided;
-        const req = output.requirements?.find((r) => r.id === d.requirement_id);
-        const text = `${d.confirmed ? "✅ Approved" : "❌ Rejected"} by ${mention(d.user)}${req ? `: ${describeRequirement(req)}` : ""}`;
+        const text = `${d.confirmed ? "✅ Approved" : "❌ Rejected"} by ${mention(d.user)}${d.what ? `: ${d.what}` : ""}`;
         await finalCall(() =>
           api.update(target.channel, d.ts, text, [{ type: "section", text: { type: "mrkdwn", text } }]),
         );

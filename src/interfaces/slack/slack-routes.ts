@@ -11,7 +11,7 @@ import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
 import type { Slack } from "./slack.js";
 import type { SlackApi } from "./slack-api.js";
 import { SlackBodyTooLargeError } from "./slack-errors.js";
-import { ACTION_APPROVE, ACTION_REJECT, decodeButtonValue } from "./slack-hitl-blocks.js";
+import { ACTION_APPROVE, ACTION_REJECT, decodeButtonValue, describeRequirement } from "./slack-hitl-blocks.js";
 import { slackMessageOf } from "./slack-message.js";
 import { slackBlockActionsSchema, slackEnvelopeSchema } from "./slack-payloads.js";
 import type { SlackTarget } from "./slack-target.js";
@@ -131,11 +131,14 @@ export function slackRoutes(iface: Slack, deps: InterfaceRouteDeps, opts: SlackR
     const isAdmin = opts.admins.includes(press.user.id);
     const tell = (text: string) =>
       opts.api.postEphemeral({ channel, threadTs }, press.user.id, text).catch(() => undefined);
+    const pressed = await requirementOf(c.env.dbs[0], answer.runId, answer.requirementId);
     // A tool that needs an admin's approval: the job would refuse anyone else's press, silently.
-    if (!isAdmin && (await needsAdmin(c.env.dbs[0], answer.runId, answer.requirementId))) {
+    if (!isAdmin && pressed?.requires_admin && !pressed.resolved) {
       await tell("Only an admin can answer this request.");
       return c.json({ ok: true });
     }
+    // What was decided is shown by name: a run that goes on to complete no longer lists it.
+    if (pressed) reply.decided!.what = describeRequirement(pressed);
     try {
       await enqueueInterfaceContinue(c.env, deps.queue, iface, {
         runId: answer.runId,
@@ -155,11 +158,15 @@ export function slackRoutes(iface: Slack, deps: InterfaceRouteDeps, opts: SlackR
   return app;
 }
 
-/** Whether the run's requirement may only be resolved by an admin (false when the run or requirement is unknown: the core decides then). */
-async function needsAdmin(db: Db | undefined, runId: string, requirementId: string): Promise<boolean> {
+/** The requirement a press answers, as the run stores it (undefined for an unknown run: the core refuses it then). */
+async function requirementOf(
+  db: Db | undefined,
+  runId: string,
+  requirementId: string,
+): Promise<RunRequirement | undefined> {
   const row = db ? await db.getRun(runId) : null;
   const reqs = (row?.run_data as { requirements?: RunRequirement[] } | undefined)?.requirements ?? [];
-  return reqs.some((r) => r.id === requirementId && r.requires_admin && !r.resolved);
+  return reqs.find((r) => r.id === requirementId);
 }
 
 function parseJson(text: string, what: string): unknown {

@@ -20,7 +20,7 @@ export interface SlackTarget extends ReplyTarget {
   /** the message is in an assistant thread: its "is thinking…" status is set while the run works */
   assistant?: boolean;
   /** set by a button press: the pressed message, the requirement, the decision and who made it */
-  decided?: { ts: string; requirement_id: string; confirmed: boolean; user: string };
+  decided?: { ts: string; requirement_id: string; confirmed: boolean; user: string; what?: string };
 }
 
 /** The target a job carries, checked: an unreadable one (hand-edited, from an older version) is refused. */
