@@ -2,6 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
+import { Team } from "../../src/team/team.js";
 import type { MemoryDb } from "../../src/db/memory/index.js";
 import { markdownToMrkdwn } from "../../src/interfaces/slack/markdown-to-mrkdwn.js";
 import { Slack, type SlackOptions } from "../../src/interfaces/slack/index.js";
@@ -198,6 +199,55 @@ describe("Slack interface", () => {
     expect(runs.data).toEqual([
       expect.objectContaining({ status: "COMPLETED", user_id: "UANN", session_id: `slack:C1:${m.event.ts}:UANN` }),
     ]);
+  });
+
+  it("answers for a team: the leader's streamed answer, not its members' text", async () => {
+    const { db } = memoryTestDb();
+    const { model: leaderModel } = await scriptedModel([
+      { toolCalls: [{ id: "d1", name: "delegate_task_to_member", arguments: { member_id: "writer", task: "write" } }] },
+      { text: "The team says **hi**.", chunkSize: 4, delayMs: 20 },
+    ]);
+    const { model: memberModel, script: memberScript } = await scriptedModel([{ text: "MEMBER DRAFT", chunkSize: 4 }]);
+    const writer = new Agent({ id: "writer", name: "writer", model: memberModel, db });
+    const team = new Team({ id: "desk", name: "desk", model: leaderModel, members: [writer], db });
+    const slack = new Slack({ team, token: TOKEN, signingSecret: SECRET, apiUrl: fake.apiUrl, updateIntervalMs: 50 });
+    const os = new AgentOS({ teams: [team], interfaces: [slack], queue: { durable: true }, auth: { mode: "none" } });
+    const m = mention();
+    const body = JSON.stringify(m);
+    const ts = nowTs();
+    const res = await os.fetch(
+      new Request("http://os/slack/events", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-slack-request-timestamp": ts,
+          "x-slack-signature": sign(body, ts),
+        },
+        body,
+      }),
+      { dbs: [db], jobs: db.jobs, queue: { wake: async () => {} } },
+    );
+    expect(res.status).toBe(200);
+    const dispatcher = new Dispatcher({
+      store: db.jobs,
+      workerId: "W",
+      backoff: () => 0,
+      execute: (job, lease) => executeJob(job, lease, { components: [team], interfaces: [slack] }, db, db.jobs),
+    });
+    while ((await dispatcher.fill()) > 0) await dispatcher.idle();
+    await dispatcher.idle();
+    const thread = fake.thread("C1", m.event.ts);
+    expect(thread.map((x) => x.text)).toEqual(["The team says *hi*."]);
+    const texts = [...fake.callsOf("chat.postMessage"), ...fake.callsOf("chat.update")]
+      .filter((c) => c.args.thread_ts === m.event.ts || c.args.ts === thread[0]!.ts)
+      .map((c) => String(c.args.text));
+    expect(texts.some((t) => t.includes("MEMBER"))).toBe(false);
+    // The member did write (its text streamed through the team's events), it just is not the answer.
+    expect(await memberScript.requests()).toHaveLength(1);
+    expect((await db.getRuns({})).data.find((r) => r.run_data.team_id === "desk")).toMatchObject({
+      status: "COMPLETED",
+      session_id: `slack:C1:${m.event.ts}:UANN`,
+    });
   });
 
   it("runs a message once however Slack redelivers it (new event id, X-Slack-Retry-Num) or it is replayed", async () => {
