@@ -342,3 +342,10 @@ export {
   splitTelegramHtml,
   type TelegramOptions,
 } from "./interfaces/telegram/index.js";
+export { Slack, type SlackOptions } from "./interfaces/slack/slack.js";
+export type { ChatInterface, InterfaceJobDeps, InterfaceRouteDeps } from "./interfaces/chat-interface.js";
+export type { RunFollower } from "./interfaces/run-follower.js";
+export type { ReplyTarget } from "./interfaces/reply-target.js";
+export { enqueueInterfaceRun, type InterfaceMessage } from "./interfaces/enqueue-interface-run.js";
+export { enqueueInterfaceContinue, type InterfaceAnswer } from "./interfaces/enqueue-interface-continue.js";
+export { interfaceSessionId } from "./interfaces/interface-session-id.js";

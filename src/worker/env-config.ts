@@ -87,6 +87,12 @@ export interface WorkerEnv {
   TELEGRAM_WEBHOOK_SECRET?: string;
   /** the Bot API's base URL (default https://api.telegram.org) */
   TELEGRAM_API_URL?: string;
+  /** the Slack interface's bot token (`xoxb-…`); a secret: `npx wrangler secret put SLACK_BOT_TOKEN` */
+  SLACK_BOT_TOKEN?: string;
+  /** the Slack app's signing secret, which every Slack request is checked against; a secret */
+  SLACK_SIGNING_SECRET?: string;
+  /** Slack's Web API base URL (default https://slack.com/api) */
+  SLACK_API_URL?: string;
 }
 
 /** The deployment's settings, validated, with the README's defaults filled in. */
@@ -115,6 +121,8 @@ export interface WorkerConfig {
   whatsapp?: { accessToken: string; phoneNumberId: string; verifyToken: string; appSecret: string; apiUrl: string };
   /** the Telegram bot's settings, when TELEGRAM_BOT_TOKEN is set (for `new Telegram({...config.telegram})`) */
   telegram?: { token: string; webhookSecret: string; apiUrl: string };
+  /** the Slack interface's settings, when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are both set */
+  slack?: { botToken: string; signingSecret: string; apiUrl: string };
 }
 
 /** Why a deployment is closed: every bad variable, each with what is wrong with it. */
@@ -229,6 +237,9 @@ const schema = z.object({
     (s) => s === undefined || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(s),
     "must be an http(s) URL such as https://api.telegram.org",
   ),
+  SLACK_BOT_TOKEN: text.refine((s) => s === undefined || /^\S+$/.test(s), "must be one token, without spaces"),
+  SLACK_SIGNING_SECRET: text.refine((s) => s === undefined || /^\S+$/.test(s), "must be one token, without spaces"),
+  SLACK_API_URL: text.refine((s) => s === undefined || /^https?:\/\/[^\s/]+/.test(s), "must be an http(s) URL"),
 });
 
 /**
@@ -270,6 +281,20 @@ function contradictions(env: WorkerEnv): Array<{ variable: string; message: stri
   return out;
 }
 
+/** Slack's token and signing secret go together: one without the other is a half-configured bot. */
+function slackProblems(env: WorkerEnv): Array<{ variable: string; message: string }> {
+  const set = (v: unknown) => typeof v === "string" && v !== "";
+  if (set(env.SLACK_BOT_TOKEN) === set(env.SLACK_SIGNING_SECRET)) return [];
+  return set(env.SLACK_BOT_TOKEN)
+    ? [
+        {
+          variable: "SLACK_SIGNING_SECRET",
+          message: "is required with SLACK_BOT_TOKEN (Slack's requests are checked with it)",
+        },
+      ]
+    : [{ variable: "SLACK_BOT_TOKEN", message: "is required with SLACK_SIGNING_SECRET (the bot answers with it)" }];
+}
+
 /** The JWT verifier the keys describe, or what is wrong with them (JSON, shape, a private key, a short secret), never quoting them. */
 function verifierOf(keys: string, opts: { audience?: string; issuer?: string }): JwtVerifier | string {
   let parsed: unknown;
@@ -302,7 +327,7 @@ export function readEnvConfig(
         variable: String(i.path[0] ?? "env"),
         message: i.code === "invalid_type" ? "must be text" : i.message,
       }));
-  problems.push(...contradictions(env));
+  problems.push(...contradictions(env), ...slackProblems(env));
   let verifier: JwtVerifier | undefined;
   if (typeof env.JWT_VERIFICATION_KEYS === "string" && env.JWT_VERIFICATION_KEYS !== "") {
     const made = verifierOf(env.JWT_VERIFICATION_KEYS, {
@@ -376,6 +401,15 @@ export function readEnvConfig(
               token: v.TELEGRAM_BOT_TOKEN,
               webhookSecret: v.TELEGRAM_WEBHOOK_SECRET,
               apiUrl: v.TELEGRAM_API_URL ?? "https://api.telegram.org",
+            },
+          }
+        : {}),
+      ...(v.SLACK_BOT_TOKEN && v.SLACK_SIGNING_SECRET
+        ? {
+            slack: {
+              botToken: v.SLACK_BOT_TOKEN,
+              signingSecret: v.SLACK_SIGNING_SECRET,
+              apiUrl: v.SLACK_API_URL ?? "https://slack.com/api",
             },
           }
         : {}),
