@@ -20,7 +20,9 @@
  * The `knowledge` group (scripts/bench/knowledge.ts) measures Markdown ingestion into PgVector (embedder time excluded
  * and included), vector/full-text/hybrid search latency and HNSW recall@10, and search_knowledge_base's prompt size
  * against the whole document, on PGlite with pgvector and on a BENCH_DATABASE_URL server that offers pgvector.
- * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- http`, `-- queue` or `-- knowledge` runs one group.
+ * The `interfaces` group (scripts/bench/interfaces.ts) measures the Telegram webhook's acknowledgement latency at a
+ * steady rate through `npm run dev` and the time from a message to the first text posted back.
+ * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- http`, `-- queue`, `-- knowledge` or `-- interfaces` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.
@@ -43,6 +45,7 @@ import { benchAgents } from "./bench/agents.js";
 import { benchCodeMode } from "./bench/codemode.js";
 import { benchHttp } from "./bench/http-overhead.js";
 import { benchKnowledge } from "./bench/knowledge.js";
+import { benchInterfaces } from "./bench/interfaces.js";
 import { benchMedia } from "./bench/media.js";
 import { benchOffload } from "./bench/offload.js";
 import { benchQueue } from "./bench/queue.js";
@@ -466,6 +469,7 @@ const GROUPS = [
   "scheduler",
   "codemode",
   "knowledge",
+  "interfaces",
 ] as const;
 
 /** The groups that measure against the embedded Postgres and BENCH_DATABASE_URL's server. */
@@ -495,6 +499,7 @@ async function main(): Promise<void> {
   if (run.has("queue")) await benchQueue();
   if (run.has("scheduler")) await benchScheduler();
   if (run.has("codemode")) await benchCodeMode();
+  if (run.has("interfaces")) await benchInterfaces();
 }
 
 /** The storage and agent groups, against the embedded Postgres and BENCH_DATABASE_URL's server. */

@@ -4,7 +4,9 @@
  * validates the env, serves the HTTP API, runs the durable queue and the cron tick; this file
  * only says what is served.
  */
+import type { Agent } from "./agent/agent.js";
 import { exampleAssistant } from "./example/assistant.js";
+import { exampleInterfaces } from "./example/interfaces.js";
 import { exampleBlogPost } from "./example/blog-post.js";
 import { exampleKnowledge } from "./example/knowledge.js";
 import type { Knowledge } from "./knowledge/knowledge.js";
@@ -57,15 +59,26 @@ function knowledgeFrom(env: Env, config: WorkerConfig): Knowledge | undefined {
   return knowledgeByEnv.get(env) ?? undefined;
 }
 
-const os = defineAgentOS({
-  // With a bucket, the example agent offloads large tool results to it (SPEC O1).
-  agents: (env: Env, config) => [
-    exampleAssistant(modelFrom(env), {
+/** The example assistant, one per env: the HTTP app, the queue and the chat interfaces share it. */
+const assistantByEnv = new WeakMap<Env, Agent>();
+function assistantFrom(env: Env, config: WorkerConfig): Agent {
+  let agent = assistantByEnv.get(env);
+  if (!agent) {
+    // With a bucket, the example agent offloads large tool results to it (SPEC O1).
+    agent = exampleAssistant(modelFrom(env), {
       offloadToolResults: env.STORAGE !== undefined,
       heartbeatSeconds: config.heartbeatSeconds,
       knowledge: knowledgeFrom(env, config),
-    }),
-  ],
+    });
+    assistantByEnv.set(env, agent);
+  }
+  return agent;
+}
+
+const os = defineAgentOS({
+  agents: (env: Env, config) => [assistantFrom(env, config)],
+  // Slack, Telegram and WhatsApp bots in front of the assistant, each when its secrets are set.
+  interfaces: (env: Env, config) => exampleInterfaces(assistantFrom(env, config), config),
   // A small team (a researcher and a writer) and a workflow with a person's review before writing.
   teams: (env: Env, config) => [exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
   workflows: (env: Env, config) => [exampleBlogPost(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],

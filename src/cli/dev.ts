@@ -139,6 +139,18 @@ async function main({ root, args }: DevOptions) {
     "AGNO_DB_STATEMENT_TIMEOUT_MS",
     "EMBEDDER",
     "AGNO_KNOWLEDGE_MAX_UPLOAD_BYTES",
+    // The chat interfaces the example app turns on when their secrets are set.
+    "TELEGRAM_BOT_TOKEN",
+    "TELEGRAM_WEBHOOK_SECRET",
+    "TELEGRAM_API_URL",
+    "SLACK_BOT_TOKEN",
+    "SLACK_SIGNING_SECRET",
+    "SLACK_API_URL",
+    "WHATSAPP_ACCESS_TOKEN",
+    "WHATSAPP_PHONE_NUMBER_ID",
+    "WHATSAPP_VERIFY_TOKEN",
+    "WHATSAPP_APP_SECRET",
+    "WHATSAPP_API_URL",
   ];
   for (const name of [...runtimeVars, "MODEL", ...PROVIDER_ENV_VARS]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
