@@ -468,15 +468,15 @@ describe("Telegram interface", () => {
       message: { message_id: 1, date: 1, from: ANN, chat: { id: 42, type: "private" }, ...msg },
     });
   const refused: Array<[string, { body?: unknown; headers?: Record<string, string> }, number]> = [
-    ["no secret header", { headers: { "x-telegram-bot-api-secret-token": "" } }, 403],
-    ["a wrong secret", { headers: { "x-telegram-bot-api-secret-token": "wrong" } }, 403],
-    ["the secret in another case", { headers: { "x-telegram-bot-api-secret-token": SECRET.toUpperCase() } }, 403],
-    ["a prefix of the secret", { headers: { "x-telegram-bot-api-secret-token": SECRET.slice(0, -1) } }, 403],
-    ["the secret and more", { headers: { "x-telegram-bot-api-secret-token": `${SECRET}x` } }, 403],
+    ["no secret header", { headers: { "x-telegram-bot-api-secret-token": "" } }, 401],
+    ["a wrong secret", { headers: { "x-telegram-bot-api-secret-token": "wrong" } }, 401],
+    ["the secret in another case", { headers: { "x-telegram-bot-api-secret-token": SECRET.toUpperCase() } }, 401],
+    ["a prefix of the secret", { headers: { "x-telegram-bot-api-secret-token": SECRET.slice(0, -1) } }, 401],
+    ["the secret and more", { headers: { "x-telegram-bot-api-secret-token": `${SECRET}x` } }, 401],
     [
       "the secret with one character changed",
       { headers: { "x-telegram-bot-api-secret-token": `x${SECRET.slice(1)}` } },
-      403,
+      401,
     ],
     ["a body over the limit", { body: updateOf({ text: "x".repeat(300 * 1024) }) }, 413],
     ["a body over the AgentOS limit", { body: "x".repeat(1100 * 1024) }, 413],

@@ -10,7 +10,7 @@ import { enqueueInterfaceContinue } from "../enqueue-interface-continue.js";
 import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
 import type { Slack } from "./slack.js";
 import type { SlackApi } from "./slack-api.js";
-import { SlackBodyTooLargeError } from "./slack-errors.js";
+import { WebhookTooLargeError } from "../webhook-errors.js";
 import { ACTION_APPROVE, ACTION_REJECT, decodeButtonValue, describeRequirement } from "./slack-hitl-blocks.js";
 import { slackMessageOf } from "./slack-message.js";
 import { slackBlockActionsSchema, slackEnvelopeSchema } from "./slack-payloads.js";
@@ -64,10 +64,10 @@ export function slackRoutes(iface: Slack, deps: InterfaceRouteDeps, opts: SlackR
   const signedBody = async (c: Context<OSEnv>): Promise<string> => {
     const declared = Number(c.req.header("content-length") ?? "0");
     if (declared > opts.maxBodyBytes)
-      throw new SlackBodyTooLargeError(`request body is larger than ${opts.maxBodyBytes} bytes`);
+      throw new WebhookTooLargeError(`request body is larger than ${opts.maxBodyBytes} bytes`);
     const raw = new Uint8Array(await c.req.raw.clone().arrayBuffer());
     if (raw.byteLength > opts.maxBodyBytes)
-      throw new SlackBodyTooLargeError(`request body is larger than ${opts.maxBodyBytes} bytes`);
+      throw new WebhookTooLargeError(`request body is larger than ${opts.maxBodyBytes} bytes`);
     await verifySlackSignature(
       opts.signingSecret,
       { timestamp: c.req.header("x-slack-request-timestamp"), signature: c.req.header("x-slack-signature") },

@@ -1,4 +1,4 @@
-import { SlackSignatureError } from "./slack-errors.js";
+import { WebhookAuthError } from "../webhook-errors.js";
 
 /** How far a request's timestamp may be from now, either way (Slack's recommended replay window). */
 const MAX_SKEW_SECONDS = 5 * 60;
@@ -9,7 +9,7 @@ const encoder = new TextEncoder();
  * Checks Slack's request signature: `X-Slack-Signature` must be `v0=` and the hex HMAC-SHA256,
  * keyed by the signing secret, of `v0:{X-Slack-Request-Timestamp}:{raw body}`, and the timestamp
  * recent. WebCrypto's verify compares in constant time, so the check leaks nothing about the
- * expected signature. Throws SlackSignatureError (401) whose message never quotes a secret.
+ * expected signature. Throws WebhookAuthError (401) whose message never quotes a secret.
  */
 export async function verifySlackSignature(
   signingSecret: string,
@@ -18,12 +18,12 @@ export async function verifySlackSignature(
   nowSeconds: number = Date.now() / 1000,
 ): Promise<void> {
   const { timestamp, signature } = headers;
-  if (!timestamp || !signature) throw new SlackSignatureError("missing X-Slack-Signature or X-Slack-Request-Timestamp");
-  if (!/^[0-9]{1,12}$/.test(timestamp)) throw new SlackSignatureError("X-Slack-Request-Timestamp is not a Unix time");
+  if (!timestamp || !signature) throw new WebhookAuthError("missing X-Slack-Signature or X-Slack-Request-Timestamp");
+  if (!/^[0-9]{1,12}$/.test(timestamp)) throw new WebhookAuthError("X-Slack-Request-Timestamp is not a Unix time");
   if (Math.abs(nowSeconds - Number(timestamp)) > MAX_SKEW_SECONDS)
-    throw new SlackSignatureError("X-Slack-Request-Timestamp is not within five minutes of now");
+    throw new WebhookAuthError("X-Slack-Request-Timestamp is not within five minutes of now");
   const match = /^v0=([0-9a-f]{64})$/.exec(signature);
-  if (!match) throw new SlackSignatureError("X-Slack-Signature is not a v0 signature");
+  if (!match) throw new WebhookAuthError("X-Slack-Signature is not a v0 signature");
   const key = await crypto.subtle.importKey(
     "raw",
     encoder.encode(signingSecret),
@@ -36,7 +36,7 @@ export async function verifySlackSignature(
   signed.set(prefix);
   signed.set(body, prefix.length);
   const ok = await crypto.subtle.verify("HMAC", key, hexBytes(match[1]!), signed);
-  if (!ok) throw new SlackSignatureError("X-Slack-Signature does not match the request");
+  if (!ok) throw new WebhookAuthError("X-Slack-Signature does not match the request");
 }
 
 function hexBytes(hex: string): Uint8Array<ArrayBuffer> {

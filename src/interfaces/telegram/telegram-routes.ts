@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { ForbiddenError, ValidationError } from "../../errors.js";
+import { ValidationError } from "../../errors.js";
+import { WebhookAuthError } from "../webhook-errors.js";
 import { timingSafeEqual } from "../../os/auth/middleware.js";
 import type { RequestServices } from "../../os/context.js";
 import { errorResponse } from "../../os/errors.js";
@@ -44,7 +45,7 @@ export function telegramRoutes(tg: Telegram, deps: InterfaceRouteDeps) {
     scope: null,
     responses: {
       200: jsonAnswer(statusBody, "processing, duplicate (delivered before) or ignored"),
-      403: jsonAnswer(errorSchema, "Missing or wrong secret token"),
+      401: jsonAnswer(errorSchema, "Missing or wrong secret token"),
       413: jsonAnswer(errorSchema, "Update larger than the limit"),
       422: jsonAnswer(errorSchema, "Not a Telegram update"),
     },
@@ -62,7 +63,7 @@ export function telegramRoutes(tg: Telegram, deps: InterfaceRouteDeps) {
 
   handle(app, webhook, async (c) => {
     if (!timingSafeEqual(c.req.header("x-telegram-bot-api-secret-token") ?? "", tg.webhookSecret))
-      throw new ForbiddenError("Invalid secret token");
+      throw new WebhookAuthError("Invalid secret token");
     const tooLarge = () =>
       errorResponse(c, 413, `request body is larger than ${tg.maxBodyBytes} bytes`, "payload_too_large");
     if (Number(c.req.header("content-length") ?? 0) > tg.maxBodyBytes) return tooLarge();

@@ -7,7 +7,7 @@ import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
 import { interfaceSessionId } from "../interface-session-id.js";
 import type { WhatsApp } from "./whatsapp.js";
 import { parseButtonId, type ButtonPress } from "./whatsapp-buttons.js";
-import { WebhookSignatureError, WebhookTooLargeError } from "./whatsapp-errors.js";
+import { WebhookAuthError, WebhookTooLargeError } from "../webhook-errors.js";
 import type { PendingMedia, WhatsAppReply } from "./whatsapp-follower.js";
 import { deliveredMessages, webhookPayload, type WhatsAppMessage } from "./whatsapp-payload.js";
 import { constantTimeEqual, verifyMetaSignature } from "./whatsapp-signature.js";
@@ -120,7 +120,7 @@ export function whatsappRoutes(wa: WhatsApp, deps: InterfaceRouteDeps) {
       throw new WebhookTooLargeError(`the body is larger than ${wa.maxBodyBytes} bytes`);
     // The signature is over the exact bytes: nothing is parsed before it holds.
     if (!(await verifyMetaSignature(wa.appSecret, raw, c.req.header("x-hub-signature-256"))))
-      throw new WebhookSignatureError("X-Hub-Signature-256 is missing or does not match the body");
+      throw new WebhookAuthError("X-Hub-Signature-256 is missing or does not match the body");
     let json: unknown;
     try {
       json = JSON.parse(utf8.decode(raw));
