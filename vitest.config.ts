@@ -38,6 +38,20 @@ export default defineConfig({
                 AGNO_QUEUE_LEASE_SECONDS: "3",
                 // The suite runs with auth on, as a deployment does; requests carry this key.
                 OS_SECURITY_KEY: "workers-test-key",
+                // The chat interfaces are on, as in a deployment with their secrets, so their webhooks
+                // join the sweep and the conformance suite. Nothing here is answered on a platform:
+                // their APIs point at a port where nothing listens, and a call would fail loudly.
+                SLACK_BOT_TOKEN: "xoxb-workers-test",
+                SLACK_SIGNING_SECRET: "workers-test-slack-signing-secret",
+                SLACK_API_URL: "http://127.0.0.1:9/api",
+                TELEGRAM_BOT_TOKEN: "123456:AAworkers_test_telegram_token",
+                TELEGRAM_WEBHOOK_SECRET: "workers_test_telegram_secret",
+                TELEGRAM_API_URL: "http://127.0.0.1:9",
+                WHATSAPP_ACCESS_TOKEN: "workers-test-whatsapp-token",
+                WHATSAPP_PHONE_NUMBER_ID: "1000000001",
+                WHATSAPP_VERIFY_TOKEN: "workers-test-verify-token",
+                WHATSAPP_APP_SECRET: "workers-test-whatsapp-app-secret",
+                WHATSAPP_API_URL: "http://127.0.0.1:9/v25.0",
               },
             },
           })),

@@ -30,6 +30,11 @@ export type OSRoute = Omit<RouteConfig, "responses" | "middleware"> & {
   tags: [string];
   /** `null`: needs no credentials; the one place a route is made public (the auth middleware reads it from here) */
   scope: ScopeNeed | null;
+  /**
+   * On a public route that checks its caller itself (a chat platform's webhook): what proves the
+   * request, documented as `x-authenticated-by`; without that proof it answers 401 (or 403)
+   */
+  authenticatedBy?: string;
   responses?: RouteConfig["responses"];
 };
 
@@ -57,9 +62,10 @@ export type DefinedRoute<R extends OSRoute> = Omit<R, "scope" | "responses"> & {
 };
 
 export function defineRoute<R extends OSRoute>(def: R): DefinedRoute<R> {
-  const { scope, responses, ...rest } = def;
+  const { scope, responses, authenticatedBy, ...rest } = def;
   const route = {
     ...rest,
+    ...(authenticatedBy ? { "x-authenticated-by": authenticatedBy } : {}),
     ...(scope
       ? {
           ...(scope.perItem ? {} : { middleware: requireScope(scope.resource, scope.action, scope.idParam) }),

@@ -32,7 +32,12 @@ describe("AgentOS over HTTP", () => {
       databases: ["default"],
       os_database: "default",
       agents: [{ id: "assistant", db_id: "default" }],
-      interfaces: [],
+      // The suite's env sets every platform's secrets (vitest.config.ts).
+      interfaces: [
+        { type: "slack", version: expect.any(String), route: "/slack" },
+        { type: "telegram", version: expect.any(String), route: "/telegram" },
+        { type: "whatsapp", version: expect.any(String), route: "/whatsapp" },
+      ],
       available_models: [{ id: "gpt-test", provider: "openai" }],
     });
   });

@@ -5,7 +5,19 @@ declare global {
     interface Env extends Required<
       Pick<
         import("../../src/index.js").Env,
-        "DATABASE_URL" | "DB_WS_PROXY" | "OS_SECURITY_KEY" | "MODEL" | "JOB_QUEUE" | "STORAGE" | "AGNO_STORAGE_BUCKET"
+        | "DATABASE_URL"
+        | "DB_WS_PROXY"
+        | "OS_SECURITY_KEY"
+        | "MODEL"
+        | "JOB_QUEUE"
+        | "STORAGE"
+        | "AGNO_STORAGE_BUCKET"
+        // the chat interfaces' secrets (vitest.config.ts sets them all)
+        | "SLACK_SIGNING_SECRET"
+        | "TELEGRAM_WEBHOOK_SECRET"
+        | "WHATSAPP_VERIFY_TOKEN"
+        | "WHATSAPP_PHONE_NUMBER_ID"
+        | "WHATSAPP_APP_SECRET"
       >
     > {
       /** the scripted model server (test/support/model-server.ts), reached over HTTP */

@@ -1019,6 +1019,16 @@ const ISOLATION_PROOF: Record<string, string> = {
   "GET /ws":
     "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session; team-workflow-socket.test.ts: teams' and workflows' runs",
   "GET /workflows/ws": "team-workflow-socket.test.ts: reconnect to and continue another user's paused workflow run",
+  "POST /slack/events":
+    "a run's user is the Slack user who wrote (slack-interface.test.ts: a session per user in a thread); no read of user data",
+  "POST /slack/interactions":
+    "slack-interface.test.ts: only the run's user (or a configured admin) may press; anyone else's press queues nothing",
+  "POST /telegram/webhook":
+    "telegram-interface.test.ts: a session per user in a group; a stranger's press continues nothing, the asker's once",
+  "GET /telegram/status": "public, no user data",
+  "GET /whatsapp/webhook": "Meta's verification: no user data",
+  "POST /whatsapp/webhook":
+    "whatsapp-interface.test.ts: each sender's session and user apart; only the run's user's press (or an admin's) continues it",
 };
 
 describe("every served route says where its isolation is proven", () => {

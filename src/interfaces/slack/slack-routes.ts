@@ -4,7 +4,15 @@ import type { RunRequirement } from "../../agent/run-output.js";
 import type { Db } from "../../db/port.js";
 import { BadRequestError, NotFoundError, ValidationError } from "../../errors.js";
 import type { OSEnv } from "../../os/context.js";
-import { defineRoute, handle, inputProblem, jsonAnswer, routeApp, validationError } from "../../os/route.js";
+import {
+  defineRoute,
+  errorSchema,
+  handle,
+  inputProblem,
+  jsonAnswer,
+  routeApp,
+  validationError,
+} from "../../os/route.js";
 import type { InterfaceRouteDeps } from "../chat-interface.js";
 import { enqueueInterfaceContinue } from "../enqueue-interface-continue.js";
 import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
@@ -27,6 +35,15 @@ export interface SlackRouteOptions {
 }
 
 const ack = z.object({ ok: z.boolean() });
+const SLACK_PROOF =
+  "X-Slack-Signature and X-Slack-Request-Timestamp: HMAC-SHA256 of v0:{timestamp}:{body} with the app's signing secret, within five minutes";
+/** What both routes refuse, each with agno's error body. */
+const refusals = {
+  400: jsonAnswer(errorSchema, "The body is not what Slack sends (not JSON, no payload)"),
+  401: jsonAnswer(errorSchema, "Missing, stale or wrong signature"),
+  413: jsonAnswer(errorSchema, "Body larger than any Slack sends"),
+  422: jsonAnswer(errorSchema, "Not a request this interface reads; `detail` names the field"),
+};
 
 /**
  * Slack's two request URLs: `POST {prefix}/events` (the Events API) and `POST
@@ -44,9 +61,10 @@ export function slackRoutes(iface: Slack, deps: InterfaceRouteDeps, opts: SlackR
     description:
       "Signed by Slack (X-Slack-Signature). Answers the URL check with its challenge; queues a run for each message the bot should answer (a redelivery queues nothing new).",
     scope: null,
+    authenticatedBy: SLACK_PROOF,
     responses: {
       200: jsonAnswer(z.union([z.object({ challenge: z.string() }), ack]), "Accepted"),
-      401: { description: "Missing, stale or wrong signature" },
+      ...refusals,
     },
   });
   const interactions = defineRoute({
@@ -57,7 +75,8 @@ export function slackRoutes(iface: Slack, deps: InterfaceRouteDeps, opts: SlackR
     description:
       "Signed by Slack. An Approve or Reject press on a paused run queues its continue, if the presser started the run or is an admin.",
     scope: null,
-    responses: { 200: jsonAnswer(ack, "Accepted"), 401: { description: "Missing, stale or wrong signature" } },
+    authenticatedBy: SLACK_PROOF,
+    responses: { 200: jsonAnswer(ack, "Accepted"), ...refusals },
   });
 
   /** The raw body, once its size and Slack's signature over it are checked. */

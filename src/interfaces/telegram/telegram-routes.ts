@@ -43,6 +43,7 @@ export function telegramRoutes(tg: Telegram, deps: InterfaceRouteDeps) {
     description:
       "Telegram's updates (setWebhook with secret_token). Authenticated by the X-Telegram-Bot-Api-Secret-Token header, not by AgentOS credentials.",
     scope: null,
+    authenticatedBy: "X-Telegram-Bot-Api-Secret-Token: the secret_token given to setWebhook",
     responses: {
       200: jsonAnswer(statusBody, "processing, duplicate (delivered before) or ignored"),
       401: jsonAnswer(errorSchema, "Missing or wrong secret token"),

@@ -65,6 +65,7 @@ export function whatsappRoutes(wa: WhatsApp, deps: InterfaceRouteDeps) {
     tags: ["WhatsApp"],
     summary: "Meta's webhook verification: echoes hub.challenge when hub.verify_token is the configured one",
     scope: null,
+    authenticatedBy: "hub.verify_token: the verify token set in the Meta app",
     request: {
       query: z.object({
         "hub.mode": z.string().max(64).optional(),
@@ -84,6 +85,7 @@ export function whatsappRoutes(wa: WhatsApp, deps: InterfaceRouteDeps) {
     tags: ["WhatsApp"],
     summary: "A WhatsApp Cloud API delivery, signed with X-Hub-Signature-256: each message becomes a background run",
     scope: null,
+    authenticatedBy: "X-Hub-Signature-256: HMAC-SHA256 of the body with the Meta app secret",
     responses: {
       200: jsonAnswer(
         z.object({

@@ -21,6 +21,12 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "POST /teams/{team_id}/runs/{run_id}/resume": "an SSE stream of agno's team run events",
   "POST /workflows/{workflow_id}/runs/{run_id}/resume": "an SSE stream of agno's workflow events",
   "DELETE /knowledge/content": 'the JSON string "success", which agno\'s delete_all_content returns without a model',
+  "POST /slack/events": "agno's Slack router answers plain dicts (the URL check's challenge, a status)",
+  "POST /slack/interactions": "agno's Slack router answers a plain dict",
+  "POST /telegram/webhook": "agno's Telegram router answers a plain dict ({status})",
+  "GET /telegram/status": "agno's Telegram router answers a plain dict ({status})",
+  "GET /whatsapp/webhook": "Meta's verification challenge, as text (agno answers it as PlainTextResponse)",
+  "POST /whatsapp/webhook": "agno's WhatsApp router answers a plain dict",
 };
 
 /** Every route answered so far in this file, by route key, with the statuses seen. */

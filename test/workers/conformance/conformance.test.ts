@@ -12,6 +12,7 @@ import { metaScenarios } from "./scenarios/meta.js";
 import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
 import { teamsWorkflowsScenarios } from "./scenarios/teams-workflows.js";
+import { interfacesScenarios } from "./scenarios/interfaces.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -36,6 +37,7 @@ describe("agno conformance", () => {
   describe("teams and workflows", teamsWorkflowsScenarios);
   describe("memories", memoriesScenarios);
   describe("knowledge", knowledgeScenarios);
+  describe("chat interfaces", interfacesScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(

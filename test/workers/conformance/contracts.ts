@@ -2,6 +2,11 @@ import type { z } from "zod";
 import { Knowledge } from "../../../src/knowledge/knowledge.js";
 import { InMemoryVectorDb } from "../../../src/knowledge/vectordb/in-memory-vector-db.js";
 import { AgentOS } from "../../../src/os/agent-os.js";
+import { Agent } from "../../../src/agent/agent.js";
+import { UnconfiguredModel } from "../../../src/models/unconfigured-model.js";
+import { Slack } from "../../../src/interfaces/slack/slack.js";
+import { Telegram } from "../../../src/interfaces/telegram/telegram.js";
+import { WhatsApp } from "../../../src/interfaces/whatsapp/whatsapp.js";
 
 /** One served route as its definition declares it: the zod schema of each answer, by status. */
 export interface Contract {
@@ -28,8 +33,23 @@ interface RouteDefinition {
  * what is checked here is what the document says: the same zod schemas.
  */
 function readContracts(): Contract[] {
-  // With a knowledge base, so the /knowledge routes (served only where there is one) are declared too.
-  const os = new AgentOS({ knowledge: [new Knowledge({ name: "contracts", vectorDb: new InMemoryVectorDb() })] });
+  // With a knowledge base and the chat interfaces, so the routes served only where there are
+  // some (/knowledge, /slack, /telegram, /whatsapp) are declared too.
+  const agent = new Agent({ id: "assistant", model: new UnconfiguredModel() });
+  const os = new AgentOS({
+    agents: [agent],
+    knowledge: [new Knowledge({ name: "contracts", vectorDb: new InMemoryVectorDb() })],
+    interfaces: [
+      new Slack({ agent, token: "xoxb-contracts", signingSecret: "contracts" }),
+      new Telegram({
+        agent,
+        token: "1:AAcontracts_contracts_contracts",
+        webhookSecret: "contracts",
+        botUsername: "bot",
+      }),
+      new WhatsApp({ agent, accessToken: "t", phoneNumberId: "1", verifyToken: "v", appSecret: "s" }),
+    ],
+  });
   return os.app.openAPIRegistry.definitions
     .flatMap((d) => (d.type === "route" ? [d.route as unknown as RouteDefinition] : []))
     .map((route) => {

@@ -164,7 +164,12 @@ export function metaScenarios(): void {
           is_component: false,
         },
       ],
-      interfaces: [],
+      // agno's InterfaceResponse for each chat interface the suite's env turns on.
+      interfaces: [
+        { type: "slack", version: "1.0", route: "/slack" },
+        { type: "telegram", version: "1.0", route: "/telegram" },
+        { type: "whatsapp", version: "1.0", route: "/whatsapp" },
+      ],
     });
   });
 
