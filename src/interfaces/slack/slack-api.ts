@@ -1,3 +1,4 @@
+import { readCapped } from "../../read-capped.js";
 import { SlackApiError } from "./slack-errors.js";
 
 /** A Block Kit block, as JSON (Slack validates it). */
@@ -69,32 +70,7 @@ export class SlackApi {
       await res.body?.cancel();
       throw new SlackApiError("files download", `http_${res.status}`, res.status, retryAfter(res));
     }
-    const declared = Number(res.headers.get("content-length") ?? "NaN");
-    if (declared > maxBytes) {
-      await res.body?.cancel();
-      return null;
-    }
-    const reader = res.body?.getReader();
-    if (!reader) return new Uint8Array();
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.length;
-      if (size > maxBytes) {
-        await reader.cancel();
-        return null;
-      }
-      parts.push(value);
-    }
-    const out = new Uint8Array(size);
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
+    return readCapped(res, maxBytes);
   }
 
   private async call(method: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {

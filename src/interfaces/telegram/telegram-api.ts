@@ -1,3 +1,4 @@
+import { readCapped } from "../../read-capped.js";
 import { AgnoError } from "../../errors.js";
 
 export const DEFAULT_TELEGRAM_API_URL = "https://api.telegram.org";
@@ -141,30 +142,6 @@ export class TelegramApi {
       await res.body?.cancel();
       throw new TelegramApiError("file download", res.status, "the file could not be fetched");
     }
-    const declared = Number(res.headers.get("content-length") ?? NaN);
-    if (declared > maxBytes) {
-      await res.body.cancel();
-      return null;
-    }
-    const parts: Uint8Array[] = [];
-    let size = 0;
-    const reader = res.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        return null;
-      }
-      parts.push(value);
-    }
-    const bytes = new Uint8Array(size);
-    let offset = 0;
-    for (const part of parts) {
-      bytes.set(part, offset);
-      offset += part.byteLength;
-    }
-    return bytes;
+    return readCapped(res, maxBytes);
   }
 }

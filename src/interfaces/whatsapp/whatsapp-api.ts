@@ -4,6 +4,8 @@
  * sent. Every call carries the access token as a bearer; no message or error here ever includes it.
  */
 
+import { readCapped } from "../../read-capped.js";
+
 /** A Cloud API call that did not succeed; `status` 429 or 5xx is worth retrying, after `retryAfterSeconds` when given. */
 export class WhatsAppApiError extends Error {
   override readonly name = "WhatsAppApiError";
@@ -91,25 +93,8 @@ export class WhatsAppApi {
       await res.body?.cancel();
       return { tooLarge: declared };
     }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    const reader = res.body!.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel();
-        return { tooLarge: size };
-      }
-      chunks.push(value);
-    }
-    const bytes = new Uint8Array(size);
-    let at = 0;
-    for (const c of chunks) {
-      bytes.set(c, at);
-      at += c.byteLength;
-    }
+    const bytes = await readCapped(res, maxBytes);
+    if (!bytes) return { tooLarge: maxBytes + 1 };
     const mimeType = typeof info.mime_type === "string" ? info.mime_type : (res.headers.get("content-type") ?? "");
     return { bytes, mimeType };
   }

@@ -1,3 +1,4 @@
+import { readCapped } from "../../read-capped.js";
 import { blockedHostName, isBlockedAddress } from "./blocked-address.js";
 import { UnsupportedContentTypeError } from "../errors.js";
 import { RemoteContentTooLargeError, RemoteFetchError, UnsafeUrlError } from "./errors.js";
@@ -128,7 +129,7 @@ export async function safeFetch(raw: string, opts: SafeFetchOptions = {}): Promi
         await res.body?.cancel();
         throw new RemoteContentTooLargeError(`${url.hostname} sent ${declared} bytes; the limit is ${maxBytes}`);
       }
-      const bytes = await readCapped(res, maxBytes, url);
+      const bytes = await readCappedOrRefuse(res, maxBytes, url);
       const last = decodeURIComponent(url.pathname.split("/").pop() ?? "");
       return { url: url.toString(), bytes, contentType, ...(last ? { fileName: last } : {}) };
     }
@@ -144,28 +145,10 @@ export function safeFetcher(opts: SafeFetchOptions = {}): RemoteFetcher {
   return (url, call) => safeFetch(url, call?.signal ? { ...opts, signal: call.signal } : opts);
 }
 
-async function readCapped(res: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
-  if (!res.body) return new Uint8Array();
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw new RemoteContentTooLargeError(`${url.hostname} sent more than ${maxBytes} bytes`);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
+async function readCappedOrRefuse(res: Response, maxBytes: number, url: URL): Promise<Uint8Array> {
+  const bytes = await readCapped(res, maxBytes);
+  if (!bytes) throw new RemoteContentTooLargeError(`${url.hostname} sent more than ${maxBytes} bytes`);
+  return bytes;
 }
 
 function isIpLiteral(host: string): boolean {
