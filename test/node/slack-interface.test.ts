@@ -585,7 +585,7 @@ describe("Slack interface", () => {
     ]);
   });
 
-  it("sets an assistant thread's status while the run works", async () => {
+  it("sets an assistant thread's status and title while the run works", async () => {
     const { event, drain } = await setup([{ text: "Thought." }], { streaming: false });
     const m = mention();
     await event({
@@ -603,6 +603,12 @@ describe("Slack interface", () => {
       channel_id: "D9",
       thread_ts: m.event.ts,
       status: "is thinking…",
+    });
+    // As agno titles it: the message's first 50 characters (the bot's mention removed).
+    expect(fake.callsOf("assistant.threads.setTitle").at(-1)!.args).toEqual({
+      channel_id: "D9",
+      thread_ts: m.event.ts,
+      title: "hi there",
     });
     expect(fake.thread("D9", m.event.ts).map((x) => x.text)).toEqual(["Thought."]);
   });

@@ -153,6 +153,10 @@ export class FakeSlack {
       case "chat.postEphemeral":
         if (!channel || typeof a.user !== "string") return { ok: false, error: "channel_not_found" };
         return { ok: true, message_ts: `1700000000.${String(++this.seq).padStart(6, "0")}` };
+      case "assistant.threads.setTitle":
+        return typeof a.channel_id === "string" && typeof a.thread_ts === "string" && typeof a.title === "string"
+          ? { ok: true }
+          : { ok: false, error: "invalid_arguments" };
       case "assistant.threads.setStatus":
         return typeof a.channel_id === "string" && typeof a.thread_ts === "string"
           ? { ok: true }

@@ -55,6 +55,11 @@ export class SlackApi {
     });
   }
 
+  /** An assistant thread's title in Slack's assistant pane. */
+  async setAssistantTitle(channel: string, threadTs: string, title: string): Promise<void> {
+    await this.call("assistant.threads.setTitle", { channel_id: channel, thread_ts: threadTs, title });
+  }
+
   /** The "is thinking…" status of an assistant thread. */
   async setAssistantStatus(channel: string, threadTs: string, status: string): Promise<void> {
     await this.call("assistant.threads.setStatus", { channel_id: channel, thread_ts: threadTs, status });

@@ -84,8 +84,12 @@ export function slackFollower(api: SlackApi, target: SlackTarget, opts: SlackFol
     onEvent: async (event: RunEvent) => {
       if (!started) {
         started = true;
-        if (target.assistant)
+        if (target.assistant) {
+          // Both are cosmetic: a failure shows in the pane, never in the answer.
           await api.setAssistantStatus(target.channel, target.thread_ts, "is thinking…").catch(() => undefined);
+          if (target.title)
+            await api.setAssistantTitle(target.channel, target.thread_ts, target.title).catch(() => undefined);
+        }
       }
       const e = event as { event: string; content?: unknown; parent_run_id?: string };
       if (!e.event.endsWith("RunPaused")) resumed = true;

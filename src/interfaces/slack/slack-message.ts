@@ -65,7 +65,7 @@ export function slackMessageOf(
     channel: ev.channel,
     thread_ts: thread,
     ...(files.length ? { files } : {}),
-    ...(ev.assistant_thread ? { assistant: true } : {}),
+    ...(ev.assistant_thread ? { assistant: true, title: text.slice(0, 50).trim() || "New conversation" } : {}),
   };
   return {
     message: text,

@@ -19,6 +19,8 @@ export interface SlackTarget extends ReplyTarget {
   files?: SlackTargetFile[];
   /** the message is in an assistant thread: its "is thinking…" status is set while the run works */
   assistant?: boolean;
+  /** an assistant thread's title, from the message (agno's: its first 50 characters) */
+  title?: string;
   /** set by a button press: the pressed message, the requirement, the decision and who made it */
   decided?: { ts: string; requirement_id: string; confirmed: boolean; user: string; what?: string };
 }
