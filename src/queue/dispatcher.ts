@@ -134,7 +134,9 @@ export class Dispatcher {
     }
     if (outcome.recorded) return this.notifyEnded(job);
     try {
-      if (outcome.status === "FAILED" && outcome.retryable && job.attempt < job.max_attempts) {
+      if (outcome.waitSeconds !== undefined) {
+        await store.retryJob(lease, outcome.waitSeconds, outcome.error ?? "waiting", { notAnAttempt: true });
+      } else if (outcome.status === "FAILED" && outcome.retryable && job.attempt < job.max_attempts) {
         await store.retryJob(lease, this.backoff(job.attempt), outcome.error ?? "failed");
       } else if (await store.finishJob(lease, outcome)) {
         await this.notifyEnded(job);

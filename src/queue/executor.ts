@@ -6,6 +6,7 @@ import type { Db } from "../db/port.js";
 import type { RunFollower } from "../interfaces/run-follower.js";
 import { followed, postEnd } from "./follow-run.js";
 import { AgnoError } from "../errors.js";
+import { nowSeconds } from "../time.js";
 import { publicError } from "../public-error.js";
 import { runEndingJob } from "./run-ending-job.js";
 import { jobComponent } from "./run-job-input.js";
@@ -19,6 +20,8 @@ export interface Outcome {
   retryable?: boolean;
   /** the job's end is already stored (with the run's last write): nothing left for the dispatcher to record */
   recorded?: boolean;
+  /** the job could not start yet: put it back for this many seconds, without using up an attempt */
+  waitSeconds?: number;
 }
 
 /** A previous attempt's run that died or failed: it starts over, in the same row. */
@@ -96,6 +99,13 @@ async function runJob(
       return { status: "FAILED", error: `run ${runId} is ${status}` };
     }
   }
+  if (follower && job.session_id) {
+    // A conversation's messages are answered in the order they came: a platform's users expect
+    // it, and a run must see the runs before it in its history.
+    const earlier = await earlierUnfinishedRun(db, job.session_id, runId);
+    if (earlier)
+      return { status: "FAILED", error: `waits for run ${earlier} of its conversation`, waitSeconds: WAIT_SECONDS };
+  }
   const stream = job.payload.stream !== false;
   const run = component.execute({
     message: job.payload.message,
@@ -139,6 +149,28 @@ async function runJob(
         retryable: true,
       };
   }
+}
+
+/** How long a message waits before it looks again whether the one before it is answered. */
+const WAIT_SECONDS = 1;
+/** An earlier run older than this no longer holds the next one back (its job died for good). */
+const STALE_EARLIER_SECONDS = 600;
+
+/** A run of the session before `runId` that is still waiting or running, if any. */
+async function earlierUnfinishedRun(db: Db, sessionId: string, runId: string): Promise<string | undefined> {
+  const mine = await db.getRun(runId);
+  if (!mine) return undefined;
+  const { data } = await db.getRuns({
+    sessionId,
+    status: ["PENDING", "RUNNING"],
+    sortBy: "run_index",
+    limit: 20,
+    page: 1,
+  });
+  const cutoff = nowSeconds() - STALE_EARLIER_SECONDS;
+  return data.find(
+    (r) => r.run_id !== runId && Number(r.run_index) < Number(mine.run_index) && Number(r.created_at) > cutoff,
+  )?.run_id;
 }
 
 /** How a run can have ended for good: a later attempt finding one of these posts it rather than running it (an ERROR runs again). */

@@ -181,8 +181,13 @@ export interface JobStore {
     run: RunRecord,
     expectStatus: string[],
   ): Promise<{ row: RunRow; jobEnded: boolean } | null>;
-  /** puts a leased job back to wait `delaySeconds` for its next attempt; false when stale */
-  retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean>;
+  /**
+   * puts a leased job back to wait `delaySeconds` for its next attempt; false when stale. With
+   * `notAnAttempt`, the claim is given back (attempt - 1): the job could not start yet, which is
+   * not a failure and must not use up its attempts (the next claim's lease then carries the same
+   * attempt number, so the caller must hold nothing of this one)
+   */
+  retryJob(lease: Lease, delaySeconds: number, error: string, opts?: { notAnAttempt?: boolean }): Promise<boolean>;
   /** a queued job becomes CANCELLED and never runs; a running one is reported as such; either way its run is CANCELLED (a running one stops cooperatively) */
   cancelJob(id: string): Promise<"cancelled" | "running" | "finished">;
   /** a FAILED or CANCELLED job gets exactly one more attempt */

@@ -55,7 +55,11 @@ async function drain(db: MemoryDb, agents: Agent[], rec: RecordingInterface): Pr
   for (;;) {
     const claimed = await dispatcher.fill();
     await dispatcher.idle();
-    if (claimed === 0) return;
+    if (claimed > 0) continue;
+    // Nothing due now: done, unless a job was put back to wait (a conversation's later message).
+    const { pending } = await db.jobs.queueStats();
+    if (pending === 0) return;
+    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
@@ -153,6 +157,29 @@ describe("chat interfaces' core", () => {
     ]);
     expect(await script.requests()).toHaveLength(0);
     expect(await db.jobs.getJob(String(body.job_id))).toMatchObject({ status: "FAILED" });
+  });
+
+  it("answers a conversation's messages in the order they came, the later one waiting without using up an attempt", async () => {
+    const { db, rec, post, drain } = await setup([
+      { text: "first", delayMs: 400 },
+      { text: "another" },
+      { text: "another" },
+    ]);
+    const one = await post("/rec/webhook", { id: "m1", user: "ann", chat: "c1", text: "one" });
+    const two = await post("/rec/webhook", { id: "m2", user: "ann", chat: "c1", text: "two" });
+    // Another conversation is not held back by this one.
+    await post("/rec/webhook", { id: "m3", user: "bob", chat: "c2", text: "three" });
+    await drain();
+    const first = await db.jobs.getJob(String(one.body.job_id));
+    const second = await db.jobs.getJob(String(two.body.job_id));
+    // The slow first answer is posted before the second, which did not start before it ended.
+    const c1 = rec.posts.filter((p) => p.chat === "c1");
+    expect(c1.map((p) => p.run_id)).toEqual([first!.payload.run_id, second!.payload.run_id]);
+    expect(c1[0]!.content).toBe("first");
+    expect(rec.posts).toHaveLength(3);
+    // Waiting is not an attempt: both ran once, with every attempt still theirs.
+    expect(first).toMatchObject({ status: "COMPLETED", attempt: 1 });
+    expect(second).toMatchObject({ status: "COMPLETED", attempt: 1 });
   });
 
   it("refuses, when the app is built, an interface in front of a component it does not serve, and two at one prefix", async () => {

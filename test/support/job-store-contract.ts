@@ -259,6 +259,27 @@ export function describeJobStoreContract(c: () => ContractDb, make: () => Contra
       expect((await c().db.jobs.getJob(job.id))!).toMatchObject({ status: "COMPLETED", locked_by: null });
     });
 
+    it("puts a job back without using up an attempt when it could not start yet, fenced as a retry", async () => {
+      const { job } = await c().db.jobs.enqueueRun(input());
+      const claim = async (workerId: string) =>
+        (await c().db.jobs.claimJobs({ workerId, limit: 1000, leaseSeconds: 30 })).find((j) => j.id === job.id);
+      expect(await claim("A")).toMatchObject({ attempt: 1 });
+      const lease = { id: job.id, attempt: 1, workerId: "A" };
+      expect(await c().db.jobs.retryJob(lease, 0, "waits for run r0", { notAnAttempt: true })).toBe(true);
+      expect(await c().db.jobs.getJob(job.id)).toMatchObject({
+        status: "PENDING",
+        attempt: 0,
+        locked_by: null,
+        error: "waits for run r0",
+      });
+      // Claimed again, it is its first attempt once more; the old lease can put nothing back.
+      expect(await claim("B")).toMatchObject({ attempt: 1, locked_by: "B" });
+      expect(await c().db.jobs.retryJob(lease, 0, "late", { notAnAttempt: true })).toBe(false);
+      expect(await c().db.jobs.finishJob({ id: job.id, attempt: 1, workerId: "B" }, { status: "COMPLETED" })).toBe(
+        true,
+      );
+    });
+
     it("completeWithRun writes the run's end and completes the job together, fenced on both", async () => {
       const { job } = await c().db.jobs.enqueueRun(input());
       const runId = job.payload.run_id;

@@ -156,12 +156,18 @@ export class MemoryJobStore implements JobStore {
     });
   }
 
-  async retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean> {
+  async retryJob(
+    lease: Lease,
+    delaySeconds: number,
+    error: string,
+    opts: { notAnAttempt?: boolean } = {},
+  ): Promise<boolean> {
     const job = this.leased(lease);
     if (!job) return false;
     const t = now();
     this.put({
       ...job,
+      ...(opts.notAnAttempt ? { attempt: job.attempt - 1 } : {}),
       status: "PENDING",
       error,
       locked_by: null,

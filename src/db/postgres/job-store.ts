@@ -130,8 +130,13 @@ export class PostgresJobStore implements JobStore {
     return written && { row: written.row, jobEnded: written.alongsideWritten };
   }
 
-  async retryJob(lease: Lease, delaySeconds: number, error: string): Promise<boolean> {
-    return this.d.table.retry(lease, delaySeconds, error);
+  async retryJob(
+    lease: Lease,
+    delaySeconds: number,
+    error: string,
+    opts: { notAnAttempt?: boolean } = {},
+  ): Promise<boolean> {
+    return this.d.table.retry(lease, delaySeconds, error, opts.notAnAttempt === true);
   }
 
   async cancelJob(id: string): Promise<"cancelled" | "running" | "finished"> {

@@ -131,10 +131,11 @@ export class JobTable {
       WHERE ${this.fence(lease)} AND ${onlyIf} RETURNING id`;
   }
 
-  async retry(lease: Lease, delaySeconds: number, error: string): Promise<boolean> {
+  async retry(lease: Lease, delaySeconds: number, error: string, notAnAttempt = false): Promise<boolean> {
     const t = now();
     const rows = await this.exec(sql`
-      UPDATE ${this.table} SET status = 'PENDING', error = ${error}, locked_by = NULL, lease_expires_at = NULL, available_at = ${t + delaySeconds}, updated_at = ${t}
+      UPDATE ${this.table} SET status = 'PENDING', error = ${error}, locked_by = NULL, lease_expires_at = NULL, available_at = ${t + delaySeconds}, updated_at = ${t},
+        attempt = attempt - ${notAnAttempt ? 1 : 0}
       WHERE ${this.fence(lease)} RETURNING id`);
     return rows.length === 1;
   }
