@@ -1,11 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { drainQueue } from "../support/drain-queue.js";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { MemoryDb } from "../../src/db/memory/index.js";
 import { ValidationError } from "../../src/errors.js";
 import { AgentOS } from "../../src/os/agent-os.js";
-import { Dispatcher } from "../../src/queue/dispatcher.js";
-import { executeJob } from "../../src/queue/execute-job.js";
 import { tool } from "../../src/tools/tool.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import type { Turn } from "../support/model-script.js";
@@ -44,23 +43,9 @@ async function setup(turns: Turn[], opts: { admins?: string[] } = {}) {
   return { db, os, rec, agent, script, post, drain: () => drain(db, [agent], rec) };
 }
 
-/** Runs every due job to its end, retries included (no backoff), as the JobQueue object would. */
-async function drain(db: MemoryDb, agents: Agent[], rec: RecordingInterface): Promise<void> {
-  const dispatcher = new Dispatcher({
-    store: db.jobs,
-    workerId: "W",
-    backoff: () => 0,
-    execute: (job, lease) => executeJob(job, lease, { components: agents, interfaces: [rec] }, db, db.jobs),
-  });
-  for (;;) {
-    const claimed = await dispatcher.fill();
-    await dispatcher.idle();
-    if (claimed > 0) continue;
-    // Nothing due now: done, unless a job was put back to wait (a conversation's later message).
-    const { pending } = await db.jobs.queueStats();
-    if (pending === 0) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Runs every job to its end, as the JobQueue object would. */
+function drain(db: MemoryDb, agents: Agent[], rec: RecordingInterface): Promise<void> {
+  return drainQueue(db, { components: agents, interfaces: [rec] });
 }
 
 describe("chat interfaces' core", () => {

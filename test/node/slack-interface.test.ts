@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { drainQueue } from "../support/drain-queue.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
@@ -8,8 +9,6 @@ import { markdownToMrkdwn } from "../../src/interfaces/slack/markdown-to-mrkdwn.
 import { Slack, type SlackOptions } from "../../src/interfaces/slack/index.js";
 import { splitMrkdwn } from "../../src/interfaces/slack/split-mrkdwn.js";
 import { AgentOS } from "../../src/os/agent-os.js";
-import { Dispatcher } from "../../src/queue/dispatcher.js";
-import { executeJob } from "../../src/queue/execute-job.js";
 import { tool } from "../../src/tools/tool.js";
 import { FakeSlack } from "../support/fake-slack.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
@@ -112,18 +111,8 @@ async function setup(turns: Turn[], opts: Partial<SlackOptions> = {}) {
 }
 
 /** Runs every due job to its end, retries included (no backoff), as the JobQueue object would. */
-async function drain(db: MemoryDb, agent: Agent, slack: Slack): Promise<void> {
-  const dispatcher = new Dispatcher({
-    store: db.jobs,
-    workerId: "W",
-    backoff: () => 0,
-    execute: (job, lease) => executeJob(job, lease, { components: [agent], interfaces: [slack] }, db, db.jobs),
-  });
-  for (;;) {
-    const claimed = await dispatcher.fill();
-    await dispatcher.idle();
-    if (claimed === 0) return;
-  }
+function drain(db: MemoryDb, agent: Agent, slack: Slack): Promise<void> {
+  return drainQueue(db, { components: [agent], interfaces: [slack] });
 }
 
 function buttonPress(opts: {
@@ -228,14 +217,7 @@ describe("Slack interface", () => {
       { dbs: [db], jobs: db.jobs, queue: { wake: async () => {} } },
     );
     expect(res.status).toBe(200);
-    const dispatcher = new Dispatcher({
-      store: db.jobs,
-      workerId: "W",
-      backoff: () => 0,
-      execute: (job, lease) => executeJob(job, lease, { components: [team], interfaces: [slack] }, db, db.jobs),
-    });
-    while ((await dispatcher.fill()) > 0) await dispatcher.idle();
-    await dispatcher.idle();
+    await drainQueue(db, { components: [team], interfaces: [slack] });
     const thread = fake.thread("C1", m.event.ts);
     expect(thread.map((x) => x.text)).toEqual(["The team says *hi*."]);
     const texts = [...fake.callsOf("chat.postMessage"), ...fake.callsOf("chat.update")]

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { drainQueue } from "../support/drain-queue.js";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,8 +18,6 @@ import {
   splitTelegramHtml,
 } from "../../src/interfaces/telegram/index.js";
 import { AgentOS } from "../../src/os/agent-os.js";
-import { Dispatcher } from "../../src/queue/dispatcher.js";
-import { executeJob } from "../../src/queue/execute-job.js";
 import { tool } from "../../src/tools/tool.js";
 import { HumanReview, Step, Workflow } from "../../src/sdk.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
@@ -109,18 +108,8 @@ async function setup(
 }
 
 /** Runs every due job to its end, retries included (no backoff), as the JobQueue object would. */
-async function drainJobs(db: MemoryDb, agent: Agent, tg: Telegram): Promise<void> {
-  const dispatcher = new Dispatcher({
-    store: db.jobs,
-    workerId: "W",
-    backoff: () => 0,
-    execute: (job, lease) => executeJob(job, lease, { components: [agent], interfaces: [tg] }, db, db.jobs),
-  });
-  for (;;) {
-    const claimed = await dispatcher.fill();
-    await dispatcher.idle();
-    if (claimed === 0) return;
-  }
+function drainJobs(db: MemoryDb, agent: Agent, tg: Telegram): Promise<void> {
+  return drainQueue(db, { components: [agent], interfaces: [tg] });
 }
 
 /** The buttons of the last message sent: their callback data. */
@@ -286,16 +275,7 @@ describe("Telegram interface", () => {
           services,
         )
       ).json();
-    const drain = async () => {
-      const dispatcher = new Dispatcher({
-        store: db.jobs,
-        workerId: "W",
-        backoff: () => 0,
-        execute: (job, lease) => executeJob(job, lease, { components: [workflow], interfaces: [tg] }, db, db.jobs),
-      });
-      while ((await dispatcher.fill()) > 0) await dispatcher.idle();
-      await dispatcher.idle();
-    };
+    const drain = () => drainQueue(db, { components: [workflow], interfaces: [tg] });
     await send(message({ text: "publish it" }));
     await drain();
     expect(fake.texts().at(-1)).toBe("<b>Approval needed</b>\nPublish the &lt;draft&gt;?");

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { drainQueue } from "../support/drain-queue.js";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import type { Component } from "../../src/agent/component.js";
@@ -7,8 +8,6 @@ import { WhatsApp } from "../../src/interfaces/whatsapp/index.js";
 import { escapeWhatsApp, markdownToWhatsApp, splitMessage } from "../../src/interfaces/whatsapp/whatsapp-format.js";
 import { buttonId, parseButtonId } from "../../src/interfaces/whatsapp/whatsapp-buttons.js";
 import { AgentOS } from "../../src/os/agent-os.js";
-import { Dispatcher } from "../../src/queue/dispatcher.js";
-import { executeJob } from "../../src/queue/execute-job.js";
 import { tool } from "../../src/tools/tool.js";
 import { HumanReview, Step, Workflow } from "../../src/sdk.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
@@ -101,18 +100,8 @@ async function setup(
 }
 
 /** Runs every due job to its end, retries included (no backoff), as the JobQueue object would. */
-async function drain(db: MemoryDb, agents: Component[], wa: WhatsApp): Promise<void> {
-  const dispatcher = new Dispatcher({
-    store: db.jobs,
-    workerId: "W",
-    backoff: () => 0,
-    execute: (job, lease) => executeJob(job, lease, { components: agents, interfaces: [wa] }, db, db.jobs),
-  });
-  for (;;) {
-    const claimed = await dispatcher.fill();
-    await dispatcher.idle();
-    if (claimed === 0) return;
-  }
+function drain(db: MemoryDb, agents: Component[], wa: WhatsApp): Promise<void> {
+  return drainQueue(db, { components: agents, interfaces: [wa] });
 }
 
 const say = (id: string, text: string, from = ANN) => delivery(PHONE_ID, [textMessage(from, id, text)]);
