@@ -343,7 +343,9 @@ export {
   type TelegramOptions,
 } from "./interfaces/telegram/index.js";
 export { Slack, type SlackOptions } from "./interfaces/slack/slack.js";
-export type { ChatInterface, InterfaceJobDeps, InterfaceRouteDeps } from "./interfaces/chat-interface.js";
+export type { ChatInterface, InterfaceJobDeps } from "./interfaces/chat-interface.js";
+export { isChatInterface } from "./interfaces/chat-interface.js";
+export type { OSInterface, InterfaceRouteDeps } from "./interfaces/os-interface.js";
 export type { RunFollower } from "./interfaces/run-follower.js";
 export type { ReplyTarget } from "./interfaces/reply-target.js";
 export { enqueueInterfaceRun, type InterfaceMessage } from "./interfaces/enqueue-interface-run.js";

@@ -1,19 +1,9 @@
-import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Component } from "../agent/component.js";
 import type { Db } from "../db/port.js";
 import type { MediaStorage } from "../offload/media-storage.js";
-import type { QueueConfig } from "../os/background.js";
-import type { OSEnv } from "../os/context.js";
+import type { OSInterface } from "./os-interface.js";
 import type { ReplyTarget } from "./reply-target.js";
 import type { RunFollower } from "./run-follower.js";
-
-/** What an interface's routes are given by the AgentOS that mounts them. */
-export interface InterfaceRouteDeps {
-  /** the durable queue's settings: a webhook enqueues its run there (503 without the queue) */
-  queue: QueueConfig | undefined;
-  /** where files the user sends are kept as run media */
-  media?: MediaStorage;
-}
 
 /** What the job that runs an interface's message gives the interface to answer with. */
 export interface InterfaceJobDeps {
@@ -27,16 +17,14 @@ export interface InterfaceJobDeps {
  * signature or secret token; a message becomes a background run of `component` on the durable
  * queue, and the job that runs it calls `follow` to answer on the platform.
  */
-export interface ChatInterface {
-  /** agno's interface type: "slack", "telegram", "whatsapp" */
-  readonly type: string;
-  readonly version: string;
-  /** where its routes are mounted, e.g. "/slack"; unique per AgentOS, and how jobs find it again */
-  readonly prefix: string;
-  /** the agent, team or workflow whose runs it starts; the AgentOS must serve it */
+export interface ChatInterface extends OSInterface {
+  /** the agent, team or workflow whose runs it starts (its one entry in `components`) */
   readonly component: Component;
-  /** its routes, paths starting with `prefix` */
-  routes(deps: InterfaceRouteDeps): OpenAPIHono<OSEnv>;
-  /** how a run it queued for `target` is followed and answered */
+  /** how a run it queued for `target` is followed and answered (jobs find the interface by its prefix) */
   follow(target: ReplyTarget, deps: InterfaceJobDeps): RunFollower;
+}
+
+/** Whether `iface` answers queued runs on a chat platform (rather than serving a protocol in the request). */
+export function isChatInterface(iface: OSInterface): iface is ChatInterface {
+  return typeof (iface as Partial<ChatInterface>).follow === "function";
 }

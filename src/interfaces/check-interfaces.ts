@@ -1,13 +1,13 @@
 import type { Component } from "../agent/component.js";
 import { ValidationError } from "../errors.js";
-import type { ChatInterface } from "./chat-interface.js";
+import type { OSInterface } from "./os-interface.js";
 
 /**
  * Refuses, when the app is built, interfaces that could not work: two at one prefix (a job could
  * not tell which answers it), or one in front of a component the app does not serve (its runs
  * would find no component to run).
  */
-export function checkInterfaces(interfaces: readonly ChatInterface[], served: readonly Component[]): void {
+export function checkInterfaces(interfaces: readonly OSInterface[], served: readonly Component[]): void {
   const prefixes = new Set<string>();
   for (const iface of interfaces) {
     if (!/^\/[a-z0-9][a-z0-9/_-]*$/i.test(iface.prefix) || iface.prefix.endsWith("/"))
@@ -21,11 +21,13 @@ export function checkInterfaces(interfaces: readonly ChatInterface[], served: re
         "interfaces",
       );
     prefixes.add(iface.prefix);
-    const { type, id } = iface.component.ref;
-    if (!served.some((c) => c.ref.type === type && c.ref.id === id))
-      throw new ValidationError(
-        `interface ${iface.type} at ${iface.prefix} is in front of ${type} ${id}, which this AgentOS does not serve: add it to the ${type}s`,
-        "interfaces",
-      );
+    if (iface.components.length === 0)
+      throw new ValidationError(`interface ${iface.type} at ${iface.prefix} serves no component`, "interfaces");
+    for (const { type, id } of iface.components.map((c) => c.ref))
+      if (!served.some((c) => c.ref.type === type && c.ref.id === id))
+        throw new ValidationError(
+          `interface ${iface.type} at ${iface.prefix} is in front of ${type} ${id}, which this AgentOS does not serve: add it to the ${type}s`,
+          "interfaces",
+        );
   }
 }

@@ -30,7 +30,7 @@ import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
-import type { ChatInterface } from "../interfaces/chat-interface.js";
+import type { OSInterface } from "../interfaces/os-interface.js";
 import { checkInterfaces } from "../interfaces/check-interfaces.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
@@ -74,10 +74,10 @@ export interface AgentOSOptions {
   /** largest file `POST /knowledge/content` accepts, in bytes (default 10 MiB); larger is a 413 */
   maxUploadBytes?: number;
   /**
-   * chat interfaces (Slack, Telegram, WhatsApp), each in front of an agent, team or workflow this
-   * AgentOS serves; their webhooks queue runs, so they need the durable queue
+   * interfaces, each in front of agents, teams or workflows this AgentOS serves: chat platforms
+   * (Slack, Telegram, WhatsApp), whose webhooks queue runs and so need the durable queue, and protocols
    */
-  interfaces?: ChatInterface[];
+  interfaces?: OSInterface[];
 }
 
 /**
@@ -98,8 +98,8 @@ export class AgentOS {
   readonly workflows: Workflow[];
   /** the knowledge bases `/knowledge` serves: the options' and the agents' and teams' own */
   readonly knowledge: Knowledge[];
-  /** the chat interfaces mounted (the job queue answers their runs through them) */
-  readonly interfaces: ChatInterface[];
+  /** the interfaces mounted (the job queue answers chat interfaces' runs through them) */
+  readonly interfaces: OSInterface[];
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
@@ -203,7 +203,10 @@ export class AgentOS {
         }),
       );
     for (const iface of this.interfaces)
-      app.route("/", iface.routes({ queue: opts.queue, ...(mediaStorage ? { media: mediaStorage } : {}) }));
+      app.route(
+        "/",
+        iface.routes({ queue: opts.queue, served: components, ...(mediaStorage ? { media: mediaStorage } : {}) }),
+      );
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;
   }

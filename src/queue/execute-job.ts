@@ -1,6 +1,7 @@
 import type { Component, ComponentSource } from "../agent/component.js";
 import type { Db } from "../db/port.js";
-import type { ChatInterface } from "../interfaces/chat-interface.js";
+import { isChatInterface } from "../interfaces/chat-interface.js";
+import type { OSInterface } from "../interfaces/os-interface.js";
 import type { ReplyTarget } from "../interfaces/reply-target.js";
 import type { RunFollower } from "../interfaces/run-follower.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
@@ -15,8 +16,8 @@ export interface JobServices {
   components: ComponentSource | readonly Component[];
   knowledge?: readonly Knowledge[];
   media?: MediaStorage;
-  /** the chat interfaces that answer the runs they queued */
-  interfaces?: readonly ChatInterface[];
+  /** the interfaces: the chat interfaces among them answer the runs they queued */
+  interfaces?: readonly OSInterface[];
 }
 
 /** Runs one claimed job by its `job_type`: a component's run, a queued continue, or a knowledge ingestion. */
@@ -42,7 +43,7 @@ export function executeJob(
  */
 function followerFor(target: ReplyTarget | undefined, services: JobServices, db: Db): RunFollower | undefined {
   if (!target) return undefined;
-  const iface = services.interfaces?.find((i) => i.prefix === target.interface);
+  const iface = services.interfaces?.filter(isChatInterface).find((i) => i.prefix === target.interface);
   if (!iface) {
     console.error(`no chat interface at ${target.interface} answers this run: it runs unanswered`);
     return undefined;

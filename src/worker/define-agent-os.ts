@@ -2,7 +2,7 @@ import type { Agent } from "../agent/agent.js";
 import type { Team } from "../team/team.js";
 import type { Workflow } from "../workflow/workflow.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
-import type { ChatInterface } from "../interfaces/chat-interface.js";
+import type { OSInterface } from "../interfaces/os-interface.js";
 import { collectKnowledge } from "../os/knowledge-bases.js";
 import { CodeModeSession } from "../codemode/session-object.js";
 import type { MediaStorage } from "../offload/media-storage.js";
@@ -40,10 +40,10 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
    */
   knowledge?: FromEnv<Knowledge[], E>;
   /**
-   * chat interfaces (Slack, Telegram, WhatsApp) in front of the agents, teams or workflows above;
-   * their runs go through the JobQueue object, which answers them on the platform
+   * interfaces in front of the agents, teams or workflows above: chat platforms (Slack, Telegram,
+   * WhatsApp), whose runs go through the JobQueue object, which answers them on the platform, and protocols
    */
-  interfaces?: FromEnv<ChatInterface[], E>;
+  interfaces?: FromEnv<OSInterface[], E>;
   /** `/info`'s identity; default AGNO_OS_ID / AGNO_OS_NAME, else "agno-edge" */
   id?: string;
   name?: string;
@@ -77,7 +77,7 @@ type Setup =
       config: WorkerConfig;
       registry: ComponentRegistry;
       knowledge: Knowledge[];
-      interfaces: ChatInterface[];
+      interfaces: OSInterface[];
       os(): AgentOS;
     }
   | { ok: false; error: ConfigurationError; closed: AgentOS };

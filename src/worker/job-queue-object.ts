@@ -4,7 +4,7 @@ import type { QueueDb } from "../db/port.js";
 import { DatabaseUnavailableError } from "../errors.js";
 import { Dispatcher } from "../queue/dispatcher.js";
 import { executeJob } from "../queue/execute-job.js";
-import type { ChatInterface } from "../interfaces/chat-interface.js";
+import type { OSInterface } from "../interfaces/os-interface.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import { GroupEnqueue } from "../queue/group-enqueue.js";
@@ -18,8 +18,8 @@ export interface QueueServices {
   /** the knowledge bases whose ingestion jobs it runs, and where their uploads are kept */
   knowledge?: readonly Knowledge[];
   media?: MediaStorage;
-  /** the chat interfaces that answer the runs they queued */
-  interfaces?: readonly ChatInterface[];
+  /** the interfaces: the chat interfaces among them answer the runs they queued */
+  interfaces?: readonly OSInterface[];
   db: QueueDb;
   concurrency: number;
   leaseSeconds: number;

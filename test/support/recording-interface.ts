@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Component } from "../../src/agent/component.js";
 import type { RunEvent } from "../../src/agent/events.js";
 import type { RunOutput } from "../../src/agent/run-output.js";
-import type { ChatInterface, InterfaceJobDeps, InterfaceRouteDeps } from "../../src/interfaces/chat-interface.js";
+import type { ChatInterface, InterfaceJobDeps } from "../../src/interfaces/chat-interface.js";
+import type { InterfaceRouteDeps } from "../../src/interfaces/os-interface.js";
 import { enqueueInterfaceContinue } from "../../src/interfaces/enqueue-interface-continue.js";
 import { enqueueInterfaceRun } from "../../src/interfaces/enqueue-interface-run.js";
 import { interfaceSessionId } from "../../src/interfaces/interface-session-id.js";
@@ -33,6 +34,10 @@ export class RecordingInterface implements ChatInterface {
   failPosts = 0;
   /** thrown by `media()`, as a platform's file that cannot be fetched would be */
   mediaError: Error | undefined;
+
+  get components(): readonly Component[] {
+    return [this.component];
+  }
 
   constructor(
     readonly component: Component,

@@ -13,7 +13,7 @@ import {
   routeApp,
   validationError,
 } from "../../os/route.js";
-import type { InterfaceRouteDeps } from "../chat-interface.js";
+import type { InterfaceRouteDeps } from "../os-interface.js";
 import { enqueueInterfaceContinue } from "../enqueue-interface-continue.js";
 import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
 import type { Slack } from "./slack.js";

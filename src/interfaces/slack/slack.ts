@@ -1,12 +1,14 @@
 import type { Component } from "../../agent/component.js";
 import { ValidationError } from "../../errors.js";
-import type { ChatInterface, InterfaceJobDeps, InterfaceRouteDeps } from "../chat-interface.js";
+import type { ChatInterface, InterfaceJobDeps } from "../chat-interface.js";
+import type { InterfaceRouteDeps } from "../os-interface.js";
 import type { ReplyTarget } from "../reply-target.js";
 import type { RunFollower } from "../run-follower.js";
 import { SlackApi } from "./slack-api.js";
 import { slackFollower } from "./slack-follower.js";
 import { slackRoutes } from "./slack-routes.js";
 import { slackTargetOf } from "./slack-target.js";
+import { oneComponent } from "../one-component.js";
 
 /** agno's Slack options, as agno names them (camelCase), for the parts this interface has. */
 export interface SlackOptions {
@@ -49,13 +51,14 @@ export class Slack implements ChatInterface {
   readonly version = "1.0";
   readonly prefix: string;
   readonly component: Component;
+  get components(): readonly Component[] {
+    return [this.component];
+  }
   private readonly api: SlackApi;
   private readonly apiOrigin: string;
 
   constructor(private readonly opts: SlackOptions) {
-    const given = [opts.agent, opts.team, opts.workflow].filter((c) => c !== undefined);
-    if (given.length !== 1) throw new ValidationError("Slack needs exactly one of agent, team or workflow", "agent");
-    this.component = given[0]!;
+    this.component = oneComponent("Slack", opts);
     if (!opts.token) throw new ValidationError("Slack needs the bot token (SLACK_BOT_TOKEN)", "token");
     if (!opts.signingSecret)
       throw new ValidationError("Slack needs the app's signing secret (SLACK_SIGNING_SECRET)", "signingSecret");

@@ -2,7 +2,7 @@ import type { RunOutput } from "../../agent/run-output.js";
 import { NotConfiguredError, NotFoundError } from "../../errors.js";
 import type { RequestServices } from "../../os/context.js";
 import type { StepRequirement } from "../../workflow/step-requirement.js";
-import type { InterfaceRouteDeps } from "../chat-interface.js";
+import type { InterfaceRouteDeps } from "../os-interface.js";
 import { enqueueInterfaceContinue } from "../enqueue-interface-continue.js";
 import { decodeButton, type ButtonPress } from "./callback-data.js";
 import { inputFields, parseUserInput } from "./paused-prompts.js";

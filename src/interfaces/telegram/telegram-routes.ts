@@ -13,7 +13,7 @@ import {
   routeApp,
   validationError,
 } from "../../os/route.js";
-import type { InterfaceRouteDeps } from "../chat-interface.js";
+import type { InterfaceRouteDeps } from "../os-interface.js";
 import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
 import { interfaceSessionId } from "../interface-session-id.js";
 import { decodeButton } from "./callback-data.js";

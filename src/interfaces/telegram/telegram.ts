@@ -1,12 +1,14 @@
 import type { Component } from "../../agent/component.js";
 import { ValidationError } from "../../errors.js";
-import type { ChatInterface, InterfaceJobDeps, InterfaceRouteDeps } from "../chat-interface.js";
+import type { ChatInterface, InterfaceJobDeps } from "../chat-interface.js";
+import type { InterfaceRouteDeps } from "../os-interface.js";
 import type { ReplyTarget } from "../reply-target.js";
 import type { RunFollower } from "../run-follower.js";
 import { TelegramApi, type TelegramUser } from "./telegram-api.js";
 import { telegramFollower } from "./telegram-follower.js";
 import { telegramRoutes } from "./telegram-routes.js";
 import type { TelegramTarget } from "./telegram-target.js";
+import { oneComponent } from "../one-component.js";
 
 // agno's defaults (os/interfaces/telegram/router.py).
 export const DEFAULT_START_MESSAGE = "Hello! I'm ready to help. Send me a message to get started.";
@@ -62,6 +64,9 @@ export class Telegram implements ChatInterface {
   readonly version = "1.0";
   readonly prefix: string;
   readonly component: Component;
+  get components(): readonly Component[] {
+    return [this.component];
+  }
   readonly api: TelegramApi;
   readonly webhookSecret: string;
   readonly replyToMentionsOnly: boolean;
@@ -75,9 +80,7 @@ export class Telegram implements ChatInterface {
   private readonly botUsername?: string;
 
   constructor(opts: TelegramOptions) {
-    const components = [opts.agent, opts.team, opts.workflow].filter((c) => c !== undefined);
-    if (components.length !== 1)
-      throw new ValidationError("Telegram needs exactly one of agent, team or workflow", "agent");
+    this.component = oneComponent("Telegram", opts);
     // The values are secrets: the messages say what is wrong, never what was given.
     if (typeof opts.token !== "string" || !TOKEN.test(opts.token))
       throw new ValidationError("Telegram needs the bot's token from @BotFather (digits:letters)", "token");
@@ -92,7 +95,6 @@ export class Telegram implements ChatInterface {
     };
     positive(opts.maxFileBytes, "maxFileBytes");
     positive(opts.maxBodyBytes, "maxBodyBytes");
-    this.component = components[0]!;
     this.prefix = opts.prefix ?? "/telegram";
     this.api = new TelegramApi({ token: opts.token, ...(opts.apiUrl ? { apiUrl: opts.apiUrl } : {}) });
     this.webhookSecret = opts.webhookSecret;

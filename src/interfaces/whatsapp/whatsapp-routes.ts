@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.js";
 import { defineRoute, errorSchema, handle, jsonAnswer, routeApp, validationError } from "../../os/route.js";
-import type { InterfaceRouteDeps } from "../chat-interface.js";
+import type { InterfaceRouteDeps } from "../os-interface.js";
 import { enqueueInterfaceContinue } from "../enqueue-interface-continue.js";
 import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
 import { interfaceSessionId } from "../interface-session-id.js";

@@ -1,11 +1,13 @@
 import type { Component } from "../../agent/component.js";
 import { ValidationError } from "../../errors.js";
-import type { ChatInterface, InterfaceJobDeps, InterfaceRouteDeps } from "../chat-interface.js";
+import type { ChatInterface, InterfaceJobDeps } from "../chat-interface.js";
+import type { InterfaceRouteDeps } from "../os-interface.js";
 import type { ReplyTarget } from "../reply-target.js";
 import type { RunFollower } from "../run-follower.js";
 import { WhatsAppApi } from "./whatsapp-api.js";
 import { whatsappFollower, type WhatsAppReply } from "./whatsapp-follower.js";
 import { whatsappRoutes } from "./whatsapp-routes.js";
+import { oneComponent } from "../one-component.js";
 
 /** The Graph API version agno's WhatsApp interface calls. */
 export const DEFAULT_WHATSAPP_API_URL = "https://graph.facebook.com/v25.0";
@@ -53,6 +55,9 @@ export class WhatsApp implements ChatInterface {
   readonly version = "1.0";
   readonly prefix: string;
   readonly component: Component;
+  get components(): readonly Component[] {
+    return [this.component];
+  }
   readonly verifyToken: string;
   readonly appSecret: string;
   readonly phoneNumberId: string;
@@ -63,9 +68,7 @@ export class WhatsApp implements ChatInterface {
   private readonly api: WhatsAppApi;
 
   constructor(opts: WhatsAppOptions) {
-    const given = [opts.agent, opts.team, opts.workflow].filter((c) => c !== undefined);
-    if (given.length !== 1) throw new ValidationError("WhatsApp takes one of agent, team or workflow", "agent");
-    this.component = given[0]!;
+    this.component = oneComponent("WhatsApp", opts);
     // Named, never quoted: these are secrets.
     for (const key of ["accessToken", "phoneNumberId", "verifyToken", "appSecret"] as const)
       if (typeof opts[key] !== "string" || opts[key].trim() === "")

@@ -3,7 +3,7 @@ import type { Team } from "../../team/team.js";
 import type { Workflow } from "../../workflow/workflow.js";
 import type { Db } from "../../db/port.js";
 import { DEFAULT_TABLE_NAMES, type TableNames } from "../../db/postgres/names.js";
-import type { ChatInterface } from "../../interfaces/chat-interface.js";
+import type { OSInterface } from "../../interfaces/os-interface.js";
 import type { Knowledge } from "../../knowledge/knowledge.js";
 import { knowledgeConfigOf } from "../knowledge-bases.js";
 import { DatabaseUnavailableError } from "../../errors.js";
@@ -68,8 +68,8 @@ export interface Served {
   workflows?: Workflow[];
   /** the knowledge bases `/knowledge` serves (`/config`'s `knowledge` block lists them) */
   knowledge?: readonly Knowledge[];
-  /** the chat interfaces mounted (`/config`'s `interfaces`) */
-  interfaces?: readonly Pick<ChatInterface, "type" | "version" | "prefix">[];
+  /** the interfaces mounted (`/config`'s `interfaces`) */
+  interfaces?: readonly Pick<OSInterface, "type" | "version" | "prefix">[];
   auth: AuthConfig;
 }
 
