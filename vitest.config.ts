@@ -1,6 +1,7 @@
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { WORKERS_PLATFORMS } from "./test/support/workers-platforms.js";
 
 export default defineConfig({
   test: {
@@ -39,19 +40,19 @@ export default defineConfig({
                 // The suite runs with auth on, as a deployment does; requests carry this key.
                 OS_SECURITY_KEY: "workers-test-key",
                 // The chat interfaces are on, as in a deployment with their secrets, so their webhooks
-                // join the sweep and the conformance suite. Nothing here is answered on a platform:
-                // their APIs point at a port where nothing listens, and a call would fail loudly.
-                SLACK_BOT_TOKEN: "xoxb-workers-test",
-                SLACK_SIGNING_SECRET: "workers-test-slack-signing-secret",
-                SLACK_API_URL: "http://127.0.0.1:9/api",
-                TELEGRAM_BOT_TOKEN: "123456:AAworkers_test_telegram_token",
-                TELEGRAM_WEBHOOK_SECRET: "workers_test_telegram_secret",
-                TELEGRAM_API_URL: "http://127.0.0.1:9",
-                WHATSAPP_ACCESS_TOKEN: "workers-test-whatsapp-token",
-                WHATSAPP_PHONE_NUMBER_ID: "1000000001",
-                WHATSAPP_VERIFY_TOKEN: "workers-test-verify-token",
-                WHATSAPP_APP_SECRET: "workers-test-whatsapp-app-secret",
-                WHATSAPP_API_URL: "http://127.0.0.1:9/v25.0",
+                // join the sweep and the conformance suite, and their answers go to the fake platforms
+                // the global setup started, which tests read back (test/support/recorded-calls.ts).
+                SLACK_BOT_TOKEN: WORKERS_PLATFORMS.slack.botToken,
+                SLACK_SIGNING_SECRET: WORKERS_PLATFORMS.slack.signingSecret,
+                SLACK_API_URL: inject("slackApiUrl"),
+                TELEGRAM_BOT_TOKEN: WORKERS_PLATFORMS.telegram.token,
+                TELEGRAM_WEBHOOK_SECRET: WORKERS_PLATFORMS.telegram.webhookSecret,
+                TELEGRAM_API_URL: inject("telegramApiUrl"),
+                WHATSAPP_ACCESS_TOKEN: WORKERS_PLATFORMS.whatsapp.accessToken,
+                WHATSAPP_PHONE_NUMBER_ID: WORKERS_PLATFORMS.whatsapp.phoneNumberId,
+                WHATSAPP_VERIFY_TOKEN: WORKERS_PLATFORMS.whatsapp.verifyToken,
+                WHATSAPP_APP_SECRET: WORKERS_PLATFORMS.whatsapp.appSecret,
+                WHATSAPP_API_URL: inject("whatsappApiUrl"),
               },
             },
           })),

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { RECORDED_CALLS_PATH } from "./recorded-calls.js";
 
 /** One Web API call the fake received: the method, its JSON arguments, and whether the bot token was right. */
 export interface SlackCall {
@@ -92,6 +93,7 @@ export class FakeSlack {
     const raw = Buffer.concat(chunks).toString("utf8");
     const authorized = req.headers.authorization === `Bearer ${this.token}`;
     const path = (req.url ?? "/").split("?")[0]!;
+    if (req.method === "GET" && path === RECORDED_CALLS_PATH) return this.answer(res, this.calls);
     if (req.method === "GET" && path.startsWith("/files/")) {
       this.downloads.push({ path, authorized });
       const file = this.files.get(decodeURIComponent(path.slice("/files/".length)));
@@ -166,7 +168,7 @@ export class FakeSlack {
     }
   }
 
-  private answer(res: ServerResponse, body: Record<string, unknown>): void {
+  private answer(res: ServerResponse, body: unknown): void {
     res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
     res.end(JSON.stringify(body));
   }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { RECORDED_CALLS_PATH } from "./recorded-calls.js";
 
 /** One Bot API call the fake received: the method and its parameters. */
 export interface TelegramCall {
@@ -68,6 +69,7 @@ export class FakeTelegram {
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://x");
     const filePrefix = `/file/bot${this.opts.token}/`;
+    if (req.method === "GET" && url.pathname === RECORDED_CALLS_PATH) return this.answer(res, 200, this.calls);
     if (req.method === "GET" && url.pathname.startsWith("/file/bot")) {
       const path = decodeURIComponent(url.pathname.slice(filePrefix.length));
       const file = url.pathname.startsWith(filePrefix)

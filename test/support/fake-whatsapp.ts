@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { RECORDED_CALLS_PATH } from "./recorded-calls.js";
 
 /** One call the fake Cloud API received. */
 export interface CloudApiCall {
@@ -77,6 +78,10 @@ export class FakeWhatsApp {
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString("utf8");
     const url = new URL(req.url ?? "/", `http://127.0.0.1:${this.port}`);
+    if (req.method === "GET" && url.pathname === RECORDED_CALLS_PATH) {
+      res.writeHead(200, { "content-type": "application/json" });
+      return void res.end(JSON.stringify(this.calls));
+    }
     let body: Record<string, unknown> | undefined;
     try {
       body = raw ? (JSON.parse(raw) as Record<string, unknown>) : undefined;

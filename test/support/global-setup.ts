@@ -4,6 +4,10 @@ import { startEmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
 import { startModelServer } from "./model-server.js";
 import { startS3Server } from "./s3-server.js";
+import { FakeSlack } from "./fake-slack.js";
+import { FakeTelegram } from "./fake-telegram.js";
+import { FakeWhatsApp } from "./fake-whatsapp.js";
+import { WORKERS_PLATFORMS } from "./workers-platforms.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -17,13 +21,18 @@ declare module "vitest" {
     modelServerUrl: string;
     /** `http://127.0.0.1:<port>` of the S3 API server (s3-server.ts; bucket and keys in s3-target.ts) */
     s3Url: string;
+    /** the fake platforms' API bases (SLACK_API_URL, TELEGRAM_API_URL, WHATSAPP_API_URL) for the Workers pool */
+    slackApiUrl: string;
+    telegramApiUrl: string;
+    whatsappApiUrl: string;
   }
 }
 
 /**
  * Builds the CodeMode sandbox bundle, then starts the services the suite talks to: the embedded
  * Postgres, the WebSocket proxy in front of it (and of TEST_DATABASE_URL's server when set), the
- * scripted model server and the S3 server, and hands their addresses to the tests.
+ * scripted model server, the S3 server and the fake chat platforms the Worker's interfaces post
+ * to, and hands their addresses to the tests.
  */
 export default async function setup(project: TestProject) {
   // The CodeMode sandbox bundle the Worker imports (npm test builds it already; `npx vitest` alone does not).
@@ -42,12 +51,20 @@ export default async function setup(project: TestProject) {
   const proxy = await startWsProxy({ allow });
   const models = await startModelServer();
   const s3 = await startS3Server();
+  const { slack, telegram, whatsapp } = WORKERS_PLATFORMS;
+  const slackApi = await new FakeSlack(slack.botToken).start();
+  const telegramApi = await new FakeTelegram({ token: telegram.token }).start();
+  const whatsappApi = await new FakeWhatsApp(whatsapp.accessToken, whatsapp.phoneNumberId).start();
   project.provide("pgliteUrl", pglite.url);
   project.provide("realPgUrl", realPgUrl);
   project.provide("wsProxy", proxy.address);
   project.provide("modelServerUrl", models.url);
   project.provide("s3Url", s3.url);
+  project.provide("slackApiUrl", slackApi.apiUrl);
+  project.provide("telegramApiUrl", telegramApi.url);
+  project.provide("whatsappApiUrl", whatsappApi.apiUrl);
   return async () => {
+    await Promise.all([slackApi.stop(), telegramApi.close(), whatsappApi.stop()]);
     await s3.stop();
     await models.stop();
     await proxy.stop();

@@ -14,6 +14,9 @@ declare global {
         | "AGNO_STORAGE_BUCKET"
         // the chat interfaces' secrets (vitest.config.ts sets them all)
         | "SLACK_SIGNING_SECRET"
+        | "SLACK_API_URL"
+        | "TELEGRAM_API_URL"
+        | "WHATSAPP_API_URL"
         | "TELEGRAM_WEBHOOK_SECRET"
         | "WHATSAPP_VERIFY_TOKEN"
         | "WHATSAPP_PHONE_NUMBER_ID"
