@@ -9,6 +9,8 @@ import { publicError } from "../public-error.js";
 import type { Outcome } from "./executor.js";
 import { followed, postEnd } from "./follow-run.js";
 import type { EnqueueJobInput, JobRecord } from "./types.js";
+import { finalOutput } from "./final-output.js";
+import { jobInput, type JobLimits } from "./job-input.js";
 
 /** The `job_type` of a queued continue of a paused run (a chat interface's button press). */
 export const CONTINUE_JOB_TYPE = "run_continue";
@@ -30,20 +32,9 @@ export interface ContinueJobPayload {
  */
 export function continueJobInput(
   payload: ContinueJobPayload,
-  opts: { userId: string | null; actionKey: string; maxAttempts: number; maxDepth: number; maxUserDepth?: number },
+  opts: JobLimits & { actionKey: string },
 ): EnqueueJobInput {
-  return {
-    id: crypto.randomUUID(),
-    job_type: CONTINUE_JOB_TYPE,
-    component_type: payload.component.type,
-    component_id: payload.component.id,
-    user_id: opts.userId,
-    payload: payload as unknown as Record<string, unknown>,
-    max_attempts: opts.maxAttempts,
-    idempotency_key: `continue:${payload.run_id}:${opts.actionKey}`,
-    max_depth: opts.maxDepth,
-    ...(opts.maxUserDepth !== undefined ? { max_user_depth: opts.maxUserDepth } : {}),
-  };
+  return jobInput(CONTINUE_JOB_TYPE, payload.component, payload, `continue:${payload.run_id}:${opts.actionKey}`, opts);
 }
 
 /**
@@ -80,7 +71,7 @@ export async function executeContinueJob(
       stream: true,
       ...(userId !== undefined ? { userId } : {}),
     });
-    output = await finalOf(recordRunEvents(db, followed(events, follower), { runId: payload.run_id, firstIndex }));
+    output = await finalOutput(recordRunEvents(db, followed(events, follower), { runId: payload.run_id, firstIndex }));
   } catch (error) {
     const final = error instanceof AgnoError && error.status >= 400 && error.status < 500;
     return {
@@ -98,12 +89,4 @@ export async function executeContinueJob(
         retryable: false,
       }
     : { status: output.status === "CANCELLED" ? "CANCELLED" : "COMPLETED" };
-}
-
-/** Takes every event and returns the final output. */
-async function finalOf(events: AsyncGenerator<unknown, RunOutput>): Promise<RunOutput> {
-  for (;;) {
-    const next = await events.next();
-    if (next.done) return next.value;
-  }
 }

@@ -11,6 +11,7 @@ import { publicError } from "../public-error.js";
 import { runEndingJob } from "./run-ending-job.js";
 import { jobComponent } from "./run-job-input.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
+import { finalOutput } from "./final-output.js";
 
 /** How an attempt ended, for the dispatcher to record (and maybe retry). */
 export interface Outcome {
@@ -123,13 +124,13 @@ async function runJob(
   });
   let output: RunOutput;
   if (!stream) {
-    output = await finalOf(run);
+    output = await finalOutput(run);
   } else {
     const firstIndex = job.attempt > 1 ? (await db.lastRunEventIndex(runId)) + 1 : 0;
     // The log of a retried run already starts with the first attempt's started event; agno has no
     // retry event, so the run keeps one in total and the retry's events follow on.
     const events = firstIndex > 0 ? withoutRunStarted(run, runId) : run;
-    output = await finalOf(recordRunEvents(db, followed(events, follower), { runId, firstIndex }));
+    output = await finalOutput(recordRunEvents(db, followed(events, follower), { runId, firstIndex }));
   }
   // A failure another attempt will retry is not posted; the last attempt's is.
   if (follower && (output.status !== "ERROR" || job.attempt >= job.max_attempts)) {
@@ -175,14 +176,6 @@ async function earlierUnfinishedRun(db: Db, sessionId: string, runId: string): P
 
 /** How a run can have ended for good: a later attempt finding one of these posts it rather than running it (an ERROR runs again). */
 const ENDED = new Set(["COMPLETED", "PAUSED", "CANCELLED"]);
-
-/** Takes every event of a run and returns its final output (the generator's return value). */
-async function finalOf(events: AsyncGenerator<unknown, RunOutput>): Promise<RunOutput> {
-  for (;;) {
-    const next = await events.next();
-    if (next.done) return next.value;
-  }
-}
 
 /** The events that open a run's log, an agent's, a team's or a workflow's. */
 const STARTED = new Set(["RunStarted", "TeamRunStarted", "WorkflowStarted"]);

@@ -7,6 +7,7 @@ import type { MediaReference, MediaStorage } from "../offload/media-storage.js";
 import { publicError } from "../public-error.js";
 import type { Outcome } from "./executor.js";
 import type { EnqueueJobInput, JobRecord, JobStore } from "./types.js";
+import { jobInput, type JobLimits } from "./job-input.js";
 
 /** The `job_type` of a knowledge ingestion on the durable queue. */
 export const KNOWLEDGE_JOB_TYPE = "knowledge_ingestion";
@@ -40,20 +41,15 @@ export async function keepUpload(
 /** The job that ingests `payload`'s content; its key makes a repeat of the same pending content a no-op. */
 export function knowledgeJobInput(
   payload: KnowledgeJobPayload,
-  opts: { userId: string | null; createdAt: number; maxAttempts: number; maxDepth: number; maxUserDepth?: number },
+  opts: JobLimits & { createdAt: number },
 ): EnqueueJobInput {
-  return {
-    id: crypto.randomUUID(),
-    job_type: KNOWLEDGE_JOB_TYPE,
-    component_type: "knowledge",
-    component_id: payload.knowledge_id,
-    user_id: opts.userId,
-    payload: payload as unknown as Record<string, unknown>,
-    max_attempts: opts.maxAttempts,
-    idempotency_key: `knowledge:${payload.knowledge_id}:${payload.content_id}:${opts.createdAt}`,
-    max_depth: opts.maxDepth,
-    ...(opts.maxUserDepth !== undefined ? { max_user_depth: opts.maxUserDepth } : {}),
-  };
+  return jobInput(
+    KNOWLEDGE_JOB_TYPE,
+    { type: "knowledge", id: payload.knowledge_id },
+    payload,
+    `knowledge:${payload.knowledge_id}:${payload.content_id}:${opts.createdAt}`,
+    opts,
+  );
 }
 
 /** Enqueues an ingestion and wakes the queue (only when the job is new). */

@@ -45,6 +45,11 @@
  *   `/config`'s `knowledge_instances` list, not agno's hash of database, table and name.
  * - Knowledge: a run without a user searches the shared contents only (agno searches every
  *   user's then), so an anonymous run never reads what a user uploaded for themselves.
+ * - The chat interfaces' webhooks (`/slack/*`, `/telegram/webhook`, `/whatsapp/webhook`) are public
+ *   routes that authenticate the platform's signature or secret token themselves: the OpenAPI
+ *   document marks each with `x-authenticated-by` naming that proof, where agno's shows them as
+ *   plain public routes. A Slack retry (`X-Slack-Retry-Num`) is deduplicated by the message, not
+ *   dropped as agno drops it; Telegram has no development-mode bypass of its secret check.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
