@@ -15,8 +15,12 @@ import { until } from "../support/until.js";
  * The README's bot sections, followed as a reader would: the variables its `wrangler secret put`
  * lines name, given to `npm run dev` as its "Trying a bot before you deploy" paragraph says; the
  * URLs its steps give (the Slack manifest's, the Telegram script's, Meta's callback) on the local
- * server instead of a deployed one; each platform served by a local fake. Nothing here knows a
- * route or a variable the README does not state.
+ * server instead of a deployed one; each platform served by a local fake. Nothing in the setup
+ * knows a route or a variable the README does not state.
+ *
+ * Then, on the same server, the runtime is killed (-9) right after Telegram's webhook acknowledged
+ * a message whose run is waiting on the model, and started again on the same state: the job runs
+ * there and the answer is posted, once.
  */
 
 const readme = readFileSync("README.md", "utf8");
@@ -80,8 +84,8 @@ function runScript(
   });
 }
 
-describe("the README's chat interface sections, step by step", () => {
-  it("sets up Slack, Telegram and WhatsApp with only what the README says, and each bot answers", async () => {
+describe("the README's chat interface sections, step by step, through npm run dev", () => {
+  it("sets up Slack, Telegram and WhatsApp with only what the README says, each bot answers, and a message acknowledged before a kill -9 is answered after the restart", async () => {
     const secrets = {
       slack: secretsOf(docs.slack),
       telegram: secretsOf(docs.telegram),
@@ -99,6 +103,8 @@ describe("the README's chat interface sections, step by step", () => {
       { text: "Answer one." },
       { text: "Answer two." },
       { text: "Answer three." },
+      { hang: true },
+      { text: "Answered after the restart." },
     ]);
     const dataDir = mkdtempSync(join(tmpdir(), "agno-readme-bots-"));
     const env: Record<string, string> = {
@@ -107,6 +113,8 @@ describe("the README's chat interface sections, step by step", () => {
       MODEL: "openai:gpt-test",
       OPENAI_BASE_URL: script.baseURL,
       OPENAI_API_KEY: "sk-local",
+      // Not a bot setting: a dead runtime's job is claimed again this soon after the restart.
+      AGNO_QUEUE_LEASE_SECONDS: "3",
       ...Object.fromEntries([...secrets.slack, ...secrets.telegram, ...secrets.whatsapp].map((k) => [k, VALUES[k]!])),
       [apiUrlVariableOf(docs.slack)]: slack.apiUrl,
       [apiUrlVariableOf(docs.telegram)]: telegram.url,
@@ -268,6 +276,54 @@ describe("the README's chat interface sections, step by step", () => {
         "Answer three.",
         "Answer two.",
       ]);
+
+      // A message whose run waits on the model when the runtime dies.
+      const waiting = JSON.stringify({
+        update_id: 9002,
+        message: {
+          message_id: 2,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: 777, type: "private", first_name: "Reader" },
+          from: { id: 777, is_bot: false, first_name: "Reader" },
+          text: "are you there?",
+        },
+      });
+      const toTelegram = (url: string) =>
+        fetch(url, {
+          method: "POST",
+          headers: { "content-type": "application/json", [secretHeader]: VALUES.TELEGRAM_WEBHOOK_SECRET! },
+          body: waiting,
+        });
+      expect((await toTelegram(webhookUrl)).status).toBe(200);
+      await until(
+        () => script.requests(),
+        (r) => r.length >= 4,
+        "the fourth model request",
+        { ms: 30_000 },
+      );
+      await dev.kill();
+      dev = undefined;
+      expect(telegram.of("sendMessage").filter((m) => m.chat_id === 777)).toEqual([]);
+
+      dev = await startDev(env);
+      await until(
+        async () => telegram.of("sendMessage").filter((m) => m.chat_id === 777),
+        (sent) => sent.length >= 1,
+        "the answer after the restart",
+        { ms: 60_000, every: 250 },
+      );
+      // Telegram redelivers what a dead webhook did not acknowledge; this one was acknowledged, so
+      // a redelivery now must start nothing.
+      const again = await toTelegram(`${dev.url}${new URL(webhookUrl).pathname}`);
+      expect(await again.json()).toMatchObject({ status: "duplicate" });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(
+        telegram
+          .of("sendMessage")
+          .filter((m) => m.chat_id === 777)
+          .map((m) => m.text),
+      ).toEqual(["Answered after the restart."]);
+      expect(await script.requests()).toHaveLength(5);
     } finally {
       await dev?.stop();
       await telegram.close();
@@ -275,5 +331,5 @@ describe("the README's chat interface sections, step by step", () => {
       await whatsapp.stop();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  }, 240_000);
+  }, 360_000);
 });
