@@ -35,6 +35,12 @@ export interface CustomApiToolsOptions {
   exclude?: string[];
 }
 
+function headersOf(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => (out[name] = value));
+  return out;
+}
+
 function hostAllowed(host: string, allowed: string[]): boolean {
   const h = host.toLowerCase();
   return allowed.some((a) => {
@@ -154,7 +160,7 @@ export class CustomApiTools extends Toolkit {
             }
             return {
               status_code: res.status,
-              headers: Object.fromEntries(res.headers),
+              headers: headersOf(res.headers),
               data,
               ...(res.status >= 400 && { error: "Request failed" }),
             };
