@@ -169,6 +169,9 @@ export {
 export type { RequirementResolution } from "./agent/hitl.js";
 export { tool, Toolkit, type Tool, type ToolContext, type ToolOptions } from "./tools/tool.js";
 export { ToolPause, type ResumedCall } from "./tools/tool-pause.js";
+// Built-in toolkits: fetch and Web APIs only, no dependencies of their own, so they cost an app
+// nothing unless it uses them (the bundler drops the rest).
+export * from "./toolkits/index.js";
 export {
   CodeMode,
   type CellRequest,
@@ -197,6 +200,7 @@ export {
 } from "./offload/media-storage.js";
 export type {
   GetOptions,
+  ListOptions,
   ObjectStorage,
   PutOptions,
   StoredObject,

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { CalculatorTools } from "../../src/toolkits/calculator/index.js";
 import { DateTimeTools } from "../../src/toolkits/date-time/index.js";
+import { Agent } from "../../src/agent/agent.js";
+import { MemoryDb } from "../../src/db/memory/index.js";
+import { AgentOS } from "../../src/os/agent-os.js";
+import { WebSearchTools, tavilyProvider } from "../../src/toolkits/web-search/index.js";
+import { scriptedModel } from "../support/agent-kit.js";
 import { callThroughAgent } from "../support/toolkit-kit.js";
 
 const parse = (s: string | null | undefined) => JSON.parse(s ?? "null") as Record<string, unknown>;
@@ -111,5 +116,49 @@ describe("DateTimeTools", () => {
     expect(date.execution.tool_call_error).toBe(true);
     expect(date.toolMessage).toMatch(/not an ISO 8601/);
     expect(() => new DateTimeTools({ defaultTimezone: "Nowhere/Here" })).toThrow(/unknown time zone/);
+  });
+});
+
+describe("GET /agents/{id}", () => {
+  it("lists each toolkit's tools in agno's AgentResponse shape", async () => {
+    const { model } = await scriptedModel([]);
+    const db = new MemoryDb();
+    const agent = new Agent({
+      id: "helper",
+      model,
+      db,
+      tools: [
+        new CalculatorTools({ include: ["add", "divide"] }),
+        new DateTimeTools({ include: ["get_current_time"] }),
+        new WebSearchTools({ provider: tavilyProvider({ apiKey: "k" }), enableNews: false }),
+      ],
+    });
+    const os = new AgentOS({ agents: [agent], auth: { mode: "security_key", securityKey: "os-key" } });
+    const res = await os.fetch(new Request("http://os/agents/helper", { headers: { authorization: "Bearer os-key" } }), {
+      dbs: [db],
+    });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { tools: { tools: Array<Record<string, unknown>> } };
+    expect(body.tools.tools.map((t) => t.name)).toEqual(["add", "divide", "get_current_time", "web_search"]);
+    expect(body.tools.tools[3]).toEqual({
+      name: "web_search",
+      description: "Use this function to search the web for a query.",
+      parameters: {
+        type: "object",
+        properties: {
+          query: { type: "string", minLength: 1, maxLength: 400, description: "The query to search for." },
+          max_results: {
+            type: "integer",
+            minimum: 1,
+            maximum: 20,
+            default: 5,
+            description: "The maximum number of results to return.",
+          },
+        },
+        required: ["query"],
+      },
+      requires_confirmation: false,
+      external_execution: false,
+    });
   });
 });
