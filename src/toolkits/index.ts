@@ -26,3 +26,5 @@ export {
 } from "./sql/index.js";
 export { FileTools, type FileToolsOptions } from "./files/index.js";
 export { UpstreamError } from "./upstream-error.js";
+export { GithubTools, type GithubToolsOptions } from "./github/index.js";
+export { ResendTools, type ResendToolsOptions } from "./email/index.js";
