@@ -1,7 +1,14 @@
 import { randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, rmdir, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import type { GetOptions, ListOptions, ObjectStorage, PutOptions, StoredObject, StoredObjectInfo } from "./object-storage.js";
+import type {
+  GetOptions,
+  ListOptions,
+  ObjectStorage,
+  PutOptions,
+  StoredObject,
+  StoredObjectInfo,
+} from "./object-storage.js";
 import {
   bytesOf,
   checkKey,
@@ -125,7 +132,10 @@ export class LocalStorage implements ObjectStorage {
       }
     };
     await walk(cut > 0 ? join(this.root, prefix.slice(0, cut)) : this.root, prefix.slice(0, cut));
-    const chosen = keys.filter((k) => k.startsWith(prefix)).sort().slice(0, limit);
+    const chosen = keys
+      .filter((k) => k.startsWith(prefix))
+      .sort()
+      .slice(0, limit);
     const out: StoredObjectInfo[] = [];
     for (const key of chosen) {
       const info = await this.head(key);

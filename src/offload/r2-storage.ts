@@ -1,4 +1,11 @@
-import type { GetOptions, ListOptions, ObjectStorage, PutOptions, StoredObject, StoredObjectInfo } from "./object-storage.js";
+import type {
+  GetOptions,
+  ListOptions,
+  ObjectStorage,
+  PutOptions,
+  StoredObject,
+  StoredObjectInfo,
+} from "./object-storage.js";
 import {
   bytesOf,
   checkKey,

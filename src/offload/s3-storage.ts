@@ -134,7 +134,9 @@ export class S3Storage implements ObjectStorage {
   async list(prefix: string, opts: ListOptions = {}): Promise<StoredObjectInfo[]> {
     const limit = listLimit(opts.limit);
     const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: checkPrefix(prefix) }));
-    return (out.Contents ?? []).slice(0, limit).map((o) => ({ key: o.Key ?? "", size: o.Size ?? 0, contentType: null }));
+    return (out.Contents ?? [])
+      .slice(0, limit)
+      .map((o) => ({ key: o.Key ?? "", size: o.Size ?? 0, contentType: null }));
   }
 
   async delete(keys: string[]): Promise<void> {

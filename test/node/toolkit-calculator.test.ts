@@ -134,9 +134,12 @@ describe("GET /agents/{id}", () => {
       ],
     });
     const os = new AgentOS({ agents: [agent], auth: { mode: "security_key", securityKey: "os-key" } });
-    const res = await os.fetch(new Request("http://os/agents/helper", { headers: { authorization: "Bearer os-key" } }), {
-      dbs: [db],
-    });
+    const res = await os.fetch(
+      new Request("http://os/agents/helper", { headers: { authorization: "Bearer os-key" } }),
+      {
+        dbs: [db],
+      },
+    );
     expect(res.status).toBe(200);
     const body = (await res.json()) as { tools: { tools: Array<Record<string, unknown>> } };
     expect(body.tools.tools.map((t) => t.name)).toEqual(["add", "divide", "get_current_time", "web_search"]);

@@ -49,7 +49,10 @@ describe("CustomApiTools", () => {
       method: "POST",
       json_data: { sku: "A1", qty: 2 },
     });
-    expect(JSON.parse(post.execution.result!)).toMatchObject({ status_code: 201, data: { created: { sku: "A1", qty: 2 } } });
+    expect(JSON.parse(post.execution.result!)).toMatchObject({
+      status_code: 201,
+      data: { created: { sku: "A1", qty: 2 } },
+    });
     const [first, second] = api.requests.slice(before);
     expect(first!.headers).toMatchObject({ authorization: "Bearer sk-shop", "x-client": "agno-edge" });
     expect(second!.headers["content-type"]).toBe("application/json");

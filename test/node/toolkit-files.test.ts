@@ -41,7 +41,12 @@ describe("FileTools on object storage", () => {
       "list_files",
       "delete_file",
     ]);
-    const saved = await callThroughAgent([files], "save_file", { contents: "one\ntwo\nthree", file_name: "notes/a.md" }, as("ana"));
+    const saved = await callThroughAgent(
+      [files],
+      "save_file",
+      { contents: "one\ntwo\nthree", file_name: "notes/a.md" },
+      as("ana"),
+    );
     expect(saved.execution.result).toBe("notes/a.md");
     await callThroughAgent([files], "save_file", { contents: "b", file_name: "b.txt" }, as("ana"));
     expect(JSON.parse((await callThroughAgent([files], "list_files", {}, as("ana"))).execution.result!)).toEqual([
@@ -51,13 +56,23 @@ describe("FileTools on object storage", () => {
     expect(
       JSON.parse((await callThroughAgent([files], "list_files", { directory: "notes" }, as("ana"))).execution.result!),
     ).toEqual(["notes/a.md"]);
-    expect((await callThroughAgent([files], "read_file", { file_name: "notes/a.md" }, as("ana"))).execution.result).toBe(
-      "one\ntwo\nthree",
+    expect(
+      (await callThroughAgent([files], "read_file", { file_name: "notes/a.md" }, as("ana"))).execution.result,
+    ).toBe("one\ntwo\nthree");
+    const chunk = await callThroughAgent(
+      [files],
+      "read_file_chunk",
+      { file_name: "notes/a.md", start_line: 1, end_line: 2 },
+      as("ana"),
     );
-    const chunk = await callThroughAgent([files], "read_file_chunk", { file_name: "notes/a.md", start_line: 1, end_line: 2 }, as("ana"));
     expect(chunk.execution.result).toBe("two\nthree");
     expect((await storage.head("files/users/u-ana/notes/a.md"))?.size).toBe(13);
-    const kept = await callThroughAgent([files], "save_file", { contents: "x", file_name: "b.txt", overwrite: false }, as("ana"));
+    const kept = await callThroughAgent(
+      [files],
+      "save_file",
+      { contents: "x", file_name: "b.txt", overwrite: false },
+      as("ana"),
+    );
     expect(kept.execution.result).toBe("File b.txt already exists");
     await callThroughAgent([files], "delete_file", { file_name: "b.txt" }, as("ana"));
     expect(JSON.parse((await callThroughAgent([files], "list_files", {}, as("ana"))).execution.result!)).toEqual([
@@ -105,7 +120,12 @@ describe("FileTools on object storage", () => {
 
   it("size limits: a large write is refused, a large read is cut and marked", async () => {
     const files = new FileTools({ storage, maxWriteBytes: 100, maxReadBytes: 10 });
-    const big = await callThroughAgent([files], "save_file", { contents: "x".repeat(101), file_name: "big.txt" }, as("cy"));
+    const big = await callThroughAgent(
+      [files],
+      "save_file",
+      { contents: "x".repeat(101), file_name: "big.txt" },
+      as("cy"),
+    );
     expect(big.toolMessage).toBe("Error: the file would be 101 bytes; the limit is 100");
     await callThroughAgent([files], "save_file", { contents: "0123456789abcdef", file_name: "long.txt" }, as("cy"));
     const read = await callThroughAgent([files], "read_file", { file_name: "long.txt" }, as("cy"));

@@ -85,7 +85,9 @@ const gh = (extra: Partial<ConstructorParameters<typeof GithubTools>[0]> = {}) =
 describe("GithubTools", () => {
   it("issues, pull requests and files through GitHub's REST API", async () => {
     const before = github.requests.length;
-    const issues = JSON.parse((await callThroughAgent([gh()], "list_issues", { repo_name: "acme/app" })).execution.result!);
+    const issues = JSON.parse(
+      (await callThroughAgent([gh()], "list_issues", { repo_name: "acme/app" })).execution.result!,
+    );
     expect(issues.map((i: { number: number }) => i.number)).toEqual([1, 3]);
     expect(issues[0]).toMatchObject({ title: "Issue 1", user: "octo", labels: ["bug"] });
     const created = await callThroughAgent([gh()], "create_issue", { repo_name: "acme/app", title: "New", body: "b" });
@@ -138,10 +140,17 @@ describe("ResendTools", () => {
       subject: "Hi",
       body: "<p>Hello</p>",
     });
-    expect(execution.result).toBe("Email sent to ana@example.com successfully (id 49a3999c-0ce1-4ea6-ab68-afcd6dc2e794).");
+    expect(execution.result).toBe(
+      "Email sent to ana@example.com successfully (id 49a3999c-0ce1-4ea6-ab68-afcd6dc2e794).",
+    );
     const req = resend.requests.at(-1)!;
     expect([req.method, req.path]).toEqual(["POST", "/emails"]);
-    expect(JSON.parse(req.body)).toEqual({ from: "bot@acme.dev", to: ["ana@example.com"], subject: "Hi", html: "<p>Hello</p>" });
+    expect(JSON.parse(req.body)).toEqual({
+      from: "bot@acme.dev",
+      to: ["ana@example.com"],
+      subject: "Hi",
+      html: "<p>Hello</p>",
+    });
   });
 
   it("bad recipients and domains not allowed are refused before sending; Resend's error reaches the model", async () => {

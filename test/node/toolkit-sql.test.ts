@@ -45,13 +45,16 @@ for (const target of dbTargets()) {
 
     const tools = (extra: Partial<ConstructorParameters<typeof SQLTools>[0]> = {}) =>
       new SQLTools({ connector, schema, ...extra });
-    const rowsOf = (result: string | null | undefined) => JSON.parse(result ?? "null") as Array<Record<string, unknown>>;
+    const rowsOf = (result: string | null | undefined) =>
+      JSON.parse(result ?? "null") as Array<Record<string, unknown>>;
 
     it("has agno's bare names; lists, describes and queries", async () => {
       expect(tools().id).toBe("sql_tools");
       expect(tools().tools.map((t) => t.name)).toEqual(["list_tables", "describe_table", "run_sql_query"]);
       expect(rowsOf((await callThroughAgent([tools()], "list_tables", {})).execution.result)).toEqual(["orders"]);
-      const described = rowsOf((await callThroughAgent([tools()], "describe_table", { table_name: "orders" })).execution.result);
+      const described = rowsOf(
+        (await callThroughAgent([tools()], "describe_table", { table_name: "orders" })).execution.result,
+      );
       expect(described.map((c) => [c.name, c.type, c.nullable])).toEqual([
         ["id", "integer", false],
         ["customer", "text", false],
@@ -60,8 +63,11 @@ for (const target of dbTargets()) {
       ]);
       expect(described[3]!.default).toBe("'none'::text");
       const rows = rowsOf(
-        (await callThroughAgent([tools()], "run_sql_query", { query: "SELECT id, customer, total FROM orders ORDER BY id;" }))
-          .execution.result,
+        (
+          await callThroughAgent([tools()], "run_sql_query", {
+            query: "SELECT id, customer, total FROM orders ORDER BY id;",
+          })
+        ).execution.result,
       );
       expect(rows).toHaveLength(10);
       expect(rows[1]).toEqual({ id: 2, customer: "c2", total: "3.00" });
@@ -128,7 +134,10 @@ for (const target of dbTargets()) {
     });
 
     it("a database out of reach is a clear tool error", async () => {
-      const dead = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 500 });
+      const dead = new pg.Pool({
+        connectionString: "postgres://postgres@127.0.0.1:1/none",
+        connectionTimeoutMillis: 500,
+      });
       try {
         const { execution, toolMessage } = await callThroughAgent(
           [new SQLTools({ connector: pgPoolConnector(dead) })],

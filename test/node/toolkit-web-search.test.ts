@@ -96,14 +96,20 @@ describe("WebSearchTools", () => {
       url: "https://news0.example/a",
       source: "news0.example",
     });
-    const sent = tavily.requests.slice(before).map((r) => ({ method: r.method, path: r.path, body: JSON.parse(r.body) }));
+    const sent = tavily.requests
+      .slice(before)
+      .map((r) => ({ method: r.method, path: r.path, body: JSON.parse(r.body) }));
     expect(sent).toEqual([
       {
         method: "POST",
         path: "/search",
         body: { query: "site:docs workers", topic: "general", max_results: 2, search_depth: "basic" },
       },
-      { method: "POST", path: "/search", body: { query: "edge", topic: "news", max_results: 5, search_depth: "basic" } },
+      {
+        method: "POST",
+        path: "/search",
+        body: { query: "edge", topic: "news", max_results: 5, search_depth: "basic" },
+      },
     ]);
   });
 

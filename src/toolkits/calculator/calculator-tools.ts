@@ -15,7 +15,9 @@ const prime = z.object({
 type Answer = { operation: string; result?: number | string | boolean; error?: string };
 
 function finite(operation: string, value: number): Answer {
-  return Number.isFinite(value) ? { operation, result: value } : { operation, error: "The result is not a finite number" };
+  return Number.isFinite(value)
+    ? { operation, result: value }
+    : { operation, error: "The result is not a finite number" };
 }
 
 function factorial(n: number): Answer {

@@ -77,14 +77,24 @@ export class CustomApiTools extends Toolkit {
 
     const parameters = z
       .object({
-        endpoint: z.string().min(1).max(2048).describe("API endpoint (a path under the base URL, or an allowed absolute URL)"),
-        method: z.enum(methods as [string, ...string[]]).default("GET").describe("HTTP method"),
-        params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe("Query parameters"),
-        data: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe("Form data to send"),
-        headers: z
-          .record(z.string(), z.string())
+        endpoint: z
+          .string()
+          .min(1)
+          .max(2048)
+          .describe("API endpoint (a path under the base URL, or an allowed absolute URL)"),
+        method: z
+          .enum(methods as [string, ...string[]])
+          .default("GET")
+          .describe("HTTP method"),
+        params: z
+          .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
           .optional()
-          .describe("Additional headers"),
+          .describe("Query parameters"),
+        data: z
+          .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+          .optional()
+          .describe("Form data to send"),
+        headers: z.record(z.string(), z.string()).optional().describe("Additional headers"),
         json_data: z.record(z.string(), z.unknown()).optional().describe("JSON data to send"),
       })
       .superRefine((args, ctx) => {
@@ -123,8 +133,12 @@ export class CustomApiTools extends Toolkit {
             const headers = new Headers(opts.headers);
             for (const [k, v] of Object.entries(args.headers ?? {})) if (!headers.has(k)) headers.set(k, v);
             if (opts.username && opts.password)
-              headers.set("authorization", `Basic ${bytesToBase64(new TextEncoder().encode(`${opts.username}:${opts.password}`))}`);
-            else if (opts.apiKey && base && url.host === base.host) headers.set("authorization", `Bearer ${opts.apiKey}`);
+              headers.set(
+                "authorization",
+                `Basic ${bytesToBase64(new TextEncoder().encode(`${opts.username}:${opts.password}`))}`,
+              );
+            else if (opts.apiKey && base && url.host === base.host)
+              headers.set("authorization", `Bearer ${opts.apiKey}`);
             let body: string | undefined;
             if (args.json_data) {
               headers.set("content-type", "application/json");

@@ -70,8 +70,16 @@ export class DateTimeTools extends Toolkit {
           parameters: z.object({
             datetime: dateTimeText,
             days: z.number().min(-MAX_DAYS).max(MAX_DAYS).default(0),
-            hours: z.number().min(-24 * MAX_DAYS).max(24 * MAX_DAYS).default(0),
-            minutes: z.number().min(-1440 * MAX_DAYS).max(1440 * MAX_DAYS).default(0),
+            hours: z
+              .number()
+              .min(-24 * MAX_DAYS)
+              .max(24 * MAX_DAYS)
+              .default(0),
+            minutes: z
+              .number()
+              .min(-1440 * MAX_DAYS)
+              .max(1440 * MAX_DAYS)
+              .default(0),
             timezone: zone.optional().describe("the zone to read and answer in"),
           }),
           execute: ({ datetime, days, hours, minutes, timezone }) => {

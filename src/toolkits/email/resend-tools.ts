@@ -37,7 +37,8 @@ export class ResendTools extends Toolkit {
       tools: [
         tool({
           name: "send_email",
-          description: "Send an email using the Resend API. Returns if the email was sent successfully or an error message.",
+          description:
+            "Send an email using the Resend API. Returns if the email was sent successfully or an error message.",
           parameters: z.object({
             to_email: z
               .email()
@@ -48,7 +49,11 @@ export class ResendTools extends Toolkit {
               )
               .describe("The email address to send the email to."),
             subject: z.string().min(1).max(998).describe("The subject of the email."),
-            body: z.string().min(1).max(opts.maxBodyChars ?? 50_000).describe("The body of the email (HTML)."),
+            body: z
+              .string()
+              .min(1)
+              .max(opts.maxBodyChars ?? 50_000)
+              .describe("The body of the email (HTML)."),
           }),
           execute: async ({ to_email, subject, body }, ctx) => {
             const sent = (await httpJson(
@@ -58,7 +63,13 @@ export class ResendTools extends Toolkit {
                 headers: { authorization: `Bearer ${opts.apiKey}`, "content-type": "application/json" },
                 body: JSON.stringify({ from: opts.fromEmail, to: [to_email], subject, html: body }),
               },
-              { service: "resend", timeoutMs: opts.timeoutMs ?? 15_000, maxBytes: 64 * 1024, fetch: opts.fetch, signal: ctx.signal },
+              {
+                service: "resend",
+                timeoutMs: opts.timeoutMs ?? 15_000,
+                maxBytes: 64 * 1024,
+                fetch: opts.fetch,
+                signal: ctx.signal,
+              },
             )) as { id?: string };
             return `Email sent to ${to_email} successfully (id ${sent.id ?? "unknown"}).`;
           },

@@ -17,7 +17,8 @@ export const filePath = z
   });
 
 export function pathProblem(p: string): string | null {
-  if (p.startsWith("/") || /^[A-Za-z]:/.test(p)) return "absolute paths are not allowed: use a path relative to your files";
+  if (p.startsWith("/") || /^[A-Za-z]:/.test(p))
+    return "absolute paths are not allowed: use a path relative to your files";
   if (p.includes("\\")) return "backslashes are not allowed in file paths";
   if (p.includes("%")) return "percent-encoded file paths are not allowed";
   for (const segment of p.split("/")) {

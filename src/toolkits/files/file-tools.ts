@@ -107,7 +107,10 @@ export class FileTools extends Toolkit {
             .refine((a) => a.end_line >= a.start_line, { message: "end_line must not be before start_line" }),
           execute: async ({ file_name, start_line, end_line }, ctx) => {
             const { text } = await readText((await folderOf(ctx)) + file_name, file_name);
-            return text.split("\n").slice(start_line, end_line + 1).join("\n");
+            return text
+              .split("\n")
+              .slice(start_line, end_line + 1)
+              .join("\n");
           },
         }),
         tool({

@@ -140,14 +140,24 @@ export class GithubTools extends Toolkit {
       tool({
         name: "create_issue",
         description: "Create an issue in a repository.",
-        parameters: z.object({ repo_name: repoName, title: z.string().min(1).max(256), body: z.string().max(65_536).optional() }),
+        parameters: z.object({
+          repo_name: repoName,
+          title: z.string().min(1).max(256),
+          body: z.string().max(65_536).optional(),
+        }),
         execute: async ({ repo_name, title, body }, ctx) =>
-          issueOf((await gh(`${repoPath(repo_name)}/issues`, ctx.signal, { method: "POST", body: { title, body } })) as Json),
+          issueOf(
+            (await gh(`${repoPath(repo_name)}/issues`, ctx.signal, { method: "POST", body: { title, body } })) as Json,
+          ),
       }),
       tool({
         name: "comment_on_issue",
         description: "Add a comment to an issue (or a pull request).",
-        parameters: z.object({ repo_name: repoName, issue_number: number, comment_body: z.string().min(1).max(65_536) }),
+        parameters: z.object({
+          repo_name: repoName,
+          issue_number: number,
+          comment_body: z.string().min(1).max(65_536),
+        }),
         execute: async ({ repo_name, issue_number, comment_body }, ctx) => {
           const c = (await gh(`${repoPath(repo_name)}/issues/${issue_number}/comments`, ctx.signal, {
             method: "POST",
@@ -188,13 +198,17 @@ export class GithubTools extends Toolkit {
             .refine((p) => !p.split("/").some((s) => s === ".." || s === "." || s === "") && !p.includes("\\"), {
               message: "a path inside the repository, without `.`, `..` or empty segments",
             }),
-          ref: z.string().regex(/^[A-Za-z0-9._/-]{1,255}$/, "a branch, tag or commit").optional(),
+          ref: z
+            .string()
+            .regex(/^[A-Za-z0-9._/-]{1,255}$/, "a branch, tag or commit")
+            .optional(),
         }),
         execute: async ({ repo_name, path, ref }, ctx) => {
           const q = ref ? `?${new URLSearchParams({ ref })}` : "";
-          const f = (await gh(`${repoPath(repo_name)}/contents/${path.split("/").map(encodeURIComponent).join("/")}${q}`, ctx.signal)) as
-            | Json
-            | Json[];
+          const f = (await gh(
+            `${repoPath(repo_name)}/contents/${path.split("/").map(encodeURIComponent).join("/")}${q}`,
+            ctx.signal,
+          )) as Json | Json[];
           if (Array.isArray(f) || f.type !== "file") throw new Error(`${path} is not a file`);
           if (f.encoding !== "base64" || typeof f.content !== "string")
             throw new Error(`${path} is too large for the contents API`);

@@ -17,9 +17,13 @@ export function singleStatement(sql: string): string | null {
       let depth = 1;
       i += 2;
       while (i < n && depth > 0) {
-        if (sql[i] === "/" && sql[i + 1] === "*") (depth++, (i += 2));
-        else if (sql[i] === "*" && sql[i + 1] === "/") (depth--, (i += 2));
-        else i++;
+        if (sql[i] === "/" && sql[i + 1] === "*") {
+          depth++;
+          i += 2;
+        } else if (sql[i] === "*" && sql[i + 1] === "/") {
+          depth--;
+          i += 2;
+        } else i++;
       }
     } else if (c === "'" || c === '"') {
       const escapes = c === "'" && /[eE]/.test(sql[i - 1] ?? "") && !/\w/.test(sql[i - 2] ?? "");

@@ -37,7 +37,8 @@ const IDENT = /^[A-Za-z_][A-Za-z0-9_$]{0,62}$/;
 function jsonable(value: unknown, maxChars: number): unknown {
   if (typeof value === "bigint") return value.toString();
   if (value instanceof Date) return value.toISOString();
-  if (value instanceof Uint8Array) return `\\x${[...value.slice(0, maxChars / 2)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
+  if (value instanceof Uint8Array)
+    return `\\x${[...value.slice(0, maxChars / 2)].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
   if (typeof value === "string" && value.length > maxChars) return `${value.slice(0, maxChars)}…`;
   if (value && typeof value === "object") {
     const text = JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
@@ -93,10 +94,9 @@ export class SQLTools extends Toolkit {
           execute: async () => {
             if (opts.tables) return opts.tables;
             const { rows } = await readOnly((s) =>
-              s.query(
-                "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
-                [schema],
-              ),
+              s.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [
+                schema,
+              ]),
             );
             return rows.map((r) => r.table_name);
           },
@@ -105,7 +105,10 @@ export class SQLTools extends Toolkit {
           name: "describe_table",
           description: "Use this function to describe a table.",
           parameters: z.object({
-            table_name: z.string().regex(IDENT, "a table name (letters, digits, _ and $)").describe("The name of the table to get the schema for."),
+            table_name: z
+              .string()
+              .regex(IDENT, "a table name (letters, digits, _ and $)")
+              .describe("The name of the table to get the schema for."),
           }),
           execute: async ({ table_name }) => {
             const { rows } = await readOnly((s) =>
@@ -135,9 +138,18 @@ export class SQLTools extends Toolkit {
               .min(1)
               .max(20_000)
               .refine((q) => singleStatement(q) !== null, "exactly one SQL statement")
-              .refine((q) => READING.test(stripComments(q)), "only SELECT, WITH, VALUES, TABLE, EXPLAIN and SHOW statements are run")
+              .refine(
+                (q) => READING.test(stripComments(q)),
+                "only SELECT, WITH, VALUES, TABLE, EXPLAIN and SHOW statements are run",
+              )
               .describe("The query to run."),
-            limit: z.number().int().min(1).max(maxRows).default(Math.min(10, maxRows)).describe("The number of rows to return."),
+            limit: z
+              .number()
+              .int()
+              .min(1)
+              .max(maxRows)
+              .default(Math.min(10, maxRows))
+              .describe("The number of rows to return."),
           }),
           execute: async ({ query, limit }) => {
             const sql = stripComments(singleStatement(query)!);

@@ -9,7 +9,8 @@ const FURNITURE = /<(nav|header|footer|aside|form|menu|dialog)\b[^>]*>[\s\S]*?<\
  */
 export function readableText(html: string): { title: string | null; text: string } {
   const { title } = htmlToText(/<title\b[^>]*>[\s\S]*?<\/title\s*>/i.exec(html)?.[0] ?? "");
-  const body = /<main\b[^>]*>([\s\S]*?)<\/main\s*>/i.exec(html) ?? /<article\b[^>]*>([\s\S]*)<\/article\s*>/i.exec(html);
+  const body =
+    /<main\b[^>]*>([\s\S]*?)<\/main\s*>/i.exec(html) ?? /<article\b[^>]*>([\s\S]*)<\/article\s*>/i.exec(html);
   const { text } = htmlToText((body ? body[1]! : html).replace(FURNITURE, " "));
   return { title, text };
 }
