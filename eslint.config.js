@@ -62,4 +62,20 @@ export default defineConfig(
     files: ["src/agent/**", "src/queue/**", "src/scheduler/**", "src/tools/**", "src/models/**", "src/memory/**"],
     rules: { "no-restricted-imports": ["error", layering] },
   },
+  // Built-in toolkits run on Workers: besides the layering, no Node built-ins.
+  {
+    files: ["src/toolkits/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: layering.paths,
+          patterns: [
+            ...layering.patterns,
+            { regex: "^node:", message: "toolkits run on Workers: fetch and Web APIs only" },
+          ],
+        },
+      ],
+    },
+  },
 );

@@ -169,6 +169,43 @@ export {
 export type { RequirementResolution } from "./agent/hitl.js";
 export { tool, Toolkit, type Tool, type ToolContext, type ToolOptions } from "./tools/tool.js";
 export { ToolPause, type ResumedCall } from "./tools/tool-pause.js";
+// Built-in toolkits: fetch and Web APIs only, no dependencies of their own, so they cost an app
+// nothing unless it uses them (the bundler drops the rest).
+export {
+  CalculatorTools,
+  CustomApiTools,
+  DateTimeTools,
+  FileTools,
+  GithubTools,
+  pgPoolConnector,
+  ResendTools,
+  searxngProvider,
+  SQLTools,
+  tavilyProvider,
+  UpstreamError,
+  WebFetchTools,
+  WebSearchTools,
+  type CalculatorToolsOptions,
+  type CustomApiToolsOptions,
+  type DateTimeToolsOptions,
+  type FileToolsOptions,
+  type GithubToolsOptions,
+  type NewsResult,
+  type PgLikePool,
+  type ProviderHttpOptions,
+  type ResendToolsOptions,
+  type SearchProvider,
+  type SearchRequest,
+  type SearxngOptions,
+  type SqlConnector,
+  type SqlResult,
+  type SqlSession,
+  type SqlToolsOptions,
+  type TavilyOptions,
+  type WebFetchToolsOptions,
+  type WebResult,
+  type WebSearchToolsOptions,
+} from "./toolkits/index.js";
 export {
   CodeMode,
   type CellRequest,
@@ -197,6 +234,7 @@ export {
 } from "./offload/media-storage.js";
 export type {
   GetOptions,
+  ListOptions,
   ObjectStorage,
   PutOptions,
   StoredObject,

@@ -1,8 +1,24 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, open, rename, rmdir, unlink, writeFile, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rmdir, unlink, writeFile, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve, sep } from "node:path";
-import type { GetOptions, ObjectStorage, PutOptions, StoredObject, StoredObjectInfo } from "./object-storage.js";
-import { bytesOf, checkKey, checkRange, clipRange, contentTypeFor, emptyBody } from "./object-input.js";
+import type {
+  GetOptions,
+  ListOptions,
+  ObjectStorage,
+  PutOptions,
+  StoredObject,
+  StoredObjectInfo,
+} from "./object-storage.js";
+import {
+  bytesOf,
+  checkKey,
+  checkPrefix,
+  checkRange,
+  clipRange,
+  contentTypeFor,
+  emptyBody,
+  listLimit,
+} from "./object-input.js";
 
 /**
  * Node only (it imports `node:fs`): never import this from the Worker's modules.
@@ -95,6 +111,37 @@ export class LocalStorage implements ObjectStorage {
     } finally {
       await handle.close();
     }
+  }
+
+  /** Walks the folder the prefix points into: fine for local development, not for millions of keys. */
+  async list(prefix: string, opts: ListOptions = {}): Promise<StoredObjectInfo[]> {
+    const limit = listLimit(opts.limit);
+    const cut = checkPrefix(prefix).lastIndexOf("/") + 1;
+    const keys: string[] = [];
+    const walk = async (folder: string, keyPrefix: string): Promise<void> => {
+      let entries;
+      try {
+        entries = await readdir(folder, { withFileTypes: true });
+      } catch (error) {
+        if (codeOf(error) === "ENOENT" || codeOf(error) === "ENOTDIR") return;
+        throw error;
+      }
+      for (const e of entries) {
+        if (e.isDirectory()) await walk(join(folder, e.name), `${keyPrefix}${e.name}/`);
+        else if (e.name.endsWith("~")) keys.push(`${keyPrefix}${e.name.slice(0, -1)}`);
+      }
+    };
+    await walk(cut > 0 ? join(this.root, prefix.slice(0, cut)) : this.root, prefix.slice(0, cut));
+    const chosen = keys
+      .filter((k) => k.startsWith(prefix))
+      .sort()
+      .slice(0, limit);
+    const out: StoredObjectInfo[] = [];
+    for (const key of chosen) {
+      const info = await this.head(key);
+      if (info) out.push(info);
+    }
+    return out;
   }
 
   async delete(keys: string[]): Promise<void> {

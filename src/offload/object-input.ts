@@ -99,3 +99,17 @@ export function deleteBatches(keys: string[], size: number): string[][] {
   for (let i = 0; i < unique.length; i += size) batches.push(unique.slice(i, i + size));
   return batches;
 }
+
+/** A list's limit: 1 to 1000 (S3's page), 1000 when not given. */
+export function listLimit(limit: number | undefined): number {
+  if (limit === undefined) return 1000;
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
+    throw new ValidationError("a list limit must be a whole number from 1 to 1000", "limit");
+  return limit;
+}
+
+/** A list prefix: empty, or what a key may start with (segments as checkKey wants, the last one possibly partial or empty). */
+export function checkPrefix(prefix: string): string {
+  if (prefix !== "") checkKey(prefix.endsWith("/") ? `${prefix}x` : prefix);
+  return prefix;
+}

@@ -20,6 +20,11 @@ export interface PutOptions {
   contentType?: string;
 }
 
+export interface ListOptions {
+  /** the most keys returned (default and ceiling 1000, S3's page) */
+  limit?: number;
+}
+
 export interface GetOptions {
   /** a byte range: `offset` (default 0) and `length` (default: to the end) */
   range?: { offset: number; length?: number };
@@ -40,6 +45,11 @@ export interface ObjectStorage {
   head(key: string): Promise<StoredObjectInfo | null>;
   /** deleting an absent key is not an error */
   delete(keys: string[]): Promise<void>;
+  /**
+   * The objects whose keys start with `prefix` (a key prefix, not a folder: end it with `/` for
+   * one), in key order, at most `limit`. Optional: a backend without listing leaves it out.
+   */
+  list?(prefix: string, opts?: ListOptions): Promise<StoredObjectInfo[]>;
   /** a time-limited URL (1 to MAX_PRESIGN_SECONDS) that reads the object without credentials, when the backend can make one */
   presignedGetUrl?(key: string, expiresInSeconds: number): Promise<string>;
 }

@@ -1,5 +1,21 @@
-import type { GetOptions, ObjectStorage, PutOptions, StoredObject, StoredObjectInfo } from "./object-storage.js";
-import { bytesOf, checkKey, checkRange, contentTypeFor, deleteBatches, emptyRangeOf } from "./object-input.js";
+import type {
+  GetOptions,
+  ListOptions,
+  ObjectStorage,
+  PutOptions,
+  StoredObject,
+  StoredObjectInfo,
+} from "./object-storage.js";
+import {
+  bytesOf,
+  checkKey,
+  checkPrefix,
+  checkRange,
+  contentTypeFor,
+  deleteBatches,
+  emptyRangeOf,
+  listLimit,
+} from "./object-input.js";
 
 /** An R2 binding deletes at most this many keys per call. */
 const DELETE_BATCH = 1000;
@@ -59,6 +75,12 @@ export class R2Storage implements ObjectStorage {
     checkKey(key);
     const object = await this.binding.head(key);
     return object && infoOf(key, object);
+  }
+
+  async list(prefix: string, opts: ListOptions = {}): Promise<StoredObjectInfo[]> {
+    const limit = listLimit(opts.limit);
+    const listed = await this.binding.list({ prefix: checkPrefix(prefix), limit, include: ["httpMetadata"] });
+    return listed.objects.map((o) => infoOf(o.key, o));
   }
 
   async delete(keys: string[]): Promise<void> {

@@ -2,6 +2,7 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
 } from "@aws-sdk/client-s3";
@@ -10,12 +11,22 @@ import { ValidationError } from "../errors.js";
 import {
   MAX_PRESIGN_SECONDS,
   type GetOptions,
+  type ListOptions,
   type ObjectStorage,
   type PutOptions,
   type StoredObject,
   type StoredObjectInfo,
 } from "./object-storage.js";
-import { bytesOf, checkKey, checkRange, contentTypeFor, deleteBatches, emptyRangeOf } from "./object-input.js";
+import {
+  bytesOf,
+  checkKey,
+  checkPrefix,
+  checkRange,
+  contentTypeFor,
+  deleteBatches,
+  emptyRangeOf,
+  listLimit,
+} from "./object-input.js";
 
 /** DeleteObjects takes at most this many keys per request (S3 answers MalformedXML above it). */
 const DELETE_BATCH = 1000;
@@ -113,6 +124,19 @@ export class S3Storage implements ObjectStorage {
       if (isMissing(error)) return null;
       throw error;
     }
+  }
+
+  /**
+   * ListObjectsV2 gives no content types: they are null here (head a key for its type). One full
+   * page is asked for and cut to the limit: the same single request, and some S3-compatible
+   * servers fail on a truncated page.
+   */
+  async list(prefix: string, opts: ListOptions = {}): Promise<StoredObjectInfo[]> {
+    const limit = listLimit(opts.limit);
+    const out = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: checkPrefix(prefix) }));
+    return (out.Contents ?? [])
+      .slice(0, limit)
+      .map((o) => ({ key: o.Key ?? "", size: o.Size ?? 0, contentType: null }));
   }
 
   async delete(keys: string[]): Promise<void> {

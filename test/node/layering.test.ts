@@ -48,3 +48,24 @@ it("the HTTP layer (src/os) and the Worker glue (src/worker) may import them", a
   expect(await restrictedImports("src/os/layering-probe.ts")).toEqual([]);
   expect(await restrictedImports("src/worker/layering-probe.ts")).toEqual([]);
 });
+
+it("src/toolkits (run on Workers) may import neither the HTTP, Workers or Postgres layers nor Node built-ins", async () => {
+  const [result] = await eslint.lintText(
+    `${PROBE}\nimport { readFile } from "node:fs/promises";\nexport { readFile };\n`,
+    {
+      filePath: resolve(root, "src/toolkits/web-fetch/layering-probe.ts"),
+    },
+  );
+  const refused = result!.messages
+    .filter((m) => m.ruleId === "no-restricted-imports")
+    .map((m) => /'([^']+)'/.exec(m.message)![1]!);
+  expect(refused).toEqual([
+    "hono",
+    "@hono/zod-openapi",
+    "cloudflare:workers",
+    "../os/route.js",
+    "../worker/job-queue-object.js",
+    "../db/postgres/postgres-db.js",
+    "node:fs/promises",
+  ]);
+});

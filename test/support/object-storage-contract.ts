@@ -121,6 +121,25 @@ export function describeObjectStorageContract(name: string, make: () => ObjectSt
       expect(await textOf(storage.get(key("tree/branch/leaf.txt")))).toBe("leaf");
     });
 
+    it("lists the keys under a prefix in key order with their sizes, up to a limit", async () => {
+      const storage = make();
+      await storage.put(key("ls/b2"), "22");
+      await storage.put(key("ls/a"), "a");
+      await storage.put(key("ls/b/c"), "ccc");
+      await storage.put(key("lsx"), "x");
+      const listed = await storage.list!(key("ls/"));
+      expect(listed.map((o) => [o.key, o.size])).toEqual([
+        [key("ls/a"), 1],
+        [key("ls/b/c"), 3],
+        [key("ls/b2"), 2],
+      ]);
+      expect((await storage.list!(key("ls/b"))).map((o) => o.key)).toEqual([key("ls/b/c"), key("ls/b2")]);
+      expect((await storage.list!(key("ls/"), { limit: 2 })).map((o) => o.key)).toEqual([key("ls/a"), key("ls/b/c")]);
+      expect(await storage.list!(key("nothing/"))).toEqual([]);
+      await expect(storage.list!("../")).rejects.toThrow(/not "\/"-separated segments/);
+      await expect(storage.list!(key("ls/"), { limit: 0 })).rejects.toThrow(/from 1 to 1000/);
+    });
+
     it("refuses keys that could leave the bucket or differ between backends, before touching anything", async () => {
       const storage = make();
       await storage.put(key("kept"), "kept");

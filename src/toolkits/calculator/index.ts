@@ -1,0 +1,1 @@
+export { CalculatorTools, type CalculatorToolsOptions } from "./calculator-tools.js";

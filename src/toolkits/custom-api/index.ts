@@ -1,0 +1,1 @@
+export { CustomApiTools, type CustomApiToolsOptions } from "./custom-api-tools.js";

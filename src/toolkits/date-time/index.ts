@@ -1,0 +1,1 @@
+export { DateTimeTools, type DateTimeToolsOptions } from "./date-time-tools.js";

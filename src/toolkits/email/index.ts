@@ -1,0 +1,1 @@
+export { ResendTools, type ResendToolsOptions } from "./resend-tools.js";

@@ -1,0 +1,1 @@
+export { FileTools, type FileToolsOptions } from "./file-tools.js";

@@ -1,0 +1,1 @@
+export { GithubTools, type GithubToolsOptions } from "./github-tools.js";

@@ -1,0 +1,1 @@
+export { WebFetchTools, type WebFetchToolsOptions } from "./web-fetch-tools.js";
