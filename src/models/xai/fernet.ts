@@ -23,7 +23,7 @@ export async function fernetEncrypt(key: string, plaintext: string, now = Date.n
 /** The plaintext of a Fernet token; throws when the key is wrong or the token was altered. */
 export async function fernetDecrypt(key: string, token: string): Promise<string> {
   const { signing, encryption } = await keysOf(key);
-  const bytes = fromBase64Url(token);
+  const bytes = new Uint8Array(fromBase64Url(token));
   if (bytes.length < 57 || bytes[0] !== 0x80) throw new Error("not a Fernet token");
   const body = bytes.subarray(0, bytes.length - 32);
   const tag = bytes.subarray(bytes.length - 32);
@@ -38,9 +38,9 @@ export function generateEncryptionKey(): string {
 }
 
 async function keysOf(key: string): Promise<{ signing: CryptoKey; encryption: CryptoKey }> {
-  let raw: Uint8Array;
+  let raw: Uint8Array<ArrayBuffer>;
   try {
-    raw = fromBase64Url(key);
+    raw = new Uint8Array(fromBase64Url(key));
   } catch {
     raw = new Uint8Array();
   }
@@ -52,7 +52,7 @@ async function keysOf(key: string): Promise<{ signing: CryptoKey; encryption: Cr
   return { signing, encryption };
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {
   const out = new Uint8Array(a.length + b.length);
   out.set(a);
   out.set(b, a.length);
