@@ -146,6 +146,36 @@ export class XAITokenManager {
     }
   }
 
+  /**
+   * A device sign-in for a caller who polls through us later (an HTTP client): the device code
+   * goes back sealed with the user and the code's deadline, so only that user can finish it.
+   */
+  async startSealedLogin(userId: string): Promise<Omit<DeviceLoginInfo, "device_code"> & { login_token: string }> {
+    const { device_code, ...info } = await this.startDeviceLogin();
+    const sealed = { d: device_code, u: userId, x: Math.floor(this.now()) + info.expires_in };
+    return { ...info, login_token: await fernetEncrypt(this.sealingKey(), JSON.stringify(sealed)) };
+  }
+
+  /** One poll of a sealed sign-in, for the user who started it. */
+  async pollSealedLogin(loginToken: string, userId: string, interval = 5): Promise<DevicePollResult> {
+    let sealed: { d?: unknown; u?: unknown; x?: unknown };
+    try {
+      sealed = JSON.parse(await fernetDecrypt(this.sealingKey(), loginToken)) as typeof sealed;
+    } catch {
+      throw new XaiAuthError("login_token is not one this deployment issued");
+    }
+    if (sealed.u !== userId || typeof sealed.d !== "string")
+      throw new XaiAuthError("login_token belongs to another sign-in");
+    if (typeof sealed.x !== "number" || this.now() > sealed.x) return { status: "EXPIRED", interval, message: EXPIRED_LOGIN };
+    return this.pollOnce(sealed.d, interval, userId);
+  }
+
+  private sealingKey(): string {
+    if (!this.opts.encryptionKey)
+      throw new NotConfiguredError("SuperGrok sign-in over HTTP needs XAI_TOKEN_ENCRYPTION_KEY to seal its login tokens");
+    return this.opts.encryptionKey;
+  }
+
   /** Polls until the user approves, denies, or `deadline` (seconds since the epoch) passes. */
   async pollForToken(deviceCode: string, interval: number, deadline: number, userId = ""): Promise<void> {
     for (let wait = interval; ; ) {
