@@ -255,6 +255,7 @@ export {
 export type { XaiOAuthOptions } from "./models/xai/xai-credential.js";
 export { XaiAuthError } from "./models/xai/xai-auth-error.js";
 export { generateEncryptionKey } from "./models/xai/fernet.js";
+export { xaiLoginRoutes, type XaiLoginRoutes } from "./os/routes/xai-login.js";
 export type { AuthTokenRow, AuthTokenStore } from "./models/xai/auth-token-store.js";
 export { MemoryAuthTokenStore } from "./models/xai/memory-auth-token-store.js";
 export { PostgresAuthTokenStore, type SqlQueryable } from "./models/xai/postgres-auth-token-store.js";

@@ -24,8 +24,7 @@ import { queueRoutes } from "./routes/queue.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { mediaRoutes } from "./routes/media.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
-import { xaiLoginRoutes } from "./routes/xai-login.js";
-import type { XAITokenManager } from "../models/xai/xai-token-manager.js";
+import type { XaiLoginRoutes } from "./routes/xai-login.js";
 import { collectKnowledge } from "./knowledge-bases.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
@@ -43,8 +42,11 @@ export interface AgentOSOptions {
   id?: string;
   name?: string;
   description?: string;
-  /** serves `/models/xai/login` (start, poll, status, sign-out): each caller signs in to SuperGrok for themselves */
-  xaiTokenManager?: XAITokenManager;
+  /**
+   * `xaiLoginRoutes(tokenManager)`: serves `/models/xai/login` (start, poll, status, sign-out), where
+   * each caller signs in to SuperGrok for themselves (passed built, so Workers without it do not bundle it)
+   */
+  xaiLogin?: XaiLoginRoutes;
   /** how requests authenticate; defaults to closed (`unconfigured`: every protected route 401s) */
   auth?: AuthConfig;
   /** largest accepted request body in bytes (default 1 MiB); larger bodies get 413 before parsing */
@@ -188,7 +190,7 @@ export class AgentOS {
       this.teams[0]?.model;
     app.route("/", memoryRoutes(defaultMemoryModel));
     app.route("/", learningRoutes());
-    if (opts.xaiTokenManager) app.route("/", xaiLoginRoutes(opts.xaiTokenManager));
+    if (opts.xaiLogin) app.route("/", opts.xaiLogin);
     app.route("/", scheduleRoutes(components, opts.queue));
     app.route(
       "/",

@@ -44,7 +44,9 @@ describe("xai", () => {
 
   it("xai-responses speaks the Responses API, stateless", async () => {
     const s = await script();
-    const model = createModel("xai-responses:grok-4.3", { credentials: { "xai-responses": { apiKey: "k", baseURL: s.baseURL } } });
+    const model = createModel("xai-responses:grok-4.3", {
+      credentials: { "xai-responses": { apiKey: "k", baseURL: s.baseURL } },
+    });
     const out = await new Agent({ model, tools: [weather] }).run("Weather in Oslo?");
     expect(out).toMatchObject({ status: "COMPLETED", content: "Sunny in Oslo.", model_provider: "xai-responses" });
     const requests = await s.requests();
@@ -69,7 +71,9 @@ describe("ramp", () => {
     expect(first!.body).not.toHaveProperty("reasoning");
     expect(second!.body).not.toHaveProperty("previous_response_id");
     for (const t of first!.body.tools as Record<string, unknown>[])
-      expect(Object.keys(t).every((k) => ["type", "name", "description", "parameters", "strict"].includes(k))).toBe(true);
+      expect(Object.keys(t).every((k) => ["type", "name", "description", "parameters", "strict"].includes(k))).toBe(
+        true,
+      );
     const items = second!.body.input as { type?: string; output?: string }[];
     expect(items.find((i) => i.type === "function_call_output")?.output).toContain("sunny in Oslo");
   });

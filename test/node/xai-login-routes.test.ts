@@ -10,6 +10,7 @@ import { MemoryAuthTokenStore } from "../../src/models/xai/memory-auth-token-sto
 import { XAITokenManager } from "../../src/models/xai/xai-token-manager.js";
 import { AgentOS } from "../../src/os/agent-os.js";
 import { JwtVerifier } from "../../src/os/auth/jwt.js";
+import { xaiLoginRoutes } from "../../src/os/routes/xai-login.js";
 import { startFakeXaiOAuth, type FakeXaiOAuth } from "../support/fake-xai-oauth.js";
 import { scriptModel } from "../support/model-script.js";
 
@@ -40,7 +41,7 @@ it("a user starts, polls and completes a sign-in for themselves; their runs use 
   const os = new AgentOS({
     agents: [new Agent({ id: "grok", model, db })],
     auth: { mode: "jwt", verifier, userIsolation: true },
-    xaiTokenManager: tokens,
+    xaiLogin: xaiLoginRoutes(tokens),
   });
   const call = async (as: string, method: string, path: string, body?: unknown, scopes?: string[]) => {
     const res = await os.fetch(
@@ -84,7 +85,12 @@ it("a user starts, polls and completes a sign-in for themselves; their runs use 
   expect((run.json as unknown as RunOutput).content).toBe("hi alice");
   expect((await script.requests())[0]!.headers.authorization).toBe(`Bearer ${aliceToken}`);
 
-  const bobRun = await call("bob", "POST", "/agents/grok/runs", new URLSearchParams({ message: "hi", stream: "false" }));
+  const bobRun = await call(
+    "bob",
+    "POST",
+    "/agents/grok/runs",
+    new URLSearchParams({ message: "hi", stream: "false" }),
+  );
   expect(String((bobRun.json as unknown as RunOutput).content ?? bobRun.json.detail)).toMatch(
     /'bob' has not signed in with SuperGrok/,
   );

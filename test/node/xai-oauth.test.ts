@@ -73,7 +73,10 @@ describe("device sign-in (RFC 8628)", () => {
     expect(stored).not.toContain(token);
     expect(stored).not.toContain("xai-refresh");
     expect(Object.keys(row.token_data)).toEqual(["encrypted"]);
-    const envelope = JSON.parse(await fernetDecrypt(key, row.token_data.encrypted as string)) as Record<string, unknown>;
+    const envelope = JSON.parse(await fernetDecrypt(key, row.token_data.encrypted as string)) as Record<
+      string,
+      unknown
+    >;
     expect(envelope).toMatchObject({ access_token: token, token_type: "Bearer" });
 
     const s = await scriptModel(inject("modelServerUrl"), [{ text: "hello from grok" }]);
@@ -122,7 +125,10 @@ describe("access tokens", () => {
     expect(second).not.toBe(first);
     expect(oauth.forms.slice(before).map((f) => f.form.grant_type)).toEqual(["refresh_token"]);
     const row = [...store.rows.values()][0]!;
-    const envelope = JSON.parse(await fernetDecrypt(key, row.token_data.encrypted as string)) as Record<string, unknown>;
+    const envelope = JSON.parse(await fernetDecrypt(key, row.token_data.encrypted as string)) as Record<
+      string,
+      unknown
+    >;
     expect(envelope).toMatchObject({ access_token: second, expires_at: now + 600 });
     // the id token comes with the first grant only, and is kept
     expect(envelope.id_token).toMatch(/^id-/);

@@ -69,7 +69,12 @@ export const openaiResponses: WireProtocol = {
 
   errorBody(status, message, code) {
     return {
-      error: { message, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: code ?? null },
+      error: {
+        message,
+        type: status >= 500 ? "server_error" : "invalid_request_error",
+        param: null,
+        code: code ?? null,
+      },
     };
   },
 };
@@ -119,4 +124,5 @@ function usage({ usage: u }: Reply) {
   };
 }
 
-const sse = (data: { type: string } & Record<string, unknown>) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+const sse = (data: { type: string } & Record<string, unknown>) =>
+  `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;

@@ -28,7 +28,11 @@ export async function fernetDecrypt(key: string, token: string): Promise<string>
   const body = bytes.subarray(0, bytes.length - 32);
   const tag = bytes.subarray(bytes.length - 32);
   if (!(await crypto.subtle.verify("HMAC", signing, tag, body))) throw new Error("wrong key or altered token");
-  const plain = await crypto.subtle.decrypt({ name: "AES-CBC", iv: body.subarray(9, 25) }, encryption, body.subarray(25));
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-CBC", iv: body.subarray(9, 25) },
+    encryption,
+    body.subarray(25),
+  );
   return new TextDecoder().decode(plain);
 }
 

@@ -31,7 +31,9 @@ export function xaiHeadersFor(
     }
     if (hasApiKey && !(userId && oauth.requireUserToken)) return undefined;
     throw new XaiAuthError(
-      userId && oauth.requireUserToken ? `User '${userId}' has not signed in with SuperGrok. ${NO_TOKEN_MESSAGE}` : NO_TOKEN_MESSAGE,
+      userId && oauth.requireUserToken
+        ? `User '${userId}' has not signed in with SuperGrok. ${NO_TOKEN_MESSAGE}`
+        : NO_TOKEN_MESSAGE,
       "no_token",
     );
   };

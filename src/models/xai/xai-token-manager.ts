@@ -115,7 +115,8 @@ export class XAITokenManager {
       user_code: d.user_code,
       verification_uri: d.verification_uri,
       // Optional in RFC 8628: the plain URI, where the user types the code
-      verification_uri_complete: typeof d.verification_uri_complete === "string" ? d.verification_uri_complete : d.verification_uri,
+      verification_uri_complete:
+        typeof d.verification_uri_complete === "string" ? d.verification_uri_complete : d.verification_uri,
       expires_in: typeof d.expires_in === "number" ? d.expires_in : 1800,
       interval: typeof d.interval === "number" ? d.interval : 5,
     };
@@ -166,19 +167,22 @@ export class XAITokenManager {
     }
     if (sealed.u !== userId || typeof sealed.d !== "string")
       throw new XaiAuthError("login_token belongs to another sign-in");
-    if (typeof sealed.x !== "number" || this.now() > sealed.x) return { status: "EXPIRED", interval, message: EXPIRED_LOGIN };
+    if (typeof sealed.x !== "number" || this.now() > sealed.x)
+      return { status: "EXPIRED", interval, message: EXPIRED_LOGIN };
     return this.pollOnce(sealed.d, interval, userId);
   }
 
   private sealingKey(): string {
     if (!this.opts.encryptionKey)
-      throw new NotConfiguredError("SuperGrok sign-in over HTTP needs XAI_TOKEN_ENCRYPTION_KEY to seal its login tokens");
+      throw new NotConfiguredError(
+        "SuperGrok sign-in over HTTP needs XAI_TOKEN_ENCRYPTION_KEY to seal its login tokens",
+      );
     return this.opts.encryptionKey;
   }
 
   /** Polls until the user approves, denies, or `deadline` (seconds since the epoch) passes. */
   async pollForToken(deviceCode: string, interval: number, deadline: number, userId = ""): Promise<void> {
-    for (let wait = interval; ; ) {
+    for (let wait = interval; ;) {
       if (this.now() > deadline) throw new XaiAuthError(EXPIRED_LOGIN);
       const result = await this.pollOnce(deviceCode, wait, userId);
       if (result.status === "SUCCESS") return;
@@ -249,8 +253,7 @@ export class XAITokenManager {
   private envelope(body: unknown, previous: XaiTokenEnvelope | null): XaiTokenEnvelope {
     const b = (body ?? {}) as Record<string, unknown>;
     // A 200 is no promise of a token (a proxy's page, an error in a 200)
-    if (typeof b.access_token !== "string")
-      throw new XaiAuthError("SuperGrok token response is missing access_token");
+    if (typeof b.access_token !== "string") throw new XaiAuthError("SuperGrok token response is missing access_token");
     const str = (v: unknown) => (typeof v === "string" && v ? v : undefined);
     return {
       access_token: b.access_token,
@@ -302,7 +305,10 @@ export class XAITokenManager {
     }
   }
 
-  private async post(url: string, form: Record<string, string>): Promise<{ status: number; text: string; json: unknown }> {
+  private async post(
+    url: string,
+    form: Record<string, string>,
+  ): Promise<{ status: number; text: string; json: unknown }> {
     const res = await (this.opts.fetch ?? fetch)(url, {
       method: "POST",
       headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },

@@ -45,9 +45,7 @@ const poll = defineRoute({
   scope,
   request: {
     body: jsonBody(
-      z
-        .object({ login_token: z.string().max(4096), interval: z.number().int().min(0).max(600).optional() })
-        .strict(),
+      z.object({ login_token: z.string().max(4096), interval: z.number().int().min(0).max(600).optional() }).strict(),
     ),
   },
   responses: { 200: json(pollSchema, "Where the sign-in stands"), 400: json(errorSchema, "Not this caller's sign-in") },
@@ -80,8 +78,15 @@ function slotOf(c: Context<OSEnv>): string {
   throw new ForbiddenError("SuperGrok sign-in needs a user identity");
 }
 
-/** The SuperGrok sign-in routes, each acting on the caller's own session only. */
-export function xaiLoginRoutes(tokens: XAITokenManager) {
+export type XaiLoginRoutes = ReturnType<typeof routeApp>;
+
+/**
+ * The SuperGrok sign-in routes, each acting on the caller's own session only.
+ *
+ * @example
+ * new AgentOS({ agents, auth, xaiLogin: xaiLoginRoutes(tokens) });
+ */
+export function xaiLoginRoutes(tokens: XAITokenManager): XaiLoginRoutes {
   const app = routeApp();
   handle(app, start, async (c) => c.json(await tokens.startSealedLogin(slotOf(c)), 200));
   handle(app, poll, async (c) => {
