@@ -280,6 +280,23 @@ export { ollama } from "./models/providers/ollama.js";
 export { vllm } from "./models/providers/vllm.js";
 export { openaiCompatible } from "./models/providers/openai-compatible.js";
 export { workersAI } from "./models/providers/workers-ai.js";
+export { xai, xaiProvider } from "./models/providers/xai.js";
+export { xaiResponses, xaiResponsesProvider } from "./models/providers/xai-responses.js";
+export { ramp, rampProvider, type RampRouterOptions } from "./models/providers/ramp.js";
+export {
+  XAITokenManager,
+  type DeviceLoginInfo,
+  type DevicePollResult,
+  type DevicePollStatus,
+  type XAITokenManagerOptions,
+} from "./models/xai/xai-token-manager.js";
+export type { XaiOAuthOptions } from "./models/xai/xai-credential.js";
+export { XaiAuthError } from "./models/xai/xai-auth-error.js";
+export { generateEncryptionKey } from "./models/xai/fernet.js";
+export { xaiLoginRoutes, type XaiLoginRoutes } from "./os/routes/xai-login.js";
+export type { AuthTokenRow, AuthTokenStore } from "./models/xai/auth-token-store.js";
+export { MemoryAuthTokenStore } from "./models/xai/memory-auth-token-store.js";
+export { PostgresAuthTokenStore, type SqlQueryable } from "./models/xai/postgres-auth-token-store.js";
 export { ModelProviderError, type ProviderErrorKind } from "./models/provider-error.js";
 export { runDueSchedules, type SchedulerDb, type SchedulerOptions, type TickReport } from "./scheduler/run-due.js";
 export { triggerSchedule } from "./scheduler/dispatch.js";

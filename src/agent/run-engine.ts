@@ -475,7 +475,11 @@ export class RunEngine {
     let usage: TokenUsage | undefined;
     let cost: number | undefined;
     const toolCalls: Array<{ id: string; name: string; arguments: string }> = [];
-    for await (const chunk of model.stream({ ...request, stream: this.cfg.streamModel })) {
+    for await (const chunk of model.stream({
+      userId: this.output.user_id ?? undefined,
+      ...request,
+      stream: this.cfg.streamModel,
+    })) {
       if (chunk.type === "text" || chunk.type === "reasoning") firstToken ??= (performance.now() - started) / 1000;
       if (chunk.type === "text") {
         text += chunk.delta;

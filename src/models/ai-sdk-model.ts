@@ -31,6 +31,11 @@ export interface ModelSettings {
   maxRetries?: number;
   /** price per million tokens, to report a run's cost */
   pricing?: { inputPerMTok: number; outputPerMTok: number; cachedInputPerMTok?: number };
+  /**
+   * Headers for one call, resolved just before it (a per-user bearer token); they win over the
+   * provider's own, `Authorization` included. A throw fails the call without retries.
+   */
+  headersFor?: (call: { userId?: string }) => Promise<Record<string, string> | undefined>;
 }
 
 /** Builds the provider prompt from agno-shaped messages. */
@@ -189,6 +194,13 @@ export class AiSdkModel implements Model {
         ? { type: "json", schema: request.responseFormat.schema, name: request.responseFormat.name }
         : undefined,
     };
+    if (this.settings.headersFor) {
+      try {
+        options.headers = await this.settings.headersFor({ userId: request.userId });
+      } catch (error) {
+        throw ModelProviderError.from(error, this.provider);
+      }
+    }
     const maxRetries = this.settings.maxRetries ?? 2;
     for (let attempt = 0; ; attempt++) {
       let emitted = false;

@@ -30,6 +30,8 @@ export interface ModelRequest {
    * make one plain call and yield its chunks at once; default true, streamed as it comes
    */
   stream?: boolean;
+  /** the run's user, for providers whose credential is per user (xAI's SuperGrok sign-in) */
+  userId?: string;
 }
 
 export type ModelChunk =

@@ -10,8 +10,11 @@ import type { ModelProvider } from "./model-provider.js";
  * @example
  * defaultModelRegistry.register({ lmstudio: openAICompatibleProvider({ baseURL: "http://localhost:1234/v1" }) });
  */
-export function openAICompatibleProvider(opts: { baseURL?: string; env?: ModelProvider["env"] } = {}): ModelProvider {
+export function openAICompatibleProvider(
+  opts: { baseURL?: string; env?: ModelProvider["env"]; defaultModel?: string } = {},
+): ModelProvider {
   return {
+    defaultModel: opts.defaultModel,
     env: opts.env,
     model: (id, { credentials: c, name, ...settings }) => {
       const baseURL = c.baseURL ?? opts.baseURL;

@@ -19,6 +19,9 @@ import { openaiCompatible } from "./providers/openai-compatible.js";
 import { openaiResponses } from "./providers/openai-responses.js";
 import { openrouter } from "./providers/openrouter.js";
 import { vllm } from "./providers/vllm.js";
+import { xai } from "./providers/xai.js";
+import { xaiResponses } from "./providers/xai-responses.js";
+import { ramp } from "./providers/ramp.js";
 
 export type { ModelOptions, ProviderCredentials } from "./model-provider.js";
 
@@ -35,6 +38,9 @@ export const BUILTIN_PROVIDERS = {
   ollama,
   vllm,
   "openai-compatible": openaiCompatible,
+  xai,
+  "xai-responses": xaiResponses,
+  ramp,
 } satisfies Record<string, ModelProvider>;
 
 export type ProviderName = keyof typeof BUILTIN_PROVIDERS;

@@ -24,6 +24,7 @@ import { queueRoutes } from "./routes/queue.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { mediaRoutes } from "./routes/media.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
+import type { XaiLoginRoutes } from "./routes/xai-login.js";
 import { collectKnowledge } from "./knowledge-bases.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
@@ -41,6 +42,11 @@ export interface AgentOSOptions {
   id?: string;
   name?: string;
   description?: string;
+  /**
+   * `xaiLoginRoutes(tokenManager)`: serves `/models/xai/login` (start, poll, status, sign-out), where
+   * each caller signs in to SuperGrok for themselves (passed built, so Workers without it do not bundle it)
+   */
+  xaiLogin?: XaiLoginRoutes;
   /** how requests authenticate; defaults to closed (`unconfigured`: every protected route 401s) */
   auth?: AuthConfig;
   /** largest accepted request body in bytes (default 1 MiB); larger bodies get 413 before parsing */
@@ -184,6 +190,7 @@ export class AgentOS {
       this.teams[0]?.model;
     app.route("/", memoryRoutes(defaultMemoryModel));
     app.route("/", learningRoutes());
+    if (opts.xaiLogin) app.route("/", opts.xaiLogin);
     app.route("/", scheduleRoutes(components, opts.queue));
     app.route(
       "/",

@@ -22,6 +22,7 @@ import { requestLifetime } from "./request-lifetime.js";
 import { scheduledTick } from "./scheduled-tick.js";
 import { settlingCancelledScheduleRuns } from "../scheduler/job-end.js";
 import { upgradeWebSocket } from "./websocket.js";
+import type { XaiLoginRoutes } from "../os/routes/xai-login.js";
 
 /** A value, or how to make it from the Worker's env and its validated configuration (called once per isolate). */
 export type FromEnv<T, E> = T | ((env: E, config: WorkerConfig) => T);
@@ -54,6 +55,8 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   auth?: FromEnv<AuthConfig, E>;
   /** the durable queue (on when JOB_QUEUE is bound): attempts per background job (default 3) */
   queue?: { maxAttempts?: number };
+  /** `xaiLoginRoutes(tokenManager)`: users sign in to SuperGrok under `/models/xai/login` */
+  xaiLogin?: FromEnv<XaiLoginRoutes, E>;
   /** the cron tick (`scheduled`): `enabled: false` makes it do nothing */
   scheduler?: { enabled?: boolean };
 }
@@ -140,6 +143,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
           ...(storage.media ? { mediaStorage: storage.media } : {}),
           ...(storage.results ? { resultStorage: storage.results } : {}),
+          ...(def.xaiLogin ? { xaiLogin: resolve(def.xaiLogin, env, config) } : {}),
           ...(config.queueBound
             ? {
                 queue: {

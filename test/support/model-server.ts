@@ -5,6 +5,7 @@ import type { RecordedRequest, Turn } from "./model-script.js";
 import { anthropicMessages } from "./model-wire-anthropic.js";
 import { googleGenerateContent } from "./model-wire-google.js";
 import { openaiChat } from "./model-wire-openai.js";
+import { openaiResponses } from "./model-wire-openai-responses.js";
 import { toReply, type WireProtocol } from "./model-wire.js";
 
 /**
@@ -17,6 +18,7 @@ import { toReply, type WireProtocol } from "./model-wire.js";
  *   POST /scripts?channel=<name>             -> the same, and /c/<name>/v1/… now answers from it
  *   POST /s/<id>/v1/chat/completions         -> the next turn, in OpenAI's protocol
  *   POST /s/<id>/v1/messages                 -> the next turn, in Anthropic's protocol
+ *   POST /s/<id>/v1/responses                -> the next turn, in OpenAI's Responses protocol
  *   POST /s/<id>/v1/models/<model>:generateContent
  *   POST /s/<id>/v1/models/<model>:streamGenerateContent?alt=sse
  *                                            -> the next turn, in Gemini's protocol
@@ -38,6 +40,7 @@ interface Script {
 const PROTOCOLS: Record<string, WireProtocol> = {
   "/v1/chat/completions": openaiChat,
   "/v1/messages": anthropicMessages,
+  "/v1/responses": openaiResponses,
 };
 
 /** Gemini names the model and the method in the path. */

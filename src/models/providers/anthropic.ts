@@ -4,7 +4,7 @@ import type { ModelProvider } from "../model-provider.js";
 
 /** Anthropic's Messages API. */
 export const anthropic: ModelProvider = {
-  defaultModel: "claude-sonnet-4-5",
+  defaultModel: "claude-sonnet-4-5-20250929",
   env: { apiKey: ["ANTHROPIC_API_KEY"], baseURL: ["ANTHROPIC_BASE_URL"] },
   model: (id, opts) => new AiSdkModel(createAnthropic(opts.credentials)(id), opts, opts.name),
 };

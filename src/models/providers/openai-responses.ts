@@ -6,6 +6,7 @@ import { openAIOptions } from "../openai-options.js";
 
 /** OpenAI over the Responses API. */
 export const openaiResponses: ModelProvider = {
+  defaultModel: "gpt-5.4-mini",
   env: { apiKey: ["OPENAI_API_KEY"], baseURL: ["OPENAI_BASE_URL"] },
   model: (id, opts) =>
     new AiSdkModel(

@@ -6,7 +6,7 @@ import { openAIOptions } from "../openai-options.js";
 
 /** OpenAI over Chat Completions (as agno's OpenAIChat, and what every OpenAI-compatible server speaks). */
 export const openai: ModelProvider = {
-  defaultModel: "gpt-4.1-mini",
+  defaultModel: "gpt-5.4-mini",
   env: { apiKey: ["OPENAI_API_KEY"], baseURL: ["OPENAI_BASE_URL"] },
   model: (id, opts) =>
     new AiSdkModel(
