@@ -169,6 +169,10 @@ export {
 export type { RequirementResolution } from "./agent/hitl.js";
 export { tool, Toolkit, type Tool, type ToolContext, type ToolOptions } from "./tools/tool.js";
 export { ToolPause, type ResumedCall } from "./tools/tool-pause.js";
+export { isToolSource, type ToolSource, type ToolSourceContext } from "./tools/tool-source.js";
+export { ToolResult, type ToolMedia } from "./tools/tool-result.js";
+export { jsonSchemaTool, type JsonSchemaToolOptions } from "./tools/json-schema-tool.js";
+export { MCPTools, type MCPToolsOptions, type McpAuthTokenGetter, type McpHeaderProvider } from "./tools/mcp/index.js";
 export {
   CodeMode,
   type CellRequest,
