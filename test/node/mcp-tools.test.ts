@@ -6,7 +6,7 @@ import { memoryCodeRunner } from "../../src/codemode/memory-runner.js";
 import type { RunEvent } from "../../src/agent/events.js";
 import type { ToolSourceContext } from "../../src/tools/tool-source.js";
 import { mcpConnections } from "../../src/tools/mcp/mcp-connections.js";
-import { collect, scriptedModel } from "../support/agent-kit.js";
+import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { PICTURE, startMcpTestServer, type McpTestServer } from "../support/mcp-test-server.js";
 
 const ctx = (userId: string | null = null): ToolSourceContext => ({
@@ -98,6 +98,29 @@ describe("MCPTools against a server built with the official SDK", () => {
     expect(server.methods().filter((m) => m === "tools/list").length - listsBefore).toBe(1);
   });
 
+  it("a kept session the server has forgotten (a restart) is replaced, and the call goes through", async () => {
+    const source = new MCPTools({ url: server.statefulUrl, include: ["add"] });
+    const { model } = await scriptedModel([
+      { toolCalls: [{ name: "add", arguments: { a: 1, b: 1 } }] },
+      { text: "2" },
+      { toolCalls: [{ name: "add", arguments: { a: 2, b: 2 } }] },
+      { text: "4" },
+    ]);
+    const agent = new Agent({ model, tools: [source] });
+    expect((await agent.run("1 + 1")).tools[0]).toMatchObject({ result: "2" });
+    const sessionsBefore = new Set(server.requests.map((r) => r.headers["mcp-session-id"]).filter(Boolean));
+    server.forgetSessions();
+    const out = await agent.run("2 + 2");
+    expect(out.tools[0]).toMatchObject({ result: "4", tool_call_error: undefined });
+    const statefulCalls = server.requests.filter((r) => r.path === "/stateful" && r.method === "POST");
+    const last = statefulCalls.at(-1)!;
+    expect(sessionsBefore.has(last.headers["mcp-session-id"])).toBe(false);
+    expect(
+      statefulCalls.filter((r) => r.headers["mcp-session-id"] && sessionsBefore.has(r.headers["mcp-session-id"]))
+        .length,
+    ).toBeGreaterThan(0);
+  });
+
   it("a server's error result, and bad arguments the server refuses, are tool errors the model reads", async () => {
     const { model, script } = await scriptedModel([
       {
@@ -185,6 +208,28 @@ describe("MCPTools against a server built with the official SDK", () => {
     const description = JSON.stringify((await sent(script, 0)).tools);
     expect(description).toContain("declare function add(args:");
     expect(description).toContain("declare function echo(args:");
+  });
+
+  it("a tool that requires confirmation pauses the run; the continued run asks the server again and calls it", async () => {
+    const { db } = memoryTestDb();
+    const { model } = await scriptedModel([
+      { toolCalls: [{ id: "c1", name: "add", arguments: { a: 1, b: 2 } }] },
+      { text: "3" },
+    ]);
+    const agent = () =>
+      new Agent({
+        model,
+        db,
+        tools: [new MCPTools({ url: server.mcpUrl, include: ["add"], requiresConfirmationTools: ["add"] })],
+      });
+    const paused = await agent().run("1 + 2?");
+    expect(paused.status).toBe("PAUSED");
+    expect(paused.requirements[0]).toMatchObject({ kind: "confirmation", tool_execution: { tool_name: "add" } });
+    // Another isolate, as far as the continue knows: nothing cached.
+    mcpConnections.clear();
+    const out = await agent().continueRun(paused.run_id, { requirements: [{ id: "c1", confirmed: true }] });
+    expect(out.status).toBe("COMPLETED");
+    expect(out.tools[0]).toMatchObject({ tool_name: "add", result: "3" });
   });
 
   it("a team's leader gets a server's tools too", async () => {

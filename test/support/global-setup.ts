@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { buildSandbox } from "../../scripts/build-sandbox.js";
 import { startEmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
+import { startMcpTestServer } from "./mcp-test-server.js";
 import { startModelServer } from "./model-server.js";
 import { startS3Server } from "./s3-server.js";
 
@@ -17,6 +18,8 @@ declare module "vitest" {
     modelServerUrl: string;
     /** `http://127.0.0.1:<port>` of the S3 API server (s3-server.ts; bucket and keys in s3-target.ts) */
     s3Url: string;
+    /** `http://127.0.0.1:<port>` of the MCP test server (mcp-test-server.ts: `/mcp`, and `/sse` for the older transport) */
+    mcpServerUrl: string;
   }
 }
 
@@ -42,12 +45,15 @@ export default async function setup(project: TestProject) {
   const proxy = await startWsProxy({ allow });
   const models = await startModelServer();
   const s3 = await startS3Server();
+  const mcp = await startMcpTestServer();
   project.provide("pgliteUrl", pglite.url);
   project.provide("realPgUrl", realPgUrl);
   project.provide("wsProxy", proxy.address);
   project.provide("modelServerUrl", models.url);
   project.provide("s3Url", s3.url);
+  project.provide("mcpServerUrl", mcp.url);
   return async () => {
+    await mcp.stop();
     await s3.stop();
     await models.stop();
     await proxy.stop();

@@ -3,6 +3,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server";
 import { McpServer as McpServerV1 } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { SSEServerTransport } from "@modelcontextprotocol/sdk/server/sse.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
 import { syntheticJpeg } from "./media-jpeg.js";
 
@@ -11,6 +12,7 @@ import { syntheticJpeg } from "./media-jpeg.js";
  *
  *   POST|GET|DELETE /mcp   Streamable HTTP (`@modelcontextprotocol/server`'s `createMcpHandler`, stateless)
  *   GET /sse + POST /messages?sessionId=…   the older HTTP+SSE transport (v1 `@modelcontextprotocol/sdk`)
+ *   /stateful              Streamable HTTP with sessions (v1 SDK); `forgetSessions()` acts out a restart
  *
  * Its tools: add, echo, whoami (the Authorization header it was called with), picture (an image
  * result), document (an embedded resource), slow (answers after `ms`), broken (an error result).
@@ -24,6 +26,10 @@ export interface McpTestServer {
   /** the SSE endpoint */
   sseUrl: string;
   requests: Array<{ method: string; path: string; headers: Record<string, string | undefined>; body?: unknown }>;
+  /** the endpoint with sessions */
+  statefulUrl: string;
+  /** drops every session of `/stateful`, as a restarted server would: their ids get 404 */
+  forgetSessions(): void;
   /** the JSON-RPC methods posted, in order */
   methods(): string[];
   stop(): Promise<void>;
@@ -79,6 +85,7 @@ export async function startMcpTestServer(opts: { token?: string; tokens?: string
     return server;
   });
   const sse = new Map<string, SSEServerTransport>();
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? "/", "http://local");
@@ -114,6 +121,23 @@ export async function startMcpTestServer(opts: { token?: string; tokens?: string
       res.end();
       return;
     }
+    if (url.pathname === "/stateful") {
+      const id = headers["mcp-session-id"];
+      let transport = id ? sessions.get(id) : undefined;
+      if (id && !transport) return void res.writeHead(404).end(JSON.stringify({ error: "unknown session" }));
+      if (!transport) {
+        const created = new StreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          onsessioninitialized: (sid) => void sessions.set(sid, created),
+        });
+        const server = new McpServerV1({ name: "test-stateful-server", version: "1.0.0" });
+        buildTools(server as unknown as { registerTool: McpServer["registerTool"] }, () => headers.authorization);
+        await server.connect(created);
+        transport = created;
+      }
+      await transport.handleRequest(req, res, record.body);
+      return;
+    }
     if (url.pathname === "/sse" && req.method === "GET") {
       const transport = new SSEServerTransport("/messages", res);
       sse.set(transport.sessionId, transport);
@@ -145,6 +169,8 @@ export async function startMcpTestServer(opts: { token?: string; tokens?: string
     url,
     mcpUrl: `${url}/mcp`,
     sseUrl: `${url}/sse`,
+    statefulUrl: `${url}/stateful`,
+    forgetSessions: () => sessions.clear(),
     requests,
     methods: () =>
       requests.flatMap((r) => {

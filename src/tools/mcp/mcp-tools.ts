@@ -238,12 +238,17 @@ export class MCPTools implements ToolSource {
         await client.close().catch(() => undefined);
       }
     }
+    const reused = entry.client !== undefined;
     const pending = (entry.client ??= this.connect(headers));
     try {
       return await work(await pending);
     } catch (error) {
-      if (!(error instanceof ProtocolError)) mcpConnections.dropClient(entry, pending);
-      throw error;
+      if (error instanceof ProtocolError) throw error;
+      mcpConnections.dropClient(entry, pending);
+      // A kept connection the request never got through on (its session forgotten by a restarted
+      // server, or the connection unusable here) is replaced once; nothing ran, so nothing runs twice.
+      if (!reused || !notDelivered(error)) throw error;
+      return this.withClient(entry, headers, signal, work);
     }
   }
 
@@ -270,6 +275,13 @@ function withoutServerStream(base: typeof fetch): typeof fetch {
     (init?.method ?? "GET").toUpperCase() === "GET"
       ? Promise.resolve(new Response(null, { status: 405 }))
       : base(input, init);
+}
+
+/** Whether the request was refused before the server did anything with it. */
+function notDelivered(error: unknown): boolean {
+  if (error instanceof SdkHttpError) return error.status === 404;
+  if (error instanceof SdkError && error.code === "NOT_CONNECTED") return true;
+  return /different request|I\/O on behalf of/i.test(errorMessage(error));
 }
 
 async function listAll(client: Client, timeoutMs: number, signal?: AbortSignal): Promise<McpTool[]> {
