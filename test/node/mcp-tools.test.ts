@@ -6,6 +6,7 @@ import { memoryCodeRunner } from "../../src/codemode/memory-runner.js";
 import type { RunEvent } from "../../src/agent/events.js";
 import type { ToolSourceContext } from "../../src/tools/tool-source.js";
 import { mcpConnections } from "../../src/tools/mcp/mcp-connections.js";
+import { toolResultOf } from "../../src/tools/mcp/mcp-result.js";
 import { collect, memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { PICTURE, startMcpTestServer, type McpTestServer } from "../support/mcp-test-server.js";
 
@@ -249,6 +250,30 @@ describe("MCPTools against a server built with the official SDK", () => {
   });
 });
 
+describe("MCP results", () => {
+  it("bounds media as a run's own media are bounded, and reads agno's JSON image and structured-only results", () => {
+    const big = { type: "image", data: "A".repeat(4000), mimeType: "image/png" };
+    const small = { type: "image", data: "AAAA", mimeType: "image/png" };
+    const limited = toolResultOf("t", { content: [big, small, small] }, { maxItemBytes: 1000, maxItems: 1 });
+    expect(limited.images).toHaveLength(1);
+    expect(limited.content).toBe(
+      [
+        "[Image of about 3000 bytes left out: over the media limits]",
+        "Image has been generated and added to the response.",
+        "[Image of about 3 bytes left out: over the media limits]",
+      ].join("\n"),
+    );
+    const json = toolResultOf("t", {
+      content: [{ type: "text", text: JSON.stringify({ type: "image", data: "AAAA", mimeType: "image/gif" }) }],
+    });
+    expect(json.images?.[0]).toMatchObject({ mime_type: "image/gif", content: "AAAA" });
+    expect(toolResultOf("t", { content: [], structuredContent: { total: 3 } }).content).toBe('{"total":3}');
+    expect(() => toolResultOf("t", { isError: true, content: [{ type: "text", text: "no" }] })).toThrow(
+      "MCP tool 't' answered with an error: no",
+    );
+  });
+});
+
 describe("MCPTools authentication", () => {
   let server: McpTestServer;
   beforeAll(async () => {
@@ -278,6 +303,21 @@ describe("MCPTools authentication", () => {
       expect(r.headers["x-tenant"]).toBe("acme");
       expect(["Bearer tok-ann", "Bearer tok-bob"]).toContain(r.headers.authorization);
     }
+  });
+
+  it("the SSE transport sends the token on its stream and on every message", async () => {
+    const source = new MCPTools({
+      url: server.sseUrl,
+      transport: "sse",
+      authTokenGetter: () => "tok-bob",
+      include: ["whoami"],
+    });
+    const { model } = await scriptedModel([{ toolCalls: [{ name: "whoami", arguments: {} }] }, { text: "bob" }]);
+    const out = await new Agent({ model, tools: [source] }).run("who?");
+    expect(out.tools[0]).toMatchObject({ result: "Bearer tok-bob" });
+    const sse = server.requests.filter((r) => r.path === "/sse" || r.path === "/messages");
+    expect(sse.some((r) => r.method === "GET")).toBe(true);
+    for (const r of sse) expect(r.headers.authorization).toBe("Bearer tok-bob");
   });
 
   it("headerProvider derives headers from the run", async () => {

@@ -1,3 +1,4 @@
+import { DEFAULT_MEDIA_LIMITS } from "../../agent/media.js";
 import type { MediaRecord } from "../../models/message.js";
 import { ToolResult, type ToolMedia } from "../tool-result.js";
 
@@ -42,10 +43,22 @@ const record = (mimeType: string, base64: string, extra: Partial<MediaRecord> = 
  * resource is shown with its uri, structured content answers when there is no text. An error
  * result throws, so the model reads it as the call's error.
  */
-export function toolResultOf(toolName: string, result: McpCallResult): ToolResult {
+export function toolResultOf(
+  toolName: string,
+  result: McpCallResult,
+  limits: { maxItemBytes: number; maxItems: number } = DEFAULT_MEDIA_LIMITS,
+): ToolResult {
   const lines: string[] = [];
   const media: ToolMedia = {};
+  let items = 0;
+  // A server's media are bounded as a run's own are: one oversized item must not swell the stored run.
   const add = (item: MediaRecord, mime: string, what: string) => {
+    const bytes = Math.floor(((item.content as string).length * 3) / 4);
+    if (bytes > limits.maxItemBytes || items >= limits.maxItems) {
+      lines.push(`[${what} of about ${bytes} bytes left out: over the media limits]`);
+      return;
+    }
+    items++;
     (media[kindOf(mime)] ??= []).push(item);
     lines.push(`${what} has been generated and added to the response.`);
   };
