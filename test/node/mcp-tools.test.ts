@@ -320,6 +320,20 @@ describe("MCPTools authentication", () => {
     for (const r of sse) expect(r.headers.authorization).toBe("Bearer tok-bob");
   });
 
+  it("a token refused at call time (after the tools were listed) is a tool error saying so", async () => {
+    const source = new MCPTools({ url: server.mcpUrl, include: ["whoami"], authTokenGetter: () => "tok-ann" });
+    const tools = await source.resolveTools(ctx());
+    const { model } = await scriptedModel([{ toolCalls: [{ name: "whoami", arguments: {} }] }, { text: "denied" }]);
+    // The run's tools were resolved with a good token; the server now refuses it (revoked).
+    server.revoke("tok-ann");
+    const out = await new Agent({ model, tools }).run("who?");
+    server.unrevoke("tok-ann");
+    expect(out.tools[0]).toMatchObject({ tool_call_error: true });
+    expect(out.tools[0]!.result).toBe(
+      "Error: MCP tool 'whoami' failed: the server refused the credentials (HTTP 401): check its token or headers.",
+    );
+  });
+
   it("headerProvider derives headers from the run", async () => {
     const source = new MCPTools({
       url: server.mcpUrl,

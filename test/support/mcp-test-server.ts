@@ -30,6 +30,9 @@ export interface McpTestServer {
   statefulUrl: string;
   /** drops every session of `/stateful`, as a restarted server would: their ids get 404 */
   forgetSessions(): void;
+  /** refuses `token` (a revoked credential) until `unrevoke` */
+  revoke(token: string): void;
+  unrevoke(token: string): void;
   /** the JSON-RPC methods posted, in order */
   methods(): string[];
   stop(): Promise<void>;
@@ -79,6 +82,7 @@ function buildTools(server: { registerTool: McpServer["registerTool"] }, auth: (
 export async function startMcpTestServer(opts: { token?: string; tokens?: string[] } = {}): Promise<McpTestServer> {
   const accepted = new Set([...(opts.token ? [opts.token] : []), ...(opts.tokens ?? [])]);
   const requests: McpTestServer["requests"] = [];
+  const revoked = new Set<string>();
   const handler = createMcpHandler(({ requestInfo }) => {
     const server = new McpServer({ name: "test-server", version: "1.0.0" });
     buildTools(server, () => requestInfo?.headers.get("authorization") ?? undefined);
@@ -96,7 +100,7 @@ export async function startMcpTestServer(opts: { token?: string; tokens?: string
     const record = { method: req.method ?? "GET", path: url.pathname, headers, body: parseMaybe(body) };
     requests.push(record);
     const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? "")?.[1];
-    if (accepted.size > 0 && !(bearer && accepted.has(bearer))) {
+    if ((accepted.size > 0 && !(bearer && accepted.has(bearer))) || (bearer && revoked.has(bearer))) {
       res.writeHead(401, { "content-type": "application/json", "www-authenticate": "Bearer" });
       res.end(JSON.stringify({ error: "unauthorized" }));
       return;
@@ -171,6 +175,8 @@ export async function startMcpTestServer(opts: { token?: string; tokens?: string
     sseUrl: `${url}/sse`,
     statefulUrl: `${url}/stateful`,
     forgetSessions: () => sessions.clear(),
+    revoke: (token) => void revoked.add(token),
+    unrevoke: (token) => void revoked.delete(token),
     requests,
     methods: () =>
       requests.flatMap((r) => {

@@ -211,8 +211,9 @@ export class MCPTools implements ToolSource {
       )) as McpCallResult;
     } catch (error) {
       if (ctx.signal.aborted) throw error;
-      const server =
-        error instanceof ProtocolError ? "" : " The MCP server may be unreachable or the request timed out.";
+      // The server answered (an error, or an HTTP status): it is reachable, and the message says why it refused.
+      const answered = error instanceof ProtocolError || error instanceof SdkHttpError;
+      const server = answered ? "" : " The MCP server may be unreachable or the request timed out.";
       throw new Error(`MCP tool '${name}' failed: ${describe(error, this.opts.timeoutSeconds ?? 10)}.${server}`);
     }
     return toolResultOf(name, result);
