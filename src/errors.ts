@@ -168,3 +168,13 @@ export function asError(error: unknown): Error {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * A tool source (a remote MCP server) could not supply a run's tools: unreachable, refused the
+ * credentials, or listed tools that clash with the agent's. The message names the source only by
+ * its host and path, never its headers.
+ */
+export class ToolSourceError extends AgnoError {
+  override readonly status = 502;
+  override readonly errorId = "tool_source_error";
+}

@@ -206,6 +206,10 @@ export {
   type WebResult,
   type WebSearchToolsOptions,
 } from "./toolkits/index.js";
+export { isToolSource, type ToolSource, type ToolSourceContext } from "./tools/tool-source.js";
+export { ToolResult, type ToolMedia } from "./tools/tool-result.js";
+export { jsonSchemaTool, type JsonSchemaToolOptions } from "./tools/json-schema-tool.js";
+export { MCPTools, type MCPToolsOptions, type McpAuthTokenGetter, type McpHeaderProvider } from "./tools/mcp/index.js";
 export {
   CodeMode,
   type CellRequest,

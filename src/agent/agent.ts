@@ -10,6 +10,7 @@ import {
   NotConfiguredError,
   NotFoundError,
   StatusConflictError,
+  ToolSourceError,
   ValidationError,
 } from "../errors.js";
 import { checkJson } from "../json-limits.js";
@@ -29,6 +30,7 @@ import { ResultStore } from "../offload/result-store.js";
 import { offloadAnswers, RESULT_TOOL_NAMES, resultTools } from "../offload/result-tools.js";
 import { publicError } from "../public-error.js";
 import { flattenTools, type Tool, type Toolkit } from "../tools/tool.js";
+import { isToolSource, type ToolSource, type ToolSourceContext } from "../tools/tool-source.js";
 import { abortLocal, cancelStoredRun } from "./cancellation.js";
 import {
   identityOf,
@@ -94,7 +96,8 @@ export interface AgentOptions extends KnowledgeUseOptions {
   /** native reasoning: this model thinks first, the main model answers with its reasoning in context */
   reasoningModel?: Model | string;
   instructions?: Instructions;
-  tools?: Array<Tool | Toolkit>;
+  /** tools, toolkits, and tool sources (MCPTools) whose tools each run asks for as it starts */
+  tools?: Array<Tool | Toolkit | ToolSource>;
   /** tool calls allowed in one run; further calls are refused and the model must answer */
   toolCallLimit?: number;
   /** run a batch of tool calls concurrently (default true) */
@@ -218,6 +221,8 @@ export class Agent implements Component {
   readonly mediaStorage?: MediaStorage;
   private readonly opts: AgentOptions;
   private readonly tools: Map<string, Tool>;
+  /** where each run gets more tools as it starts (a remote MCP server's) */
+  private readonly toolSources: ToolSource[];
   private readonly reasoningModel?: Model;
   private readonly memoryManager?: MemoryManager;
   private readonly summaryManager?: SessionSummaryManager;
@@ -253,7 +258,8 @@ export class Agent implements Component {
     if (!(this.heartbeatSeconds > 0)) throw new TypeError("heartbeatSeconds must be > 0");
     if (opts.toolCallLimit !== undefined && (!Number.isInteger(opts.toolCallLimit) || opts.toolCallLimit < 0))
       throw new TypeError("toolCallLimit must be a whole number >= 0");
-    const tools = [...(opts.tools ?? [])];
+    const tools = (opts.tools ?? []).filter((t): t is Tool | Toolkit => !isToolSource(t));
+    this.toolSources = (opts.tools ?? []).filter(isToolSource);
     if (opts.searchPastSessions) {
       if (!opts.db) throw new TypeError("searchPastSessions needs a db");
       tools.push(pastSessionsTool(opts.db, opts.numPastSessionsToSearch ?? 3, opts.numPastSessionRunsInSearch ?? 3));
@@ -371,7 +377,11 @@ export class Agent implements Component {
    * with agentic memory, the learning stores' tools, and search_knowledge_base (recording its
    * references on `run`) when it has knowledge.
    */
-  private toolsFor(offload: { store: ResultStore; db: Db } | undefined, run?: ReferenceSink): Map<string, Tool> {
+  private toolsFor(
+    offload: { store: ResultStore; db: Db } | undefined,
+    run?: ReferenceSink,
+    sourced: Tool[] = [],
+  ): Map<string, Tool> {
     const learning = this.learning
       ? this.learning.tools(
           () => this.db,
@@ -390,8 +400,41 @@ export class Agent implements Component {
         ? [knowledgeSearchTool(this.knowledge!, { filters: this.opts.knowledgeFilters, sink: run })]
         : []),
     ];
-    if (added.length === 0) return this.tools;
-    return new Map([...this.tools, ...added.map((t) => [t.name, t] as const)]);
+    // A run with tool sources gets its own map: its sources' tools join it as the run starts.
+    if (added.length === 0 && sourced.length === 0 && this.toolSources.length === 0) return this.tools;
+    return new Map([...this.tools, ...[...added, ...sourced].map((t) => [t.name, t] as const)]);
+  }
+
+  /**
+   * The tools of the agent's tool sources for one run, all asked at once. A name another tool
+   * already holds fails the run, naming the source (its prefix option is the usual cure).
+   */
+  private async sourceTools(ctx: ToolSourceContext, taken: ReadonlyMap<string, Tool>): Promise<Tool[]> {
+    if (this.toolSources.length === 0) return [];
+    const lists = await Promise.all(this.toolSources.map((s) => s.resolveTools(ctx)));
+    const names = new Set(taken.keys());
+    return lists.flatMap((list, i) =>
+      list.map((t) => {
+        if (names.has(t.name))
+          throw new ToolSourceError(
+            `tool source ${this.toolSources[i]!.id} adds the tool ${t.name}, which another tool already holds: give it a prefix`,
+          );
+        names.add(t.name);
+        return t;
+      }),
+    );
+  }
+
+  /** What a tool source is told of a run resumed from its stored output. */
+  private sourceContext(output: RunOutput, sessionState: Record<string, unknown>): ToolSourceContext {
+    return {
+      runId: output.run_id,
+      sessionId: output.session_id,
+      userId: output.user_id ?? null,
+      sessionState,
+      dependencies: {},
+      component: this.ref,
+    };
   }
 
   /** `streamed`: whether the caller takes the run's events as they come (its model calls stream only then). */
@@ -400,6 +443,7 @@ export class Agent implements Component {
     saveState: (state: Record<string, unknown>) => Promise<void>,
     onFinalWrite?: RunEndHook,
     run?: RunOutput,
+    sourced?: Tool[],
   ): EngineConfig {
     const offload = this.offloadTarget();
     return {
@@ -408,7 +452,7 @@ export class Agent implements Component {
       ...(onFinalWrite ? { onFinalWrite } : {}),
       model: this.withStoredMedia(this.model),
       reasoningModel: this.withStoredMedia(this.reasoningModel),
-      tools: this.toolsFor(offload, run),
+      tools: this.toolsFor(offload, run, sourced),
       answerFilter: offload && offloadAnswers(offload.store, offload.db),
       toolCallLimit: this.opts.toolCallLimit,
       parallelToolCalls: this.opts.parallelToolCalls ?? true,
@@ -548,7 +592,11 @@ export class Agent implements Component {
     const userMessage = message("user", input, messageMedia(runMedia));
     output.messages.push(userMessage);
     const preHooks = this.opts.preHooks ?? [];
+    const config = this.engineConfig(opts.stream === true, saveState, onFinalWrite, output);
     const prepare = async (opened: () => Promise<void>) => {
+      // Inside the run, so a source that fails (an MCP server that refuses) fails it as a RunError.
+      const sourceCtx = { runId, sessionId, userId, sessionState, dependencies, component: this.ref };
+      for (const t of await this.sourceTools(sourceCtx, config.tools)) config.tools.set(t.name, t);
       // The session and the run are stored before the state is written and before a pre-hook
       // (the user's code) sees the run, as when the first write was waited for.
       if (opts.sessionState || preHooks.length > 0) await opened();
@@ -570,12 +618,10 @@ export class Agent implements Component {
       if (this.mediaStorage) await offloadMessages(history, this.mediaStorage);
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
-    return yield* new RunEngine(
-      this.engineConfig(opts.stream === true, saveState, onFinalWrite, output),
-      output,
-      sessionState,
-      dependencies,
-    ).start(prepare, stored.create && ((run) => this.createSession(stored.create!, run)));
+    return yield* new RunEngine(config, output, sessionState, dependencies).start(
+      prepare,
+      stored.create && ((run) => this.createSession(stored.create!, run)),
+    );
   }
 
   /**
@@ -854,9 +900,10 @@ export class Agent implements Component {
       };
       return output;
     }
-    const calls = this.heldCalls(output);
+    const sourced = await this.sourceTools(this.sourceContext(output, output.session_state ?? {}), this.tools);
+    const calls = this.heldCalls(output, sourced);
     output.requirements = [];
-    return yield* this.resumePaused(output, calls, opts.stream === true);
+    return yield* this.resumePaused(output, calls, opts.stream === true, sourced);
   }
 
   /**
@@ -882,10 +929,15 @@ export class Agent implements Component {
       };
       return run;
     }
-    const calls = this.heldCalls(run);
+    const sourced = await this.sourceTools(this.sourceContext(run, sessionState), this.tools);
+    const calls = this.heldCalls(run, sourced);
     run.requirements = [];
     const saveState = async () => undefined;
-    return yield* new RunEngine(this.engineConfig(stream, saveState, undefined, run), run, sessionState).resume(calls);
+    return yield* new RunEngine(
+      this.engineConfig(stream, saveState, undefined, run, sourced),
+      run,
+      sessionState,
+    ).resume(calls);
   }
 
   /** Resumes the stored PAUSED run `output` with `calls` (the calls it held, each with its answer or to run now), then its loop. */
@@ -893,6 +945,7 @@ export class Agent implements Component {
     output: RunOutput,
     calls: PendingCall[],
     stream: boolean,
+    sourced?: Tool[],
   ): AsyncGenerator<RunEvent, RunOutput> {
     const session = await this.db!.getSession(output.session_id, { includeRuns: false });
     const state = {
@@ -900,8 +953,9 @@ export class Agent implements Component {
         output.session_state ??
         {}),
     };
+    sourced ??= await this.sourceTools(this.sourceContext(output, state), this.tools);
     return yield* new RunEngine(
-      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output),
+      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output, sourced),
       output,
       state,
     ).resume(calls);
@@ -937,8 +991,9 @@ export class Agent implements Component {
         output.session_state ??
         {}),
     };
+    const sourced = await this.sourceTools(this.sourceContext(output, state), this.tools);
     const engine = new RunEngine(
-      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state), undefined, output),
+      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state), undefined, output, sourced),
       output,
       state,
     );
@@ -947,11 +1002,11 @@ export class Agent implements Component {
   }
 
   /** The tool calls the pause held back, each with what its resolution decided. */
-  private heldCalls(output: RunOutput): PendingCall[] {
+  private heldCalls(output: RunOutput, sourced: Tool[]): PendingCall[] {
     const answered = new Set(output.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id));
     const last = [...output.messages].reverse().find((m) => m.role === "assistant" && m.tool_calls?.length);
     const byId = new Map(output.requirements.map((r) => [r.id, r]));
-    const tools = this.toolsFor(this.offloadTarget(), output);
+    const tools = this.toolsFor(this.offloadTarget(), output, sourced);
     return (last?.tool_calls ?? [])
       .filter((c) => !answered.has(c.id))
       .map((c) => {

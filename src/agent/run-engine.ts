@@ -6,6 +6,8 @@ import { message } from "../models/message.js";
 import type { Model, ModelRequest, TokenUsage } from "../models/model.js";
 import { publicError } from "../public-error.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
+import type { ToolMedia } from "../tools/tool-result.js";
+import type { MediaRecord } from "../models/message.js";
 import { RunCancelledSignal, registerRun, watchForCancel } from "./cancellation.js";
 import { identityOf, type ComponentRef, type RunEndHook } from "./component.js";
 import type { RunEvent } from "./events.js";
@@ -675,13 +677,16 @@ export class RunEngine {
       dependencies: this.dependencies,
       signal: this.controller.signal,
     };
-    const { messages, paused } = yield* runTools(calls, {
+    const { messages, paused, media } = yield* runTools(calls, {
       parallel: this.cfg.parallelToolCalls,
       ctx,
       base: () => this.base(),
       filter: this.cfg.answerFilter,
     });
     this.output.messages.push(...messages);
+    // Media the tools produced are the run's output media (agno's RunOutput.images, …).
+    for (const [field, items] of Object.entries(media ?? {}) as [keyof ToolMedia, MediaRecord[]][])
+      (this.output[field] ??= []).push(...items);
     this.checkpoint();
     const held = this.cfg.collect?.(this.output) ?? [];
     if (paused.length > 0 || held.length > 0) {

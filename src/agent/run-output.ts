@@ -1,6 +1,6 @@
 import type { MessageReferences } from "../knowledge/agent-knowledge.js";
 import type { RunStatus } from "../db/types.js";
-import type { Message } from "../models/message.js";
+import type { MediaRecord, Message } from "../models/message.js";
 import type { RunMedia } from "./media.js";
 import type { TokenUsage } from "../models/model.js";
 
@@ -115,6 +115,11 @@ export interface RunOutput {
   session_state?: Record<string, unknown>;
   metadata?: Record<string, unknown>;
   error?: { message: string; type: string; kind?: string };
+  /** media the run's tools produced (agno's RunOutput images, audio, videos, files) */
+  images?: MediaRecord[];
+  audio?: MediaRecord[];
+  videos?: MediaRecord[];
+  files?: MediaRecord[];
   /** a team run's member runs, as agno's TeamRunOutput holds them (each is also a row of its own) */
   member_responses?: RunOutput[];
   /** what knowledge retrievals found for this run (search_knowledge_base, addKnowledgeToContext), as agno's MessageReferences */

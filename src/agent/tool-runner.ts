@@ -7,9 +7,15 @@ import type { RunEvent } from "./events.js";
 import type { ToolExecution } from "./run-output.js";
 import { nowSeconds } from "../time.js";
 import { errorMessage } from "../errors.js";
+import { ToolResult, type ToolMedia } from "../tools/tool-result.js";
 
-/** A tool call's answer, as the model reads it. */
-type Answer = { text: string; error: boolean };
+/** A tool call's answer, as the model reads it, and the media it produced (a ToolResult's). */
+type Answer = { text: string; error: boolean; media?: ToolMedia };
+
+const MEDIA_FIELDS = ["images", "audio", "videos", "files"] as const;
+
+/** What agno says to the model with the media a batch of tool calls produced. */
+export const TOOL_MEDIA_NOTE = "The tool call above generated the attached media.";
 
 /** A tool call ready to run, or already answered (rejected, limited, executed externally). */
 export interface PendingCall {
@@ -64,8 +70,10 @@ export type AnswerFilter = (answer: Answer, call: ToolExecution, ctx: ToolContex
 async function outcomeOf(call: PendingCall, ctx: ToolContext, filter?: AnswerFilter): Promise<Outcome> {
   const callCtx = { ...ctx, toolCallId: call.execution.tool_call_id };
   const outcome = await runOne(call, call.resumed ? { ...callCtx, resumed: call.resumed } : callCtx);
-  if ("pause" in outcome) return outcome;
-  return filter ? filter(outcome, call.execution, ctx) : outcome;
+  if ("pause" in outcome || !filter) return outcome;
+  // The filter rewrites the text the model reads; the media go on beside it.
+  const filtered = await filter(outcome, call.execution, ctx);
+  return outcome.media ? { ...filtered, media: outcome.media } : filtered;
 }
 
 /** Runs one call: validates its arguments against the tool's schema, then executes it. */
@@ -77,7 +85,9 @@ async function runOne(call: PendingCall, ctx: ToolContext): Promise<Outcome> {
   if (!parsed.success)
     return { text: `Error: invalid arguments for ${tool.name}: ${z.prettifyError(parsed.error)}`, error: true };
   try {
-    return { text: stringify(await tool.execute(parsed.data, ctx)), error: false };
+    const value = await tool.execute(parsed.data, ctx);
+    if (value instanceof ToolResult) return { text: value.content, error: false, media: value.media };
+    return { text: stringify(value), error: false };
   } catch (err) {
     if (ctx.signal.aborted) throw ctx.signal.reason ?? err;
     if (err instanceof ToolPause) return { pause: err };
@@ -105,18 +115,20 @@ export async function* runTools(
     base: () => Omit<Extract<RunEvent, { event: "ToolCallStarted" }>, "event" | "tool">;
     filter?: AnswerFilter;
   },
-): AsyncGenerator<RunEvent, { messages: Message[]; paused: PausedCall[] }> {
+): AsyncGenerator<RunEvent, { messages: Message[]; paused: PausedCall[]; media?: ToolMedia }> {
   const paused: PausedCall[] = [];
   const emitted = emittedEvents();
   opts = { ...opts, ctx: { ...opts.ctx, emit: emitted.emit } };
   /** in call order: both modes finish calls in the order they came */
   const answered: PendingCall[] = [];
+  const media: ToolMedia = {};
   const finish = (call: PendingCall, outcome: Outcome, started: number): boolean => {
     if ("pause" in outcome) {
       paused.push({ call, pause: outcome.pause });
       return false;
     }
     answered.push(call);
+    for (const field of MEDIA_FIELDS) if (outcome.media?.[field]) (media[field] ??= []).push(...outcome.media[field]);
     call.execution.result = outcome.text;
     call.execution.tool_call_error = outcome.error || undefined;
     call.execution.metrics = { duration: (performance.now() - started) / 1000 };
@@ -151,7 +163,10 @@ export async function* runTools(
       created_at: nowSeconds(),
     }),
   );
-  return { messages, paused };
+  // As agno: media go to the model in a user message after the answers (a tool message cannot carry them).
+  const produced = Object.keys(media).length > 0 ? media : undefined;
+  if (produced) messages.push(message("user", TOOL_MEDIA_NOTE, { ...produced, created_at: nowSeconds() }));
+  return { messages, paused, ...(produced ? { media: produced } : {}) };
 }
 
 /**

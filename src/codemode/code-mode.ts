@@ -2,10 +2,11 @@ import { z } from "zod";
 import { flattenTools, tool, Toolkit, type Tool, type ToolContext } from "../tools/tool.js";
 import { requirementKind } from "../agent/hitl.js";
 import { ToolPause, type ResumedCall } from "../tools/tool-pause.js";
+import { isToolSource, type ToolSource, type ToolSourceContext } from "../tools/tool-source.js";
 import type { CellLimits, CellResult, ToolAnswer } from "./sandbox.js";
 import { DEFAULT_LIMITS } from "./sandbox.js";
 import { codeToolDescription } from "./signatures.js";
-import { errorMessage } from "../errors.js";
+import { errorMessage, ToolSourceError } from "../errors.js";
 
 /** The host side of a cell's tool calls: validates the arguments and runs the tool. */
 export interface ToolHost {
@@ -30,7 +31,8 @@ export interface CodeRunner {
 }
 
 export interface CodeModeOptions {
-  tools: Array<Tool | Toolkit>;
+  /** tool sources (MCPTools) are asked at each run, and their tools are callable from cells like the rest */
+  tools: Array<Tool | Toolkit | ToolSource>;
   runner: CodeRunner;
   /** the code tool's name (default `run_code`) */
   name?: string;
@@ -49,46 +51,76 @@ export interface CodeModeOptions {
  * });
  */
 export class CodeMode extends Toolkit {
+  /**
+   * Set when some of its tools come from tool sources: the agent then asks it for each run's
+   * code tool, whose declarations include the sources' tools of that run.
+   */
+  declare readonly resolveTools?: (ctx: ToolSourceContext) => Promise<Tool[]>;
+
   constructor(opts: CodeModeOptions) {
-    const inner = flattenTools(opts.tools);
-    for (const t of inner.values()) {
-      if (!t.execute && !t.externalExecution) throw new TypeError(`tool ${t.name} has no execute()`);
+    const sources = opts.tools.filter(isToolSource);
+    const inner = flattenTools(opts.tools.filter((t): t is Tool | Toolkit => !isToolSource(t)));
+    checkInner(inner);
+    super({ id: "codemode", tools: [codeTool(inner, opts)] });
+    if (sources.length > 0) {
+      Object.defineProperty(this, "resolveTools", {
+        value: async (ctx: ToolSourceContext): Promise<Tool[]> => {
+          const all = new Map(inner);
+          for (const list of await Promise.all(sources.map((s) => s.resolveTools(ctx))))
+            for (const t of list) {
+              if (all.has(t.name))
+                throw new ToolSourceError(`two tools of CodeMode are named ${t.name}: give one a prefix`);
+              all.set(t.name, t);
+            }
+          checkInner(all);
+          return [codeTool(all, opts)];
+        },
+      });
     }
-    const limits = { ...DEFAULT_LIMITS, ...opts.limits };
-    const toolNames = [...inner.keys()];
-    const runCode = tool({
-      name: opts.name ?? "run_code",
-      description: codeToolDescription([...inner.values()], limits),
-      parameters: z.object({ code: z.string().min(1).describe("JavaScript to run as the next cell of this session") }),
-      execute: async ({ code }, ctx) => {
-        // A continued run re-runs the paused cell itself (its code is in the checkpoint), replaying what it already did.
-        const checkpoint = ctx.resumed ? readCheckpoint(ctx.resumed.checkpoint) : undefined;
-        const source = checkpoint?.code ?? code;
-        const host = new JournaledHost(inner, ctx, checkpoint);
-        const started = Date.now();
-        const cell = await opts.runner.run({
-          sessionId: ctx.sessionId,
-          code: source,
-          toolNames,
-          host,
-          limits: opts.limits,
-        });
-        const pause = host.pausedOn;
-        if (cell.paused && pause) {
-          // Calls still running beside the paused one are journaled when they finish (within the cell's time).
-          await host.settled(Math.max(0, limits.timeoutMs - (Date.now() - started)));
-          const next: CellCheckpoint = {
-            code: source,
-            journal: host.journal,
-            pending: { name: pause.tool.name, args: pause.key },
-          };
-          throw new ToolPause(pause.tool, pause.args, next);
-        }
-        return forModel(cell);
-      },
-    });
-    super({ id: "codemode", tools: [runCode] });
   }
+}
+
+function checkInner(inner: Map<string, Tool>): void {
+  for (const t of inner.values()) {
+    if (!t.execute && !t.externalExecution) throw new TypeError(`tool ${t.name} has no execute()`);
+  }
+}
+
+/** The code tool over `inner`: its description declares each of them. */
+function codeTool(inner: Map<string, Tool>, opts: CodeModeOptions): Tool {
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const toolNames = [...inner.keys()];
+  return tool({
+    name: opts.name ?? "run_code",
+    description: codeToolDescription([...inner.values()], limits),
+    parameters: z.object({ code: z.string().min(1).describe("JavaScript to run as the next cell of this session") }),
+    execute: async ({ code }, ctx) => {
+      // A continued run re-runs the paused cell itself (its code is in the checkpoint), replaying what it already did.
+      const checkpoint = ctx.resumed ? readCheckpoint(ctx.resumed.checkpoint) : undefined;
+      const source = checkpoint?.code ?? code;
+      const host = new JournaledHost(inner, ctx, checkpoint);
+      const started = Date.now();
+      const cell = await opts.runner.run({
+        sessionId: ctx.sessionId,
+        code: source,
+        toolNames,
+        host,
+        limits: opts.limits,
+      });
+      const pause = host.pausedOn;
+      if (cell.paused && pause) {
+        // Calls still running beside the paused one are journaled when they finish (within the cell's time).
+        await host.settled(Math.max(0, limits.timeoutMs - (Date.now() - started)));
+        const next: CellCheckpoint = {
+          code: source,
+          journal: host.journal,
+          pending: { name: pause.tool.name, args: pause.key },
+        };
+        throw new ToolPause(pause.tool, pause.args, next);
+      }
+      return forModel(cell);
+    },
+  });
 }
 
 /** A tool call a cell made, and its answer, kept so the cell's re-run after a pause does not repeat it. */

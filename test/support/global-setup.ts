@@ -2,6 +2,7 @@ import type { TestProject } from "vitest/node";
 import { buildSandbox } from "../../scripts/build-sandbox.js";
 import { startEmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
+import { startMcpTestServer } from "./mcp-test-server.js";
 import { startModelServer } from "./model-server.js";
 import { startS3Server } from "./s3-server.js";
 import { FakeSlack } from "./fake-slack.js";
@@ -25,6 +26,8 @@ declare module "vitest" {
     slackApiUrl: string;
     telegramApiUrl: string;
     whatsappApiUrl: string;
+    /** `http://127.0.0.1:<port>` of the MCP test server (mcp-test-server.ts: `/mcp`, and `/sse` for the older transport) */
+    mcpServerUrl: string;
   }
 }
 
@@ -55,6 +58,7 @@ export default async function setup(project: TestProject) {
   const slackApi = await new FakeSlack(slack.botToken).start();
   const telegramApi = await new FakeTelegram({ token: telegram.token }).start();
   const whatsappApi = await new FakeWhatsApp(whatsapp.accessToken, whatsapp.phoneNumberId).start();
+  const mcp = await startMcpTestServer();
   project.provide("pgliteUrl", pglite.url);
   project.provide("realPgUrl", realPgUrl);
   project.provide("wsProxy", proxy.address);
@@ -63,8 +67,10 @@ export default async function setup(project: TestProject) {
   project.provide("slackApiUrl", slackApi.apiUrl);
   project.provide("telegramApiUrl", telegramApi.url);
   project.provide("whatsappApiUrl", whatsappApi.apiUrl);
+  project.provide("mcpServerUrl", mcp.url);
   return async () => {
     await Promise.all([slackApi.stop(), telegramApi.close(), whatsappApi.stop()]);
+    await mcp.stop();
     await s3.stop();
     await models.stop();
     await proxy.stop();

@@ -36,6 +36,8 @@ declare module "vitest" {
     s3Url: string;
     /** the real PostgreSQL server from TEST_DATABASE_URL, or "" */
     realPgUrl: string;
+    /** the MCP test server (test/support/mcp-test-server.ts) */
+    mcpServerUrl: string;
   }
 }
 

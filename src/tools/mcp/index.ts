@@ -1,0 +1,2 @@
+export { MCPTools, type MCPToolsOptions, type McpAuthTokenGetter, type McpHeaderProvider } from "./mcp-tools.js";
+export { mcpConnections } from "./mcp-connections.js";
