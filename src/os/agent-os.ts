@@ -32,6 +32,9 @@ import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
 import type { ChatInterface } from "../interfaces/chat-interface.js";
 import { checkInterfaces } from "../interfaces/check-interfaces.js";
+import { servedMcpTools } from "../mcp/builtin-tools.js";
+import { mcpRoutes } from "../mcp/mcp-routes.js";
+import type { McpServerOptions } from "../mcp/mcp-server-options.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 /** The agno release whose API and wire format agno-edge answers (`/info`'s `agno_version`). */
@@ -78,6 +81,11 @@ export interface AgentOSOptions {
    * AgentOS serves; their webhooks queue runs, so they need the durable queue
    */
   interfaces?: ChatInterface[];
+  /**
+   * serve this AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `true` for agno's
+   * built-in tools, or which tools (by tag, by name, your own) and which hosts and origins
+   */
+  mcpServer?: boolean | McpServerOptions;
 }
 
 /**
@@ -141,6 +149,9 @@ export class AgentOS {
     this.interfaces = [...(opts.interfaces ?? [])];
     checkInterfaces(this.interfaces, components);
     const socketQuota = new SocketQuota(opts.maxWebSocketsPerUser ?? 20);
+    const mcp = opts.mcpServer ? (opts.mcpServer === true ? {} : opts.mcpServer) : undefined;
+    // Built now, so a choice that serves no tool (or two of one name) fails here, not at a request.
+    const mcpTools = mcp && servedMcpTools(mcp);
     app.route(
       "/",
       metaRoutes(
@@ -159,6 +170,7 @@ export class AgentOS {
           knowledge,
           interfaces: this.interfaces,
           auth: opts.auth ?? { mode: "unconfigured" },
+          mcp: mcp !== undefined,
         },
       ),
     );
@@ -204,6 +216,17 @@ export class AgentOS {
       );
     for (const iface of this.interfaces)
       app.route("/", iface.routes({ queue: opts.queue, ...(mediaStorage ? { media: mediaStorage } : {}) }));
+    if (mcp && mcpTools)
+      app.route(
+        "/",
+        mcpRoutes(app, {
+          tools: mcpTools,
+          info: { name: this.name, version: AGNO_EDGE_VERSION },
+          allowedHosts: mcp.allowedHosts,
+          allowedOrigins: mcp.allowedOrigins,
+          open: opts.auth?.mode === "none",
+        }),
+      );
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;
   }

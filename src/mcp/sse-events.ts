@@ -1,0 +1,46 @@
+/** One SSE frame's event: its JSON `data` (agno's event, whose `event` field names it). */
+export type SseEvent = Record<string, unknown> & { event: string };
+
+/**
+ * The events of an SSE body in agno's framing (`event:` then `data:` holding one JSON line),
+ * as they arrive; comments (pings) and frames without JSON data are skipped.
+ */
+export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.search(/\r?\n\r?\n/)) !== -1) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end).replace(/^\r?\n\r?\n/, "");
+        const event = eventOf(frame);
+        if (event) yield event;
+      }
+    }
+    const last = eventOf(buffer);
+    if (last) yield last;
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+function eventOf(frame: string): SseEvent | undefined {
+  const data = frame
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith("data:"))
+    .map((line) => line.slice(5).replace(/^ /, ""))
+    .join("\n");
+  if (!data) return undefined;
+  try {
+    const parsed = JSON.parse(data) as unknown;
+    return parsed && typeof parsed === "object" && typeof (parsed as { event?: unknown }).event === "string"
+      ? (parsed as SseEvent)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
