@@ -46,7 +46,6 @@ const post = defineRoute({
     },
     202: { description: "A notification or a response, accepted" },
     400: jsonAnswer(errorSchema, "Not a message MCP accepts (its JSON-RPC error is kept beside `detail`)"),
-    404: jsonAnswer(errorSchema, "The MCP protocol answer for an unknown session"),
     406: jsonAnswer(errorSchema, "Accept must list application/json and text/event-stream"),
     415: jsonAnswer(errorSchema, "The body is not JSON"),
   },
