@@ -26,7 +26,10 @@ const jsonRpcMessage = z
     error: jsonObject.optional(),
   })
   .meta({ id: "JsonRpcMessage", description: "A JSON-RPC 2.0 request, notification or response (MCP's wire)" });
-const jsonRpcAnswer = z.object({ jsonrpc: z.literal("2.0") }).loose().meta({ id: "JsonRpcAnswer" });
+const jsonRpcAnswer = z
+  .object({ jsonrpc: z.literal("2.0") })
+  .loose()
+  .meta({ id: "JsonRpcAnswer" });
 
 const post = defineRoute({
   method: "post",

@@ -72,4 +72,3 @@ export interface McpBuiltinTool extends McpTool {
 /** agno's built-in tool groups (`MCP_BUILTIN_TAGS`): running and configuration, and reading sessions. */
 export type McpBuiltinTag = "core" | "session";
 export const MCP_BUILTIN_TAGS: readonly McpBuiltinTag[] = ["core", "session"];
-

@@ -41,7 +41,15 @@ function targetOf(args: { agent_id?: string; team_id?: string; workflow_id?: str
 /** The fields a continue route reads of a resolved requirement: the rest of a paused result's requirement is sent back as it was, and dropped here. */
 const RESOLUTION_FIELDS: Record<"runs" | "steps", string[]> = {
   runs: ["id", "confirmed", "confirmation_note", "user_input", "external_execution_result"],
-  steps: ["step_id", "confirmed", "user_input", "executor_requirements", "selected_choices", "rejection_feedback", "edited_output"],
+  steps: [
+    "step_id",
+    "confirmed",
+    "user_input",
+    "executor_requirements",
+    "selected_choices",
+    "rejection_feedback",
+    "edited_output",
+  ],
 };
 
 function resolutionsOf(kind: Kind, requirements: Array<Record<string, unknown>> | undefined) {
@@ -156,7 +164,8 @@ export function runTools(mode: McpResultMode): McpBuiltinTool[] {
       const [kind, id] = targetOf(args);
       const runPath = `/${kind}/${encodeURIComponent(id)}/runs/${encodeURIComponent(args.run_id)}`;
       // The run must be the session's, as agno checks: read through the run route, the same 404.
-      if (args.session_id !== undefined) await routeJson(await caller.fetch(queryPath(runPath, { session_id: args.session_id })));
+      if (args.session_id !== undefined)
+        await routeJson(await caller.fetch(queryPath(runPath, { session_id: args.session_id })));
       const answer = (await routeJson(await caller.fetch(`${runPath}/cancel`, { method: "POST" }))) as {
         run_id: string;
         cancelled: boolean;

@@ -21,7 +21,9 @@ const sessionsArgs = z.object({
 
 const sessionRunsArgs = z.object({
   session_id: idSchema.describe("The session (from get_sessions or a run tool's result)"),
-  run_id: idSchema.optional().describe("One run, in full (transcript, events, metrics): large, ask for it deliberately"),
+  run_id: idSchema
+    .optional()
+    .describe("One run, in full (transcript, events, metrics): large, ask for it deliberately"),
   session_type: sessionType.optional().describe("Found from the session when left out"),
   user_id: idSchema.optional(),
   db_id: idSchema.optional(),

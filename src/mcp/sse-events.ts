@@ -6,13 +6,14 @@ export type SseEvent = Record<string, unknown> & { event: string };
  * as they arrive; comments (pings) and frames without JSON data are skipped.
  */
 export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
-  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
   let buffer = "";
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      buffer += value;
+      buffer += decoder.decode(value, { stream: true });
       let end: number;
       while ((end = buffer.search(/\r?\n\r?\n/)) !== -1) {
         const frame = buffer.slice(0, end);

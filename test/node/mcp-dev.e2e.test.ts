@@ -6,8 +6,10 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { startDev } from "../support/dev-server.js";
 import { scriptModel } from "../support/model-script.js";
 
-const textOf = (result: { content?: unknown }) =>
-  ((result.content ?? []) as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("");
+const textOf = (result: object) =>
+  (((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>)
+    .map((c) => c.text ?? "")
+    .join("");
 
 /** `npm run dev` serves `/mcp`: the official v2 client lists and calls every built-in tool over real HTTP. */
 describe("npm run dev serves the MCP server", () => {
@@ -98,9 +100,9 @@ describe("npm run dev serves the MCP server", () => {
       expect(cancelled.structuredContent).toMatchObject({ run_id: flowRun.run_id });
 
       const sessions = await client.callTool({ name: "get_sessions", arguments: { session_type: "agent" } });
-      expect((sessions.structuredContent as { data: Array<{ session_id: string }> }).data.map((s) => s.session_id)).toContain(
-        session_id,
-      );
+      expect(
+        (sessions.structuredContent as { data: Array<{ session_id: string }> }).data.map((s) => s.session_id),
+      ).toContain(session_id);
       const history = await client.callTool({ name: "get_session_runs", arguments: { session_id } });
       expect((history.structuredContent as { runs: Array<{ content?: unknown }> }).runs.map((r) => r.content)).toEqual([
         "It is noon.",

@@ -66,8 +66,10 @@ async function v1(fetch: Fetch, bearer?: string) {
   return client;
 }
 
-const textOf = (result: { content?: unknown }) =>
-  ((result.content ?? []) as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("");
+const textOf = (result: object) =>
+  (((result as { content?: unknown }).content ?? []) as Array<{ type: string; text?: string }>)
+    .map((c) => c.text ?? "")
+    .join("");
 
 const BUILTIN = [
   "get_agentos_config",
@@ -142,9 +144,9 @@ describe("the MCP server with the v2 client", () => {
     expect(textOf(continued)).toBe("Saved.");
 
     const sessions = await client.callTool({ name: "get_sessions", arguments: {} });
-    expect((sessions.structuredContent as { data: Array<{ session_id: string }> }).data.map((s) => s.session_id)).toEqual([
-      session_id,
-    ]);
+    expect(
+      (sessions.structuredContent as { data: Array<{ session_id: string }> }).data.map((s) => s.session_id),
+    ).toEqual([session_id]);
     const history = await client.callTool({ name: "get_session_runs", arguments: { session_id } });
     const runs = (history.structuredContent as { runs: Array<Record<string, unknown>> }).runs;
     expect(runs.map((r) => [r.run_id === run_id, r.status, r.content])).toEqual([
@@ -159,11 +161,7 @@ describe("the MCP server with the v2 client", () => {
   });
 
   it("runs a team, and a workflow through its review pause", async () => {
-    const d = await deployment([
-      { text: "A short piece." },
-      { text: "Research notes." },
-      { text: "The post." },
-    ]);
+    const d = await deployment([{ text: "A short piece." }, { text: "Research notes." }, { text: "The post." }]);
     const client = await v2(d.fetch, await token("u-components"));
     const team = await client.callTool({
       name: "run_team",
@@ -234,7 +232,11 @@ describe("the MCP server with the v1 SDK client", () => {
       { onprogress: (p) => void progress.push(p.message ?? "") },
     );
     expect(textOf(ran)).toBe("You rolled.");
-    expect(progress).toEqual(["Agent assistant started", "Tool call started: roll_dice", "Tool call completed: roll_dice"]);
+    expect(progress).toEqual([
+      "Agent assistant started",
+      "Tool call started: roll_dice",
+      "Tool call completed: roll_dice",
+    ]);
     const sessions = await client.callTool({ name: "get_sessions", arguments: {} });
     expect((sessions.structuredContent as { data: unknown[] }).data).toHaveLength(1);
     await client.close();
@@ -395,7 +397,9 @@ describe("transport security and configuration", () => {
   });
 
   it("/info says whether /mcp is served", async () => {
-    const on = await (await new AgentOS({ mcpServer: true }).fetch(new Request("http://os.test/info"), { dbs: [] })).json();
+    const on = await (
+      await new AgentOS({ mcpServer: true }).fetch(new Request("http://os.test/info"), { dbs: [] })
+    ).json();
     expect(on).toMatchObject({ mcp: { enabled: true, path: "/mcp", oauth: null } });
     const off = await (await new AgentOS({}).fetch(new Request("http://os.test/info"), { dbs: [] })).json();
     expect(off).toMatchObject({ mcp: { enabled: false, path: null } });
