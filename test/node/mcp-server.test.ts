@@ -52,8 +52,12 @@ async function deployment(turns: Turn[], mcpServer: boolean | McpServerOptions =
 type Fetch = (url: string | URL | Request, init?: RequestInit) => Promise<Response>;
 const URL_ = new URL("http://os.test/mcp");
 
-async function v2(fetch: Fetch, bearer?: string) {
-  const client = new ClientV2({ name: "mcp-test", version: "1.0.0" });
+/** The v2 client; `modern` negotiates MCP's 2026-07-28 revision (per-request envelope) instead of the 2025 handshake. */
+async function v2(fetch: Fetch, bearer?: string, modern = false) {
+  const client = new ClientV2(
+    { name: "mcp-test", version: "1.0.0" },
+    modern ? { versionNegotiation: { mode: "auto" } } : {},
+  );
   const headers: Record<string, string> = bearer ? { authorization: `Bearer ${bearer}` } : {};
   await client.connect(new TransportV2(URL_, { fetch, requestInit: { headers } }));
   return client;
@@ -215,6 +219,36 @@ describe("the MCP server with the v2 client", () => {
   });
 });
 
+describe("the MCP server on MCP's 2026-07-28 revision (v2 client, negotiated)", () => {
+  it("lists the tools and runs an agent with progress, stateless per request", async () => {
+    const d = await deployment([
+      { toolCalls: [{ name: "get_current_time", arguments: {} }] },
+      { text: "Noon, modern." },
+    ]);
+    const seen: string[] = [];
+    const recording: Fetch = async (url, init) => {
+      seen.push(new Headers(init?.headers).get("mcp-protocol-version") ?? "");
+      return d.fetch(url, init);
+    };
+    const client = await v2(recording, await token("u-modern"), true);
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(BUILTIN);
+    const progress: string[] = [];
+    const ran = await client.callTool(
+      { name: "run_agent", arguments: { agent_id: "assistant", message: "Time?" } },
+      { onprogress: (p) => void progress.push(p.message ?? "") },
+    );
+    expect(textOf(ran)).toBe("Noon, modern.");
+    expect(progress).toEqual([
+      "Agent assistant started",
+      "Tool call started: get_current_time",
+      "Tool call completed: get_current_time",
+    ]);
+    expect(seen).toContain("2026-07-28");
+    await client.close();
+    await d.settle();
+  });
+});
+
 describe("the MCP server with the v1 SDK client", () => {
   it("lists the tools, reads the config, and runs an agent with progress", async () => {
     const d = await deployment([
@@ -346,6 +380,19 @@ describe("transport security and configuration", () => {
     expect(await evil.json()).toMatchObject({ detail: expect.stringContaining("evil.example"), error_id: "forbidden" });
     for (const allowed of ["https://console.example", "http://os.test", "http://localhost:5173"])
       expect((await post(allowed)).status, allowed).toBe(200);
+    // The SDK's own refusals carry agno's error fields beside their JSON-RPC error.
+    const noAccept = await d.fetch(URL_, {
+      method: "POST",
+      headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }),
+    });
+    expect(noAccept.status).toBe(406);
+    expect(await noAccept.json()).toMatchObject({
+      jsonrpc: "2.0",
+      error: { message: expect.stringContaining("Not Acceptable") },
+      detail: expect.stringContaining("Not Acceptable"),
+      error_id: "mcp_protocol_error",
+    });
     const get = await d.fetch(URL_, { headers: { authorization: `Bearer ${bearer}` } });
     expect(get.status).toBe(405);
     expect(get.headers.get("allow")).toBe("POST");
