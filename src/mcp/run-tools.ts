@@ -77,7 +77,7 @@ async function runThroughRoute(
   const res = await caller.fetch(path, { method: "POST", body: { ...body, stream: caller.wantsProgress } });
   const streamed = res.ok && res.body && (res.headers.get("content-type") ?? "").includes("text/event-stream");
   if (!streamed) return runToolResult((await routeJson(res)) as Record<string, unknown>, mode);
-  const outcome = await followRun(sseEvents(res.body!), caller, `${LABEL[kind]} ${id}`);
+  const outcome = await followRun(sseEvents(res.body!, caller.signal), caller, `${LABEL[kind]} ${id}`);
   if (mode === "full" && typeof outcome.run_id === "string") {
     // The whole run is its stored output: read back through the run route, as a client would.
     const stored = await caller.fetch(

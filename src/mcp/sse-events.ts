@@ -3,10 +3,13 @@ export type SseEvent = Record<string, unknown> & { event: string };
 
 /**
  * The events of an SSE body in agno's framing (`event:` then `data:` holding one JSON line),
- * as they arrive; comments (pings) and frames without JSON data are skipped.
+ * as they arrive; comments (pings) and frames without JSON data are skipped. When `signal`
+ * aborts, the body is cancelled: a run route then finishes the run in the background.
  */
-export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
+export async function* sseEvents(body: ReadableStream<Uint8Array>, signal?: AbortSignal): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
+  const stop = () => void reader.cancel().catch(() => undefined);
+  signal?.addEventListener("abort", stop, { once: true });
   const decoder = new TextDecoder();
   let buffer = "";
   try {
@@ -25,6 +28,7 @@ export async function* sseEvents(body: ReadableStream<Uint8Array>): AsyncGenerat
     const last = eventOf(buffer);
     if (last) yield last;
   } finally {
+    signal?.removeEventListener("abort", stop);
     await reader.cancel().catch(() => undefined);
   }
 }

@@ -425,7 +425,7 @@ describe("transport security and configuration", () => {
     const d = await deployment([], {
       includeTags: ["core"],
       excludeTools: ["cancel_run"],
-      tools: [weather as unknown as McpTool],
+      tools: [weather],
     });
     const client = await v2(d.fetch, await token("u-custom"));
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual([
