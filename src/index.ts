@@ -82,6 +82,8 @@ const os = defineAgentOS({
   // A small team (a researcher and a writer) and a workflow with a person's review before writing.
   teams: (env: Env, config) => [exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
   workflows: (env: Env, config) => [exampleBlogPost(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
+  // The AgentOS as an MCP server at /mcp (agno's built-in tools), for Claude Desktop and other MCP clients.
+  mcpServer: true,
 });
 
 export default os;

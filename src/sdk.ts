@@ -391,6 +391,18 @@ export type { KnowledgeContentStore } from "./db/ports/knowledge-content-store.j
 export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth/middleware.js";
 export type { RequestServices } from "./os/context.js";
+export type { McpServerOptions } from "./mcp/mcp-server-options.js";
+export {
+  MCP_BUILTIN_TAGS,
+  type McpBuiltinTag,
+  type McpCaller,
+  type McpTool,
+  type McpToolAnnotations,
+  type McpToolAnswer,
+  type McpToolResult,
+} from "./mcp/mcp-tool.js";
+export { McpToolError } from "./mcp/mcp-tool-error.js";
+export type { McpResultMode } from "./mcp/run-tool-result.js";
 export { WhatsApp, WhatsAppApiError, type WhatsAppOptions } from "./interfaces/whatsapp/index.js";
 export {
   Telegram,

@@ -33,6 +33,9 @@ import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
 import type { OSInterface } from "../interfaces/os-interface.js";
 import { checkInterfaces } from "../interfaces/check-interfaces.js";
+import { servedMcpTools } from "../mcp/builtin-tools.js";
+import { mcpRoutes } from "../mcp/mcp-routes.js";
+import type { McpServerOptions } from "../mcp/mcp-server-options.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 /** The agno release whose API and wire format agno-edge answers (`/info`'s `agno_version`). */
@@ -84,6 +87,11 @@ export interface AgentOSOptions {
    * (Slack, Telegram, WhatsApp), whose webhooks queue runs and so need the durable queue, and protocols
    */
   interfaces?: OSInterface[];
+  /**
+   * serve this AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `true` for agno's
+   * built-in tools, or which tools (by tag, by name, your own) and which hosts and origins
+   */
+  mcpServer?: boolean | McpServerOptions;
 }
 
 /**
@@ -147,6 +155,9 @@ export class AgentOS {
     this.interfaces = [...(opts.interfaces ?? [])];
     checkInterfaces(this.interfaces, components);
     const socketQuota = new SocketQuota(opts.maxWebSocketsPerUser ?? 20);
+    const mcp = opts.mcpServer ? (opts.mcpServer === true ? {} : opts.mcpServer) : undefined;
+    // Built now, so a choice that serves no tool (or two of one name) fails here, not at a request.
+    const mcpTools = mcp && servedMcpTools(mcp);
     app.route(
       "/",
       metaRoutes(
@@ -165,6 +176,7 @@ export class AgentOS {
           knowledge,
           interfaces: this.interfaces,
           auth: opts.auth ?? { mode: "unconfigured" },
+          mcp: mcp !== undefined,
         },
       ),
     );
@@ -213,6 +225,17 @@ export class AgentOS {
       app.route(
         "/",
         iface.routes({ queue: opts.queue, served: components, ...(mediaStorage ? { media: mediaStorage } : {}) }),
+      );
+    if (mcp && mcpTools)
+      app.route(
+        "/",
+        mcpRoutes(app, {
+          tools: mcpTools,
+          info: { name: this.name, version: AGNO_EDGE_VERSION },
+          allowedHosts: mcp.allowedHosts,
+          allowedOrigins: mcp.allowedOrigins,
+          open: opts.auth?.mode === "none",
+        }),
       );
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;

@@ -14,10 +14,11 @@ export interface ScopeNeed {
   idParam?: string;
   /**
    * Checked per item instead of at the route: a list that per-instance scopes filter (any
-   * authenticated caller gets it, minus what they may not see), or a socket whose messages
-   * each name their agent. Says how, in the documentation.
+   * authenticated caller gets it, minus what they may not see), a socket whose messages each
+   * name their agent, or the MCP server, whose tools each go through a route with its own scope.
+   * Says how, in the documentation.
    */
-  perItem?: "filters the list" | "checked per message";
+  perItem?: "filters the list" | "checked per message" | "checked per tool call";
 }
 
 /**

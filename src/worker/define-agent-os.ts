@@ -11,6 +11,7 @@ import type { ObjectStorage } from "../offload/object-storage.js";
 import { R2Storage } from "../offload/r2-storage.js";
 import { AgentOS } from "../os/agent-os.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
+import type { McpServerOptions } from "../mcp/mcp-server-options.js";
 import type { EnqueueRunInput } from "../queue/types.js";
 import { ComponentRegistry } from "./component-registry.js";
 import { readEnvConfig, type ConfigurationError, type WorkerConfig, type WorkerEnv } from "./env-config.js";
@@ -57,6 +58,8 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   queue?: { maxAttempts?: number };
   /** `xaiLoginRoutes(tokenManager)`: users sign in to SuperGrok under `/models/xai/login` */
   xaiLogin?: FromEnv<XaiLoginRoutes, E>;
+  /** serve the AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `true`, or which tools and hosts */
+  mcpServer?: FromEnv<boolean | McpServerOptions, E>;
   /** the cron tick (`scheduled`): `enabled: false` makes it do nothing */
   scheduler?: { enabled?: boolean };
 }
@@ -139,6 +142,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           knowledge,
           interfaces,
           maxUploadBytes: config.maxUploadBytes,
+          mcpServer: resolve(def.mcpServer, env, config),
           websocket: upgradeWebSocket,
           maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
           ...(storage.media ? { mediaStorage: storage.media } : {}),

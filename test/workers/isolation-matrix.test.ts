@@ -1026,6 +1026,10 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /telegram/webhook":
     "telegram-interface.test.ts: a session per user in a group; a stranger's press continues nothing, the asker's once",
   "GET /telegram/status": "public, no user data",
+  "POST /mcp":
+    "each tool goes through the REST route it stands for, as the caller (test/node/mcp-server.test.ts: A cannot list, read, continue or cancel B's runs)",
+  "GET /mcp": "always 405, no data",
+  "DELETE /mcp": "always 405, no data",
   "GET /whatsapp/webhook": "Meta's verification: no user data",
   "POST /whatsapp/webhook":
     "whatsapp-interface.test.ts: each sender's session and user apart; only the run's user's press (or an admin's) continues it",

@@ -71,6 +71,8 @@ export interface Served {
   /** the interfaces mounted (`/config`'s `interfaces`) */
   interfaces?: readonly Pick<OSInterface, "type" | "version" | "prefix">[];
   auth: AuthConfig;
+  /** `/mcp` is served (`/info`'s `mcp`) */
+  mcp?: boolean;
 }
 
 /** `/`, `/health`, `/info` (no auth: nothing secret) and `/config` (auth). */
@@ -106,7 +108,7 @@ export function metaRoutes(os: OSIdentity, startedAtMs: number, served: Served) 
       agent_count: served.agents.length,
       team_count: served.teams?.length ?? 0,
       workflow_count: served.workflows?.length ?? 0,
-      mcp: { enabled: false, path: null, oauth: null },
+      mcp: { enabled: served.mcp === true, path: served.mcp ? "/mcp" : null, oauth: null },
       auth_mode: authMode,
     }),
   );

@@ -27,6 +27,9 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "GET /telegram/status": "agno's Telegram router answers a plain dict ({status})",
   "GET /whatsapp/webhook": "Meta's verification challenge, as text (agno answers it as PlainTextResponse)",
   "POST /whatsapp/webhook": "agno's WhatsApp router answers a plain dict",
+  "POST /mcp": "MCP's JSON-RPC messages (agno mounts fastmcp's app there, outside its response models)",
+  "GET /mcp": "a stateless MCP server's 405 (fastmcp's transport answers it likewise)",
+  "DELETE /mcp": "a stateless MCP server's 405",
 };
 
 /** Every route answered so far in this file, by route key, with the statuses seen. */

@@ -13,6 +13,7 @@ import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
 import { teamsWorkflowsScenarios } from "./scenarios/teams-workflows.js";
 import { interfacesScenarios } from "./scenarios/interfaces.js";
+import { mcpScenarios } from "./scenarios/mcp.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -20,6 +21,8 @@ const NO_SUCCESS_HERE: Record<string, string> = {
     "the deployment offers no remote content source (S3, GCS, SharePoint, GitHub): every config_id is unknown",
   "GET /knowledge/{knowledge_id}/sources/{source_id}/files":
     "the deployment offers no remote content source: every source_id is unknown (404)",
+  "GET /mcp": "a stateless MCP server offers no standalone SSE stream: always 405, as MCP's transport says",
+  "DELETE /mcp": "a stateless MCP server holds no session to end: always 405",
 };
 
 /**
@@ -38,6 +41,7 @@ describe("agno conformance", () => {
   describe("memories", memoriesScenarios);
   describe("knowledge", knowledgeScenarios);
   describe("chat interfaces", interfacesScenarios);
+  describe("mcp", mcpScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(

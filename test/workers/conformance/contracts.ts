@@ -38,6 +38,7 @@ function readContracts(): Contract[] {
   const agent = new Agent({ id: "assistant", model: new UnconfiguredModel() });
   const os = new AgentOS({
     agents: [agent],
+    mcpServer: true,
     knowledge: [new Knowledge({ name: "contracts", vectorDb: new InMemoryVectorDb() })],
     interfaces: [
       new Slack({ agent, token: "xoxb-contracts", signingSecret: "contracts" }),

@@ -93,7 +93,7 @@ export function metaScenarios(): void {
       agent_count: 1,
       team_count: 1,
       workflow_count: 1,
-      mcp: { enabled: false, path: null, oauth: null },
+      mcp: { enabled: true, path: "/mcp", oauth: null },
       auth_mode: "security_key",
     });
     const open = await conformingCall("/info", {}, { OS_SECURITY_KEY: undefined, AGNO_AUTH: "none" }, {});
