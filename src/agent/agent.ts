@@ -188,6 +188,11 @@ export interface RunOptions {
   /** the run that started this one (a team's run, for its members): stored as `parent_run_id` */
   parentRunId?: string;
   stream?: boolean;
+  /**
+   * tools the caller defines for this run only (agno's `client_tools`, an AG-UI frontend's tools),
+   * offered to the model beside the agent's own; a name the agent already has keeps the agent's
+   */
+  clientTools?: readonly Tool[];
 }
 
 export interface ContinueOptions {
@@ -199,6 +204,8 @@ export interface ContinueOptions {
   /** the run must belong to this user */
   userId?: string;
   stream?: boolean;
+  /** the caller's tools for the rest of the run (RunOptions.clientTools) */
+  clientTools?: readonly Tool[];
 }
 
 /**
@@ -400,6 +407,7 @@ export class Agent implements Component {
     saveState: (state: Record<string, unknown>) => Promise<void>,
     onFinalWrite?: RunEndHook,
     run?: RunOutput,
+    clientTools?: readonly Tool[],
   ): EngineConfig {
     const offload = this.offloadTarget();
     return {
@@ -408,7 +416,7 @@ export class Agent implements Component {
       ...(onFinalWrite ? { onFinalWrite } : {}),
       model: this.withStoredMedia(this.model),
       reasoningModel: this.withStoredMedia(this.reasoningModel),
-      tools: this.toolsFor(offload, run),
+      tools: withClientTools(this.toolsFor(offload, run), clientTools),
       answerFilter: offload && offloadAnswers(offload.store, offload.db),
       toolCallLimit: this.opts.toolCallLimit,
       parallelToolCalls: this.opts.parallelToolCalls ?? true,
@@ -571,7 +579,7 @@ export class Agent implements Component {
       output.messages.unshift(...(system ? [message("system", system)] : []), ...history);
     };
     return yield* new RunEngine(
-      this.engineConfig(opts.stream === true, saveState, onFinalWrite, output),
+      this.engineConfig(opts.stream === true, saveState, onFinalWrite, output, opts.clientTools),
       output,
       sessionState,
       dependencies,
@@ -810,6 +818,7 @@ export class Agent implements Component {
       approver: { isAdmin: input.isAdmin },
       stream: input.stream,
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
+      ...(input.clientTools ? { clientTools: input.clientTools } : {}),
     });
   }
 
@@ -856,7 +865,7 @@ export class Agent implements Component {
     }
     const calls = this.heldCalls(output);
     output.requirements = [];
-    return yield* this.resumePaused(output, calls, opts.stream === true);
+    return yield* this.resumePaused(output, calls, opts.stream === true, opts.clientTools);
   }
 
   /**
@@ -893,6 +902,7 @@ export class Agent implements Component {
     output: RunOutput,
     calls: PendingCall[],
     stream: boolean,
+    clientTools?: readonly Tool[],
   ): AsyncGenerator<RunEvent, RunOutput> {
     const session = await this.db!.getSession(output.session_id, { includeRuns: false });
     const state = {
@@ -901,7 +911,7 @@ export class Agent implements Component {
         {}),
     };
     return yield* new RunEngine(
-      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output),
+      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output, clientTools),
       output,
       state,
     ).resume(calls);
@@ -938,7 +948,13 @@ export class Agent implements Component {
         {}),
     };
     const engine = new RunEngine(
-      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state), undefined, output),
+      this.engineConfig(
+        opts.stream === true,
+        this.sessionSaver(output.session_id, state),
+        undefined,
+        output,
+        opts.clientTools,
+      ),
       output,
       state,
     );
@@ -1022,4 +1038,10 @@ function checkAddedTools(own: ReadonlyMap<string, Tool>, added: [option: string,
         throw new TypeError(`${option} adds the tool ${name}, which ${first} already hold: rename it or turn one off`);
       holder.set(name, option);
     }
+}
+
+/** The run's tools with the caller's added: a name the agent already has keeps the agent's tool. */
+function withClientTools(tools: Map<string, Tool>, clientTools: readonly Tool[] | undefined): Map<string, Tool> {
+  const added = (clientTools ?? []).filter((t) => !tools.has(t.name));
+  return added.length === 0 ? tools : new Map([...tools, ...added.map((t) => [t.name, t] as const)]);
 }
