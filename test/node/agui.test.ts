@@ -16,7 +16,9 @@ import { AgentOS } from "../../src/os/agent-os.js";
 import { JwtVerifier } from "../../src/os/auth/jwt.js";
 import type { AuthConfig } from "../../src/os/auth/middleware.js";
 import { tool } from "../../src/tools/tool.js";
+import { Team } from "../../src/team/team.js";
 import { scriptedModel } from "../support/agent-kit.js";
+import { scriptedAgent } from "../support/team-kit.js";
 import type { Turn } from "../support/model-script.js";
 
 const secret = crypto.getRandomValues(new Uint8Array(32));
@@ -80,6 +82,8 @@ function client(fetch: (url: string, init: RequestInit) => Promise<Response>, op
 
 const userSays = (text: string): Message => ({ id: crypto.randomUUID(), role: "user", content: text });
 const types = (events: BaseEvent[]) => events.map((e) => e.type as string);
+type Call = { id: string; function: { name: string; arguments: string } };
+const callsOf = (m: Message | undefined): Call[] => (m as { toolCalls?: Call[] } | undefined)?.toolCalls ?? [];
 
 async function scripted(turns: Turn[]) {
   return scriptedModel(turns);
@@ -123,8 +127,8 @@ describe("AGUI interface", () => {
     expect(JSON.parse((tooling[1] as unknown as { delta: string }).delta)).toEqual({ city: "Lyon" });
     expect(JSON.parse((tooling[3] as unknown as { content: string }).content)).toEqual({ city: "Lyon", celsius: 21 });
     expect(agent.messages.at(-1)?.content).toBe("It is 21 degrees in Lyon.");
-    const call = agent.messages.find((m) => m.role === "assistant" && m.toolCalls?.length);
-    expect(call?.toolCalls?.[0]?.function.name).toBe("get_weather");
+    const call = agent.messages.find((m) => m.role === "assistant" && callsOf(m).length > 0);
+    expect(callsOf(call)[0]?.function.name).toBe("get_weather");
   });
 
   it("pauses on a frontend tool and goes on when the next input carries its result", async () => {
@@ -145,9 +149,9 @@ describe("AGUI interface", () => {
     await agent.runAgent({ tools: frontendTools });
 
     expect(types(events).at(-1)).toBe("RUN_FINISHED");
-    const asked = agent.messages.find((m) => m.role === "assistant" && m.toolCalls?.length);
-    expect(asked?.toolCalls?.[0]).toMatchObject({ id: "call_bg", function: { name: "change_background" } });
-    expect(JSON.parse(asked!.toolCalls![0]!.function.arguments)).toEqual({ color: "teal" });
+    const asked = agent.messages.find((m) => m.role === "assistant" && callsOf(m).length > 0);
+    expect(callsOf(asked)[0]).toMatchObject({ id: "call_bg", function: { name: "change_background" } });
+    expect(JSON.parse(callsOf(asked)[0]!.function.arguments)).toEqual({ color: "teal" });
     const firstRequest = (await script.requests())[0]!.body as { tools?: Array<{ function: { name: string } }> };
     expect(firstRequest.tools?.map((t) => t.function.name)).toContain("change_background");
     const [paused] = (await db.getRuns({ sessionId: "thread-frontend" })).data;
@@ -272,5 +276,32 @@ describe("AGUI interface", () => {
     const done = (await db.getRun(paused!.run_id))?.run_data as unknown as RunOutput;
     expect(done.status).toBe("COMPLETED");
     expect(agent.messages.at(-1)?.content).toBe("Ordered.");
+  });
+
+  it("runs a team: the leader's delegation as a tool call, the member's run as a step, the leader's answer as text", async () => {
+    const member = await scriptedAgent("researcher", [{ text: "Found it.", chunkSize: 100 }]);
+    const { model } = await scripted([
+      { toolCalls: [{ id: "call_d", name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Find" } }] },
+      { text: "The team found it." },
+    ]);
+    const team = new Team({ id: "desk", name: "Desk", model, members: [member.agent] });
+    const db = new MemoryDb();
+    const os = new AgentOS({ teams: [team], interfaces: [new AGUI({ team, prefix: "/desk" })], auth: { mode: "none" } });
+    const fetch = async (url: string, init?: RequestInit) => os.fetch(new Request(url, init), { dbs: [db] });
+    const agent = new HttpAgent({ url: "http://os.test/desk/agui", fetch, threadId: "thread-team" });
+    const events: BaseEvent[] = [];
+    agent.subscribe({ onEvent: ({ event }) => void events.push(event) });
+    agent.addMessage(userSays("Find it"));
+    await agent.runAgent();
+
+    const seen = types(events);
+    expect(seen.filter((t) => t.startsWith("STEP_"))).toEqual(["STEP_STARTED", "STEP_FINISHED"]);
+    expect(events.find((e) => e.type === "STEP_STARTED")).toMatchObject({ stepName: "researcher" });
+    expect(events.find((e) => e.type === "TOOL_CALL_START")).toMatchObject({ toolCallName: "delegate_task_to_member" });
+    expect(seen.at(-1)).toBe("RUN_FINISHED");
+    expect(agent.messages.at(-1)?.content).toBe("The team found it.");
+    const runs = (await db.getRuns({ sessionId: "thread-team", teamId: "desk" })).data;
+    expect(runs.map((r) => r.status)).toEqual(["COMPLETED"]);
+    expect((await (await fetch("http://os.test/desk/status")).json())).toEqual({ status: "available" });
   });
 });

@@ -1026,6 +1026,9 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /telegram/webhook":
     "telegram-interface.test.ts: a session per user in a group; a stranger's press continues nothing, the asker's once",
   "GET /telegram/status": "public, no user data",
+  "POST /agui":
+    "agui.test.ts: the thread is the caller's session; another user's thread is neither added to nor its paused run continued (404)",
+  "GET /status": "AG-UI's status probe: public, no user data",
   "GET /whatsapp/webhook": "Meta's verification: no user data",
   "POST /whatsapp/webhook":
     "whatsapp-interface.test.ts: each sender's session and user apart; only the run's user's press (or an admin's) continues it",

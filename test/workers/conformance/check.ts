@@ -27,6 +27,8 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "GET /telegram/status": "agno's Telegram router answers a plain dict ({status})",
   "GET /whatsapp/webhook": "Meta's verification challenge, as text (agno answers it as PlainTextResponse)",
   "POST /whatsapp/webhook": "agno's WhatsApp router answers a plain dict",
+  "POST /agui": "AG-UI's events as SSE (agno's AG-UI router streams them without a model)",
+  "GET /status": "agno's AG-UI router answers a plain dict ({status})",
 };
 
 /** Every route answered so far in this file, by route key, with the statuses seen. */
