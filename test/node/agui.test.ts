@@ -67,7 +67,10 @@ function osFor(model: Model, auth: AuthConfig = { mode: "none" }, opts: { maxBod
 }
 
 /** AG-UI's client, its requests answered by `fetch`; `events` collects what it receives. */
-function client(fetch: (url: string, init: RequestInit) => Promise<Response>, opts: Partial<{ threadId: string; headers: Record<string, string>; state: Record<string, unknown> }> = {}) {
+function client(
+  fetch: (url: string, init: RequestInit) => Promise<Response>,
+  opts: Partial<{ threadId: string; headers: Record<string, string>; state: Record<string, unknown> }> = {},
+) {
   const agent = new HttpAgent({
     url: "http://os.test/agui",
     fetch,
@@ -201,7 +204,11 @@ describe("AGUI interface", () => {
       ["messages not a list", JSON.stringify({ ...valid, messages: "hi" }), 422],
       ["no user message", JSON.stringify({ ...valid, messages: [{ id: "m", role: "assistant", content: "x" }] }), 422],
       ["a tool with a bad name", JSON.stringify({ ...valid, tools: [{ name: "a b", description: "" }] }), 422],
-      ["tool results nobody waits on", JSON.stringify({ ...valid, messages: [{ id: "t", role: "tool", toolCallId: "x", content: "1" }] }), 404],
+      [
+        "tool results nobody waits on",
+        JSON.stringify({ ...valid, messages: [{ id: "t", role: "tool", toolCallId: "x", content: "1" }] }),
+        404,
+      ],
       ["too large", JSON.stringify({ ...valid, state: { blob: "x".repeat(100 * 1024) } }), 413],
     ];
     for (const [name, body, status] of cases) {
@@ -224,7 +231,11 @@ describe("AGUI interface", () => {
       messages: [{ id: "m", role: "user", content: "hi" }],
     });
     const post = (headers: Record<string, string>) =>
-      fetch("http://os.test/agui", { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+      fetch("http://os.test/agui", {
+        method: "POST",
+        headers: { "content-type": "application/json", ...headers },
+        body,
+      });
     expect((await post({})).status).toBe(401);
     const reader = await token("ann", ["agents:read", "sessions:read"]);
     expect((await post({ authorization: `Bearer ${reader}` })).status).toBe(403);
@@ -281,12 +292,20 @@ describe("AGUI interface", () => {
   it("runs a team: the leader's delegation as a tool call, the member's run as a step, the leader's answer as text", async () => {
     const member = await scriptedAgent("researcher", [{ text: "Found it.", chunkSize: 100 }]);
     const { model } = await scripted([
-      { toolCalls: [{ id: "call_d", name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Find" } }] },
+      {
+        toolCalls: [
+          { id: "call_d", name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Find" } },
+        ],
+      },
       { text: "The team found it." },
     ]);
     const team = new Team({ id: "desk", name: "Desk", model, members: [member.agent] });
     const db = new MemoryDb();
-    const os = new AgentOS({ teams: [team], interfaces: [new AGUI({ team, prefix: "/desk" })], auth: { mode: "none" } });
+    const os = new AgentOS({
+      teams: [team],
+      interfaces: [new AGUI({ team, prefix: "/desk" })],
+      auth: { mode: "none" },
+    });
     const fetch = async (url: string, init?: RequestInit) => os.fetch(new Request(url, init), { dbs: [db] });
     const agent = new HttpAgent({ url: "http://os.test/desk/agui", fetch, threadId: "thread-team" });
     const events: BaseEvent[] = [];
@@ -302,6 +321,6 @@ describe("AGUI interface", () => {
     expect(agent.messages.at(-1)?.content).toBe("The team found it.");
     const runs = (await db.getRuns({ sessionId: "thread-team", teamId: "desk" })).data;
     expect(runs.map((r) => r.status)).toEqual(["COMPLETED"]);
-    expect((await (await fetch("http://os.test/desk/status")).json())).toEqual({ status: "available" });
+    expect(await (await fetch("http://os.test/desk/status")).json()).toEqual({ status: "available" });
   });
 });

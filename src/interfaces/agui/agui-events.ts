@@ -84,8 +84,7 @@ export class AguiTranslator {
       return out;
     }
     if (kind === "RunPaused") out.push(...this.pausedTools(end as Extract<RunEvent, { event: "RunPaused" }>));
-    if (this.state !== undefined)
-      out.push({ type: "STATE_SNAPSHOT", snapshot: output?.session_state ?? this.state });
+    if (this.state !== undefined) out.push({ type: "STATE_SNAPSHOT", snapshot: output?.session_state ?? this.state });
     out.push({ type: "RUN_FINISHED", threadId: this.ids.threadId, runId: this.ids.runId });
     return out;
   }
