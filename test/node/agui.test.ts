@@ -48,8 +48,16 @@ const weather = tool({
   execute: ({ city }) => ({ city, celsius: 21 }),
 });
 
+const deleteFile = tool({
+  name: "delete_file",
+  description: "Deletes a file",
+  parameters: z.object({ path: z.string() }),
+  requiresConfirmation: true,
+  execute: ({ path }) => `deleted ${path}`,
+});
+
 function assistant(model: Model) {
-  return new Agent({ id: "assistant", name: "Assistant", model, tools: [weather, addToCount] });
+  return new Agent({ id: "assistant", name: "Assistant", model, tools: [weather, addToCount, deleteFile] });
 }
 
 /** An AgentOS serving the agent with AGUI in front, on a memory db; `fetch` routes a client's requests to it. */
@@ -172,6 +180,29 @@ describe("AGUI interface", () => {
     expect(runs.map((r) => r.status)).toEqual(["COMPLETED"]);
     const second = (await script.requests())[1]!.body as { messages: Array<{ role: string; content?: unknown }> };
     expect(second.messages.find((m) => m.role === "tool")?.content).toBe("background set");
+  });
+
+  it("asks the frontend to confirm an agent's own tool, and runs it once the answer accepts", async () => {
+    const { model } = await scripted([
+      { toolCalls: [{ id: "call_del", name: "delete_file", arguments: { path: "a.txt" } }] },
+      { text: "Deleted a.txt." },
+    ]);
+    const { fetch, db } = osFor(model);
+    const { agent, events } = client(fetch, { threadId: "thread-confirm" });
+    agent.addMessage(userSays("Delete a.txt"));
+    await agent.runAgent();
+    expect(events.find((e) => e.type === "TOOL_CALL_START")).toMatchObject({
+      toolCallId: "call_del",
+      toolCallName: "delete_file",
+    });
+    expect((await db.getRuns({ sessionId: "thread-confirm" })).data[0]?.status).toBe("PAUSED");
+
+    events.length = 0;
+    agent.addMessage({ id: crypto.randomUUID(), role: "tool", toolCallId: "call_del", content: '{"accepted": true}' });
+    await agent.runAgent();
+    const result = events.find((e) => e.type === "TOOL_CALL_RESULT") as unknown as { content: string } | undefined;
+    expect(result?.content).toBe(JSON.stringify("deleted a.txt"));
+    expect(agent.messages.at(-1)?.content).toBe("Deleted a.txt.");
   });
 
   it("starts with the frontend's state and ends with the state the run left", async () => {
