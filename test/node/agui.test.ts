@@ -122,6 +122,24 @@ describe("AGUI interface", () => {
     expect(session?.runs[0]?.run_id).toBe((events[0] as unknown as { runId: string }).runId);
   });
 
+  it("streams the model's reasoning as a reasoning message before the answer", async () => {
+    const { model } = await scriptedModel([{ reasoning: "The user wants a greeting.", text: "Hello." }], "anthropic");
+    const { fetch } = osFor(model);
+    const { agent, events } = client(fetch);
+    agent.addMessage(userSays("Say hello"));
+    await agent.runAgent();
+
+    const seen = types(events);
+    expect(seen.indexOf("REASONING_START")).toBeGreaterThan(0);
+    expect(seen.indexOf("REASONING_END")).toBeLessThan(seen.indexOf("TEXT_MESSAGE_START"));
+    const thought = events
+      .filter((e) => e.type === "REASONING_MESSAGE_CONTENT")
+      .map((e) => (e as unknown as { delta: string }).delta)
+      .join("");
+    expect(thought).toBe("The user wants a greeting.");
+    expect(agent.messages.at(-1)?.content).toBe("Hello.");
+  });
+
   it("streams a tool call as start, args, end and result, then the answer", async () => {
     const { model } = await scripted([
       { toolCalls: [{ id: "call_w", name: "get_weather", arguments: { city: "Lyon" } }] },

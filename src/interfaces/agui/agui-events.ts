@@ -36,6 +36,8 @@ export class AguiTranslator {
   private readonly openTools = new Set<string>();
   private readonly endedTools = new Set<string>();
   private readonly steps = new Map<string, string>();
+  /** the reasoning message being streamed, if one is open */
+  private reasoningId: string | undefined;
   /** the run's end as its events said it (completed, paused, failed or cancelled) */
   private end: RunEvent | undefined;
 
@@ -96,7 +98,9 @@ export class AguiTranslator {
 
   private content(event: Extract<RunEvent, { event: "RunContent" }>): AguiEvent[] {
     const out: AguiEvent[] = [];
+    if (event.reasoning_content) out.push(...this.reasoning(event.reasoning_content));
     if (!event.content) return out;
+    out.push(...this.closeReasoning());
     if (!this.textOpen) {
       this.textId = crypto.randomUUID();
       this.textOpen = true;
@@ -107,8 +111,32 @@ export class AguiTranslator {
     return out;
   }
 
-  private toolStarted(tool: ToolExecution): AguiEvent[] {
+  /** The model's reasoning as AG-UI's reasoning message, opened on its first fragment. */
+  private reasoning(delta: string): AguiEvent[] {
     const out = this.closeText();
+    if (this.reasoningId === undefined) {
+      this.reasoningId = crypto.randomUUID();
+      out.push(
+        { type: "REASONING_START", messageId: this.reasoningId },
+        { type: "REASONING_MESSAGE_START", messageId: this.reasoningId, role: "reasoning" },
+      );
+    }
+    out.push({ type: "REASONING_MESSAGE_CONTENT", messageId: this.reasoningId, delta });
+    return out;
+  }
+
+  private closeReasoning(): AguiEvent[] {
+    const id = this.reasoningId;
+    if (id === undefined) return [];
+    this.reasoningId = undefined;
+    return [
+      { type: "REASONING_MESSAGE_END", messageId: id },
+      { type: "REASONING_END", messageId: id },
+    ];
+  }
+
+  private toolStarted(tool: ToolExecution): AguiEvent[] {
+    const out = [...this.closeReasoning(), ...this.closeText()];
     // AG-UI hangs a tool call on an assistant message: an empty one when the model wrote nothing first.
     if (!this.toolParent) {
       this.toolParent = crypto.randomUUID();
@@ -169,7 +197,7 @@ export class AguiTranslator {
       if (this.steps.has(event.run_id)) return [];
       const stepName = String(event.agent_name ?? event.agent_id ?? event.team_name ?? event.team_id ?? "member");
       this.steps.set(event.run_id, stepName);
-      return [...this.closeText(), { type: "STEP_STARTED", stepName }];
+      return [...this.closeReasoning(), ...this.closeText(), { type: "STEP_STARTED", stepName }];
     }
     if (["RunCompleted", "RunPaused", "RunError", "RunCancelled"].includes(name)) {
       const stepName = this.steps.get(event.run_id);
@@ -188,7 +216,7 @@ export class AguiTranslator {
   }
 
   private closeOpen(): AguiEvent[] {
-    const out: AguiEvent[] = [];
+    const out: AguiEvent[] = this.closeReasoning();
     for (const [runId, stepName] of this.steps) {
       out.push({ type: "STEP_FINISHED", stepName });
       this.steps.delete(runId);
