@@ -77,7 +77,7 @@ function assistantFrom(env: Env, config: WorkerConfig): Agent {
 
 const os = defineAgentOS({
   agents: (env: Env, config) => [assistantFrom(env, config)],
-  // Slack, Telegram and WhatsApp bots in front of the assistant, each when its secrets are set.
+  // AG-UI in front of the assistant; Slack, Telegram and WhatsApp bots too, each when its secrets are set.
   interfaces: (env: Env, config) => exampleInterfaces(assistantFrom(env, config), config),
   // A small team (a researcher and a writer) and a workflow with a person's review before writing.
   teams: (env: Env, config) => [exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],

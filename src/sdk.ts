@@ -414,6 +414,7 @@ export {
   type TelegramOptions,
 } from "./interfaces/telegram/index.js";
 export { Slack, type SlackOptions } from "./interfaces/slack/slack.js";
+export { AGUI, type AGUIOptions } from "./interfaces/agui/index.js";
 export type { ChatInterface, InterfaceJobDeps } from "./interfaces/chat-interface.js";
 export { isChatInterface } from "./interfaces/chat-interface.js";
 export type { OSInterface, InterfaceRouteDeps } from "./interfaces/os-interface.js";

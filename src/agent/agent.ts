@@ -191,6 +191,11 @@ export interface RunOptions {
   /** the run that started this one (a team's run, for its members): stored as `parent_run_id` */
   parentRunId?: string;
   stream?: boolean;
+  /**
+   * tools the caller defines for this run only (agno's `client_tools`, an AG-UI frontend's tools),
+   * offered to the model beside the agent's own; a name the agent already has keeps the agent's
+   */
+  clientTools?: readonly Tool[];
 }
 
 export interface ContinueOptions {
@@ -202,6 +207,8 @@ export interface ContinueOptions {
   /** the run must belong to this user */
   userId?: string;
   stream?: boolean;
+  /** the caller's tools for the rest of the run (RunOptions.clientTools) */
+  clientTools?: readonly Tool[];
 }
 
 /**
@@ -444,6 +451,7 @@ export class Agent implements Component {
     onFinalWrite?: RunEndHook,
     run?: RunOutput,
     sourced?: Tool[],
+    clientTools?: readonly Tool[],
   ): EngineConfig {
     const offload = this.offloadTarget();
     return {
@@ -452,7 +460,7 @@ export class Agent implements Component {
       ...(onFinalWrite ? { onFinalWrite } : {}),
       model: this.withStoredMedia(this.model),
       reasoningModel: this.withStoredMedia(this.reasoningModel),
-      tools: this.toolsFor(offload, run, sourced),
+      tools: withClientTools(this.toolsFor(offload, run, sourced), clientTools),
       answerFilter: offload && offloadAnswers(offload.store, offload.db),
       toolCallLimit: this.opts.toolCallLimit,
       parallelToolCalls: this.opts.parallelToolCalls ?? true,
@@ -592,7 +600,14 @@ export class Agent implements Component {
     const userMessage = message("user", input, messageMedia(runMedia));
     output.messages.push(userMessage);
     const preHooks = this.opts.preHooks ?? [];
-    const config = this.engineConfig(opts.stream === true, saveState, onFinalWrite, output);
+    const config = this.engineConfig(
+      opts.stream === true,
+      saveState,
+      onFinalWrite,
+      output,
+      undefined,
+      opts.clientTools,
+    );
     const prepare = async (opened: () => Promise<void>) => {
       // Inside the run, so a source that fails (an MCP server that refuses) fails it as a RunError.
       const sourceCtx = { runId, sessionId, userId, sessionState, dependencies, component: this.ref };
@@ -856,6 +871,7 @@ export class Agent implements Component {
       approver: { isAdmin: input.isAdmin },
       stream: input.stream,
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
+      ...(input.clientTools ? { clientTools: input.clientTools } : {}),
     });
   }
 
@@ -903,7 +919,7 @@ export class Agent implements Component {
     const sourced = await this.sourceTools(this.sourceContext(output, output.session_state ?? {}), this.tools);
     const calls = this.heldCalls(output, sourced);
     output.requirements = [];
-    return yield* this.resumePaused(output, calls, opts.stream === true, sourced);
+    return yield* this.resumePaused(output, calls, opts.stream === true, sourced, opts.clientTools);
   }
 
   /**
@@ -946,6 +962,7 @@ export class Agent implements Component {
     calls: PendingCall[],
     stream: boolean,
     sourced?: Tool[],
+    clientTools?: readonly Tool[],
   ): AsyncGenerator<RunEvent, RunOutput> {
     const session = await this.db!.getSession(output.session_id, { includeRuns: false });
     const state = {
@@ -955,7 +972,7 @@ export class Agent implements Component {
     };
     sourced ??= await this.sourceTools(this.sourceContext(output, state), this.tools);
     return yield* new RunEngine(
-      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output, sourced),
+      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output, sourced, clientTools),
       output,
       state,
     ).resume(calls);
@@ -993,7 +1010,14 @@ export class Agent implements Component {
     };
     const sourced = await this.sourceTools(this.sourceContext(output, state), this.tools);
     const engine = new RunEngine(
-      this.engineConfig(opts.stream === true, this.sessionSaver(output.session_id, state), undefined, output, sourced),
+      this.engineConfig(
+        opts.stream === true,
+        this.sessionSaver(output.session_id, state),
+        undefined,
+        output,
+        sourced,
+        opts.clientTools,
+      ),
       output,
       state,
     );
@@ -1077,4 +1101,10 @@ function checkAddedTools(own: ReadonlyMap<string, Tool>, added: [option: string,
         throw new TypeError(`${option} adds the tool ${name}, which ${first} already hold: rename it or turn one off`);
       holder.set(name, option);
     }
+}
+
+/** The run's tools with the caller's added: a name the agent already has keeps the agent's tool. */
+function withClientTools(tools: Map<string, Tool>, clientTools: readonly Tool[] | undefined): Map<string, Tool> {
+  const added = (clientTools ?? []).filter((t) => !tools.has(t.name));
+  return added.length === 0 ? tools : new Map([...tools, ...added.map((t) => [t.name, t] as const)]);
 }

@@ -3,6 +3,7 @@ import type { RunRecord, RunRow } from "../db/types.js";
 import type { RunEvent } from "./events.js";
 import type { MediaInput } from "./media.js";
 import type { RunOutput } from "./run-output.js";
+import type { Tool } from "../tools/tool.js";
 
 /** What agno runs: an agent, a team of agents, or a workflow (agno's `run_type` / `component_type`). */
 export type ComponentType = "agent" | "team" | "workflow";
@@ -62,6 +63,8 @@ export interface ComponentRunInput {
   stream: boolean;
   /** makes the run's last write (see RunEndHook) */
   onFinalWrite?: RunEndHook;
+  /** tools the caller defines for this run only (agno's `client_tools`), see RunOptions.clientTools */
+  clientTools?: readonly Tool[];
 }
 
 /** How a paused run goes on (`POST …/continue` in plain values): the resolutions of what it waits on. */
@@ -73,6 +76,8 @@ export interface ComponentResumeInput {
   /** admin-only requirements need an admin */
   isAdmin: boolean;
   stream: boolean;
+  /** the caller's tools for the rest of the run, as on its start (RunOptions.clientTools) */
+  clientTools?: readonly Tool[];
 }
 
 /**

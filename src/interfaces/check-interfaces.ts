@@ -10,7 +10,8 @@ import type { OSInterface } from "./os-interface.js";
 export function checkInterfaces(interfaces: readonly OSInterface[], served: readonly Component[]): void {
   const prefixes = new Set<string>();
   for (const iface of interfaces) {
-    if (!/^\/[a-z0-9][a-z0-9/_-]*$/i.test(iface.prefix) || iface.prefix.endsWith("/"))
+    // "" mounts at the root, as agno's AG-UI does by default (`/agui`).
+    if (iface.prefix !== "" && (!/^\/[a-z0-9][a-z0-9/_-]*$/i.test(iface.prefix) || iface.prefix.endsWith("/")))
       throw new ValidationError(
         `interface ${iface.type}: prefix ${JSON.stringify(iface.prefix)} must look like "/slack"`,
         "interfaces",

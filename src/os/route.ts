@@ -12,6 +12,8 @@ export interface ScopeNeed {
   resource: string;
   action: string;
   idParam?: string;
+  /** the one instance the route acts on when its path names none (an interface in front of one agent) */
+  instance?: string;
   /**
    * Checked per item instead of at the route: a list that per-instance scopes filter (any
    * authenticated caller gets it, minus what they may not see), a socket whose messages each
@@ -69,11 +71,13 @@ export function defineRoute<R extends OSRoute>(def: R): DefinedRoute<R> {
     ...(authenticatedBy ? { "x-authenticated-by": authenticatedBy } : {}),
     ...(scope
       ? {
-          ...(scope.perItem ? {} : { middleware: requireScope(scope.resource, scope.action, scope.idParam) }),
+          ...(scope.perItem
+            ? {}
+            : { middleware: requireScope(scope.resource, scope.action, scope.idParam, scope.instance) }),
           security: [{ bearer: [] }],
           "x-required-scope": scope.perItem
             ? `${scope.resource}:{id}:${scope.action} (${scope.perItem})`
-            : scopeText(scope.resource, scope.action, scope.idParam && `{${scope.idParam}}`),
+            : scopeText(scope.resource, scope.action, scope.idParam ? `{${scope.idParam}}` : scope.instance),
         }
       : { middleware: publicRoute, security: [] }),
     responses: { ...(scope ? commonErrors : {}), ...(responses ?? { 200: { description: "OK" } }) },

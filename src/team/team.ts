@@ -248,6 +248,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
       approver: { isAdmin: input.isAdmin },
       stream: input.stream,
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
+      ...(input.clientTools ? { clientTools: input.clientTools } : {}),
     });
   }
 

@@ -34,6 +34,7 @@ describe("AgentOS over HTTP", () => {
       agents: [{ id: "assistant", db_id: "default" }],
       // The suite's env sets every platform's secrets (vitest.config.ts).
       interfaces: [
+        { type: "agui", version: expect.any(String), route: "" },
         { type: "slack", version: expect.any(String), route: "/slack" },
         { type: "telegram", version: expect.any(String), route: "/telegram" },
         { type: "whatsapp", version: expect.any(String), route: "/whatsapp" },

@@ -1030,6 +1030,9 @@ const ISOLATION_PROOF: Record<string, string> = {
     "each tool goes through the REST route it stands for, as the caller (test/node/mcp-server.test.ts: A cannot list, read, continue or cancel B's runs)",
   "GET /mcp": "always 405, no data",
   "DELETE /mcp": "always 405, no data",
+  "POST /agui":
+    "agui.test.ts: the thread is the caller's session; another user's thread is neither added to nor its paused run continued (404)",
+  "GET /status": "AG-UI's status probe: public, no user data",
   "GET /whatsapp/webhook": "Meta's verification: no user data",
   "POST /whatsapp/webhook":
     "whatsapp-interface.test.ts: each sender's session and user apart; only the run's user's press (or an admin's) continues it",

@@ -66,10 +66,15 @@ export function principalOf(c: Context<OSEnv>): Principal {
   return c.get("principal");
 }
 
-/** Route guard: 403 unless the caller holds the scope (for `idParam`'s instance, when given). */
-export function requireScope(resource: string, action: string, idParam?: string): MiddlewareHandler<OSEnv> {
+/** Route guard: 403 unless the caller holds the scope (for `idParam`'s instance, or the fixed `instance`, when given). */
+export function requireScope(
+  resource: string,
+  action: string,
+  idParam?: string,
+  instance?: string,
+): MiddlewareHandler<OSEnv> {
   return async (c, next) => {
-    const id = idParam ? c.req.param(idParam) : undefined;
+    const id = idParam ? c.req.param(idParam) : instance;
     if (!hasScope(principalOf(c), resource, action, id)) {
       throw new ForbiddenError(`this needs the scope ${scopeText(resource, action, id)}`);
     }

@@ -30,6 +30,8 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "POST /mcp": "MCP's JSON-RPC messages (agno mounts fastmcp's app there, outside its response models)",
   "GET /mcp": "a stateless MCP server's 405 (fastmcp's transport answers it likewise)",
   "DELETE /mcp": "a stateless MCP server's 405",
+  "POST /agui": "AG-UI's events as SSE (agno's AG-UI router streams them without a model)",
+  "GET /status": "agno's AG-UI router answers a plain dict ({status})",
 };
 
 /** Every route answered so far in this file, by route key, with the statuses seen. */

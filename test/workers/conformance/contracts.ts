@@ -4,6 +4,7 @@ import { InMemoryVectorDb } from "../../../src/knowledge/vectordb/in-memory-vect
 import { AgentOS } from "../../../src/os/agent-os.js";
 import { Agent } from "../../../src/agent/agent.js";
 import { UnconfiguredModel } from "../../../src/models/unconfigured-model.js";
+import { AGUI } from "../../../src/interfaces/agui/agui.js";
 import { Slack } from "../../../src/interfaces/slack/slack.js";
 import { Telegram } from "../../../src/interfaces/telegram/telegram.js";
 import { WhatsApp } from "../../../src/interfaces/whatsapp/whatsapp.js";
@@ -41,6 +42,7 @@ function readContracts(): Contract[] {
     mcpServer: true,
     knowledge: [new Knowledge({ name: "contracts", vectorDb: new InMemoryVectorDb() })],
     interfaces: [
+      new AGUI({ agent }),
       new Slack({ agent, token: "xoxb-contracts", signingSecret: "contracts" }),
       new Telegram({
         agent,

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { expect, it } from "vitest";
 import { conformingCall } from "../check.js";
+import { modelEnv } from "../../worker-client.js";
 
 const hex = (bytes: ArrayBuffer) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
 async function hmacHex(secret: string, text: string): Promise<string> {
@@ -114,5 +115,35 @@ export function interfacesScenarios(): void {
       {},
     );
     expect(receipts).toMatchObject({ status: 200, body: { status: "ignored", queued: 0 } });
+  });
+
+  it("AG-UI: a run streamed as AG-UI events, and the status probe", async () => {
+    const { env: e } = await modelEnv([{ text: "Hello from AG-UI." }]);
+    const threadId = `agui-conformance-${crypto.randomUUID()}`;
+    const run = await conformingCall(
+      "/agui",
+      {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          threadId,
+          runId: crypto.randomUUID(),
+          messages: [{ id: "m1", role: "user", content: "Say hello" }],
+          tools: [],
+          context: [],
+        }),
+      },
+      e,
+    );
+    expect(run.status).toBe(200);
+    expect(run.headers.get("content-type")).toMatch(/text\/event-stream/);
+    const types = run.text
+      .split("\n\n")
+      .filter((f) => f.startsWith("data: "))
+      .map((f) => (JSON.parse(f.slice(6)) as { type: string }).type);
+    expect(types[0]).toBe("RUN_STARTED");
+    expect(types).toContain("TEXT_MESSAGE_CONTENT");
+    expect(types.at(-1)).toBe("RUN_FINISHED");
+    expect(await conformingCall("/status", {}, {}, {})).toMatchObject({ status: 200, body: { status: "available" } });
   });
 }

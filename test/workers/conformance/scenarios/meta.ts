@@ -166,6 +166,7 @@ export function metaScenarios(): void {
       ],
       // agno's InterfaceResponse for each chat interface the suite's env turns on.
       interfaces: [
+        { type: "agui", version: "1.0", route: "" },
         { type: "slack", version: "1.0", route: "/slack" },
         { type: "telegram", version: "1.0", route: "/telegram" },
         { type: "whatsapp", version: "1.0", route: "/whatsapp" },

@@ -1,0 +1,1 @@
+export { AGUI, type AGUIOptions } from "./agui.js";
