@@ -69,6 +69,8 @@ describe("A2A on the example Worker", () => {
     }
     const stolen = await rpc("A", `${flow}/v1/message:send`, "message/send", message("yes", { taskId: id }));
     expect(stolen).toMatchObject({ status: 404, body: { error_id: "not_found" } });
+    const streamed = await rpc("A", `${flow}/v1/message:stream`, "message/stream", message("yes", { taskId: id }));
+    expect(streamed).toMatchObject({ status: 404, body: { error_id: "not_found" } });
     // Still waiting on B's review; B's yes writes the post.
     expect((await rpc("B", `${flow}/v1/tasks:get`, "tasks/get", { id })).task.status.state).toBe("input-required");
     const done = await rpc("B", `${flow}/v1/message:send`, "message/send", message("yes", { taskId: id, contextId }));
