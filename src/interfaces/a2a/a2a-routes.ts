@@ -16,6 +16,8 @@ import { a2aStream, failedFrame, type A2AFrame, type StreamState } from "./a2a-s
 import { taskOf, type RunLike } from "./a2a-task.js";
 import {
   a2aEnvelope,
+  a2aTaskAnswer,
+  agentCardSchema,
   messageSendParams,
   rpcResult,
   taskParams,
@@ -45,8 +47,6 @@ const ACTION_OF: Record<A2AMethod, "run" | "read"> = {
   "tasks/get": "read",
   "tasks/cancel": "run",
 };
-
-const rpcAnswer = z.object({ jsonrpc: z.literal("2.0"), id: z.union([z.string(), z.number()]).nullable(), result: z.unknown() });
 
 /** `params` checked against `schema`: a 400 naming the field, as agno answers an invalid A2A request. */
 function paramsOf<T extends z.ZodType>(schema: T, params: unknown): z.infer<T> {
@@ -85,7 +85,7 @@ export function a2aRoutes(prefix: string, components: readonly Component[], deps
       tags: [kind.tag],
       scope: { resource: kind.plural, action: "read", idParam: kind.param },
       request: { params: pathParams },
-      responses: { 200: jsonAnswer(z.record(z.string(), z.unknown()), "The agent card"), ...errorAnswers(kind.type, 404) },
+      responses: { 200: jsonAnswer(agentCardSchema, "The agent card"), ...errorAnswers(kind.type, 404) },
     });
     handle(app, card, (c) => {
       const id = c.req.param(kind.param)!;
@@ -109,7 +109,7 @@ export function a2aRoutes(prefix: string, components: readonly Component[], deps
         responses: {
           200: {
             description: "The JSON-RPC result (a Task), or for message/stream its SSE stream of results",
-            content: { "application/json": { schema: rpcAnswer }, "text/event-stream": {} },
+            content: { "application/json": { schema: a2aTaskAnswer }, "text/event-stream": {} },
           },
           ...errorAnswers(kind.type, 400, 404, 409, 503),
         },

@@ -153,3 +153,79 @@ export type StreamResult = Task | A2AOutMessage | TaskStatusUpdateEvent | TaskAr
 export function rpcResult(id: string | number | null | undefined, result: unknown) {
   return { jsonrpc: "2.0" as const, id: id ?? null, result };
 }
+
+const STATES = [
+  "submitted",
+  "working",
+  "input-required",
+  "completed",
+  "canceled",
+  "failed",
+  "rejected",
+  "auth-required",
+  "unknown",
+] as const;
+
+const outMessage = z.object({
+  kind: z.literal("message"),
+  messageId: z.string(),
+  role: z.enum(["user", "agent"]),
+  parts: z.array(a2aPart),
+  contextId: z.string().optional(),
+  taskId: z.string().optional(),
+  metadata,
+});
+const artifact = z.object({
+  artifactId: z.string(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  parts: z.array(a2aPart),
+  metadata,
+});
+
+/** A2A 0.3's Task, as the routes answer it (the documented answer the conformance suite parses). */
+export const a2aTaskSchema = z
+  .object({
+    kind: z.literal("task"),
+    id: z.string(),
+    contextId: z.string(),
+    status: z.object({ state: z.enum(STATES), message: outMessage.optional(), timestamp: z.string().optional() }),
+    history: z.array(outMessage).optional(),
+    artifacts: z.array(artifact).optional(),
+    metadata,
+  })
+  .meta({ id: "A2ATask" });
+
+/** The JSON-RPC answer of message/send, tasks/get and tasks/cancel (a2a-sdk's SendMessageSuccessResponse). */
+export const a2aTaskAnswer = z
+  .object({ jsonrpc: z.literal("2.0"), id: z.union([z.string(), z.number()]).nullable(), result: a2aTaskSchema })
+  .meta({ id: "A2ATaskAnswer" });
+
+/** A2A 0.3's AgentCard, as `agentCard` builds it. */
+export const agentCardSchema = z
+  .object({
+    protocolVersion: z.string(),
+    name: z.string(),
+    description: z.string(),
+    url: z.string(),
+    preferredTransport: z.literal("JSONRPC"),
+    version: z.string(),
+    capabilities: z.object({
+      streaming: z.boolean(),
+      pushNotifications: z.boolean(),
+      stateTransitionHistory: z.boolean(),
+    }),
+    defaultInputModes: z.array(z.string()),
+    defaultOutputModes: z.array(z.string()),
+    skills: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        description: z.string(),
+        tags: z.array(z.string()),
+        outputModes: z.array(z.string()).optional(),
+      }),
+    ),
+    supportsAuthenticatedExtendedCard: z.boolean(),
+  })
+  .meta({ id: "A2AAgentCard" });
