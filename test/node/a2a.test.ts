@@ -259,6 +259,26 @@ describe("A2A through the official client", () => {
     });
   });
 
+  it("cancels a running task: the stream that runs it ends canceled", async () => {
+    const { clientFor, settle } = await setup([{ hang: true }]);
+    const client = await clientFor("agents/ops");
+    const stream = client.sendMessageStream({
+      tenant: "",
+      message: userMessage("take your time"),
+      configuration: undefined,
+      metadata: undefined,
+    });
+    const first = await stream.next();
+    const taskId = (first.value!.payload!.value as Task).id;
+    expect((await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_WORKING);
+    const cancelled = await client.cancelTask({ tenant: "", id: taskId, metadata: undefined });
+    expect(cancelled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+    const rest = [];
+    for await (const e of stream) rest.push(e);
+    await settle();
+    expect((rest.at(-1)!.payload!.value as any).status.state).toBe(TaskState.TASK_STATE_CANCELED);
+  }, 30_000);
+
   it("runs a team and a workflow", async () => {
     const { clientFor } = await setup([{ text: "The desk answers." }]);
     const team = await clientFor("teams/desk");

@@ -76,7 +76,7 @@ describe("chat interfaces through npm run dev", () => {
       dev = await startDev(env);
       const url = dev.url;
       const config = (await (await fetch(`${url}/config`)).json()) as { interfaces: Array<{ type: string }> };
-      expect(config.interfaces.map((i) => i.type)).toEqual(["slack", "telegram", "whatsapp"]);
+      expect(config.interfaces.map((i) => i.type)).toEqual(["slack", "telegram", "whatsapp", "a2a"]);
 
       // Telegram: the secret token header.
       const tg = await fetch(`${url}/telegram/webhook`, {

@@ -13,6 +13,7 @@ import { routersScenarios } from "./scenarios/routers.js";
 import { sessionsScenarios } from "./scenarios/sessions.js";
 import { teamsWorkflowsScenarios } from "./scenarios/teams-workflows.js";
 import { interfacesScenarios } from "./scenarios/interfaces.js";
+import { a2aScenarios } from "./scenarios/a2a.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -38,6 +39,7 @@ describe("agno conformance", () => {
   describe("memories", memoriesScenarios);
   describe("knowledge", knowledgeScenarios);
   describe("chat interfaces", interfacesScenarios);
+  describe("A2A", a2aScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(

@@ -41,7 +41,11 @@ function readContracts(): Contract[] {
   // some (/knowledge, /slack, /telegram, /whatsapp, /a2a) are declared too.
   const agent = new Agent({ id: "assistant", model: new UnconfiguredModel() });
   const team = new Team({ id: "writing-desk", model: new UnconfiguredModel(), members: [agent] });
-  const workflow = new Workflow({ id: "blog-post", name: "Blog post", steps: [new Step({ name: "s", executor: () => "x" })] });
+  const workflow = new Workflow({
+    id: "blog-post",
+    name: "Blog post",
+    steps: [new Step({ name: "s", executor: () => "x" })],
+  });
   const os = new AgentOS({
     agents: [agent],
     teams: [team],

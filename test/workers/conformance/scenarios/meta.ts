@@ -164,11 +164,12 @@ export function metaScenarios(): void {
           is_component: false,
         },
       ],
-      // agno's InterfaceResponse for each chat interface the suite's env turns on.
+      // agno's InterfaceResponse for each chat interface the suite's env turns on, then A2A (always on).
       interfaces: [
         { type: "slack", version: "1.0", route: "/slack" },
         { type: "telegram", version: "1.0", route: "/telegram" },
         { type: "whatsapp", version: "1.0", route: "/whatsapp" },
+        { type: "a2a", version: "1.0", route: "/a2a" },
       ],
     });
   });
