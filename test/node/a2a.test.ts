@@ -4,13 +4,16 @@
  * the card, a run, a streamed run, a pause answered by a follow-up, get and cancel, a team and a
  * workflow; and raw requests for bad input, auth and per-user isolation.
  */
+import { ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from "@a2a-js/sdk/client";
 import {
-  ClientFactory,
-  DefaultAgentCardResolver,
-  JsonRpcTransportFactory,
-  type Client,
-} from "@a2a-js/sdk/client";
-import { Role, TaskState, type Message, type Task } from "@a2a-js/sdk";
+  Role,
+  TaskState,
+  type Message,
+  type StreamResponse,
+  type Task,
+  type TaskArtifactUpdateEvent,
+  type TaskStatusUpdateEvent,
+} from "@a2a-js/sdk";
 import { base64url, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -91,6 +94,7 @@ async function setup(turns: Turn[]) {
       headers: { "content-type": "application/json" },
       body: typeof body === "string" ? body : JSON.stringify(body),
     });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read the answer's fields freely
     return { status: res.status, body: (await res.json()) as Record<string, any> };
   };
   return { os, db, script, clientFor, rpc, fetchAs, settle: () => Promise.all(pending) };
@@ -111,6 +115,11 @@ const send = (client: Client, message: Message) =>
   client.sendMessage({ tenant: "", message, configuration: undefined, metadata: undefined });
 const textOf = (parts: Message["parts"] | undefined) =>
   (parts ?? []).map((p) => (p.content?.$case === "text" ? p.content.value : "")).join("");
+/** A stream event's status update, or its artifact update (undefined for another kind). */
+const statusOf = (e: StreamResponse | undefined): TaskStatusUpdateEvent | undefined =>
+  e?.payload?.$case === "statusUpdate" ? e.payload.value : undefined;
+const artifactOf = (e: StreamResponse): TaskArtifactUpdateEvent | undefined =>
+  e.payload?.$case === "artifactUpdate" ? e.payload.value : undefined;
 const asTask = (result: Message | Task): Task => {
   expect("status" in result).toBe(true);
   return result as Task;
@@ -180,19 +189,19 @@ describe("A2A through the official client", () => {
     expect(kinds[0]).toBe("task");
     expect(kinds[1]).toBe("statusUpdate");
     expect(kinds.at(-1)).toBe("statusUpdate");
-    const chunks = events.filter((e) => e.payload?.$case === "artifactUpdate").map((e) => e.payload!.value as any);
+    const chunks = events.flatMap((e) => artifactOf(e) ?? []);
     expect(chunks.length).toBeGreaterThan(2);
     const last = chunks.at(-1)!;
     expect(last).toMatchObject({ lastChunk: true, append: false });
-    expect(textOf(last.artifact.parts)).toBe("Streaming answer here.");
+    expect(textOf(last.artifact?.parts)).toBe("Streaming answer here.");
     expect(
       chunks
         .slice(0, -1)
-        .map((c) => textOf(c.artifact.parts))
+        .map((c) => textOf(c.artifact?.parts))
         .join(""),
     ).toBe("Streaming answer here.");
-    const final = events.at(-1)!.payload!.value as any;
-    expect(final.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    const final = statusOf(events.at(-1))!;
+    expect(final.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     const taskId = (events[0]!.payload!.value as Task).id;
     expect((await client.getTask({ tenant: "", id: taskId })).status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
@@ -206,11 +215,11 @@ describe("A2A through the official client", () => {
     const client = await clientFor("agents/ops");
     const paused = asTask(await send(client, userMessage("delete /tmp/a")));
     expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
-    expect(textOf(paused.status?.message?.parts)).toMatch(/Confirm delete_file\(\{"path":"\/tmp\/a"\}\)\? Answer yes or no/);
-    expect(executed).toEqual([]);
-    const done = asTask(
-      await send(client, userMessage("yes", { taskId: paused.id, contextId: paused.contextId })),
+    expect(textOf(paused.status?.message?.parts)).toMatch(
+      /Confirm delete_file\(\{"path":"\/tmp\/a"\}\)\? Answer yes or no/,
     );
+    expect(executed).toEqual([]);
+    const done = asTask(await send(client, userMessage("yes", { taskId: paused.id, contextId: paused.contextId })));
     expect(done.id).toBe(paused.id);
     expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
     expect(textOf(done.status?.message?.parts)).toBe("Deleted /tmp/a.");
@@ -226,18 +235,23 @@ describe("A2A through the official client", () => {
     const client = await clientFor("agents/ops");
     const stream = async (message: Message) => {
       const out = [];
-      for await (const e of client.sendMessageStream({ tenant: "", message, configuration: undefined, metadata: undefined }))
+      for await (const e of client.sendMessageStream({
+        tenant: "",
+        message,
+        configuration: undefined,
+        metadata: undefined,
+      }))
         out.push(e);
       await settle();
       return out;
     };
     const first = await stream(userMessage("delete /etc"));
-    const pausedAt = first.at(-1)!.payload!.value as any;
-    expect(pausedAt.status.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    const pausedAt = statusOf(first.at(-1))!;
+    expect(pausedAt.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
     const second = await stream(userMessage("no, that is the system folder", { taskId: pausedAt.taskId }));
-    const end = second.at(-1)!.payload!.value as any;
-    expect(end.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(textOf(end.status.message.parts)).toBe("Left /etc alone.");
+    const end = statusOf(second.at(-1))!;
+    expect(end.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(end.status?.message?.parts)).toBe("Left /etc alone.");
     expect(executed).toEqual([]);
     const toolMessage = ((await script.requests())[1]!.body.messages as Array<{ role: string; content: string }>).find(
       (m) => m.role === "tool",
@@ -276,7 +290,7 @@ describe("A2A through the official client", () => {
     const rest = [];
     for await (const e of stream) rest.push(e);
     await settle();
-    expect((rest.at(-1)!.payload!.value as any).status.state).toBe(TaskState.TASK_STATE_CANCELED);
+    expect(statusOf(rest.at(-1))?.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   }, 30_000);
 
   it("runs a team and a workflow", async () => {
@@ -299,10 +313,10 @@ describe("A2A through the official client", () => {
       metadata: undefined,
     }))
       events.push(e);
-    const final = events.at(-1)!.payload!.value as any;
-    expect(final.status.state).toBe(TaskState.TASK_STATE_COMPLETED);
-    expect(textOf(final.status.message.parts)).toBe("AGAIN!");
-    expect(events.some((e) => (e.payload?.value as any)?.metadata?.agno_event_type === "step_started")).toBe(true);
+    const final = statusOf(events.at(-1))!;
+    expect(final.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect(textOf(final.status?.message?.parts)).toBe("AGAIN!");
+    expect(events.some((e) => statusOf(e)?.metadata?.agno_event_type === "step_started")).toBe(true);
   });
 });
 
@@ -316,7 +330,11 @@ describe("A2A bad input, auth and isolation", () => {
       ["agents/ops/v1/message:send", { jsonrpc: "1.0", params: {} }, 422],
       ["agents/ops/v1/message:send", envelope("tasks/resubscribe", {}), 422],
       ["agents/ops/v1/message:send", envelope("message/send", {}), 400],
-      ["agents/ops/v1/message:send", envelope("message/send", { message: { messageId: "m", role: "user", parts: [] } }), 400],
+      [
+        "agents/ops/v1/message:send",
+        envelope("message/send", { message: { messageId: "m", role: "user", parts: [] } }),
+        400,
+      ],
       [
         "agents/ops/v1/message:send",
         envelope("message/send", { message: { messageId: "m", role: "agent", parts: [{ kind: "text", text: "x" }] } }),
@@ -352,7 +370,9 @@ describe("A2A bad input, auth and isolation", () => {
   it("refuses a missing token (401) and a token without the method's scope (403)", async () => {
     const { rpc, fetchAs } = await setup([]);
     expect((await fetchAs()("http://os.test/a2a/agents/ops/.well-known/agent-card.json")).status).toBe(401);
-    const send = envelope("message/send", { message: { messageId: "m", role: "user", parts: [{ kind: "text", text: "x" }] } });
+    const send = envelope("message/send", {
+      message: { messageId: "m", role: "user", parts: [{ kind: "text", text: "x" }] },
+    });
     expect((await rpc("agents/ops/v1/message:send", send, null)).status).toBe(401);
     const readOnly = ["agents:read"];
     expect((await rpc("agents/ops/v1/message:send", send, "alice", readOnly)).status).toBe(403);
@@ -370,14 +390,17 @@ describe("A2A bad input, auth and isolation", () => {
     const { rpc } = await setup([{ toolCalls: [{ id: "c4", name: "delete_file", arguments: { path: "/y" } }] }]);
     const started = await rpc(
       "agents/ops/v1/message:send",
-      envelope("message/send", { message: { messageId: "m1", role: "user", parts: [{ kind: "text", text: "delete /y" }] } }),
+      envelope("message/send", {
+        message: { messageId: "m1", role: "user", parts: [{ kind: "text", text: "delete /y" }] },
+      }),
       "alice",
     );
     expect(started.status).toBe(200);
     const task = started.body.result;
     expect(task).toMatchObject({ kind: "task", status: { state: "input-required" } });
     expect(started.body).toMatchObject({ jsonrpc: "2.0", id: 7 });
-    const asBob = async (method: string, params: unknown, path: string) => (await rpc(path, envelope(method, params), "bob")).status;
+    const asBob = async (method: string, params: unknown, path: string) =>
+      (await rpc(path, envelope(method, params), "bob")).status;
     expect(await asBob("tasks/get", { id: task.id }, "agents/ops/v1/tasks:get")).toBe(404);
     expect(await asBob("tasks/get", { id: task.id, contextId: task.contextId }, "agents/ops/v1/tasks:get")).toBe(404);
     expect(await asBob("tasks/cancel", { id: task.id }, "agents/ops/v1/tasks:cancel")).toBe(404);
@@ -389,7 +412,11 @@ describe("A2A bad input, auth and isolation", () => {
       ),
     ).toBe(404);
     // Naming alice as the user changes nothing under isolation.
-    const header = await rpc("agents/ops/v1/tasks:get", envelope("tasks/get", { id: task.id, metadata: { userId: "alice" } }), "bob");
+    const header = await rpc(
+      "agents/ops/v1/tasks:get",
+      envelope("tasks/get", { id: task.id, metadata: { userId: "alice" } }),
+      "bob",
+    );
     expect(header.status).toBe(404);
     const mine = await rpc("agents/ops/v1/tasks:get", envelope("tasks/get", { id: task.id }), "alice");
     expect(mine.body.result).toMatchObject({ id: task.id, status: { state: "input-required" } });

@@ -2,6 +2,9 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/index.js";
 import { isolatedJwt, modelEnv, send } from "./worker-client.js";
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read the answers' fields freely
+type Json = Record<string, any>;
+
 /*
  * The example Worker's A2A routes (what `npm run dev` serves under /a2a), with JWT auth and user
  * isolation: B's tasks on the assistant, the team and the workflow (paused at its review, then
@@ -26,9 +29,9 @@ async function rpc(as: "A" | "B", path: string, method: string, params: unknown)
     E,
     { ...who[as], "content-type": "application/json" },
   );
-  const body = (await res.json()) as Record<string, any>;
+  const body = (await res.json()) as Json;
   if (res.status === 200) expect(body).toMatchObject({ jsonrpc: "2.0", id });
-  return { status: res.status, body, task: body.result as Record<string, any> };
+  return { status: res.status, body, task: body.result as Json };
 }
 
 const message = (text: string, more: Record<string, unknown> = {}) => ({

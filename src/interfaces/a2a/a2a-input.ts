@@ -54,10 +54,10 @@ function answerOf(message: A2AMessage): Answer {
     .map((p) => p.text)
     .join("\n")
     .trim();
-  const data = Object.assign(
-    {},
-    ...message.parts.filter((p) => p.kind === "data").map((p) => p.data),
-  ) as Record<string, unknown>;
+  const data = Object.assign({}, ...message.parts.filter((p) => p.kind === "data").map((p) => p.data)) as Record<
+    string,
+    unknown
+  >;
   const word = firstWord(text);
   const yes = typeof data.confirmed === "boolean" ? data.confirmed : YES.has(word);
   const bare = YES.has(word) || NO.has(word);
@@ -83,7 +83,11 @@ function userInputOf(
 
 function requirementAnswer(r: RunRequirement, answer: Answer): RequirementResolution {
   if (r.kind === "confirmation")
-    return { id: r.id, confirmed: answer.yes, ...(!answer.yes && answer.note ? { confirmation_note: answer.note } : {}) };
+    return {
+      id: r.id,
+      confirmed: answer.yes,
+      ...(!answer.yes && answer.note ? { confirmation_note: answer.note } : {}),
+    };
   if (r.kind === "user_input")
     return {
       id: r.id,

@@ -157,7 +157,10 @@ export async function* a2aStream(
             },
           };
         const metrics = e.metrics ? { metrics: e.metrics } : undefined;
-        yield status(state, "completed", true, { message: answerMessage(run), ...(metrics ? { metadata: metrics } : {}) });
+        yield status(state, "completed", true, {
+          message: answerMessage(run),
+          ...(metrics ? { metadata: metrics } : {}),
+        });
         return;
       }
       case "RunPaused": {

@@ -106,7 +106,10 @@ function requirementLine(r: RunRequirement): string {
 function stepLine(r: StepRequirement): string {
   const step = r.step_name ?? r.step_id;
   if (r.requires_executor_input)
-    return (r.executor_requirements ?? []).filter((x) => !x.resolved).map(requirementLine).join("\n");
+    return (r.executor_requirements ?? [])
+      .filter((x) => !x.resolved)
+      .map(requirementLine)
+      .join("\n");
   if (r.requires_route_selection)
     return `Step ${step}: choose among ${(r.available_choices ?? []).join(", ")} (names as text, comma separated).`;
   if (r.requires_user_input)
@@ -184,7 +187,11 @@ export function taskOf(run: RunLike, historyLength?: number): Task {
     kind: "task",
     id: run.run_id,
     contextId: run.session_id,
-    status: { state: taskState(run.status), ...(message ? { message } : {}), timestamp: iso(run.updated_at ?? run.created_at) },
+    status: {
+      state: taskState(run.status),
+      ...(message ? { message } : {}),
+      timestamp: iso(run.updated_at ?? run.created_at),
+    },
     ...(shown.length > 0 ? { history: shown } : {}),
     ...(artifacts.length > 0 ? { artifacts } : {}),
     metadata: { agno_run_status: run.status, ...(run.user_id ? { userId: run.user_id } : {}) },

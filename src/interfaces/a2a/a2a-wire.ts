@@ -18,7 +18,10 @@ export type A2AMethod = (typeof A2A_METHODS)[number];
 export const a2aEnvelope = z
   .object({
     jsonrpc: z.literal("2.0"),
-    id: z.union([z.string().max(255), z.number().int()]).nullable().optional(),
+    id: z
+      .union([z.string().max(255), z.number().int()])
+      .nullable()
+      .optional(),
     method: z.enum(A2A_METHODS).optional(),
     params: jsonObject,
   })

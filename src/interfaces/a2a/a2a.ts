@@ -32,8 +32,7 @@ export class A2A implements OSInterface {
   constructor(opts: A2AOptions) {
     this.prefix = opts.prefix ?? "/a2a";
     const given = [...(opts.agents ?? []), ...(opts.teams ?? []), ...(opts.workflows ?? [])];
-    if (given.length === 0)
-      throw new ValidationError("A2A needs at least one of agents, teams or workflows", "agents");
+    if (given.length === 0) throw new ValidationError("A2A needs at least one of agents, teams or workflows", "agents");
     const misplaced = [
       ...(opts.agents ?? []).filter((c) => c.ref.type !== "agent"),
       ...(opts.teams ?? []).filter((c) => c.ref.type !== "team"),

@@ -2,6 +2,9 @@ import { expect, it } from "vitest";
 import { JSON_BODY, modelEnv, parseSse } from "../../worker-client.js";
 import { conformingCall } from "../check.js";
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read the answers' fields freely
+type Json = Record<string, any>;
+
 let n = 0;
 const rpc = (method: string, params: unknown) => ({
   method: "POST",
@@ -17,7 +20,7 @@ const delegateToWriter = {
 const publish = { toolCalls: [{ name: "publish_draft", arguments: { title: "Edge" } }] };
 
 /** The last A2A result of an SSE answer. */
-const lastResult = (text: string) => parseSse(text).at(-1)!.data.result as Record<string, any>;
+const lastResult = (text: string) => parseSse(text).at(-1)!.data.result as Json;
 
 /**
  * The A2A routes of the example's assistant, team and workflow: agent cards, message/send and
