@@ -41,12 +41,7 @@ const OPERATIONS: Array<{ path: string; method: A2AMethod; action: "run" | "read
   { path: "tasks:cancel", method: "tasks/cancel", action: "run", summary: "Cancel a task (A2A)" },
 ];
 
-const ACTION_OF: Record<A2AMethod, "run" | "read"> = {
-  "message/send": "run",
-  "message/stream": "run",
-  "tasks/get": "read",
-  "tasks/cancel": "run",
-};
+const ACTION_OF = Object.fromEntries(OPERATIONS.map((o) => [o.method, o.action])) as Record<A2AMethod, "run" | "read">;
 
 /** `params` checked against `schema`: a 400 naming the field, as agno answers an invalid A2A request. */
 function paramsOf<T extends z.ZodType>(schema: T, params: unknown): z.infer<T> {
@@ -135,7 +130,7 @@ function dispatch(c: Context<OSEnv>, kind: Kind, component: Component, method: A
     case "message/stream":
       return sendMessage(c, component, body, method === "message/stream");
     case "tasks/get":
-      return getTask(c, kind, component, body);
+      return getTask(c, component, body);
     case "tasks/cancel":
       return cancelTask(c, kind, component, body);
   }
@@ -229,12 +224,11 @@ async function sendMessage(c: Context<OSEnv>, component: Component, body: A2AEnv
   });
 }
 
-async function getTask(c: Context<OSEnv>, kind: Kind, component: Component, body: A2AEnvelope) {
+async function getTask(c: Context<OSEnv>, component: Component, body: A2AEnvelope) {
   const params = paramsOf(taskParams, body.params);
   const db = storedDb(component);
   const asked = userAsked(c, params.metadata);
   const run = await readComponentRun(db, component.ref, params.id, readScope(c, asked), params.contextId);
-  void kind;
   return c.json(rpcResult(body.id, taskOf(run as unknown as RunLike, params.historyLength)));
 }
 
