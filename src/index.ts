@@ -7,6 +7,7 @@
 import type { Agent } from "./agent/agent.js";
 import { exampleAssistant } from "./example/assistant.js";
 import { exampleInterfaces } from "./example/interfaces.js";
+import { A2A } from "./interfaces/a2a/a2a.js";
 import { exampleBlogPost } from "./example/blog-post.js";
 import { exampleKnowledge } from "./example/knowledge.js";
 import type { Knowledge } from "./knowledge/knowledge.js";
@@ -75,13 +76,39 @@ function assistantFrom(env: Env, config: WorkerConfig): Agent {
   return agent;
 }
 
+/** One per env, as the assistant: the HTTP app and the interfaces in front of it share it. */
+function perEnv<T extends object>(make: (env: Env, config: WorkerConfig) => T) {
+  const made = new WeakMap<Env, T>();
+  return (env: Env, config: WorkerConfig): T => {
+    const found = made.get(env);
+    if (found) return found;
+    const value = make(env, config);
+    made.set(env, value);
+    return value;
+  };
+}
+// A small team (a researcher and a writer) and a workflow with a person's review before writing.
+const writingDeskFrom = perEnv((env, config) =>
+  exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds }),
+);
+const blogPostFrom = perEnv((env, config) =>
+  exampleBlogPost(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds }),
+);
+
 const os = defineAgentOS({
   agents: (env: Env, config) => [assistantFrom(env, config)],
-  // AG-UI in front of the assistant; Slack, Telegram and WhatsApp bots too, each when its secrets are set.
-  interfaces: (env: Env, config) => exampleInterfaces(assistantFrom(env, config), config),
-  // A small team (a researcher and a writer) and a workflow with a person's review before writing.
-  teams: (env: Env, config) => [exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
-  workflows: (env: Env, config) => [exampleBlogPost(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds })],
+  interfaces: (env: Env, config) => [
+    // AG-UI in front of the assistant; Slack, Telegram and WhatsApp bots too, each when its secrets are set.
+    ...exampleInterfaces(assistantFrom(env, config), config),
+    // The Agent2Agent protocol (agno's /a2a routes) for the assistant, the team and the workflow.
+    new A2A({
+      agents: [assistantFrom(env, config)],
+      teams: [writingDeskFrom(env, config)],
+      workflows: [blogPostFrom(env, config)],
+    }),
+  ],
+  teams: (env: Env, config) => [writingDeskFrom(env, config)],
+  workflows: (env: Env, config) => [blogPostFrom(env, config)],
   // The AgentOS as an MCP server at /mcp (agno's built-in tools), for Claude Desktop and other MCP clients.
   mcpServer: true,
 });

@@ -415,6 +415,7 @@ export {
 } from "./interfaces/telegram/index.js";
 export { Slack, type SlackOptions } from "./interfaces/slack/slack.js";
 export { AGUI, type AGUIOptions } from "./interfaces/agui/index.js";
+export { A2A, A2A_PROTOCOL_VERSION, type A2AOptions } from "./interfaces/a2a/index.js";
 export type { ChatInterface, InterfaceJobDeps } from "./interfaces/chat-interface.js";
 export { isChatInterface } from "./interfaces/chat-interface.js";
 export type { OSInterface, InterfaceRouteDeps } from "./interfaces/os-interface.js";

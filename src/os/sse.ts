@@ -45,11 +45,14 @@ export function sseResponse<E extends { event: string }>(
     finishInBackground?: (work: Promise<unknown>) => void;
     /** silence (ms) after which a `: ping` comment is sent (default 15 s) */
     pingMs?: number;
+    /** how an event is written (default: agno's framing, `sseFrame`); a protocol with its own envelope (A2A's JSON-RPC) gives its own */
+    frame?: (event: E, index?: number) => string;
   } = {},
 ): Response {
   const encoder = new TextEncoder();
   const iterator = events[Symbol.asyncIterator]();
   const pingMs = opts.pingMs ?? DEFAULT_SSE_PING_MS;
+  const frame = opts.frame ?? sseFrame;
   // The event being waited for survives a ping: the next pull goes on waiting for the same one.
   let pending: Promise<IteratorResult<{ index?: number; event: E }>> | undefined;
   const stream = new ReadableStream<Uint8Array>({
@@ -65,10 +68,10 @@ export function sseResponse<E extends { event: string }>(
         }
         pending = undefined;
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(sseFrame(next.value.event, next.value.index)));
+        else controller.enqueue(encoder.encode(frame(next.value.event, next.value.index)));
       } catch (error) {
         pending = undefined;
-        controller.enqueue(encoder.encode(sseFrame(onError(error))));
+        controller.enqueue(encoder.encode(frame(onError(error))));
         controller.close();
       } finally {
         if (timer) clearTimeout(timer);

@@ -32,12 +32,13 @@ describe("AgentOS over HTTP", () => {
       databases: ["default"],
       os_database: "default",
       agents: [{ id: "assistant", db_id: "default" }],
-      // The suite's env sets every platform's secrets (vitest.config.ts).
+      // The suite's env sets every platform's secrets (vitest.config.ts); A2A is always on.
       interfaces: [
         { type: "agui", version: expect.any(String), route: "" },
         { type: "slack", version: expect.any(String), route: "/slack" },
         { type: "telegram", version: expect.any(String), route: "/telegram" },
         { type: "whatsapp", version: expect.any(String), route: "/whatsapp" },
+        { type: "a2a", version: expect.any(String), route: "/a2a" },
       ],
       available_models: [{ id: "gpt-test", provider: "openai" }],
     });

@@ -1033,6 +1033,30 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /agui":
     "agui.test.ts: the thread is the caller's session; another user's thread is neither added to nor its paused run continued (404)",
   "GET /status": "AG-UI's status probe: public, no user data",
+  "GET /a2a/agents/{agent_id}/.well-known/agent-card.json": "the deployment's components, no user data",
+  "POST /a2a/agents/{agent_id}/v1/message:send":
+    "a2a-workers.test.ts: a follow-up naming B's task is 404 to A; a new task is the caller's",
+  "POST /a2a/agents/{agent_id}/v1/message:stream":
+    "a2a-workers.test.ts: a streamed follow-up naming B's task is 404 to A",
+  "POST /a2a/agents/{agent_id}/v1/tasks:get":
+    "a2a-workers.test.ts: B's task is 404 to A, with or without B's contextId or userId",
+  "POST /a2a/agents/{agent_id}/v1/tasks:cancel": "a2a-workers.test.ts: cancelling B's task is 404 to A",
+  "GET /a2a/teams/{team_id}/.well-known/agent-card.json": "the deployment's components, no user data",
+  "POST /a2a/teams/{team_id}/v1/message:send":
+    "a2a-workers.test.ts: a follow-up naming B's task is 404 to A; a new task is the caller's",
+  "POST /a2a/teams/{team_id}/v1/message:stream":
+    "a2a-workers.test.ts: a streamed follow-up naming B's task is 404 to A",
+  "POST /a2a/teams/{team_id}/v1/tasks:get":
+    "a2a-workers.test.ts: B's task is 404 to A, with or without B's contextId or userId",
+  "POST /a2a/teams/{team_id}/v1/tasks:cancel": "a2a-workers.test.ts: cancelling B's task is 404 to A",
+  "GET /a2a/workflows/{workflow_id}/.well-known/agent-card.json": "the deployment's components, no user data",
+  "POST /a2a/workflows/{workflow_id}/v1/message:send":
+    "a2a-workers.test.ts: a follow-up naming B's task is 404 to A; a new task is the caller's",
+  "POST /a2a/workflows/{workflow_id}/v1/message:stream":
+    "a2a-workers.test.ts: a streamed follow-up naming B's task is 404 to A",
+  "POST /a2a/workflows/{workflow_id}/v1/tasks:get":
+    "a2a-workers.test.ts: B's task is 404 to A, with or without B's contextId or userId",
+  "POST /a2a/workflows/{workflow_id}/v1/tasks:cancel": "a2a-workers.test.ts: cancelling B's task is 404 to A",
   "GET /whatsapp/webhook": "Meta's verification: no user data",
   "POST /whatsapp/webhook":
     "whatsapp-interface.test.ts: each sender's session and user apart; only the run's user's press (or an admin's) continues it",

@@ -32,6 +32,36 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "DELETE /mcp": "a stateless MCP server's 405",
   "POST /agui": "AG-UI's events as SSE (agno's AG-UI router streams them without a model)",
   "GET /status": "agno's AG-UI router answers a plain dict ({status})",
+  "GET /a2a/agents/{agent_id}/.well-known/agent-card.json":
+    "A2A's AgentCard (a2a-sdk's model, which agno's A2A router answers)",
+  "POST /a2a/agents/{agent_id}/v1/message:send":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/agents/{agent_id}/v1/message:stream":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/agents/{agent_id}/v1/tasks:get":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/agents/{agent_id}/v1/tasks:cancel":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "GET /a2a/teams/{team_id}/.well-known/agent-card.json":
+    "A2A's AgentCard (a2a-sdk's model, which agno's A2A router answers)",
+  "POST /a2a/teams/{team_id}/v1/message:send":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/teams/{team_id}/v1/message:stream":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/teams/{team_id}/v1/tasks:get":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/teams/{team_id}/v1/tasks:cancel":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "GET /a2a/workflows/{workflow_id}/.well-known/agent-card.json":
+    "A2A's AgentCard (a2a-sdk's model, which agno's A2A router answers)",
+  "POST /a2a/workflows/{workflow_id}/v1/message:send":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/workflows/{workflow_id}/v1/message:stream":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/workflows/{workflow_id}/v1/tasks:get":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
+  "POST /a2a/workflows/{workflow_id}/v1/tasks:cancel":
+    "a JSON-RPC answer holding A2A's Task (a2a-sdk's SendMessageSuccessResponse, as agno's A2A router answers)",
 };
 
 /** Every route answered so far in this file, by route key, with the statuses seen. */

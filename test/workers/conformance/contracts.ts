@@ -8,6 +8,10 @@ import { AGUI } from "../../../src/interfaces/agui/agui.js";
 import { Slack } from "../../../src/interfaces/slack/slack.js";
 import { Telegram } from "../../../src/interfaces/telegram/telegram.js";
 import { WhatsApp } from "../../../src/interfaces/whatsapp/whatsapp.js";
+import { A2A } from "../../../src/interfaces/a2a/a2a.js";
+import { Team } from "../../../src/team/team.js";
+import { Step } from "../../../src/workflow/step.js";
+import { Workflow } from "../../../src/workflow/workflow.js";
 
 /** One served route as its definition declares it: the zod schema of each answer, by status. */
 export interface Contract {
@@ -35,11 +39,19 @@ interface RouteDefinition {
  */
 function readContracts(): Contract[] {
   // With a knowledge base and the chat interfaces, so the routes served only where there are
-  // some (/knowledge, /slack, /telegram, /whatsapp) are declared too.
+  // some (/knowledge, /slack, /telegram, /whatsapp, /a2a) are declared too.
   const agent = new Agent({ id: "assistant", model: new UnconfiguredModel() });
+  const team = new Team({ id: "writing-desk", model: new UnconfiguredModel(), members: [agent] });
+  const workflow = new Workflow({
+    id: "blog-post",
+    name: "Blog post",
+    steps: [new Step({ name: "s", executor: () => "x" })],
+  });
   const os = new AgentOS({
     agents: [agent],
     mcpServer: true,
+    teams: [team],
+    workflows: [workflow],
     knowledge: [new Knowledge({ name: "contracts", vectorDb: new InMemoryVectorDb() })],
     interfaces: [
       new AGUI({ agent }),
@@ -51,6 +63,7 @@ function readContracts(): Contract[] {
         botUsername: "bot",
       }),
       new WhatsApp({ agent, accessToken: "t", phoneNumberId: "1", verifyToken: "v", appSecret: "s" }),
+      new A2A({ agents: [agent], teams: [team], workflows: [workflow] }),
     ],
   });
   return os.app.openAPIRegistry.definitions

@@ -164,12 +164,13 @@ export function metaScenarios(): void {
           is_component: false,
         },
       ],
-      // agno's InterfaceResponse for each chat interface the suite's env turns on.
+      // agno's InterfaceResponse for each chat interface the suite's env turns on, then A2A (always on).
       interfaces: [
         { type: "agui", version: "1.0", route: "" },
         { type: "slack", version: "1.0", route: "/slack" },
         { type: "telegram", version: "1.0", route: "/telegram" },
         { type: "whatsapp", version: "1.0", route: "/whatsapp" },
+        { type: "a2a", version: "1.0", route: "/a2a" },
       ],
     });
   });
