@@ -8,6 +8,7 @@ import type { Agent } from "./agent/agent.js";
 import { exampleAssistant } from "./example/assistant.js";
 import { exampleInterfaces } from "./example/interfaces.js";
 import { A2A } from "./interfaces/a2a/a2a.js";
+import { mcpServer } from "./mcp/mcp-server.js";
 import { exampleBlogPost } from "./example/blog-post.js";
 import { exampleKnowledge } from "./example/knowledge.js";
 import type { Knowledge } from "./knowledge/knowledge.js";
@@ -110,7 +111,7 @@ const os = defineAgentOS({
   teams: (env: Env, config) => [writingDeskFrom(env, config)],
   workflows: (env: Env, config) => [blogPostFrom(env, config)],
   // The AgentOS as an MCP server at /mcp (agno's built-in tools), for Claude Desktop and other MCP clients.
-  mcpServer: true,
+  mcpServer: mcpServer(),
 });
 
 export default os;

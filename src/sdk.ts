@@ -392,6 +392,7 @@ export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth/middleware.js";
 export type { RequestServices } from "./os/context.js";
 export type { McpServerOptions } from "./mcp/mcp-server-options.js";
+export { mcpServer, type McpServerMount } from "./mcp/mcp-server.js";
 export {
   MCP_BUILTIN_TAGS,
   type McpBuiltinTag,

@@ -33,9 +33,7 @@ import type { QueueConfig } from "./background.js";
 import type { UpgradeWebSocket } from "hono/ws";
 import type { OSInterface } from "../interfaces/os-interface.js";
 import { checkInterfaces } from "../interfaces/check-interfaces.js";
-import { servedMcpTools } from "../mcp/builtin-tools.js";
-import { mcpRoutes } from "../mcp/mcp-routes.js";
-import type { McpServerOptions } from "../mcp/mcp-server-options.js";
+import type { McpServerMount } from "../mcp/mcp-server.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 /** The agno release whose API and wire format agno-edge answers (`/info`'s `agno_version`). */
@@ -88,10 +86,10 @@ export interface AgentOSOptions {
    */
   interfaces?: OSInterface[];
   /**
-   * serve this AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `true` for agno's
-   * built-in tools, or which tools (by tag, by name, your own) and which hosts and origins
+   * serve this AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `mcpServer()` for agno's
+   * built-in tools, or `mcpServer({...})` choosing tools (by tag, by name, your own), hosts and origins
    */
-  mcpServer?: boolean | McpServerOptions;
+  mcpServer?: McpServerMount;
 }
 
 /**
@@ -155,9 +153,7 @@ export class AgentOS {
     this.interfaces = [...(opts.interfaces ?? [])];
     checkInterfaces(this.interfaces, components);
     const socketQuota = new SocketQuota(opts.maxWebSocketsPerUser ?? 20);
-    const mcp = opts.mcpServer ? (opts.mcpServer === true ? {} : opts.mcpServer) : undefined;
-    // Built now, so a choice that serves no tool (or two of one name) fails here, not at a request.
-    const mcpTools = mcp && servedMcpTools(mcp);
+    const mcp = opts.mcpServer;
     app.route(
       "/",
       metaRoutes(
@@ -226,16 +222,10 @@ export class AgentOS {
         "/",
         iface.routes({ queue: opts.queue, served: components, ...(mediaStorage ? { media: mediaStorage } : {}) }),
       );
-    if (mcp && mcpTools)
+    if (mcp)
       app.route(
         "/",
-        mcpRoutes(app, {
-          tools: mcpTools,
-          info: { name: this.name, version: AGNO_EDGE_VERSION },
-          allowedHosts: mcp.allowedHosts,
-          allowedOrigins: mcp.allowedOrigins,
-          open: opts.auth?.mode === "none",
-        }),
+        mcp.routes(app, { name: this.name, version: AGNO_EDGE_VERSION, open: opts.auth?.mode === "none" }),
       );
     app.route("/", docsRoutes(app, { title: this.name, version: AGNO_EDGE_VERSION, description: opts.description }));
     this.app = app;

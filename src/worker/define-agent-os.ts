@@ -11,7 +11,7 @@ import type { ObjectStorage } from "../offload/object-storage.js";
 import { R2Storage } from "../offload/r2-storage.js";
 import { AgentOS } from "../os/agent-os.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
-import type { McpServerOptions } from "../mcp/mcp-server-options.js";
+import type { McpServerMount } from "../mcp/mcp-server.js";
 import type { EnqueueRunInput } from "../queue/types.js";
 import { ComponentRegistry } from "./component-registry.js";
 import { readEnvConfig, type ConfigurationError, type WorkerConfig, type WorkerEnv } from "./env-config.js";
@@ -58,8 +58,8 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   queue?: { maxAttempts?: number };
   /** `xaiLoginRoutes(tokenManager)`: users sign in to SuperGrok under `/models/xai/login` */
   xaiLogin?: FromEnv<XaiLoginRoutes, E>;
-  /** serve the AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `true`, or which tools and hosts */
-  mcpServer?: FromEnv<boolean | McpServerOptions, E>;
+  /** serve the AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `mcpServer()` or `mcpServer({...})` */
+  mcpServer?: FromEnv<McpServerMount, E>;
   /** the cron tick (`scheduled`): `enabled: false` makes it do nothing */
   scheduler?: { enabled?: boolean };
 }

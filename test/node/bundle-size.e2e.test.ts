@@ -35,8 +35,8 @@ function bundleSize(...args: string[]) {
 describe("bundle size", { timeout: 180_000 }, () => {
   it("the example Worker's upload is within the budget written in the repository", () => {
     const budget = JSON.parse(readFileSync(join(root, "bundle-budget.json"), "utf8")) as { maxGzipBytes: number };
-    // The example carries pdf.js for its knowledge base; the library core is held to 1 MiB.
-    expect(budget.maxGzipBytes).toBeLessThanOrEqual(1.5 * 1024 * 1024);
+    // The example carries pdf.js for its knowledge base and the MCP SDK; the library core is held to 1 MiB.
+    expect(budget.maxGzipBytes).toBeLessThanOrEqual(1.75 * 1024 * 1024);
     const core = JSON.parse(readFileSync(join(root, "bundle-budget-core.json"), "utf8")) as { maxGzipBytes: number };
     expect(core.maxGzipBytes).toBeLessThanOrEqual(1024 * 1024);
     const { status, report, stderr } = bundleSize();

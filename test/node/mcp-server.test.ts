@@ -11,6 +11,7 @@ import { exampleWritingDesk } from "../../src/example/writing-desk.js";
 import { AgentOS } from "../../src/os/agent-os.js";
 import { JwtVerifier } from "../../src/os/auth/jwt.js";
 import type { McpServerOptions } from "../../src/mcp/mcp-server-options.js";
+import { mcpServer } from "../../src/mcp/mcp-server.js";
 import type { McpTool } from "../../src/mcp/mcp-tool.js";
 import type { Turn } from "../support/model-script.js";
 import { scriptedModel } from "../support/agent-kit.js";
@@ -32,7 +33,7 @@ const token = (sub: string, scopes: string[] = USER) =>
     .setExpirationTime("1h")
     .sign(secret);
 
-async function deployment(turns: Turn[], mcpServer: boolean | McpServerOptions = true) {
+async function deployment(turns: Turn[], mcpOptions: McpServerOptions = {}) {
   const { model, script } = await scriptedModel(turns);
   const db = new MemoryDb();
   const os = new AgentOS({
@@ -40,7 +41,7 @@ async function deployment(turns: Turn[], mcpServer: boolean | McpServerOptions =
     teams: [exampleWritingDesk(model)],
     workflows: [exampleBlogPost(model)],
     auth: { mode: "jwt", verifier, userIsolation: true },
-    mcpServer,
+    mcpServer: mcpServer(mcpOptions),
   });
   const pending: Promise<unknown>[] = [];
   const ctx = { waitUntil: (p: Promise<unknown>) => void pending.push(p), passThroughOnException: () => undefined };
@@ -399,7 +400,7 @@ describe("transport security and configuration", () => {
   });
 
   it("without credentials (auth off) answers only localhost and the allowed hosts", async () => {
-    const os = new AgentOS({ auth: { mode: "none" }, mcpServer: { allowedHosts: ["os.example"] } });
+    const os = new AgentOS({ auth: { mode: "none" }, mcpServer: mcpServer({ allowedHosts: ["os.example"] }) });
     const ping = (host: string) =>
       os.fetch(
         new Request(`http://${host}/mcp`, {
@@ -439,13 +440,13 @@ describe("transport security and configuration", () => {
     const result = await client.callTool({ name: "weather_now", arguments: { city: "Lyon" } });
     expect(textOf(result)).toBe("Sunny in Lyon for u-custom");
     await client.close();
-    expect(() => new AgentOS({ mcpServer: { enableBuiltinTools: false } })).toThrow(/serves no tool/);
-    expect(() => new AgentOS({ mcpServer: { excludeTools: ["no_such_tool"] } })).toThrow(/no_such_tool/);
+    expect(() => new AgentOS({ mcpServer: mcpServer({ enableBuiltinTools: false }) })).toThrow(/serves no tool/);
+    expect(() => new AgentOS({ mcpServer: mcpServer({ excludeTools: ["no_such_tool"] }) })).toThrow(/no_such_tool/);
   });
 
   it("/info says whether /mcp is served", async () => {
     const on = await (
-      await new AgentOS({ mcpServer: true }).fetch(new Request("http://os.test/info"), { dbs: [] })
+      await new AgentOS({ mcpServer: mcpServer() }).fetch(new Request("http://os.test/info"), { dbs: [] })
     ).json();
     expect(on).toMatchObject({ mcp: { enabled: true, path: "/mcp", oauth: null } });
     const off = await (await new AgentOS({}).fetch(new Request("http://os.test/info"), { dbs: [] })).json();

@@ -42,9 +42,7 @@ export interface FakeServer {
 }
 
 /** A local HTTP server speaking whatever `handle` answers, recording every request. */
-export async function fakeServer(
-  handle: (req: RecordedHttp, res: ServerResponse) => unknown,
-): Promise<FakeServer> {
+export async function fakeServer(handle: (req: RecordedHttp, res: ServerResponse) => unknown): Promise<FakeServer> {
   const requests: RecordedHttp[] = [];
   const server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];

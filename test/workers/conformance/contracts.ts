@@ -9,6 +9,7 @@ import { Slack } from "../../../src/interfaces/slack/slack.js";
 import { Telegram } from "../../../src/interfaces/telegram/telegram.js";
 import { WhatsApp } from "../../../src/interfaces/whatsapp/whatsapp.js";
 import { A2A } from "../../../src/interfaces/a2a/a2a.js";
+import { mcpServer } from "../../../src/mcp/mcp-server.js";
 import { Team } from "../../../src/team/team.js";
 import { Step } from "../../../src/workflow/step.js";
 import { Workflow } from "../../../src/workflow/workflow.js";
@@ -49,7 +50,7 @@ function readContracts(): Contract[] {
   });
   const os = new AgentOS({
     agents: [agent],
-    mcpServer: true,
+    mcpServer: mcpServer(),
     teams: [team],
     workflows: [workflow],
     knowledge: [new Knowledge({ name: "contracts", vectorDb: new InMemoryVectorDb() })],
