@@ -27,32 +27,46 @@ export const DEFAULT_SSE_PING_MS = 15_000;
 
 const PING = Symbol("ping");
 
+/** How `sseResponse` streams: what happens when the client leaves, pings, and how an event is written. */
+export interface SseOptions<E> {
+  /**
+   * When the client goes away: with this, the stream's source is drained in the background
+   * (a run finishes and is stored); without it, the source is stopped (a resumed tail).
+   */
+  finishInBackground?: (work: Promise<unknown>) => void;
+  /** silence (ms) after which a `: ping` comment is sent (default 15 s) */
+  pingMs?: number;
+  /** how an event is written (default: agno's framing, `sseFrame`); a protocol with its own envelope (A2A's JSON-RPC, AG-UI's `data:` lines) gives its own */
+  frame?: (event: E, index?: number) => string;
+}
+
 /**
  * Streams events as SSE. The status (200) is committed before the first event, so a failure
- * mid-stream arrives as a RunError event built by `onError`, never as a broken response. While
- * no event flows (a long model call, a tail waiting on a run elsewhere), a `: ping` comment goes
- * out every `pingMs`, so a proxy's idle timeout (Cloudflare's is 100 s) never cuts the stream;
- * comments are not events, so agno's framing of the events is unchanged.
+ * mid-stream arrives as the event(s) `onError` builds (a RunError), never as a broken response.
+ * While no event flows (a long model call, a tail waiting on a run elsewhere), a `: ping` comment
+ * goes out every `pingMs`, so a proxy's idle timeout (Cloudflare's is 100 s) never cuts the
+ * stream; comments are not events, so the events' framing is unchanged.
  */
 export function sseResponse<E extends { event: string }>(
   events: AsyncIterable<{ index?: number; event: E }>,
-  onError: (error: unknown) => E,
-  opts: {
-    /**
-     * When the client goes away: with this, the stream's source is drained in the background
-     * (a run finishes and is stored); without it, the source is stopped (a resumed tail).
-     */
-    finishInBackground?: (work: Promise<unknown>) => void;
-    /** silence (ms) after which a `: ping` comment is sent (default 15 s) */
-    pingMs?: number;
-    /** how an event is written (default: agno's framing, `sseFrame`); a protocol with its own envelope (A2A's JSON-RPC) gives its own */
-    frame?: (event: E, index?: number) => string;
-  } = {},
+  onError: (error: unknown) => E | E[],
+  opts?: SseOptions<E>,
+): Response;
+/** `sseResponse` of events without agno's `event` name: they need their own `frame`. */
+export function sseResponse<E>(
+  events: AsyncIterable<{ index?: number; event: E }>,
+  onError: (error: unknown) => E | E[],
+  opts: SseOptions<E> & { frame: (event: E, index?: number) => string },
+): Response;
+export function sseResponse<E>(
+  events: AsyncIterable<{ index?: number; event: E }>,
+  onError: (error: unknown) => E | E[],
+  opts: SseOptions<E> = {},
 ): Response {
   const encoder = new TextEncoder();
   const iterator = events[Symbol.asyncIterator]();
   const pingMs = opts.pingMs ?? DEFAULT_SSE_PING_MS;
-  const frame = opts.frame ?? sseFrame;
+  const frame = opts.frame ?? (sseFrame as unknown as (event: E, index?: number) => string);
   // The event being waited for survives a ping: the next pull goes on waiting for the same one.
   let pending: Promise<IteratorResult<{ index?: number; event: E }>> | undefined;
   const stream = new ReadableStream<Uint8Array>({
@@ -71,7 +85,8 @@ export function sseResponse<E extends { event: string }>(
         else controller.enqueue(encoder.encode(frame(next.value.event, next.value.index)));
       } catch (error) {
         pending = undefined;
-        controller.enqueue(encoder.encode(frame(onError(error))));
+        const failed = onError(error);
+        controller.enqueue(encoder.encode((Array.isArray(failed) ? failed : [failed]).map((e) => frame(e)).join("")));
         controller.close();
       } finally {
         if (timer) clearTimeout(timer);

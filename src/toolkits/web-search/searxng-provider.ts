@@ -1,5 +1,4 @@
-import { httpJson } from "../http-json.js";
-import { UpstreamError } from "../upstream-error.js";
+import { providerResults } from "./provider-results.js";
 import type { NewsResult, ProviderHttpOptions, SearchProvider, SearchRequest, WebResult } from "./search-provider.js";
 
 export interface SearxngOptions extends ProviderHttpOptions {
@@ -24,20 +23,13 @@ export function searxngProvider(opts: SearxngOptions): SearchProvider {
   const search = async (req: SearchRequest, categories: string): Promise<SearxngResult[]> => {
     const params = new URLSearchParams({ q: req.query, format: "json", categories });
     if (opts.language) params.set("language", opts.language);
-    const body = await httpJson(
+    return providerResults<SearxngResult>(
+      "searxng",
       `${base}/search?${params}`,
       { headers: { accept: "application/json", ...(opts.apiKey && { authorization: `Bearer ${opts.apiKey}` }) } },
-      {
-        service: "searxng",
-        timeoutMs: opts.timeoutMs ?? 10_000,
-        maxBytes: opts.maxBytes ?? 1024 * 1024,
-        fetch: opts.fetch,
-        signal: req.signal,
-      },
+      req,
+      opts,
     );
-    const results = (body as { results?: unknown } | null)?.results;
-    if (!Array.isArray(results)) throw new UpstreamError("searxng answered without a results list");
-    return results.slice(0, req.maxResults) as SearxngResult[];
   };
   return {
     name: "searxng",

@@ -1,5 +1,4 @@
-import { httpJson } from "../http-json.js";
-import { UpstreamError } from "../upstream-error.js";
+import { providerResults } from "./provider-results.js";
 import type { NewsResult, ProviderHttpOptions, SearchProvider, SearchRequest, WebResult } from "./search-provider.js";
 
 export interface TavilyOptions extends ProviderHttpOptions {
@@ -22,7 +21,8 @@ export function tavilyProvider(opts: TavilyOptions): SearchProvider {
   if (!opts.apiKey) throw new TypeError("tavilyProvider needs an apiKey");
   const base = (opts.baseUrl ?? "https://api.tavily.com").replace(/\/+$/, "");
   const search = async (req: SearchRequest, topic: "general" | "news"): Promise<TavilyResult[]> => {
-    const body = await httpJson(
+    return providerResults<TavilyResult>(
+      "tavily",
       `${base}/search`,
       {
         method: "POST",
@@ -34,17 +34,9 @@ export function tavilyProvider(opts: TavilyOptions): SearchProvider {
           search_depth: opts.searchDepth ?? "basic",
         }),
       },
-      {
-        service: "tavily",
-        timeoutMs: opts.timeoutMs ?? 10_000,
-        maxBytes: opts.maxBytes ?? 1024 * 1024,
-        fetch: opts.fetch,
-        signal: req.signal,
-      },
+      req,
+      opts,
     );
-    const results = (body as { results?: unknown } | null)?.results;
-    if (!Array.isArray(results)) throw new UpstreamError("tavily answered without a results list");
-    return results.slice(0, req.maxResults) as TavilyResult[];
   };
   return {
     name: "tavily",
