@@ -53,6 +53,9 @@ export default defineConfig({
                 WHATSAPP_VERIFY_TOKEN: WORKERS_PLATFORMS.whatsapp.verifyToken,
                 WHATSAPP_APP_SECRET: WORKERS_PLATFORMS.whatsapp.appSecret,
                 WHATSAPP_API_URL: inject("whatsappApiUrl"),
+                // SuperGrok sign-in is on, so /models/xai/login joins the sweep, conformance and isolation.
+                XAI_TOKEN_ENCRYPTION_KEY: WORKERS_PLATFORMS.xai.encryptionKey,
+                XAI_OAUTH_ISSUER: inject("xaiIssuer"),
               },
             },
           })),

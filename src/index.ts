@@ -18,10 +18,13 @@ import { WorkersAIEmbedder } from "./knowledge/embedders/workers-ai-embedder.js"
 import type { WorkerConfig } from "./worker/env-config.js";
 import { exampleWritingDesk } from "./example/writing-desk.js";
 import { createModel, credentialsFromEnv } from "./models/providers.js";
+import { ModelRegistry } from "./models/model-registry.js";
 import type { Model } from "./models/model.js";
 import { UnconfiguredModel } from "./models/unconfigured-model.js";
 import { WorkersAIModel, type WorkersAIBinding } from "./models/workers-ai-model.js";
-import { defineAgentOS, type WorkerEnv } from "./workers.js";
+import { xaiProvider } from "./models/providers/xai.js";
+import { xaiResponsesProvider } from "./models/providers/xai-responses.js";
+import { defineAgentOS, xaiSignIn, type WorkerEnv, type XaiSignIn } from "./workers.js";
 
 export interface Env extends WorkerEnv {
   OPENAI_API_KEY?: string;
@@ -32,12 +35,31 @@ export interface Env extends WorkerEnv {
   AI?: WorkersAIBinding;
 }
 
-/** The example agent's model: Workers AI through its binding, a provider by name, or none yet (MODEL is validated already). */
-function modelFrom(env: Env): Model {
+/** SuperGrok sign-in, one per env, when XAI_TOKEN_ENCRYPTION_KEY is set: the routes and the xAI models share its tokens. */
+const xaiByEnv = new WeakMap<Env, { signIn?: XaiSignIn }>();
+function xaiFrom(env: Env, config: WorkerConfig): XaiSignIn | undefined {
+  let found = xaiByEnv.get(env);
+  if (!found) xaiByEnv.set(env, (found = { signIn: xaiSignIn(config) }));
+  return found.signIn;
+}
+
+/**
+ * The example agent's model: Workers AI through its binding, xAI on the caller's SuperGrok sign-in
+ * when it is on, a provider by name, or none yet (MODEL is validated already).
+ */
+function modelFrom(env: Env, config: WorkerConfig): Model {
   if (!env.MODEL) return new UnconfiguredModel();
   if (env.MODEL.startsWith("workers-ai:") && env.AI)
     return new WorkersAIModel(env.AI, env.MODEL.slice("workers-ai:".length));
-  return createModel(env.MODEL, { credentials: credentialsFromEnv(env as unknown as Record<string, unknown>) });
+  const credentials = credentialsFromEnv(env as unknown as Record<string, unknown>);
+  const signIn = xaiFrom(env, config);
+  if (signIn && /^xai(-responses)?:/.test(env.MODEL)) {
+    const xai = (env.MODEL.startsWith("xai:") ? xaiProvider : xaiResponsesProvider)({
+      tokenManager: signIn.tokenManager,
+    });
+    return new ModelRegistry({ xai, "xai-responses": xai }).resolve(env.MODEL, { credentials });
+  }
+  return createModel(env.MODEL, { credentials });
 }
 
 /** The embedder EMBEDDER names (validated: a known provider), with the model's credentials and base URL. */
@@ -67,7 +89,7 @@ function assistantFrom(env: Env, config: WorkerConfig): Agent {
   let agent = assistantByEnv.get(env);
   if (!agent) {
     // With a bucket, the example agent offloads large tool results to it (SPEC O1).
-    agent = exampleAssistant(modelFrom(env), {
+    agent = exampleAssistant(modelFrom(env, config), {
       offloadToolResults: env.STORAGE !== undefined,
       heartbeatSeconds: config.heartbeatSeconds,
       knowledge: knowledgeFrom(env, config),
@@ -90,10 +112,10 @@ function perEnv<T extends object>(make: (env: Env, config: WorkerConfig) => T) {
 }
 // A small team (a researcher and a writer) and a workflow with a person's review before writing.
 const writingDeskFrom = perEnv((env, config) =>
-  exampleWritingDesk(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds }),
+  exampleWritingDesk(modelFrom(env, config), { heartbeatSeconds: config.heartbeatSeconds }),
 );
 const blogPostFrom = perEnv((env, config) =>
-  exampleBlogPost(modelFrom(env), { heartbeatSeconds: config.heartbeatSeconds }),
+  exampleBlogPost(modelFrom(env, config), { heartbeatSeconds: config.heartbeatSeconds }),
 );
 
 const os = defineAgentOS({
@@ -112,6 +134,8 @@ const os = defineAgentOS({
   workflows: (env: Env, config) => [blogPostFrom(env, config)],
   // The AgentOS as an MCP server at /mcp (agno's built-in tools), for Claude Desktop and other MCP clients.
   mcpServer: mcpServer(),
+  // SuperGrok sign-in under /models/xai/login, when XAI_TOKEN_ENCRYPTION_KEY is set.
+  xaiLogin: (env: Env, config) => xaiFrom(env, config)?.routes,
 });
 
 export default os;

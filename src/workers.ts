@@ -11,3 +11,4 @@ export { readEnvConfig, ConfigurationError, type WorkerEnv, type WorkerConfig } 
 export { ComponentRegistry } from "./worker/component-registry.js";
 export { enqueueBackgroundRun, type BackgroundRequest, type QueueConfig, type QueueTarget } from "./os/background.js";
 export { runJobInput, type RunJobRequest } from "./queue/run-job-input.js";
+export { xaiSignIn, type XaiSignIn } from "./worker/xai-sign-in.js";

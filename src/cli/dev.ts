@@ -151,6 +151,9 @@ async function main({ root, args }: DevOptions) {
     "WHATSAPP_VERIFY_TOKEN",
     "WHATSAPP_APP_SECRET",
     "WHATSAPP_API_URL",
+    // SuperGrok sign-in at /models/xai/login.
+    "XAI_TOKEN_ENCRYPTION_KEY",
+    "XAI_OAUTH_ISSUER",
   ];
   for (const name of [...runtimeVars, "MODEL", ...PROVIDER_ENV_VARS]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);

@@ -56,8 +56,8 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   auth?: FromEnv<AuthConfig, E>;
   /** the durable queue (on when JOB_QUEUE is bound): attempts per background job (default 3) */
   queue?: { maxAttempts?: number };
-  /** `xaiLoginRoutes(tokenManager)`: users sign in to SuperGrok under `/models/xai/login` */
-  xaiLogin?: FromEnv<XaiLoginRoutes, E>;
+  /** `xaiLoginRoutes(tokenManager)`: users sign in to SuperGrok under `/models/xai/login`; undefined serves none */
+  xaiLogin?: FromEnv<XaiLoginRoutes | undefined, E>;
   /** serve the AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `mcpServer()` or `mcpServer({...})` */
   mcpServer?: FromEnv<McpServerMount, E>;
   /** the cron tick (`scheduled`): `enabled: false` makes it do nothing */
@@ -147,7 +147,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           maxWebSocketsPerUser: config.quotas.maxWebSocketsPerUser,
           ...(storage.media ? { mediaStorage: storage.media } : {}),
           ...(storage.results ? { resultStorage: storage.results } : {}),
-          ...(def.xaiLogin ? { xaiLogin: resolve(def.xaiLogin, env, config) } : {}),
+          ...optional("xaiLogin", resolve(def.xaiLogin, env, config)),
           ...(config.queueBound
             ? {
                 queue: {
@@ -244,6 +244,11 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
 }
 
 /** With a STORAGE bucket bound, run media and offloaded tool results go to it (rows keep references). */
+/** `{[key]: value}`, or nothing when the value is undefined (the options are exact). */
+function optional<K extends string, T>(key: K, value: T | undefined): { [P in K]?: T } {
+  return value === undefined ? {} : ({ [key]: value } as { [P in K]?: T });
+}
+
 function defaultStorage(env: WorkerEnv, config: WorkerConfig): { media?: MediaStorage; results?: ObjectStorage } {
   if (!env.STORAGE) return {};
   const bucket = config.storageBucket ? { bucketName: config.storageBucket } : {};

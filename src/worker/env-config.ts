@@ -4,6 +4,7 @@ import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
 import { JwtVerifier } from "../os/auth/jwt.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
 import { errorMessage } from "../errors.js";
+import { fromBase64Url } from "../models/xai/base64url.js";
 
 /**
  * The variables and bindings the library reads from a Worker's `env` (a user's own Env extends
@@ -93,6 +94,10 @@ export interface WorkerEnv {
   SLACK_SIGNING_SECRET?: string;
   /** Slack's Web API base URL (default https://slack.com/api) */
   SLACK_API_URL?: string;
+  /** a Fernet key (`generateEncryptionKey()`): turns on SuperGrok sign-in, its sessions encrypted in the database */
+  XAI_TOKEN_ENCRYPTION_KEY?: string;
+  /** the OAuth server SuperGrok sign-in talks to (default https://auth.x.ai) */
+  XAI_OAUTH_ISSUER?: string;
 }
 
 /** The deployment's settings, validated, with the README's defaults filled in. */
@@ -123,6 +128,8 @@ export interface WorkerConfig {
   telegram?: { token: string; webhookSecret: string; apiUrl: string };
   /** the Slack interface's settings, when SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET are both set */
   slack?: { botToken: string; signingSecret: string; apiUrl: string };
+  /** SuperGrok sign-in, when XAI_TOKEN_ENCRYPTION_KEY is set (and so, validated, DATABASE_URL too) */
+  xai?: { encryptionKey: string; issuer?: string };
 }
 
 /** Why a deployment is closed: every bad variable, each with what is wrong with it. */
@@ -240,7 +247,23 @@ const schema = z.object({
   SLACK_BOT_TOKEN: text.refine((s) => s === undefined || /^\S+$/.test(s), "must be one token, without spaces"),
   SLACK_SIGNING_SECRET: text.refine((s) => s === undefined || /^\S+$/.test(s), "must be one token, without spaces"),
   SLACK_API_URL: text.refine((s) => s === undefined || /^https?:\/\/[^\s/]+/.test(s), "must be an http(s) URL"),
+  // The message never quotes the value: it is a secret.
+  XAI_TOKEN_ENCRYPTION_KEY: text.refine(
+    (s) => s === undefined || isFernetKey(s),
+    "must be a Fernet key: 32 bytes in URL-safe base64 (generateEncryptionKey() makes one)",
+  ),
+  XAI_OAUTH_ISSUER: text.refine((s) => s === undefined || /^https?:\/\/[^\s/]+/.test(s), "must be an http(s) URL"),
 });
+
+/** A Fernet key is 32 bytes (signing key, then encryption key) in URL-safe base64. */
+function isFernetKey(s: string): boolean {
+  if (!/^[A-Za-z0-9_-]{43}=?$/.test(s)) return false;
+  try {
+    return fromBase64Url(s).length === 32;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Settings that contradict each other, read from the raw env so they are reported together with
@@ -272,6 +295,11 @@ function contradictions(env: WorkerEnv): Array<{ variable: string; message: stri
     out.push({
       variable: "TELEGRAM_WEBHOOK_SECRET",
       message: "is required with TELEGRAM_BOT_TOKEN (it authenticates Telegram's updates)",
+    });
+  if (set(env.XAI_TOKEN_ENCRYPTION_KEY) && !set(env.DATABASE_URL))
+    out.push({
+      variable: "DATABASE_URL",
+      message: "is required by XAI_TOKEN_ENCRYPTION_KEY (SuperGrok sign-ins are stored in the database)",
     });
   if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS))
     out.push({
@@ -410,6 +438,14 @@ export function readEnvConfig(
               botToken: v.SLACK_BOT_TOKEN,
               signingSecret: v.SLACK_SIGNING_SECRET,
               apiUrl: v.SLACK_API_URL ?? "https://slack.com/api",
+            },
+          }
+        : {}),
+      ...(v.XAI_TOKEN_ENCRYPTION_KEY
+        ? {
+            xai: {
+              encryptionKey: v.XAI_TOKEN_ENCRYPTION_KEY,
+              ...(v.XAI_OAUTH_ISSUER ? { issuer: v.XAI_OAUTH_ISSUER } : {}),
             },
           }
         : {}),

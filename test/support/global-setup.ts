@@ -8,6 +8,7 @@ import { startS3Server } from "./s3-server.js";
 import { FakeSlack } from "./fake-slack.js";
 import { FakeTelegram } from "./fake-telegram.js";
 import { FakeWhatsApp } from "./fake-whatsapp.js";
+import { startFakeXaiOAuth } from "./fake-xai-oauth.js";
 import { WORKERS_PLATFORMS } from "./workers-platforms.js";
 
 declare module "vitest" {
@@ -28,6 +29,8 @@ declare module "vitest" {
     whatsappApiUrl: string;
     /** `http://127.0.0.1:<port>` of the MCP test server (mcp-test-server.ts: `/mcp`, and `/sse` for the older transport) */
     mcpServerUrl: string;
+    /** the fake xAI OAuth server (fake-xai-oauth.ts) the Worker's SuperGrok sign-in talks to (XAI_OAUTH_ISSUER) */
+    xaiIssuer: string;
   }
 }
 
@@ -59,6 +62,7 @@ export default async function setup(project: TestProject) {
   const telegramApi = await new FakeTelegram({ token: telegram.token }).start();
   const whatsappApi = await new FakeWhatsApp(whatsapp.accessToken, whatsapp.phoneNumberId).start();
   const mcp = await startMcpTestServer();
+  const xaiOAuth = await startFakeXaiOAuth();
   project.provide("pgliteUrl", pglite.url);
   project.provide("realPgUrl", realPgUrl);
   project.provide("wsProxy", proxy.address);
@@ -68,7 +72,9 @@ export default async function setup(project: TestProject) {
   project.provide("telegramApiUrl", telegramApi.url);
   project.provide("whatsappApiUrl", whatsappApi.apiUrl);
   project.provide("mcpServerUrl", mcp.url);
+  project.provide("xaiIssuer", xaiOAuth.issuer);
   return async () => {
+    await xaiOAuth.stop();
     await Promise.all([slackApi.stop(), telegramApi.close(), whatsappApi.stop()]);
     await mcp.stop();
     await s3.stop();

@@ -12,4 +12,6 @@ export const WORKERS_PLATFORMS = {
     verifyToken: "workers-test-verify-token",
     appSecret: "workers-test-whatsapp-app-secret",
   },
+  /** SuperGrok sign-in's Fernet key (32 bytes, URL-safe base64); the issuer is the fake OAuth server */
+  xai: { encryptionKey: "d29ya2Vycy10ZXN0LXhhaS1mZXJuZXQta2V5LTMyYnk=" },
 } as const;

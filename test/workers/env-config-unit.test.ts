@@ -79,5 +79,23 @@ describe("readEnvConfig", () => {
     expect(problems({ MODEL: "workers-ai:@cf/m", AI: {} })).toEqual([]);
     expect(problems({ AGNO_USER_ISOLATION: "true", OS_SECURITY_KEY: "k" })).toEqual(["AGNO_USER_ISOLATION"]);
     expect(problems({ JWT_AUDIENCE: "aud" })).toEqual(["JWT_AUDIENCE"]);
+    expect(problems({ XAI_TOKEN_ENCRYPTION_KEY: FERNET_KEY })).toEqual(["DATABASE_URL"]);
+  });
+
+  it("turns SuperGrok sign-in on with a Fernet key, and refuses a key that is not one without quoting it", () => {
+    const on = readEnvConfig({ DATABASE_URL: "postgres://x", XAI_TOKEN_ENCRYPTION_KEY: FERNET_KEY });
+    expect(on).toMatchObject({ ok: true, config: { xai: { encryptionKey: FERNET_KEY } } });
+    const off = readEnvConfig({ DATABASE_URL: "postgres://x" });
+    expect(off.ok && off.config.xai).toBeUndefined();
+    for (const bad of ["not-a-key", FERNET_KEY.slice(0, 40), "A".repeat(44)]) {
+      const read = readEnvConfig({ DATABASE_URL: "postgres://x", XAI_TOKEN_ENCRYPTION_KEY: bad });
+      expect(read.ok).toBe(false);
+      if (read.ok) continue;
+      expect(read.error.problems.map((p) => p.variable)).toEqual(["XAI_TOKEN_ENCRYPTION_KEY"]);
+      expect(read.error.message).not.toContain(bad);
+    }
   });
 });
+
+/** 32 bytes in URL-safe base64, as generateEncryptionKey() writes a Fernet key. */
+const FERNET_KEY = "d29ya2Vycy10ZXN0LXhhaS1mZXJuZXQta2V5LTMyYnk=";

@@ -914,6 +914,25 @@ describe("controls: owners and admins get through", () => {
   });
 });
 
+describe("SuperGrok sign-in: each user signs in, reads and signs out their own session only", () => {
+  it("B cannot finish A's sign-in, does not see it, and signing out touches only B's own", async () => {
+    const started = await req("A", "POST", "/models/xai/login");
+    expect(started.status, started.text).toBe(200);
+    const stolen = await req("B", "POST", "/models/xai/login/poll", { login_token: started.body.login_token });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body).toMatchObject({ error_id: expect.any(String), detail: expect.any(String) });
+    expect((await req("B", "GET", "/models/xai/login")).body).toEqual({ signed_in: false });
+    const done = await req("A", "POST", "/models/xai/login/poll", { login_token: started.body.login_token });
+    expect(done.body).toMatchObject({ status: "SUCCESS" });
+    expect((await req("A", "GET", "/models/xai/login")).body).toEqual({ signed_in: true });
+    expect((await req("B", "GET", "/models/xai/login")).body).toEqual({ signed_in: false });
+    expect((await req("B", "DELETE", "/models/xai/login")).status).toBe(204);
+    expect((await req("A", "GET", "/models/xai/login")).body).toEqual({ signed_in: true });
+    expect((await req("A", "DELETE", "/models/xai/login")).status).toBe(204);
+    expect((await req("A", "GET", "/models/xai/login")).body).toEqual({ signed_in: false });
+  });
+});
+
 /**
  * Where each served route's per-user isolation is proven, so a route added later fails here until
  * someone says where its isolation is tested (or why it holds no user's data).
@@ -1026,6 +1045,10 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /telegram/webhook":
     "telegram-interface.test.ts: a session per user in a group; a stranger's press continues nothing, the asker's once",
   "GET /telegram/status": "public, no user data",
+  "POST /models/xai/login": "SuperGrok sign-in (this file): a login token is sealed to its caller",
+  "POST /models/xai/login/poll": "SuperGrok sign-in (this file): B polling A's login token is 400, nothing stored",
+  "GET /models/xai/login": "SuperGrok sign-in (this file): each caller reads only their own session",
+  "DELETE /models/xai/login": "SuperGrok sign-in (this file): B's sign-out leaves A's session",
   "POST /mcp":
     "each tool goes through the REST route it stands for, as the caller (test/node/mcp-server.test.ts: A cannot list, read, continue or cancel B's runs)",
   "GET /mcp": "always 405, no data",

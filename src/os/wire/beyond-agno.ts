@@ -50,6 +50,9 @@
  *   document marks each with `x-authenticated-by` naming that proof, where agno's shows them as
  *   plain public routes. A Slack retry (`X-Slack-Retry-Num`) is deduplicated by the message, not
  *   dropped as agno drops it; Telegram has no development-mode bypass of its secret check.
+ * - `/models/xai/login` (start, poll, status, sign-out) is agno-edge's: agno signs a user in to
+ *   SuperGrok from Python (`XAITokenManager.login`), which a browser or a bot cannot call; here a
+ *   user signs in over HTTP, each into their own slot of agno's `agno_auth_tokens` table.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

@@ -27,6 +27,11 @@ export const NOT_AGNO_MODELS: Record<string, string> = {
   "GET /telegram/status": "agno's Telegram router answers a plain dict ({status})",
   "GET /whatsapp/webhook": "Meta's verification challenge, as text (agno answers it as PlainTextResponse)",
   "POST /whatsapp/webhook": "agno's WhatsApp router answers a plain dict",
+  "POST /models/xai/login":
+    "SuperGrok sign-in over HTTP is agno-edge's (agno signs in from Python: XAITokenManager.login); listed in beyond-agno.ts",
+  "POST /models/xai/login/poll": "SuperGrok sign-in over HTTP is agno-edge's; listed in beyond-agno.ts",
+  "GET /models/xai/login": "SuperGrok sign-in over HTTP is agno-edge's; listed in beyond-agno.ts",
+  "DELETE /models/xai/login": "SuperGrok sign-in over HTTP is agno-edge's (204, no body)",
   "POST /mcp": "MCP's JSON-RPC messages (agno mounts fastmcp's app there, outside its response models)",
   "GET /mcp": "a stateless MCP server's 405 (fastmcp's transport answers it likewise)",
   "DELETE /mcp": "a stateless MCP server's 405",

@@ -13,6 +13,8 @@ import { mcpServer } from "../../../src/mcp/mcp-server.js";
 import { Team } from "../../../src/team/team.js";
 import { Step } from "../../../src/workflow/step.js";
 import { Workflow } from "../../../src/workflow/workflow.js";
+import { XAITokenManager } from "../../../src/models/xai/xai-token-manager.js";
+import { xaiLoginRoutes } from "../../../src/os/routes/xai-login.js";
 
 /** One served route as its definition declares it: the zod schema of each answer, by status. */
 export interface Contract {
@@ -40,7 +42,7 @@ interface RouteDefinition {
  */
 function readContracts(): Contract[] {
   // With a knowledge base and the chat interfaces, so the routes served only where there are
-  // some (/knowledge, /slack, /telegram, /whatsapp, /a2a) are declared too.
+  // some (/knowledge, /slack, /telegram, /whatsapp, /a2a, /models/xai/login) are declared too.
   const agent = new Agent({ id: "assistant", model: new UnconfiguredModel() });
   const team = new Team({ id: "writing-desk", model: new UnconfiguredModel(), members: [agent] });
   const workflow = new Workflow({
@@ -51,6 +53,7 @@ function readContracts(): Contract[] {
   const os = new AgentOS({
     agents: [agent],
     mcpServer: mcpServer(),
+    xaiLogin: xaiLoginRoutes(new XAITokenManager({ encryptTokens: false })),
     teams: [team],
     workflows: [workflow],
     knowledge: [new Knowledge({ name: "contracts", vectorDb: new InMemoryVectorDb() })],
