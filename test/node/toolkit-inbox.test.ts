@@ -122,6 +122,11 @@ beforeAll(async () => {
     if (id === "<boom@x>") return send(503, { name: "ServiceUnavailableError", message: "Try again later" });
     if (id === "<garbled@x>") return res.end("{not json");
     if (id === "<slow@x>") return; // never answers
+    if (id === "<moved@x>") {
+      res.statusCode = 302;
+      res.setHeader("location", "/v0/inboxes/agent%40agentmail.to/messages/%3Cm1%40mail.example.com%3E");
+      return res.end();
+    }
     if (id === "send" && req.method === "POST")
       return send(200, { message_id: "<new1@agentmail.to>", thread_id: "thd_new" });
     const m = id !== undefined ? messages[id] : undefined;
@@ -384,6 +389,12 @@ describe("AgentMailTools", () => {
         "Error: agentmail answered 401: API key [redacted] is not valid",
       ],
       [
+        inbox(),
+        "get_email",
+        { message_id: "<moved@x>" },
+        "Error: agentmail answered a redirect (302), which is not followed",
+      ],
+      [
         inbox({ timeoutMs: 300 }),
         "get_email",
         { message_id: "<slow@x>" },
@@ -391,9 +402,12 @@ describe("AgentMailTools", () => {
       ],
     ];
     for (const [tools, name, args, message] of cases) {
+      const before = agentmail.requests.length;
       const { execution, toolMessage } = await callThroughAgent([tools], name, args);
       expect(execution.tool_call_error, message).toBe(true);
       expect(toolMessage).toBe(message);
+      // one request each: a redirect is not followed, a failure not retried
+      expect(agentmail.requests.length - before, message).toBe(name === "send_email_reply" ? 1 : 1);
     }
     const unreachable = await callThroughAgent(
       [new AgentMailTools({ apiKey: KEY, inboxId: INBOX, fetch: routedFetch({}) })],
