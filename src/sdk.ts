@@ -172,6 +172,7 @@ export { ToolPause, type ResumedCall } from "./tools/tool-pause.js";
 // Built-in toolkits: fetch and Web APIs only, no dependencies of their own, so they cost an app
 // nothing unless it uses them (the bundler drops the rest).
 export {
+  AgentMailTools,
   CalculatorTools,
   CustomApiTools,
   DateTimeTools,
@@ -183,8 +184,11 @@ export {
   SQLTools,
   tavilyProvider,
   UpstreamError,
+  verifyAgentMailWebhook,
   WebFetchTools,
   WebSearchTools,
+  type AgentMailToolsOptions,
+  type AgentMailWebhookEvent,
   type CalculatorToolsOptions,
   type CustomApiToolsOptions,
   type DateTimeToolsOptions,
@@ -202,6 +206,7 @@ export {
   type SqlSession,
   type SqlToolsOptions,
   type TavilyOptions,
+  type VerifyAgentMailWebhookOptions,
   type WebFetchToolsOptions,
   type WebResult,
   type WebSearchToolsOptions,

@@ -39,10 +39,16 @@ export async function httpJson(url: string, init: RequestInit, opts: HttpJsonOpt
   let res: Response;
   let bytes: Uint8Array | null;
   try {
-    res = await (opts.fetch ?? globalThis.fetch)(url, { ...init, signal, redirect: "error" });
+    // Not followed: an API that redirects is misconfigured or not the API. "manual", because
+    // Workers' fetch refuses `redirect: "error"` outright.
+    res = await (opts.fetch ?? globalThis.fetch)(url, { ...init, signal, redirect: "manual" });
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw new UpstreamError(`${opts.service} answered a redirect (${res.status}), which is not followed`);
+    }
     bytes = await readCapped(res, opts.maxBytes);
   } catch (error) {
-    if (opts.signal?.aborted) throw error;
+    if (opts.signal?.aborted || error instanceof UpstreamError) throw error;
     if (deadline.aborted) throw new UpstreamError(`${opts.service} did not answer within ${opts.timeoutMs} ms`);
     throw new UpstreamError(`${opts.service} could not be reached: ${(error as Error).message}`, { cause: error });
   }

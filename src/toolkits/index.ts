@@ -28,3 +28,10 @@ export { FileTools, type FileToolsOptions } from "./files/index.js";
 export { UpstreamError } from "./upstream-error.js";
 export { GithubTools, type GithubToolsOptions } from "./github/index.js";
 export { ResendTools, type ResendToolsOptions } from "./email/index.js";
+export {
+  AgentMailTools,
+  verifyAgentMailWebhook,
+  type AgentMailToolsOptions,
+  type AgentMailWebhookEvent,
+  type VerifyAgentMailWebhookOptions,
+} from "./inbox/index.js";

@@ -3,7 +3,14 @@ import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { createModel } from "../../src/models/providers.js";
 import { R2Storage } from "../../src/offload/r2-storage.js";
-import { CalculatorTools, DateTimeTools, FileTools, WebFetchTools } from "../../src/sdk.js";
+import {
+  AgentMailTools,
+  CalculatorTools,
+  DateTimeTools,
+  FileTools,
+  verifyAgentMailWebhook,
+  WebFetchTools,
+} from "../../src/sdk.js";
 import { scriptModel } from "../support/model-script.js";
 
 /** The built-in toolkits inside workerd: a run that calls several of them, as a deployed Worker would. */
@@ -38,5 +45,71 @@ describe("built-in toolkits on Workers", () => {
     expect(byName.read_url!.result).toMatch(/private, loopback or internal address/);
     expect(JSON.parse(byName.list_files!.result!)).toEqual(["notes/a.txt"]);
     expect(await storage.head(`files/users/u-${user}/notes/a.txt`)).toMatchObject({ size: 5 });
+  });
+  it("an agent reads and answers its AgentMail inbox, and a signed webhook is verified, inside workerd", async () => {
+    // AgentMail's wire answered inside the Worker (the Node suite runs it against a fake server over HTTP)
+    const seen: string[] = [];
+    const agentmail: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      const url = new URL(req.url);
+      seen.push(`${req.method} ${decodeURIComponent(url.pathname)} ${req.headers.get("authorization")}`);
+      const message = {
+        inbox_id: "agent@agentmail.to",
+        thread_id: "thd_1",
+        message_id: "<m1@example.com>",
+        labels: ["received", "unread"],
+        timestamp: "2026-05-04T09:00:00.000Z",
+        from: "Ana <ana@example.com>",
+        to: ["agent@agentmail.to"],
+        subject: "Hello",
+        html: "<p>Hi <b>agent</b></p><script>x()</script>",
+        size: 100,
+        created_at: "2026-05-04T09:00:00.000Z",
+        updated_at: "2026-05-04T09:00:00.000Z",
+      };
+      if (url.pathname.endsWith("/reply"))
+        return Response.json({ message_id: "<r1@agentmail.to>", thread_id: "thd_1" });
+      return Response.json(message);
+    };
+    const script = await scriptModel(env.MODEL_SERVER_URL, [
+      { toolCalls: [{ name: "get_email", arguments: { message_id: "<m1@example.com>" } }] },
+      { toolCalls: [{ name: "send_email_reply", arguments: { message_id: "<m1@example.com>", body: "Hello Ana" } }] },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      id: "inbox",
+      model: createModel("openai:gpt-test", { credentials: { openai: { baseURL: script.baseURL, apiKey: "k" } } }),
+      tools: [new AgentMailTools({ apiKey: "am_k", inboxId: "agent@agentmail.to", fetch: agentmail })],
+    });
+    const out = await agent.run("answer your mail");
+    expect(out.status).toBe("COMPLETED");
+    const read = JSON.parse(out.tools[0]!.result!);
+    expect(read.body).toMatch(
+      /^<<<EMAIL BODY [0-9a-f]{12} \(untrusted\)>>>\nHi agent\n<<<END EMAIL BODY [0-9a-f]{12}>>>$/,
+    );
+    expect(JSON.parse(out.tools[1]!.result!)).toMatchObject({ thread_id: "thd_1", to: ["ana@example.com"] });
+    expect(seen).toEqual([
+      "GET /v0/inboxes/agent@agentmail.to/messages/<m1@example.com> Bearer am_k",
+      "GET /v0/inboxes/agent@agentmail.to/messages/<m1@example.com> Bearer am_k",
+      "POST /v0/inboxes/agent@agentmail.to/messages/<m1@example.com>/reply Bearer am_k",
+    ]);
+
+    // Svix's published example, checked with workerd's WebCrypto
+    const signed = new Request("https://worker.example/agentmail", {
+      method: "POST",
+      body: '{"test": 2432232314}',
+      headers: {
+        "svix-id": "msg_p5jXN8AQM9LWM0D4loKWxJek",
+        "svix-timestamp": "1614265330",
+        "svix-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+      },
+    });
+    const secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    expect(await verifyAgentMailWebhook(secret, signed.clone(), { nowSeconds: 1614265330 })).toEqual({
+      test: 2432232314,
+    });
+    await expect(verifyAgentMailWebhook(secret, signed, { nowSeconds: 1614265330 + 3600 })).rejects.toMatchObject({
+      status: 401,
+    });
   });
 });
