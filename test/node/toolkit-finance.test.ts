@@ -5,6 +5,7 @@ import {
   FinanceProviderError,
   FinanceTools,
   financialDatasetsProvider,
+  yahooFinanceProvider,
   type FinanceProvider,
 } from "../../src/toolkits/finance/index.js";
 import { callThroughAgent, fakeServer, routedFetch, type FakeServer } from "../support/toolkit-kit.js";
@@ -12,6 +13,7 @@ import { callThroughAgent, fakeServer, routedFetch, type FakeServer } from "../s
 const KEY = "fd-secret-key-123";
 const HOST = "api.financialdatasets.ai";
 let fd: FakeServer;
+let yahoo: FakeServer;
 
 /** `count` records made by `make`, served 10 to a page with financialdatasets.ai's `next_page_url`. */
 function paged(
@@ -203,8 +205,97 @@ beforeAll(async () => {
     }
     return send(404, { error: "Not Found", message: "no route" });
   });
+  // Yahoo Finance's public endpoints: /v8/finance/chart/{symbol} and /v1/finance/search, no key;
+  // an unknown symbol is a 404 with {"chart": {"result": null, "error": {...}}}
+  yahoo = await fakeServer((req, res: ServerResponse) => {
+    const send = (status: number, body: unknown) => {
+      res.statusCode = status;
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(body));
+    };
+    if (req.path === "/v1/finance/search") {
+      const quotes = Number(req.query.get("quotesCount"));
+      const news = Number(req.query.get("newsCount"));
+      return send(200, {
+        explains: [],
+        count: quotes + news,
+        quotes: [
+          {
+            exchange: "NMS",
+            shortname: "NVIDIA Corp",
+            quoteType: "EQUITY",
+            symbol: "NVDA",
+            longname: "NVIDIA Corporation",
+            exchDisp: "NASDAQ",
+            score: 1,
+          },
+          { exchange: "NEO", shortname: "NVIDIA CDR", quoteType: "EQUITY", symbol: "NVDA.NE", exchDisp: "NEO" },
+        ].slice(0, quotes),
+        news: Array.from({ length: news }, (_, i) => ({
+          uuid: `u${i}`,
+          title: `${req.query.get("q")} story ${i}`,
+          publisher: "Motley Fool",
+          link: `https://finance.yahoo.com/news/${i}`,
+          providerPublishTime: 1796068800,
+          type: "STORY",
+        })),
+      });
+    }
+    const symbol = decodeURIComponent(req.path.replace("/v8/finance/chart/", ""));
+    if (symbol === "LIMIT") {
+      res.statusCode = 429;
+      return res.end("Too Many Requests");
+    }
+    if (symbol !== "NVDA" && symbol !== "^GSPC")
+      return send(404, {
+        chart: { result: null, error: { code: "Not Found", description: "No data found, symbol may be delisted" } },
+      });
+    const day = 1796016000;
+    return send(200, {
+      chart: {
+        result: [
+          {
+            meta: {
+              currency: "USD",
+              symbol,
+              exchangeName: "NMS",
+              fullExchangeName: "NasdaqGS",
+              instrumentType: "EQUITY",
+              regularMarketTime: 1796068800,
+              regularMarketPrice: 181.5,
+              chartPreviousClose: 180,
+              fiftyTwoWeekHigh: 212.19,
+              fiftyTwoWeekLow: 86.62,
+              regularMarketDayHigh: 183,
+              regularMarketDayLow: 179.25,
+              regularMarketVolume: 150000000,
+              longName: "NVIDIA Corporation",
+              range: req.query.get("range"),
+              dataGranularity: req.query.get("interval"),
+            },
+            timestamp: [day - 172800, day - 86400, day],
+            indicators: {
+              quote: [
+                {
+                  open: [170, 175, 180.5],
+                  high: [172, 178, 183],
+                  low: [169, 174, 179.25],
+                  close: [171, 177.123456, null],
+                  volume: [1e8, 1.2e8, 1.5e8],
+                },
+              ],
+            },
+          },
+        ],
+        error: null,
+      },
+    });
+  });
 });
-afterAll(() => fd.close());
+afterAll(async () => {
+  await fd.close();
+  await yahoo.close();
+});
 
 const provider = (apiKey = KEY) => financialDatasetsProvider({ apiKey, fetch: routedFetch({ [HOST]: fd.url }) });
 const finance = (extra: Omit<Partial<ConstructorParameters<typeof FinanceTools>[0]>, "provider"> = {}, key = KEY) =>
@@ -580,5 +671,86 @@ describe("FinanceTools", () => {
       expect(toolMessage).not.toContain(KEY);
       expect(execution.result).not.toContain(KEY);
     }
+  });
+});
+
+describe("yahooFinanceProvider (keyless)", () => {
+  const tools = () =>
+    new FinanceTools({
+      provider: yahooFinanceProvider({ fetch: routedFetch({ "query1.finance.yahoo.com": yahoo.url }) }),
+    });
+
+  it("serves search_symbols, get_quote, get_price_history and get_news from Yahoo's public endpoints", async () => {
+    expect(tools().tools.map((t) => t.name)).toEqual(["search_symbols", "get_quote", "get_price_history", "get_news"]);
+    const before = yahoo.requests.length;
+    const search = await run("search_symbols", { query: "nvidia", limit: 2 }, tools());
+    expect(search.body).toEqual({
+      query: "nvidia",
+      provider: "yahoo_finance",
+      results: [
+        { symbol: "NVDA", name: "NVIDIA Corporation", exchange: "NASDAQ", type: "EQUITY" },
+        { symbol: "NVDA.NE", name: "NVIDIA CDR", exchange: "NEO", type: "EQUITY" },
+      ],
+    });
+    const quote = await run("get_quote", { symbol: "nvda" }, tools());
+    expect(quote.body).toEqual({
+      symbol: "NVDA",
+      price: 181.5,
+      currency: "USD",
+      name: "NVIDIA Corporation",
+      change: 1.5,
+      change_percent: 0.8333,
+      high: 183,
+      low: 179.25,
+      previous_close: 180,
+      volume: 150000000,
+      fifty_two_week_high: 212.19,
+      fifty_two_week_low: 86.62,
+      exchange: "NasdaqGS",
+      as_of: "2026-11-30T20:00:00+00:00",
+      provider: "yahoo_finance",
+    });
+    const history = await run("get_price_history", { symbol: "^gspc", period: "ytd", interval: "1wk" }, tools());
+    expect(history.body).toEqual({
+      symbol: "^GSPC",
+      period: "ytd",
+      interval: "1wk",
+      currency: "USD",
+      provider: "yahoo_finance",
+      // the last row has no close yet: not a bar
+      bars: [
+        { date: "2026-11-28", open: 170, high: 172, low: 169, close: 171, volume: 1e8 },
+        { date: "2026-11-29", open: 175, high: 178, low: 174, close: 177.1235, volume: 1.2e8 },
+      ],
+    });
+    const news = await run("get_news", { symbol: "NVDA", limit: 2 }, tools());
+    expect(news.body.results).toEqual([
+      {
+        title: "NVDA story 0",
+        url: "https://finance.yahoo.com/news/0",
+        source: "Motley Fool",
+        published_at: "2026-11-30T20:00:00+00:00",
+      },
+      {
+        title: "NVDA story 1",
+        url: "https://finance.yahoo.com/news/1",
+        source: "Motley Fool",
+        published_at: "2026-11-30T20:00:00+00:00",
+      },
+    ]);
+    expect(yahoo.requests.slice(before).map((r) => `${r.path}?${r.query}`)).toEqual([
+      "/v1/finance/search?q=nvidia&quotesCount=2&newsCount=0",
+      "/v8/finance/chart/NVDA?range=1d&interval=1d",
+      "/v8/finance/chart/%5EGSPC?range=ytd&interval=1wk",
+      "/v1/finance/search?q=NVDA&quotesCount=0&newsCount=2",
+    ]);
+  });
+
+  it("an unknown symbol and Yahoo's rate limit are clear tool errors", async () => {
+    const unknown = await run("get_quote", { symbol: "ZZZZ" }, tools());
+    expect(unknown.execution.tool_call_error).toBe(true);
+    expect(unknown.toolMessage).toBe("Error: No data found for symbol ZZZZ; check the ticker");
+    const limited = await run("get_price_history", { symbol: "LIMIT" }, tools());
+    expect(limited.toolMessage).toBe("Error: yahoo finance answered 429: Too Many Requests");
   });
 });

@@ -1,5 +1,6 @@
 export { FinanceTools, type FinanceToolsOptions } from "./finance-tools.js";
 export { financialDatasetsProvider, type FinancialDatasetsOptions } from "./financial-datasets-provider.js";
+export { yahooFinanceProvider, type YahooFinanceOptions } from "./yahoo-finance-provider.js";
 export { FinanceProviderError } from "./finance-provider-error.js";
 export type {
   AnalystRecommendations,
