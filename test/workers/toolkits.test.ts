@@ -8,6 +8,8 @@ import {
   CalculatorTools,
   DateTimeTools,
   FileTools,
+  FinanceTools,
+  financialDatasetsProvider,
   verifyAgentMailWebhook,
   WebFetchTools,
 } from "../../src/sdk.js";
@@ -111,5 +113,78 @@ describe("built-in toolkits on Workers", () => {
     await expect(verifyAgentMailWebhook(secret, signed, { nowSeconds: 1614265330 + 3600 })).rejects.toMatchObject({
       status: 401,
     });
+  });
+
+  it("FinanceTools over financialdatasets.ai's wire: a quote, paged insider trades and an upstream error", async () => {
+    // financialdatasets.ai answered in-process (workerd reaches no test server of ours): the
+    // toolkit's own code (validation, paging, capped reads, errors) runs in the Workers runtime.
+    const seen: Array<{ url: URL; key: string | null }> = [];
+    const upstream: typeof fetch = async (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      seen.push({ url, key: new Headers(init?.headers).get("x-api-key") });
+      const json = (status: number, body: unknown) =>
+        new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+      const ticker = url.searchParams.get("ticker");
+      if (ticker === "BOOM") return new Response("upstream unavailable", { status: 503 });
+      if (url.pathname === "/prices/snapshot")
+        return json(200, { snapshot: { ticker, price: 181.5, day_change: -1.25, time: "2026-11-30T20:00:00Z" } });
+      if (url.pathname === "/insider-trades") {
+        const page = Number(url.searchParams.get("page") ?? "0");
+        const next = new URL(url);
+        next.searchParams.set("page", String(page + 1));
+        return json(200, {
+          insider_trades: Array.from({ length: 10 }, (_, i) => ({ ticker, name: `Insider ${page * 10 + i}` })),
+          next_page_url: next.href,
+        });
+      }
+      return json(404, { error: "Not Found", message: "no route" });
+    };
+    const script = await scriptModel(env.MODEL_SERVER_URL, [
+      {
+        toolCalls: [
+          { name: "get_quote", arguments: { symbol: "nvda" } },
+          { name: "get_insider_trades", arguments: { symbol: "NVDA", limit: 15 } },
+          { name: "get_quote", arguments: { symbol: "BOOM" } },
+          { name: "get_news", arguments: { symbol: "NVDA", limit: 500 } },
+        ],
+      },
+      { text: "done" },
+    ]);
+    const agent = new Agent({
+      id: "finance",
+      model: createModel("openai:gpt-test", { credentials: { openai: { baseURL: script.baseURL, apiKey: "k" } } }),
+      tools: [
+        new FinanceTools({
+          provider: financialDatasetsProvider({ apiKey: "fd-key", fetch: upstream }),
+          insiderTrades: true,
+        }),
+      ],
+      parallelToolCalls: false,
+    });
+    const out = await agent.run("go");
+    expect(out.status).toBe("COMPLETED");
+    const [quote, trades, boom, news] = out.tools;
+    expect(JSON.parse(quote!.result!)).toEqual({
+      symbol: "NVDA",
+      price: 181.5,
+      currency: "USD",
+      change: -1.25,
+      as_of: "2026-11-30T20:00:00Z",
+      provider: "financial_datasets",
+    });
+    const results = JSON.parse(trades!.result!).results as Array<{ insider: string }>;
+    expect(results.map((r) => r.insider)).toEqual(Array.from({ length: 15 }, (_, i) => `Insider ${i}`));
+    expect(boom!.tool_call_error).toBe(true);
+    expect(boom!.result).toBe("Error: financialdatasets.ai answered 503: upstream unavailable");
+    expect(news!.tool_call_error).toBe(true);
+    expect(news!.result).toMatch(/invalid arguments for get_news/);
+    // quote, two pages of trades, the failing quote; the bad get_news asked nothing
+    expect(seen.map((s) => `${s.url.pathname}?${s.url.searchParams}`)).toEqual([
+      "/prices/snapshot?ticker=NVDA",
+      "/insider-trades?ticker=NVDA&limit=15",
+      "/insider-trades?ticker=NVDA&limit=15&page=1",
+      "/prices/snapshot?ticker=BOOM",
+    ]);
+    expect(seen.every((s) => s.key === "fd-key" && s.url.host === "api.financialdatasets.ai")).toBe(true);
   });
 });
