@@ -28,3 +28,12 @@ export { FileTools, type FileToolsOptions } from "./files/index.js";
 export { UpstreamError } from "./upstream-error.js";
 export { GithubTools, type GithubToolsOptions } from "./github/index.js";
 export { ResendTools, type ResendToolsOptions } from "./email/index.js";
+export {
+  MINIMAX_VIDEO_JOB_TYPE,
+  MINIMAX_VIDEOS_STATE_KEY,
+  MiniMaxTools,
+  type MiniMaxToolsOptions,
+  type MiniMaxVideoJobPayload,
+  type MiniMaxVideoModel,
+  type MiniMaxVideoResult,
+} from "./minimax/index.js";
