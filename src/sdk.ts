@@ -169,6 +169,10 @@ export {
 export type { RequirementResolution } from "./agent/hitl.js";
 export { tool, Toolkit, type Tool, type ToolContext, type ToolOptions } from "./tools/tool.js";
 export { ToolPause, type ResumedCall } from "./tools/tool-pause.js";
+// A toolkit's background work: its tools enqueue jobs (ToolContext.enqueueJob) that its handlers run on the durable queue.
+export type { JobHandler, JobHandlerContext } from "./queue/job-handler.js";
+export type { EnqueuedJob, ToolJob } from "./queue/job-enqueuer.js";
+export type { Outcome as JobOutcome } from "./queue/executor.js";
 // Built-in toolkits: fetch and Web APIs only, no dependencies of their own, so they cost an app
 // nothing unless it uses them (the bundler drops the rest).
 export {
@@ -183,6 +187,7 @@ export {
   financialDatasetsProvider,
   yahooFinanceProvider,
   GithubTools,
+  MiniMaxTools,
   pgPoolConnector,
   ResendTools,
   searxngProvider,
@@ -221,6 +226,9 @@ export {
   type Quote,
   type SymbolMatch,
   type GithubToolsOptions,
+  type MiniMaxToolsOptions,
+  type MiniMaxVideoModel,
+  type MiniMaxVideoResult,
   type NewsResult,
   type PgLikePool,
   type ProviderHttpOptions,

@@ -1,5 +1,7 @@
 import type { z } from "zod";
-import type { Db } from "../db/port.js";
+import type { Db, QueueDb } from "../db/port.js";
+import { jobEnqueuer, type JobQueueLimits } from "../queue/job-enqueuer.js";
+import type { JobHandler } from "../queue/job-handler.js";
 import type { RunRecord, RunRow, SessionRecord } from "../db/types.js";
 import { mergeState, stateChanges } from "../db/state-changes.js";
 import { Session } from "../db/session.js";
@@ -29,7 +31,7 @@ import type { ObjectStorage } from "../offload/object-storage.js";
 import { ResultStore } from "../offload/result-store.js";
 import { offloadAnswers, RESULT_TOOL_NAMES, resultTools } from "../offload/result-tools.js";
 import { publicError } from "../public-error.js";
-import { flattenTools, type Tool, type Toolkit } from "../tools/tool.js";
+import { flattenTools, Toolkit, type Tool } from "../tools/tool.js";
 import { isToolSource, type ToolSource, type ToolSourceContext } from "../tools/tool-source.js";
 import { abortLocal, cancelStoredRun } from "./cancellation.js";
 import {
@@ -226,6 +228,10 @@ export class Agent implements Component {
   readonly model: Model;
   readonly db?: Db;
   readonly mediaStorage?: MediaStorage;
+  /** the durable queue's limits, set by the AgentOS that serves it with one: its tools may then enqueue jobs */
+  readonly jobQueue?: JobQueueLimits;
+  /** the background jobs its toolkits enqueue, for the queue that serves it to run */
+  readonly jobHandlers: readonly JobHandler[];
   private readonly opts: AgentOptions;
   private readonly tools: Map<string, Tool>;
   /** where each run gets more tools as it starts (a remote MCP server's) */
@@ -267,6 +273,7 @@ export class Agent implements Component {
       throw new TypeError("toolCallLimit must be a whole number >= 0");
     const tools = (opts.tools ?? []).filter((t): t is Tool | Toolkit => !isToolSource(t));
     this.toolSources = (opts.tools ?? []).filter(isToolSource);
+    this.jobHandlers = tools.flatMap((t) => (t instanceof Toolkit ? t.jobHandlers : []));
     if (opts.searchPastSessions) {
       if (!opts.db) throw new TypeError("searchPastSessions needs a db");
       tools.push(pastSessionsTool(opts.db, opts.numPastSessionsToSearch ?? 3, opts.numPastSessionRunsInSearch ?? 3));
@@ -351,6 +358,18 @@ export class Agent implements Component {
   private withStoredMedia(model: Model | undefined): Model | undefined;
   private withStoredMedia(model: Model | undefined): Model | undefined {
     return model && this.mediaStorage ? modelWithStoredMedia(model, this.mediaStorage) : model;
+  }
+
+  /**
+   * The same agent with its tools able to enqueue background jobs (ToolContext.enqueueJob) into
+   * the durable queue of whatever database it is bound to, under `limits`: an AgentOS with the
+   * durable queue calls this, as it gives its media storage.
+   */
+  withJobQueue(limits: JobQueueLimits): Agent {
+    if (limits === this.jobQueue) return this;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
+    Object.assign(bound, this, { jobQueue: limits });
+    return bound;
   }
 
   /**
@@ -467,6 +486,9 @@ export class Agent implements Component {
       outputSchema: this.opts.outputSchema,
       outputSchemaName: this.opts.outputSchemaName,
       db: this.db,
+      ...(this.jobQueue && this.db && "jobs" in this.db
+        ? { jobs: jobEnqueuer((this.db as QueueDb).jobs, this.jobQueue) }
+        : {}),
       cancelPollMs: this.opts.cancelPollMs ?? 500,
       heartbeatMs: this.heartbeatSeconds * 1000,
       postHooks: [

@@ -17,6 +17,7 @@ import { addModelCall } from "./metrics.js";
 import type { RunOutput, RunRequirement, ToolExecution } from "./run-output.js";
 import { parseToolArgs, runTools, type AnswerFilter, type PausedCall, type PendingCall } from "./tool-runner.js";
 import { nowSeconds } from "../time.js";
+import type { JobEnqueuer, ToolJob } from "../queue/job-enqueuer.js";
 
 /** What the engine needs of an agent: its resolved configuration, never the Agent class itself. */
 export interface EngineConfig {
@@ -32,6 +33,8 @@ export interface EngineConfig {
   outputSchema?: z.ZodType;
   outputSchemaName?: string;
   db?: Db;
+  /** where its tools enqueue background jobs (ToolContext.enqueueJob), when the agent is served with the durable queue */
+  jobs?: JobEnqueuer;
   cancelPollMs: number;
   /** how often an executing run marks its row alive (ms), so a run whose runtime dies is found stale */
   heartbeatMs: number;
@@ -676,6 +679,7 @@ export class RunEngine {
       sessionState: this.sessionState,
       dependencies: this.dependencies,
       signal: this.controller.signal,
+      ...(this.cfg.jobs ? { enqueueJob: this.enqueueJob(this.cfg.jobs) } : {}),
     };
     const { messages, paused, media } = yield* runTools(calls, {
       parallel: this.cfg.parallelToolCalls,
@@ -699,6 +703,11 @@ export class RunEngine {
     }
     const stopper = calls.find((c) => c.execution.stop_after_tool_call && !c.execution.tool_call_error);
     return stopper ? { text: stopper.execution.result ?? "" } : null;
+  }
+
+  /** ToolContext.enqueueJob for this run: its jobs belong to the run's user and component. */
+  private enqueueJob(jobs: JobEnqueuer): (job: ToolJob) => ReturnType<JobEnqueuer["enqueue"]> {
+    return (job) => jobs.enqueue(job, { userId: this.output.user_id ?? null, component: this.cfg.ref });
   }
 
   private async *complete(text: string): AsyncGenerator<RunEvent, RunOutput> {

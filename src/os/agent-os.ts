@@ -29,7 +29,9 @@ import { collectKnowledge } from "./knowledge-bases.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
-import type { QueueConfig } from "./background.js";
+import { jobQueueLimits, type QueueConfig } from "./background.js";
+import type { JobHandler } from "../queue/job-handler.js";
+import { jobHandlersOf } from "../queue/job-handlers-of.js";
 import type { UpgradeWebSocket } from "hono/ws";
 import type { OSInterface } from "../interfaces/os-interface.js";
 import { checkInterfaces } from "../interfaces/check-interfaces.js";
@@ -112,6 +114,8 @@ export class AgentOS {
   readonly knowledge: Knowledge[];
   /** the interfaces mounted (the job queue answers chat interfaces' runs through them) */
   readonly interfaces: OSInterface[];
+  /** the background jobs the agents' toolkits enqueue: the job queue's `handlers` (JobServices) */
+  readonly jobHandlers: JobHandler[];
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
@@ -140,10 +144,14 @@ export class AgentOS {
     );
     app.use(authMiddleware(opts.auth ?? { mode: "unconfigured" }));
     const mediaStorage = opts.mediaStorage;
+    // With the durable queue, the agents' tools may enqueue jobs into it (ToolContext.enqueueJob).
+    const limits = opts.queue?.durable ? jobQueueLimits(opts.queue) : undefined;
     const agents = (opts.agents ?? [])
       .map((a) => (mediaStorage && !a.mediaStorage ? a.withMediaStorage(mediaStorage) : a))
-      .map((a) => (opts.resultStorage && !a.resultStorage ? a.withOffloadStorage(opts.resultStorage) : a));
+      .map((a) => (opts.resultStorage && !a.resultStorage ? a.withOffloadStorage(opts.resultStorage) : a))
+      .map((a) => (limits && !a.jobQueue ? a.withJobQueue(limits) : a));
     this.agents = agents;
+    this.jobHandlers = jobHandlersOf(agents);
     this.teams = [...(opts.teams ?? [])];
     this.workflows = [...(opts.workflows ?? [])];
     checkUniqueIds("agents", agents);

@@ -2,6 +2,7 @@ import type { Component } from "../agent/component.js";
 import { portableMedia, type MediaInput } from "../agent/media.js";
 import { BadRequestError, NotConfiguredError, ValidationError } from "../errors.js";
 import type { JobRecord } from "../queue/types.js";
+import type { JobQueueLimits } from "../queue/job-enqueuer.js";
 import { runJobInput, runJobPayload } from "../queue/run-job-input.js";
 import type { RequestServices } from "./context.js";
 import { sha256Hex } from "../sha256.js";
@@ -28,6 +29,15 @@ export interface QueueConfig {
 /** The per-user caps a QueueConfig sets, with their defaults. */
 export function userCaps(config: QueueConfig | undefined): { maxJobsPerUser: number; maxSchedulesPerUser: number } {
   return { maxJobsPerUser: config?.maxJobsPerUser ?? 1000, maxSchedulesPerUser: config?.maxSchedulesPerUser ?? 100 };
+}
+
+/** The limits a job enqueued from inside a run carries (ToolContext.enqueueJob): the same as a background run's. */
+export function jobQueueLimits(config: QueueConfig): JobQueueLimits {
+  return {
+    maxAttempts: config.maxAttempts ?? 3,
+    maxDepth: config.maxDepth ?? 10_000,
+    maxUserDepth: userCaps(config).maxJobsPerUser,
+  };
 }
 
 export interface BackgroundRequest {

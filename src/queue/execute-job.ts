@@ -9,6 +9,7 @@ import type { MediaStorage } from "../offload/media-storage.js";
 import { CONTINUE_JOB_TYPE, executeContinueJob, type ContinueJobPayload } from "./continue-job.js";
 import { executeRunJob, type Outcome } from "./executor.js";
 import { executeKnowledgeJob, KNOWLEDGE_JOB_TYPE } from "./knowledge-job.js";
+import type { JobHandler } from "./job-handler.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
 
 /** What the queue's jobs run with: the components for runs, the knowledge bases (and the upload storage) for ingestions. */
@@ -18,9 +19,14 @@ export interface JobServices {
   media?: MediaStorage;
   /** the interfaces: the chat interfaces among them answer the runs they queued */
   interfaces?: readonly OSInterface[];
+  /** the other kinds of job, each run by the handler of its `job_type` (the agents' toolkits bring theirs: `jobHandlersOf`) */
+  handlers?: readonly JobHandler[];
 }
 
-/** Runs one claimed job by its `job_type`: a component's run, a queued continue, or a knowledge ingestion. */
+/**
+ * Runs one claimed job by its `job_type`: a component's run, a queued continue, a knowledge
+ * ingestion, or a kind a handler in `services.handlers` runs.
+ */
 export function executeJob(
   job: JobRecord,
   lease: Lease,
@@ -34,6 +40,15 @@ export function executeJob(
     const reply = (job.payload as unknown as ContinueJobPayload).reply;
     return executeContinueJob(job, services.components, db, followerFor(reply, services, db));
   }
+  const handler = job.job_type === "run" ? undefined : services.handlers?.find((h) => h.jobType === job.job_type);
+  if (handler) return handler.execute(job, { db, lease, ...(services.media ? { media: services.media } : {}) });
+  // A handler's job in a deployment that no longer has that handler: it carries no run to run.
+  if (job.job_type !== "run" && !job.payload.run_id)
+    return Promise.resolve({
+      status: "FAILED",
+      error: `no handler for job type ${job.job_type} in this deployment`,
+      retryable: false,
+    });
   return executeRunJob(job, lease, services.components, db, jobs, followerFor(job.payload.reply, services, db));
 }
 

@@ -68,3 +68,12 @@ export {
   type FinanceStatementPeriod,
   type SymbolMatch,
 } from "./finance/index.js";
+export {
+  MINIMAX_VIDEO_JOB_TYPE,
+  MINIMAX_VIDEOS_STATE_KEY,
+  MiniMaxTools,
+  type MiniMaxToolsOptions,
+  type MiniMaxVideoJobPayload,
+  type MiniMaxVideoModel,
+  type MiniMaxVideoResult,
+} from "./minimax/index.js";

@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { ToolDefinition } from "../models/model.js";
 import type { ResumedCall } from "./tool-pause.js";
 import type { RunEvent } from "../agent/events.js";
+import type { EnqueuedJob, ToolJob } from "../queue/job-enqueuer.js";
+import type { JobHandler } from "../queue/job-handler.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -23,6 +25,13 @@ export interface ToolContext {
   emit?: (event: RunEvent) => void;
   /** the id of the model's call this execution answers */
   toolCallId?: string;
+  /**
+   * Puts work that outlasts the run on the durable queue, owned by this run's user and agent: a
+   * job of a type a JobHandler runs (a toolkit brings its handler as `Toolkit.jobHandlers`).
+   * Present only where such a job will run: an agent served by an AgentOS with the durable queue,
+   * storing through a database that holds it.
+   */
+  enqueueJob?: (job: ToolJob) => Promise<EnqueuedJob>;
 }
 
 /** How a tool involves a human before it runs (SPEC G2). */
@@ -121,11 +130,21 @@ export class Toolkit {
   readonly id: string;
   readonly name: string;
   readonly tools: Tool[];
+  /** the background jobs its tools enqueue (ToolContext.enqueueJob), run by the queue of whatever AgentOS serves it */
+  readonly jobHandlers: readonly JobHandler[];
 
-  constructor(opts: { id: string; name?: string; tools: Tool[]; include?: string[]; exclude?: string[] }) {
+  constructor(opts: {
+    id: string;
+    name?: string;
+    tools: Tool[];
+    include?: string[];
+    exclude?: string[];
+    jobHandlers?: JobHandler[];
+  }) {
     if (!NAME.test(opts.id)) throw new TypeError(`toolkit id ${JSON.stringify(opts.id)} must match ${NAME}`);
     this.id = opts.id;
     this.name = opts.name ?? opts.id;
+    this.jobHandlers = opts.jobHandlers ?? [];
     this.tools = opts.tools.filter(
       (t) => (opts.include ? opts.include.includes(t.name) : true) && !opts.exclude?.includes(t.name),
     );

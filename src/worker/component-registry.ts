@@ -2,6 +2,7 @@ import type { Agent } from "../agent/agent.js";
 import type { Component, ComponentRef, ComponentSource } from "../agent/component.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
+import type { JobQueueLimits } from "../queue/job-enqueuer.js";
 import { checkUniqueIds } from "../os/unique-ids.js";
 import type { Team } from "../team/team.js";
 import type { Workflow } from "../workflow/workflow.js";
@@ -21,12 +22,15 @@ export class ComponentRegistry implements ComponentSource {
   constructor(
     agents: Agent[],
     readonly storage: { media?: MediaStorage; results?: ObjectStorage } = {},
-    more: { teams?: Team[]; workflows?: Workflow[] } = {},
+    more: { teams?: Team[]; workflows?: Workflow[]; queue?: JobQueueLimits } = {},
   ) {
     const { media, results } = storage;
+    const queue = more.queue;
     this.agents = agents
       .map((a) => (media && !a.mediaStorage ? a.withMediaStorage(media) : a))
-      .map((a) => (results && !a.resultStorage ? a.withOffloadStorage(results) : a));
+      .map((a) => (results && !a.resultStorage ? a.withOffloadStorage(results) : a))
+      // With the durable queue bound, the agents' tools may enqueue jobs (ToolContext.enqueueJob).
+      .map((a) => (queue && !a.jobQueue ? a.withJobQueue(queue) : a));
     // Teams and workflows are served as given: their media and result storage are their members' own.
     this.teams = [...(more.teams ?? [])];
     this.workflows = [...(more.workflows ?? [])];

@@ -10,6 +10,8 @@ import { R2MediaStorage } from "../offload/media-r2-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import { R2Storage } from "../offload/r2-storage.js";
 import { AgentOS } from "../os/agent-os.js";
+import { jobQueueLimits } from "../os/background.js";
+import { jobHandlersOf } from "../queue/job-handlers-of.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
 import type { McpServerMount } from "../mcp/mcp-server.js";
 import type { EnqueueRunInput } from "../queue/types.js";
@@ -120,9 +122,19 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
     } else {
       const config = read.config;
       const storage = resolve(def.storage, env, config) ?? defaultStorage(env, config);
+      const queue = config.queueBound
+        ? {
+            durable: true as const,
+            maxDepth: config.queue.maxDepth,
+            maxJobsPerUser: config.quotas.maxJobsPerUser,
+            maxSchedulesPerUser: config.quotas.maxSchedulesPerUser,
+            ...(def.queue?.maxAttempts ? { maxAttempts: def.queue.maxAttempts } : {}),
+          }
+        : undefined;
       const registry = new ComponentRegistry(resolve(def.agents, env, config) ?? [], storage, {
         teams: resolve(def.teams, env, config) ?? [],
         workflows: resolve(def.workflows, env, config) ?? [],
+        ...(queue ? { queue: jobQueueLimits(queue) } : {}),
       });
       const knowledge = collectKnowledge(resolve(def.knowledge, env, config) ?? [], [
         ...registry.agents,
@@ -148,17 +160,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           ...(storage.media ? { mediaStorage: storage.media } : {}),
           ...(storage.results ? { resultStorage: storage.results } : {}),
           ...optional("xaiLogin", resolve(def.xaiLogin, env, config)),
-          ...(config.queueBound
-            ? {
-                queue: {
-                  durable: true as const,
-                  maxDepth: config.queue.maxDepth,
-                  maxJobsPerUser: config.quotas.maxJobsPerUser,
-                  maxSchedulesPerUser: config.quotas.maxSchedulesPerUser,
-                  ...(def.queue?.maxAttempts ? { maxAttempts: def.queue.maxAttempts } : {}),
-                },
-              }
-            : {}),
+          ...(queue ? { queue } : {}),
         }));
       s = { ok: true, config, registry, knowledge, interfaces, os: build };
     }
@@ -182,6 +184,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
         components: registry,
         knowledge,
         interfaces,
+        handlers: jobHandlersOf(registry.agents),
         ...(registry.storage.media ? { media: registry.storage.media } : {}),
         db,
         concurrency: config.queue.concurrency,

@@ -9,6 +9,7 @@ import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import { GroupEnqueue } from "../queue/group-enqueue.js";
 import type { EnqueueRunInput } from "../queue/types.js";
+import type { JobHandler } from "../queue/job-handler.js";
 import { settleScheduleRunOnJobEnd } from "../scheduler/job-end.js";
 import { replyOf, type EnqueueReply } from "./queue-rpc.js";
 
@@ -20,6 +21,8 @@ export interface QueueServices {
   media?: MediaStorage;
   /** the interfaces: the chat interfaces among them answer the runs they queued */
   interfaces?: readonly OSInterface[];
+  /** the other kinds of job the components enqueue (their toolkits'), by job type */
+  handlers?: readonly JobHandler[];
   db: QueueDb;
   concurrency: number;
   leaseSeconds: number;
