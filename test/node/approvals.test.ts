@@ -43,19 +43,18 @@ const stores: Store[] = [
       };
     },
   ],
-  ...dbTargets().map(
-    (target): Store => [
-      target.name,
-      async () => {
-        const t = openTestDb(target);
-        return {
-          db: t.db,
-          close: () => t.close(),
-          expire: async (id) => void (await t.query(`UPDATE "${t.schema}".agno_approvals SET expires_at = 1 WHERE id = $1`, [id])),
-        };
-      },
-    ],
-  ),
+  ...dbTargets().map((target): Store => [
+    target.name,
+    async () => {
+      const t = openTestDb(target);
+      return {
+        db: t.db,
+        close: () => t.close(),
+        expire: async (id) =>
+          void (await t.query(`UPDATE "${t.schema}".agno_approvals SET expires_at = 1 WHERE id = $1`, [id])),
+      };
+    },
+  ]),
 ];
 
 async function setup(store: Store[1], turns: Turn[], userIsolation = false) {
@@ -120,7 +119,11 @@ describe.each(stores)("approvals on %s", (_name, store) => {
   it("a paused run's approval is resolved by an approver (a non-approver is refused) and the run completes in the background", async () => {
     const { call, pause, drain, dropped } = env;
     const run = await pause("alice", "users");
-    expect(run.tools![0]).toMatchObject({ tool_name: "drop_table", approval_type: "required", approval_id: expect.any(String) });
+    expect(run.tools![0]).toMatchObject({
+      tool_name: "drop_table",
+      approval_type: "required",
+      approval_id: expect.any(String),
+    });
 
     const listed = await call("boss", APPROVER, `/approvals?run_id=${run.run_id}`);
     expect(listed.status).toBe(200);
@@ -223,16 +226,25 @@ describe.each(stores)("approvals on %s", (_name, store) => {
     await expire(id);
     expect((await call("boss", APPROVER, `/approvals/${id}`)).body).toMatchObject({ status: "expired" });
     expect((await call("boss", APPROVER, "/approvals/count")).body.count).toBe(pending - 1);
-    expect((await call("boss", APPROVER, "/approvals?status=expired")).body.data.map((a: { id: string }) => a.id)).toEqual([id]);
-    const late = await call("boss", APPROVER, `/approvals/${id}/resolve`, { method: "POST", body: { status: "approved" } });
+    expect(
+      (await call("boss", APPROVER, "/approvals?status=expired")).body.data.map((a: { id: string }) => a.id),
+    ).toEqual([id]);
+    const late = await call("boss", APPROVER, `/approvals/${id}/resolve`, {
+      method: "POST",
+      body: { status: "approved" },
+    });
     expect(late.status).toBe(409);
     expect(late.body.detail).toContain("already 'expired'");
     expect((await call("alice", REQUESTER, `/agents/ops/runs/${run.run_id}`)).body.status).toBe("PAUSED");
 
     expect((await call("boss", APPROVER, `/approvals/${id}`, { method: "DELETE" })).status).toBe(403);
-    expect((await call("boss", [...APPROVER, "approvals:delete"], `/approvals/${id}`, { method: "DELETE" })).status).toBe(204);
+    expect(
+      (await call("boss", [...APPROVER, "approvals:delete"], `/approvals/${id}`, { method: "DELETE" })).status,
+    ).toBe(204);
     expect((await call("boss", APPROVER, `/approvals/${id}`)).status).toBe(404);
-    expect((await call("boss", [...APPROVER, "approvals:delete"], `/approvals/${id}`, { method: "DELETE" })).status).toBe(404);
+    expect(
+      (await call("boss", [...APPROVER, "approvals:delete"], `/approvals/${id}`, { method: "DELETE" })).status,
+    ).toBe(404);
   });
 
   it("bad input is a 4xx before anything is written", async () => {
@@ -282,7 +294,9 @@ describe.each(stores)("approvals under user isolation on %s", (_name, store) => 
         body: { status: "approved" },
       });
       expect(asApprover.status).toBe(404);
-      expect((await call("bob", [...APPROVER, "approvals:delete"], `/approvals/${idA}`, { method: "DELETE" })).status).toBe(404);
+      expect(
+        (await call("bob", [...APPROVER, "approvals:delete"], `/approvals/${idA}`, { method: "DELETE" })).status,
+      ).toBe(404);
       expect((await call("admin", ["agent_os:admin"], `/approvals/${idA}`)).body.status).toBe("pending");
 
       const byAdmin = await call("admin", ["agent_os:admin"], `/approvals/${idA}/resolve`, {
