@@ -89,7 +89,8 @@ export function stampApprovalId(requirements: RunRequirement[], tools: ToolExecu
     r.tool_execution.approval_id = approvalId;
     r.tool_execution.approval_type = "required";
     for (const t of tools)
-      if (t.tool_call_id === r.tool_execution.tool_call_id) Object.assign(t, { approval_id: approvalId, approval_type: "required" });
+      if (t.tool_call_id === r.tool_execution.tool_call_id)
+        Object.assign(t, { approval_id: approvalId, approval_type: "required" });
   }
 }
 

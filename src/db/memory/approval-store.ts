@@ -1,10 +1,5 @@
 import { pageOf, resolvePage } from "../pagination.js";
-import type {
-  ApprovalDecision,
-  ApprovalFilter,
-  ApprovalRecord,
-  ApprovalStore,
-} from "../ports/approval-store.js";
+import type { ApprovalDecision, ApprovalFilter, ApprovalRecord, ApprovalStore } from "../ports/approval-store.js";
 import type { Page } from "../types.js";
 import { validateId } from "../validate.js";
 import { compareIds, copy, stored, type MemoryTables } from "./tables.js";

@@ -1,12 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { pgJson } from "../../json-limits.js";
 import { pageOf, resolvePage } from "../pagination.js";
-import type {
-  ApprovalDecision,
-  ApprovalFilter,
-  ApprovalRecord,
-  ApprovalStatus,
-} from "../ports/approval-store.js";
+import type { ApprovalDecision, ApprovalFilter, ApprovalRecord, ApprovalStatus } from "../ports/approval-store.js";
 import type { Page } from "../types.js";
 import { validateId } from "../validate.js";
 import type { Exec } from "./schema-state.js";

@@ -25,7 +25,9 @@ export function approvalResolutions(
     const id = String(r.id);
     if (decision.status === "rejected") return { id, confirmed: false, ...(note ? { confirmation_note: note } : {}) };
     if (r.kind === "user_input") {
-      const values = isObject(data.values) ? data.values : Object.fromEntries(Object.entries(data).filter(([k]) => k !== "reason"));
+      const values = isObject(data.values)
+        ? data.values
+        : Object.fromEntries(Object.entries(data).filter(([k]) => k !== "reason"));
       return { id, user_input: values };
     }
     if (r.kind === "external_execution") {
@@ -34,7 +36,10 @@ export function approvalResolutions(
           "body resolution_data.result: approving an external execution needs its result",
           "resolution_data",
         );
-      return { id, external_execution_result: typeof data.result === "string" ? data.result : JSON.stringify(data.result) };
+      return {
+        id,
+        external_execution_result: typeof data.result === "string" ? data.result : JSON.stringify(data.result),
+      };
     }
     return { id, confirmed: true, ...(note ? { confirmation_note: note } : {}) };
   });

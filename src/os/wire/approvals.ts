@@ -55,10 +55,20 @@ export const approvalStatusResponseSchema = agnoObject(source("ApprovalStatusRes
 export const approvalResolveSchema = z
   .object({
     status: z.enum(["approved", "rejected"]),
-    resolved_by: z.string().max(255).nullish().describe("Ignored when the caller's token names a user: that user is recorded"),
+    resolved_by: z
+      .string()
+      .max(255)
+      .nullish()
+      .describe("Ignored when the caller's token names a user: that user is recorded"),
     resolution_data: json
       .nullish()
-      .describe("For a user_input tool, the values (`values` or the fields themselves); for external execution, `result`"),
-    reason: z.string().max(2000).nullish().describe("Why: recorded as resolution_data.reason and shown to the model on a rejection"),
+      .describe(
+        "For a user_input tool, the values (`values` or the fields themselves); for external execution, `result`",
+      ),
+    reason: z
+      .string()
+      .max(2000)
+      .nullish()
+      .describe("Why: recorded as resolution_data.reason and shown to the model on a rejection"),
   })
   .strict();
