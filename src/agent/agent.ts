@@ -1072,7 +1072,7 @@ export class Agent implements Component {
           };
           return { execution, tool, resumed };
         }
-        if (req?.kind === "confirmation" && req.confirmed === false) {
+        if (req?.confirmed === false && (req.kind === "confirmation" || req.requires_admin)) {
           const note = req.confirmation_note ? `: ${req.confirmation_note}` : "";
           return { execution, tool, answer: { text: `The user rejected this tool call${note}`, error: false } };
         }

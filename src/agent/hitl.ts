@@ -59,15 +59,39 @@ export function requirementFor(tool: Tool, execution: ToolExecution, now: number
     execution.user_input_schema = inputSchemaFor(tool, execution.tool_args);
   }
   if (kind === "external_execution") execution.external_execution_required = true;
-  if (tool.requiresApproval) execution.requires_approval = true;
+  if (tool.requiresApproval) {
+    execution.requires_approval = true;
+    execution.approval_type = "required";
+  }
   return {
     id: execution.tool_call_id,
     kind,
     tool_execution: execution,
     requires_admin: Boolean(tool.requiresApproval),
     created_at: now,
+    ...(tool.requiresApproval && tool.approvalExpiresIn !== undefined
+      ? { approval_expires_at: now + tool.approvalExpiresIn }
+      : {}),
     resolved: false,
   };
+}
+
+/**
+ * Gives the approver's requirements of a pause that have none one approval id (agno: one
+ * approval per pause), on the requirement's call and on the run's record of that call: the
+ * write that stores the run PAUSED creates the approval from it (migrations/0008).
+ */
+export function stampApprovalId(requirements: RunRequirement[], tools: ToolExecution[]): void {
+  const waiting = requirements.filter((r) => r.requires_admin && !r.resolved && !r.tool_execution.approval_id);
+  if (waiting.length === 0) return;
+  const approvalId = crypto.randomUUID();
+  for (const r of waiting) {
+    r.tool_execution.approval_id = approvalId;
+    r.tool_execution.approval_type = "required";
+    for (const t of tools)
+      if (t.tool_call_id === r.tool_execution.tool_call_id)
+        Object.assign(t, { approval_id: approvalId, approval_type: "required" });
+  }
 }
 
 /**
@@ -86,7 +110,13 @@ export function applyResolutions(
     if (req.resolved) continue;
     if (req.requires_admin && !approver.isAdmin)
       throw new ForbiddenError(`requirement ${res.id} (${req.tool_execution.tool_name}) needs an admin's approval`);
-    if (req.kind === "confirmation") {
+    if (req.requires_admin && req.kind !== "confirmation" && res.confirmed === false) {
+      // An approver's rejection stands for any kind: the call does not run (agno's confirmed=False).
+      req.confirmed = false;
+      req.confirmation_note = res.confirmation_note ?? null;
+      req.tool_execution.confirmed = false;
+      req.tool_execution.confirmation_note = res.confirmation_note ?? null;
+    } else if (req.kind === "confirmation") {
       if (res.confirmed === undefined)
         throw new ValidationError(`requirement ${res.id} needs confirmed: true or false`, "confirmed");
       req.confirmed = res.confirmed;

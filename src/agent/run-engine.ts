@@ -11,7 +11,7 @@ import type { MediaRecord } from "../models/message.js";
 import { RunCancelledSignal, registerRun, watchForCancel } from "./cancellation.js";
 import { identityOf, type ComponentRef, type RunEndHook } from "./component.js";
 import type { RunEvent } from "./events.js";
-import { invalidArguments, requirementFor, requirementKind } from "./hitl.js";
+import { invalidArguments, requirementFor, requirementKind, stampApprovalId } from "./hitl.js";
 import { keepRunAlive } from "./liveness.js";
 import { addModelCall } from "./metrics.js";
 import type { RunOutput, RunRequirement, ToolExecution } from "./run-output.js";
@@ -593,6 +593,7 @@ export class RunEngine {
   /** Stores the run as PAUSED until people resolve `requirements`. */
   private async *pause(requirements: RunRequirement[], tools: ToolExecution[]): AsyncGenerator<RunEvent, void> {
     this.output.status = "PAUSED";
+    stampApprovalId(requirements, this.output.tools);
     this.output.requirements = requirements;
     this.closePhase();
     await this.saveFinal();

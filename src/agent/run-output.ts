@@ -22,6 +22,10 @@ export interface ToolExecution {
   answered?: boolean;
   external_execution_required?: boolean;
   requires_approval?: boolean;
+  /** agno's: `required` on a call only an approver may let run */
+  approval_type?: "required";
+  /** agno's: the approval (`/approvals/{id}`) this call waits on, one per pause */
+  approval_id?: string;
   /** on a team run's delegate call: the member run it started (agno's child_run_id) */
   child_run_id?: string;
 }
@@ -44,6 +48,8 @@ export interface RunRequirement {
   /** only an admin may resolve it */
   requires_admin: boolean;
   created_at: number;
+  /** on an approver's requirement: when its approval expires (epoch seconds; the tool's `approvalExpiresIn`) */
+  approval_expires_at?: number | null;
   confirmed?: boolean | null;
   confirmation_note?: string | null;
   user_input?: Record<string, unknown> | null;

@@ -1,3 +1,4 @@
+import type { ApprovalStore } from "./ports/approval-store.js";
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
 import type { LearningStorage } from "./ports/learning-store.js";
@@ -9,6 +10,13 @@ import type { SessionStore } from "./ports/session-store.js";
 import type { ToolResultStore } from "./ports/tool-result-store.js";
 import type { UserMemoryStore } from "./ports/user-memory-store.js";
 
+export type {
+  ApprovalDecision,
+  ApprovalFilter,
+  ApprovalRecord,
+  ApprovalStatus,
+  ApprovalStore,
+} from "./ports/approval-store.js";
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
 export type {
@@ -49,7 +57,8 @@ export interface Db
     UserMemoryStore,
     ScheduleStorage,
     LearningStorage,
-    KnowledgeContentStore {}
+    KnowledgeContentStore,
+    ApprovalStore {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

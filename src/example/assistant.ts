@@ -42,8 +42,23 @@ const saveNote = tool({
   },
 });
 
+// Pauses the run until an approver decides (GET /approvals, POST /approvals/{id}/resolve); the
+// decision continues the run in the background.
+const forgetNotes = tool({
+  name: "forget_notes",
+  description: "Forget every note saved in this conversation; an approver decides first",
+  parameters: z.object({}),
+  requiresApproval: true,
+  approvalExpiresIn: 24 * 3600,
+  execute: (_args, ctx) => {
+    const notes = Array.isArray(ctx.sessionState.notes) ? (ctx.sessionState.notes as string[]) : [];
+    ctx.sessionState.notes = [];
+    return `forgot ${notes.length} notes`;
+  },
+});
+
 /**
- * The example agent `npm run dev` serves: a model from the environment and three small tools;
+ * The example agent `npm run dev` serves: a model from the environment and four small tools;
  * with `offloadToolResults`, tool results over 16,000 characters go to the runtime's bucket; with
  * `knowledge`, it searches the documents uploaded there (`search_knowledge_base`).
  */
@@ -54,7 +69,8 @@ export function exampleAssistant(
   return new Agent({
     id: "assistant",
     name: "Assistant",
-    description: "A helpful assistant with a clock, dice and notes (saving one asks for confirmation).",
+    description:
+      "A helpful assistant with a clock, dice and notes (saving one asks for confirmation, forgetting them an approver).",
     model,
     instructions: [
       "Answer briefly.",
@@ -62,7 +78,7 @@ export function exampleAssistant(
       "Save a note when the user asks you to remember something.",
       ...(opts.knowledge ? ["Search the knowledge base before answering questions about documents."] : []),
     ],
-    tools: [currentTime, rollDice, saveNote],
+    tools: [currentTime, rollDice, saveNote, forgetNotes],
     addHistoryToContext: true,
     offloadToolResults: opts.offloadToolResults ?? false,
     heartbeatSeconds: opts.heartbeatSeconds,

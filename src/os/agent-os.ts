@@ -22,6 +22,7 @@ import { workflowSocketRoutes } from "./routes/workflow-socket.js";
 import { SocketQuota } from "./socket-quota.js";
 import { queueRoutes } from "./routes/queue.js";
 import { scheduleRoutes } from "./routes/schedules.js";
+import { approvalRoutes } from "./routes/approvals.js";
 import { mediaRoutes } from "./routes/media.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import type { XaiLoginRoutes } from "./routes/xai-login.js";
@@ -208,6 +209,7 @@ export class AgentOS {
     app.route("/", learningRoutes());
     if (opts.xaiLogin) app.route("/", opts.xaiLogin);
     app.route("/", scheduleRoutes(components, opts.queue));
+    app.route("/", approvalRoutes(components, opts.queue));
     app.route(
       "/",
       mediaRoutes(

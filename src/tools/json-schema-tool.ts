@@ -27,6 +27,7 @@ export function jsonSchemaTool(opts: JsonSchemaToolOptions): Tool {
     stopAfterToolCall: opts.stopAfterToolCall ?? false,
     requiresConfirmation: opts.requiresConfirmation,
     requiresApproval: opts.requiresApproval,
+    approvalExpiresIn: opts.approvalExpiresIn,
     requiresUserInput: opts.requiresUserInput,
     userInputFields: opts.userInputFields,
     externalExecution: opts.externalExecution,

@@ -38,8 +38,14 @@ export interface ToolContext {
 export interface ToolHumanInTheLoop {
   /** the run pauses until someone confirms or rejects the call */
   requiresConfirmation?: boolean;
-  /** like requiresConfirmation, but only an admin's confirmation counts */
+  /**
+   * like requiresConfirmation, but only an approver decides (an admin, or whoever holds
+   * `approvals:write`): the pause writes a pending approval, resolved through `/approvals`
+   * (agno's `@approval`)
+   */
   requiresApproval?: boolean;
+  /** seconds an approval of this tool may wait; past them it expires and cannot be resolved (default: never) */
+  approvalExpiresIn?: number;
   /** the run pauses for a person to supply `userInputFields` (default: every argument) */
   requiresUserInput?: boolean;
   userInputFields?: string[];
@@ -102,6 +108,11 @@ export function tool<S extends z.ZodType>(opts: ToolOptions<S>): Tool {
   if (!NAME.test(opts.name)) throw new TypeError(`tool name ${JSON.stringify(opts.name)} must match ${NAME}`);
   if (!opts.execute && !opts.externalExecution)
     throw new TypeError(`tool ${opts.name} needs execute() unless it has externalExecution`);
+  if (
+    opts.approvalExpiresIn !== undefined &&
+    (!opts.requiresApproval || !Number.isInteger(opts.approvalExpiresIn) || opts.approvalExpiresIn < 1)
+  )
+    throw new TypeError(`tool ${opts.name}: approvalExpiresIn is a whole number of seconds, with requiresApproval`);
   return {
     name: opts.name,
     description: opts.description,
@@ -109,6 +120,7 @@ export function tool<S extends z.ZodType>(opts: ToolOptions<S>): Tool {
     stopAfterToolCall: opts.stopAfterToolCall ?? false,
     requiresConfirmation: opts.requiresConfirmation,
     requiresApproval: opts.requiresApproval,
+    approvalExpiresIn: opts.approvalExpiresIn,
     requiresUserInput: opts.requiresUserInput,
     userInputFields: opts.userInputFields,
     externalExecution: opts.externalExecution,

@@ -1,4 +1,5 @@
-import type { MemoryDb } from "../../src/db/memory/index.js";
+import type { Db } from "../../src/db/port.js";
+import type { JobRecord, JobStore } from "../../src/queue/types.js";
 import { Dispatcher } from "../../src/queue/dispatcher.js";
 import { executeJob, type JobServices } from "../../src/queue/execute-job.js";
 
@@ -6,7 +7,10 @@ import { executeJob, type JobServices } from "../../src/queue/execute-job.js";
  * Runs every job of `db`'s queue to its end, as the JobQueue object would: retries without
  * backoff, and jobs put back to wait (a conversation's later message) once they are due again.
  */
-export async function drainQueue(db: MemoryDb, services: JobServices): Promise<void> {
+export async function drainQueue(
+  db: Db & { jobs: JobStore & { expireExhaustedJobs(): Promise<JobRecord[]> } },
+  services: JobServices,
+): Promise<void> {
   const dispatcher = new Dispatcher({
     store: db.jobs,
     workerId: "W",

@@ -41,6 +41,7 @@ const pathValues: Record<string, string> = {
   run_id: "r-sweep",
   job_id: "j-sweep",
   schedule_id: "sch-sweep",
+  approval_id: "apv-sweep",
   db_id: "default",
   storage_key: "media%2Fsweep",
   message_index: "1",

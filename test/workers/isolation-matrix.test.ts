@@ -1015,6 +1015,15 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /schedules/{schedule_id}/trigger": "schedules.test.ts: isolates users",
   "GET /schedules/{schedule_id}/runs": "schedules.test.ts: isolates users",
   "GET /schedules/{schedule_id}/runs/{run_id}": "schedules.test.ts: isolates users",
+  "GET /approvals":
+    "test/node/approvals.test.ts (memory, PGlite, PostgreSQL): under isolation a non-admin lists only their own runs' approvals, whatever user_id they name",
+  "GET /approvals/count": "test/node/approvals.test.ts: under isolation naming another user counts the caller's own",
+  "GET /approvals/{approval_id}": "test/node/approvals.test.ts: another user's approval is 404 under isolation",
+  "GET /approvals/{approval_id}/status": "test/node/approvals.test.ts: another user's approval is 404 under isolation",
+  "POST /approvals/{approval_id}/resolve":
+    "test/node/approvals.test.ts: without approvals:write 403; under isolation a non-admin is 404 (approver scope or not), the run stays paused",
+  "DELETE /approvals/{approval_id}":
+    "test/node/approvals.test.ts: without approvals:delete 403; under isolation a non-admin is 404",
   "POST /knowledge/content":
     "knowledge-routes.test.ts: uploads are the uploader's (B never sees them); an admin's or isolation-off upload is shared",
   "POST /knowledge/remote-content": "no remote content source is served: every config_id is a 400, no data",

@@ -1,6 +1,9 @@
 import { CURRENT_SCHEMA_VERSION } from "../../../migrations/index.js";
 import { ConfirmationRequiredError } from "../../errors.js";
 import type {
+  ApprovalDecision,
+  ApprovalFilter,
+  ApprovalRecord,
   InterruptedRun,
   LearningRecord,
   LearningUsersOptions,
@@ -31,6 +34,7 @@ import type {
 } from "../types.js";
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { MemoryJobStore } from "./job-store.js";
+import { MemoryApprovalStore } from "./approval-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
 import { MemoryKnowledgeContentStore } from "./knowledge-content-store.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
@@ -79,6 +83,7 @@ export class MemoryDb implements QueueDb {
   private readonly results: MemoryToolResultStore;
   private readonly memories: MemoryUserMemoryStore;
   private readonly learnings: MemoryLearningStore;
+  private readonly approvals: MemoryApprovalStore;
   /** knowledge contents (agno_knowledge's rows) */
   readonly knowledgeContents = new MemoryKnowledgeContentStore();
 
@@ -94,6 +99,7 @@ export class MemoryDb implements QueueDb {
     this.results = new MemoryToolResultStore(this.tables);
     this.memories = new MemoryUserMemoryStore(this.tables);
     this.learnings = new MemoryLearningStore(this.tables);
+    this.approvals = new MemoryApprovalStore(this.tables);
   }
 
   // -- the database as a whole: always at the current layout, nothing to migrate ----------
@@ -257,6 +263,30 @@ export class MemoryDb implements QueueDb {
   }
   getUserMemoryStats(opts?: { userId?: string; limit?: number; page?: number }): Promise<Page<UserMemoryStats>> {
     return this.memories.getUserMemoryStats(opts);
+  }
+
+  // -- approvals ---------------------------------------------------------------------------
+
+  getApproval(id: string, opts?: { userId?: string }): Promise<ApprovalRecord | null> {
+    return this.approvals.getApproval(id, opts);
+  }
+  getApprovals(filter: ApprovalFilter & { limit?: number; page?: number }): Promise<Page<ApprovalRecord>> {
+    return this.approvals.getApprovals(filter);
+  }
+  countPendingApprovals(opts?: { userId?: string }): Promise<number> {
+    return this.approvals.countPendingApprovals(opts);
+  }
+  resolveApproval(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | null> {
+    return this.approvals.resolveApproval(id, decision);
+  }
+  reopenApproval(id: string, resolvedAt: number): Promise<boolean> {
+    return this.approvals.reopenApproval(id, resolvedAt);
+  }
+  deleteApproval(id: string): Promise<boolean> {
+    return this.approvals.deleteApproval(id);
+  }
+  expireApprovals(now: number): Promise<number> {
+    return this.approvals.expireApprovals(now);
   }
 
   // -- learnings ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import type { InterruptedRun, InterruptOptions, RunStore, TimedOutReview, Upsert
 import { runTypeOf } from "../session.js";
 import type { GetRunsOptions, Page, RunRecord, RunRow } from "../types.js";
 import { validateId, validateIds, validateRun } from "../validate.js";
+import { approvalsFromPause } from "../approval-rows.js";
 import { copy, now, stored, userMatches, type MemoryTables } from "./tables.js";
 
 /** Runs in memory, with the Postgres adapter's rules: run_index per session, owners, compare-and-set, cascades. */
@@ -62,6 +63,9 @@ export class MemoryRunStore implements RunStore {
     };
     this.t.sessions.set(session.session_id!, { ...session, updated_at: ts });
     this.t.runs.set(row.run_id, row);
+    // What the Postgres trigger does in the same statement (migrations/0008): a pause writes its approvals.
+    for (const approval of approvalsFromPause(row))
+      if (!this.t.approvals.has(approval.id)) this.t.approvals.set(approval.id, stored(approval));
     return row;
   }
 

@@ -9,6 +9,8 @@ export interface TableNames {
   schedules: string;
   scheduleRuns: string;
   learnings: string;
+  /** agno's approvals table (a paused run's pending decisions) */
+  approvals: string;
   versions: string;
   /** agno's knowledge contents table */
   knowledge: string;
@@ -24,6 +26,7 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   schedules: "agno_schedules",
   scheduleRuns: "agno_schedule_runs",
   learnings: "agno_learnings",
+  approvals: "agno_approvals",
   versions: "agno_schema_versions",
   knowledge: "agno_knowledge",
 };

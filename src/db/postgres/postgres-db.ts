@@ -4,6 +4,9 @@ import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import type { Pool } from "@neondatabase/serverless";
 import { ConflictError, MigrationRequiredError, NotFoundError, ValidationError } from "../../errors.js";
 import type {
+  ApprovalDecision,
+  ApprovalFilter,
+  ApprovalRecord,
   Db,
   InterruptedRun,
   InterruptOptions,
@@ -37,6 +40,7 @@ import { validateId, validateIds, validateRun, validateSession } from "../valida
 import { LegacyReader } from "./legacy-reader.js";
 import { scrubLegacyRuns } from "./legacy.js";
 import { LearningTable } from "./learnings.js";
+import { ApprovalTable } from "./approvals.js";
 import { MemoryTable } from "./memories.js";
 import { KnowledgeContentTable } from "./knowledge-contents.js";
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
@@ -138,6 +142,7 @@ export class PostgresDb implements Db {
   private inspection: Promise<Inspection> | undefined;
   private readonly memoryTable: MemoryTable;
   private readonly learningTable: LearningTable;
+  private readonly approvalTable: ApprovalTable;
   private readonly knowledgeTable: KnowledgeContentTable;
   private readonly runEvents: RunEventTable;
   private readonly toolResults: ToolResultTable;
@@ -165,6 +170,11 @@ export class PostgresDb implements Db {
       this.transaction(fn),
     );
     this.learningTable = new LearningTable(this.exec, sql.raw(qualified(this.schema, this.names.learnings)));
+    this.approvalTable = new ApprovalTable(
+      this.exec,
+      sql.raw(qualified(this.schema, this.names.approvals)),
+      sql.raw(qualified(this.schema, this.names.runs)),
+    );
     this.knowledgeTable = new KnowledgeContentTable(this.exec, sql.raw(qualified(this.schema, this.names.knowledge)));
     this.runEvents = new RunEventTable(this.exec, sql.raw(qualified(this.schema, this.names.runEvents)));
     this.toolResults = new ToolResultTable(this.exec, sql.raw(qualified(this.schema, this.names.toolResults)));
@@ -703,6 +713,43 @@ export class PostgresDb implements Db {
   ): Promise<Page<UserMemoryStats>> {
     await this.inspect();
     return this.memoryTable.stats(opts);
+  }
+
+  // -- approvals ---------------------------------------------------------------------------
+
+  async getApproval(id: string, opts: { userId?: string } = {}): Promise<ApprovalRecord | null> {
+    await this.inspect();
+    return this.approvalTable.get(id, opts);
+  }
+
+  async getApprovals(filter: ApprovalFilter & { limit?: number; page?: number }): Promise<Page<ApprovalRecord>> {
+    await this.inspect();
+    return this.approvalTable.list(filter);
+  }
+
+  async countPendingApprovals(opts: { userId?: string } = {}): Promise<number> {
+    await this.inspect();
+    return this.approvalTable.countPending(opts);
+  }
+
+  async resolveApproval(id: string, decision: ApprovalDecision): Promise<ApprovalRecord | null> {
+    await this.inspect();
+    return this.approvalTable.resolve(id, decision);
+  }
+
+  async reopenApproval(id: string, resolvedAt: number): Promise<boolean> {
+    await this.inspect();
+    return this.approvalTable.reopen(id, resolvedAt);
+  }
+
+  async deleteApproval(id: string): Promise<boolean> {
+    await this.inspect();
+    return this.approvalTable.delete(id);
+  }
+
+  async expireApprovals(now: number): Promise<number> {
+    await this.inspect();
+    return this.approvalTable.expire(now);
   }
 
   // -- learnings ---------------------------------------------------------------------------

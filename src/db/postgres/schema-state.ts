@@ -70,6 +70,10 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedule_runs: qualified(schema, names.scheduleRuns),
     learnings: qualified(schema, names.learnings),
     knowledge: qualified(schema, names.knowledge),
+    approvals: qualified(schema, names.approvals),
+    // the trigger that writes a paused run's approval, and its function (per table name: one database may host several deployments)
+    approvals_fn: qualified(schema, `${names.approvals}_from_pause`),
+    approvals_trigger: `${names.approvals}_from_pause`,
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
@@ -80,6 +84,7 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedule_runs_idx: `idx_${names.scheduleRuns}`,
     learnings_idx: `idx_${names.learnings}`,
     knowledge_idx: `idx_${names.knowledge}`,
+    approvals_idx: `idx_${names.approvals}`,
   };
   return MIGRATIONS.flatMap((m) =>
     m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)),

@@ -45,6 +45,11 @@
  *   `/config`'s `knowledge_instances` list, not agno's hash of database, table and name.
  * - Knowledge: a run without a user searches the shared contents only (agno searches every
  *   user's then), so an anonymous run never reads what a user uploaded for themselves.
+ * - `/approvals`: resolving also continues the paused run, as a `run_continue` job on the durable
+ *   queue (agno records the decision and leaves the continue to a client); the resolve body also
+ *   takes `reason`, kept as `resolution_data.reason`; a pending approval past `expires_at` is
+ *   marked `expired` by the next read (agno never expires one); deleting an unknown approval is a
+ *   404 where agno answers 500; `run_status` is the run's status read with the row.
  * - The chat interfaces' webhooks (`/slack/*`, `/telegram/webhook`, `/whatsapp/webhook`) are public
  *   routes that authenticate the platform's signature or secret token themselves: the OpenAPI
  *   document marks each with `x-authenticated-by` naming that proof, where agno's shows them as

@@ -16,6 +16,7 @@ import { interfacesScenarios } from "./scenarios/interfaces.js";
 import { mcpScenarios } from "./scenarios/mcp.js";
 import { a2aScenarios } from "./scenarios/a2a.js";
 import { modelsScenarios } from "./scenarios/models.js";
+import { approvalsScenarios } from "./scenarios/approvals.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -46,6 +47,7 @@ describe("agno conformance", () => {
   describe("mcp", mcpScenarios);
   describe("A2A", a2aScenarios);
   describe("models", modelsScenarios);
+  describe("approvals", approvalsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
