@@ -1,3 +1,4 @@
+import type { AuditStore } from "./ports/audit-store.js";
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
 import type { LearningStorage } from "./ports/learning-store.js";
@@ -5,10 +6,12 @@ import type { KnowledgeContentStore } from "./ports/knowledge-content-store.js";
 import type { RunEventStore } from "./ports/run-event-store.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { ScheduleStorage } from "./ports/schedule-storage.js";
+import type { ServiceAccountStorage } from "./ports/service-account-store.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { ToolResultStore } from "./ports/tool-result-store.js";
 import type { UserMemoryStore } from "./ports/user-memory-store.js";
 
+export type { AuditEntry, AuditLog, AuditQuery, AuditRecord, AuditStore } from "./ports/audit-store.js";
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
 export type {
@@ -30,6 +33,13 @@ export type {
   UpsertRunOptions,
 } from "./ports/run-store.js";
 export type { ScheduleStorage } from "./ports/schedule-storage.js";
+export type {
+  ListServiceAccountsOptions,
+  ServiceAccountRecord,
+  ServiceAccountScope,
+  ServiceAccountStorage,
+  ServiceAccountStore,
+} from "./ports/service-account-store.js";
 export type { SessionStore } from "./ports/session-store.js";
 export type { ToolResultRecord, ToolResultStore } from "./ports/tool-result-store.js";
 export type { MemoryQuery, UserMemoryStats, UserMemoryStore } from "./ports/user-memory-store.js";
@@ -49,7 +59,9 @@ export interface Db
     UserMemoryStore,
     ScheduleStorage,
     LearningStorage,
-    KnowledgeContentStore {}
+    KnowledgeContentStore,
+    ServiceAccountStorage,
+    AuditStore {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

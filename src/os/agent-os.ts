@@ -22,6 +22,8 @@ import { workflowSocketRoutes } from "./routes/workflow-socket.js";
 import { SocketQuota } from "./socket-quota.js";
 import { queueRoutes } from "./routes/queue.js";
 import { scheduleRoutes } from "./routes/schedules.js";
+import { serviceAccountRoutes } from "./routes/service-accounts.js";
+import { auditRoutes } from "./routes/audit.js";
 import { mediaRoutes } from "./routes/media.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import type { XaiLoginRoutes } from "./routes/xai-login.js";
@@ -200,6 +202,8 @@ export class AgentOS {
     app.route("/", learningRoutes());
     if (opts.xaiLogin) app.route("/", opts.xaiLogin);
     app.route("/", scheduleRoutes(components, opts.queue));
+    app.route("/", serviceAccountRoutes());
+    app.route("/", auditRoutes());
     app.route(
       "/",
       mediaRoutes(

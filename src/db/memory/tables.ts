@@ -1,6 +1,6 @@
 import type { JobRecord } from "../../queue/types.js";
 import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
-import type { LearningRecord, ToolResultRecord } from "../port.js";
+import type { AuditRecord, LearningRecord, ServiceAccountRecord, ToolResultRecord } from "../port.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
 /** One stored event of a run's log, as `agno_run_events` holds it. */
@@ -28,6 +28,9 @@ export class MemoryTables {
   schedules = new Map<string, Schedule>();
   scheduleRuns = new Map<string, ScheduleRunRow>();
   learnings = new Map<string, LearningRecord>();
+  serviceAccounts = new Map<string, ServiceAccountRecord>();
+  /** appended in order: the array's order is the log's */
+  auditLog: AuditRecord[] = [];
 
   /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
   transaction<T>(fn: () => T): T {
@@ -41,6 +44,8 @@ export class MemoryTables {
       schedules: new Map(this.schedules),
       scheduleRuns: new Map(this.scheduleRuns),
       learnings: new Map(this.learnings),
+      serviceAccounts: new Map(this.serviceAccounts),
+      auditLog: [...this.auditLog],
     };
     try {
       return fn();

@@ -70,6 +70,8 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedule_runs: qualified(schema, names.scheduleRuns),
     learnings: qualified(schema, names.learnings),
     knowledge: qualified(schema, names.knowledge),
+    service_accounts: qualified(schema, names.serviceAccounts),
+    audit_log: qualified(schema, names.auditLog),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
@@ -80,6 +82,8 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedule_runs_idx: `idx_${names.scheduleRuns}`,
     learnings_idx: `idx_${names.learnings}`,
     knowledge_idx: `idx_${names.knowledge}`,
+    service_accounts_idx: `idx_${names.serviceAccounts}`,
+    audit_log_idx: `idx_${names.auditLog}`,
   };
   return MIGRATIONS.flatMap((m) =>
     m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)),
