@@ -50,6 +50,16 @@
  *   document marks each with `x-authenticated-by` naming that proof, where agno's shows them as
  *   plain public routes. A Slack retry (`X-Slack-Retry-Num`) is deduplicated by the message, not
  *   dropped as agno drops it; Telegram has no development-mode bypass of its secret check.
+ * - `GET /audit` (admins only) and the audit trail behind it are agno-edge's own: agno 3.0 keeps no
+ *   record of who changed a component, a config, an approval, a service account, a schedule or a
+ *   database's schema. Issue 22 asks for one, so every such write appends a row (principal,
+ *   action, resource, version before and after, time) to `agno_audit_log`, and admins page
+ *   through it; its answer is `AuditLogEntry` rows in agno's pagination envelope.
+ * - Service accounts: a key is looked up in the database on every request (no verification
+ *   cache), so a revocation holds from the next request in every isolate, where agno's per-process
+ *   cache lets other workers accept a revoked key for up to its TTL. agno's failed-lookup limiter
+ *   (429 after many bad keys from one address) is not kept: a Worker has no per-process memory to
+ *   hold it in, and a key is 32 random bytes, so guessing one is not a threat a limiter answers.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
