@@ -12,7 +12,7 @@
  * approval belongs to the run a resolution continues. `ON CONFLICT DO NOTHING`: a later write of
  * the same pause (a partial resolution keeping the run PAUSED) adds nothing.
  */
-export const version = "3.0.6";
+export const version = "3.0.7";
 
 export const statements = [
   `CREATE TABLE IF NOT EXISTS {approvals} (

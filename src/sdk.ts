@@ -29,6 +29,13 @@ export type {
   MemoryQuery,
   UserMemoryStats,
   UserMemoryStore,
+  AuditEntry,
+  AuditLog,
+  AuditQuery,
+  AuditRecord,
+  ListServiceAccountsOptions,
+  ServiceAccountRecord,
+  ServiceAccountStore,
 } from "./db/port.js";
 export type {
   GetRunsOptions,
@@ -430,6 +437,7 @@ export type { SqlExecutor } from "./knowledge/vectordb/pgvector/sql-executor.js"
 export type { KnowledgeContentStore } from "./db/ports/knowledge-content-store.js";
 export { AgentOS, type AgentOSOptions } from "./os/agent-os.js";
 export type { AuthConfig } from "./os/auth/middleware.js";
+export { recordAudit } from "./os/audit.js";
 export type { RequestServices } from "./os/context.js";
 export type { McpServerOptions } from "./mcp/mcp-server-options.js";
 export { mcpServer, type McpServerMount } from "./mcp/mcp-server.js";

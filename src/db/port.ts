@@ -1,4 +1,5 @@
 import type { ApprovalStore } from "./ports/approval-store.js";
+import type { AuditStore } from "./ports/audit-store.js";
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
 import type { LearningStorage } from "./ports/learning-store.js";
@@ -6,6 +7,7 @@ import type { KnowledgeContentStore } from "./ports/knowledge-content-store.js";
 import type { RunEventStore } from "./ports/run-event-store.js";
 import type { RunStore } from "./ports/run-store.js";
 import type { ScheduleStorage } from "./ports/schedule-storage.js";
+import type { ServiceAccountStorage } from "./ports/service-account-store.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { ToolResultStore } from "./ports/tool-result-store.js";
 import type { UserMemoryStore } from "./ports/user-memory-store.js";
@@ -17,6 +19,7 @@ export type {
   ApprovalStatus,
   ApprovalStore,
 } from "./ports/approval-store.js";
+export type { AuditEntry, AuditLog, AuditQuery, AuditRecord, AuditStore } from "./ports/audit-store.js";
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
 export type {
@@ -38,6 +41,13 @@ export type {
   UpsertRunOptions,
 } from "./ports/run-store.js";
 export type { ScheduleStorage } from "./ports/schedule-storage.js";
+export type {
+  ListServiceAccountsOptions,
+  ServiceAccountRecord,
+  ServiceAccountScope,
+  ServiceAccountStorage,
+  ServiceAccountStore,
+} from "./ports/service-account-store.js";
 export type { SessionStore } from "./ports/session-store.js";
 export type { ToolResultRecord, ToolResultStore } from "./ports/tool-result-store.js";
 export type { MemoryQuery, UserMemoryStats, UserMemoryStore } from "./ports/user-memory-store.js";
@@ -58,7 +68,9 @@ export interface Db
     ScheduleStorage,
     LearningStorage,
     KnowledgeContentStore,
-    ApprovalStore {}
+    ApprovalStore,
+    ServiceAccountStorage,
+    AuditStore {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

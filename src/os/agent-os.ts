@@ -23,6 +23,8 @@ import { SocketQuota } from "./socket-quota.js";
 import { queueRoutes } from "./routes/queue.js";
 import { scheduleRoutes } from "./routes/schedules.js";
 import { approvalRoutes } from "./routes/approvals.js";
+import { serviceAccountRoutes } from "./routes/service-accounts.js";
+import { auditRoutes } from "./routes/audit.js";
 import { mediaRoutes } from "./routes/media.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import type { XaiLoginRoutes } from "./routes/xai-login.js";
@@ -210,6 +212,8 @@ export class AgentOS {
     if (opts.xaiLogin) app.route("/", opts.xaiLogin);
     app.route("/", scheduleRoutes(components, opts.queue));
     app.route("/", approvalRoutes(components, opts.queue));
+    app.route("/", serviceAccountRoutes());
+    app.route("/", auditRoutes());
     app.route(
       "/",
       mediaRoutes(

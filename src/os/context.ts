@@ -30,5 +30,7 @@ export interface OSEnv {
     principal: Principal;
     /** each user sees only their own data, whatever user_id a request names */
     userIsolation: boolean;
+    /** how the caller got in: auth off, the security key, a JWT, or a service-account key */
+    credential: "none" | "security_key" | "jwt" | "service_account";
   };
 }

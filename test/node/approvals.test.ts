@@ -188,6 +188,17 @@ describe.each(stores)("approvals on %s", (_name, store) => {
     });
     expect(again.status).toBe(409);
     expect(again.body.detail).toContain("already 'approved'");
+    // The decision is in the audit trail, once, as the approver's (the refused second try is not).
+    const audit = await call("admin", ["agent_os:admin"], `/audit?resource_type=approval&resource_id=${approval.id}`);
+    expect(audit.body.data).toEqual([
+      expect.objectContaining({
+        principal: "boss",
+        action: "resolve",
+        before_version: "pending",
+        after_version: "approved",
+        details: { run_id: run.run_id, reason: "ticket OPS-7" },
+      }),
+    ]);
 
     expect(dropped).toEqual([]);
     await drain();

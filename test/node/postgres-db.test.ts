@@ -51,20 +51,22 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       `SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`,
     );
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_approvals=3.0.6",
-      "agno_jobs=3.0.6",
-      "agno_knowledge=3.0.6",
-      "agno_learnings=3.0.6",
-      "agno_memories=3.0.6",
-      "agno_run_events=3.0.6",
-      "agno_runs=3.0.6",
-      "agno_schedule_runs=3.0.6",
-      "agno_schedules=3.0.6",
-      "agno_schema_versions=3.0.6",
-      "agno_sessions=3.0.6",
-      "agno_tool_results=3.0.6",
+      "agno_approvals=3.0.8",
+      "agno_audit_log=3.0.8",
+      "agno_jobs=3.0.8",
+      "agno_knowledge=3.0.8",
+      "agno_learnings=3.0.8",
+      "agno_memories=3.0.8",
+      "agno_run_events=3.0.8",
+      "agno_runs=3.0.8",
+      "agno_schedule_runs=3.0.8",
+      "agno_schedules=3.0.8",
+      "agno_schema_versions=3.0.8",
+      "agno_service_accounts=3.0.8",
+      "agno_sessions=3.0.8",
+      "agno_tool_results=3.0.8",
     ]);
-    expect(await t.db.schemaVersion()).toBe("3.0.6");
+    expect(await t.db.schemaVersion()).toBe("3.0.8");
   });
 
   it("finds timed-out reviews through the partial deadline index, not by reading every run's JSON", async () => {
@@ -161,6 +163,7 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       );
       expect(tables.map((r) => r.table_name)).toEqual([
         "agno_approvals",
+        "agno_audit_log",
         "agno_jobs",
         "agno_knowledge",
         "agno_learnings",
@@ -169,6 +172,7 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
         "agno_schedule_runs",
         "agno_schedules",
         "agno_schema_versions",
+        "agno_service_accounts",
         "agno_tool_results",
         "team_runs",
         "team_sessions",

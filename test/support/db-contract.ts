@@ -6,6 +6,7 @@ import { stateChanges } from "../../src/db/state-changes.js";
 import type { GetSessionOptions, RunRecord, RunRow } from "../../src/db/types.js";
 import { ConflictError, NotFoundError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import { describeApprovalStoreContract } from "./approval-store-contract.js";
+import { describeAccountsAuditContract } from "./accounts-audit-contract.js";
 import { describeJobStoreContract } from "./job-store-contract.js";
 import { describeMemoryStoreContract } from "./memory-store-contract.js";
 import { describeScheduleStoreContract } from "./schedule-store-contract.js";
@@ -572,6 +573,7 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
     describeApprovalStoreContract(() => c);
     describeJobStoreContract(() => c, make);
     describeScheduleStoreContract(() => c, make);
+    describeAccountsAuditContract(() => c);
     describeMemoryStoreContract(make);
   });
 }

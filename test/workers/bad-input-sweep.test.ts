@@ -42,6 +42,7 @@ const pathValues: Record<string, string> = {
   job_id: "j-sweep",
   schedule_id: "sch-sweep",
   approval_id: "apv-sweep",
+  service_account_id: "sa-sweep",
   db_id: "default",
   storage_key: "media%2Fsweep",
   message_index: "1",
@@ -305,4 +306,11 @@ it("answers every route's bad input with a 4xx, calls no model and writes nothin
   const schedules = await call("/schedules", {}, e);
   expect(schedules.status).toBe(200);
   expect(schedules.body.data.map((s: { name: string }) => s.name)).not.toContain(scheduleName);
+  // No service account was minted under the name the bodies carried, and no write left an audit row.
+  const accounts = await call("/service-accounts?limit=100", {}, e);
+  expect(accounts.status).toBe(200);
+  expect(accounts.body.data.map((a: { name: string }) => a.name)).not.toContain(scheduleName);
+  const audit = await call("/audit?limit=1000", {}, e);
+  expect(audit.status).toBe(200);
+  expect(JSON.stringify(audit.body.data)).not.toContain(scheduleName);
 }, 300_000);

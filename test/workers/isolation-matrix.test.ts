@@ -934,6 +934,67 @@ describe("SuperGrok sign-in: each user signs in, reads and signs out their own s
 });
 
 /**
+ * Service accounts (issue 22) under user isolation: an account belongs to the user who minted it;
+ * another user neither lists nor revokes it (404, and its key keeps working), and a key acts only
+ * as its own `sa:` principal, on its own sessions. The audit trail is admins' only.
+ */
+describe("service accounts and the audit trail, per user", () => {
+  const SA_SCOPES = [
+    "service_accounts:read",
+    "service_accounts:write",
+    "service_accounts:delete",
+    "agents:run",
+    "sessions:read",
+  ];
+  it("A's account is invisible and unrevocable to B; its key sees its own sessions only; /audit is admin only", async () => {
+    const { env: jwtEnv, bearer } = await isolatedJwt(`sa-iso-${tag}`);
+    const e = { ...jwtEnv, ...(await modelEnv([{ text: "done" }])).env };
+    const as = async (sub: string, scopes: string[]) => bearer(sub, scopes);
+    const call = async (headers: Record<string, string>, method: string, path: string, body?: unknown) => {
+      const res = await send(path, { method, ...(body !== undefined && { body: JSON.stringify(body) }) }, e, {
+        ...headers,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, text, body: text ? JSON.parse(text) : null };
+    };
+    const a = await as(A, SA_SCOPES);
+    const b = await as(B, SA_SCOPES);
+    const admin = await as(ADMIN, ["agent_os:admin"]);
+    const minted = await call(a, "POST", "/service-accounts", {
+      name: `iso-${tag}`,
+      scopes: [{ scope: "agents:run" }, { scope: "sessions:read" }],
+    });
+    expect(minted.status, minted.text).toBe(201);
+    expect(minted.body.user_id).toBe(A);
+
+    const listedByB = await call(b, "GET", "/service-accounts?limit=100");
+    expect(listedByB.body.data.map((x: { id: string }) => x.id)).not.toContain(minted.body.id);
+    expect((await call(b, "DELETE", `/service-accounts/${minted.body.id}`)).status).toBe(404);
+    const key = { authorization: `Bearer ${minted.body.token}` };
+    const ran = await call(key, "POST", "/agents/assistant/runs", { message: "hi", stream: false, user_id: B });
+    expect(ran.status, ran.text).toBe(200);
+    // The run is the account's, whatever user_id it named.
+    expect(ran.body.user_id).toBe(`sa:iso-${tag}`);
+    const sessions = await call(key, "GET", "/sessions?limit=100");
+    const owners = new Set(sessions.body.data.map((x: { user_id?: string }) => x.user_id));
+    // Its own session, and the shared ones (no owner) every user reads; never a user's.
+    expect(owners.has(`sa:iso-${tag}`)).toBe(true);
+    expect([...owners].filter((o) => o !== undefined && o !== null && o !== `sa:iso-${tag}`)).toEqual([]);
+    expect((await call(b, "GET", "/audit")).status).toBe(403);
+    expect((await call(key, "GET", "/audit")).status).toBe(403);
+
+    expect((await call(a, "DELETE", `/service-accounts/${minted.body.id}`)).status).toBe(204);
+    expect((await call(key, "GET", "/sessions")).status).toBe(401);
+    const audit = await call(admin, "GET", `/audit?resource_id=${minted.body.id}`);
+    expect(audit.body.data.map((r: { action: string; principal: string }) => [r.action, r.principal])).toEqual([
+      ["revoke", A],
+      ["create", A],
+    ]);
+  });
+});
+
+/**
  * Where each served route's per-user isolation is proven, so a route added later fails here until
  * someone says where its isolation is tested (or why it holds no user's data).
  */
@@ -1043,6 +1104,10 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /queue/jobs/{job_id}/cancel": "admin only (queue.test.ts: guards the queue routes)",
   "GET /queue/stats": "admin only (queue.test.ts: guards the queue routes)",
   "POST /databases/all/migrate": "admin only",
+  "POST /service-accounts": "this file: an account belongs to its minter; B neither lists nor revokes A's",
+  "GET /service-accounts": "this file: B's listing holds no account of A's",
+  "DELETE /service-accounts/{service_account_id}": "this file: B revoking A's account is 404, its key keeps working",
+  "GET /audit": "admin only (this file: 403 for a user and for a service account)",
   "POST /databases/{db_id}/migrate": "admin only",
   "GET /ws":
     "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session; team-workflow-socket.test.ts: teams' and workflows' runs",

@@ -33,6 +33,7 @@ import type {
   SessionRecord,
 } from "../types.js";
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
+import { MemoryAuditLog } from "./audit-log.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryApprovalStore } from "./approval-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
@@ -40,6 +41,7 @@ import { MemoryKnowledgeContentStore } from "./knowledge-content-store.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
 import { MemoryRunStore } from "./run-store.js";
 import { MemoryScheduleStore } from "./schedule-store.js";
+import { MemoryServiceAccountStore } from "./service-account-store.js";
 import { MemorySessionStore } from "./session-store.js";
 import { MemoryTables } from "./tables.js";
 import { MemoryToolResultStore } from "./tool-result-store.js";
@@ -77,6 +79,8 @@ export class MemoryDb implements QueueDb {
   readonly tables: MemoryTables;
   readonly jobs: MemoryJobStore;
   readonly schedules: MemoryScheduleStore;
+  readonly audit: MemoryAuditLog;
+  readonly serviceAccounts: MemoryServiceAccountStore;
   private readonly runs: MemoryRunStore;
   private readonly sessions: MemorySessionStore;
   private readonly events: MemoryRunEventStore;
@@ -94,6 +98,8 @@ export class MemoryDb implements QueueDb {
     this.runs = new MemoryRunStore(this.tables, (runId) => this.jobs.holdsRun(runId));
     this.jobs = new MemoryJobStore(this.tables, this.runs);
     this.schedules = new MemoryScheduleStore(this.tables);
+    this.audit = new MemoryAuditLog(this.tables);
+    this.serviceAccounts = new MemoryServiceAccountStore(this.tables, this.audit);
     this.sessions = new MemorySessionStore(this.tables, this.runs);
     this.events = new MemoryRunEventStore(this.tables);
     this.results = new MemoryToolResultStore(this.tables);

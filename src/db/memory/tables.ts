@@ -1,6 +1,12 @@
 import type { JobRecord } from "../../queue/types.js";
 import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
-import type { ApprovalRecord, LearningRecord, ToolResultRecord } from "../port.js";
+import type {
+  ApprovalRecord,
+  AuditRecord,
+  LearningRecord,
+  ServiceAccountRecord,
+  ToolResultRecord,
+} from "../port.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
 /** One stored event of a run's log, as `agno_run_events` holds it. */
@@ -29,6 +35,9 @@ export class MemoryTables {
   scheduleRuns = new Map<string, ScheduleRunRow>();
   learnings = new Map<string, LearningRecord>();
   approvals = new Map<string, ApprovalRecord>();
+  serviceAccounts = new Map<string, ServiceAccountRecord>();
+  /** appended in order: the array's order is the log's */
+  auditLog: AuditRecord[] = [];
 
   /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
   transaction<T>(fn: () => T): T {
@@ -43,6 +52,8 @@ export class MemoryTables {
       scheduleRuns: new Map(this.scheduleRuns),
       learnings: new Map(this.learnings),
       approvals: new Map(this.approvals),
+      serviceAccounts: new Map(this.serviceAccounts),
+      auditLog: [...this.auditLog],
     };
     try {
       return fn();

@@ -14,6 +14,10 @@ export interface TableNames {
   versions: string;
   /** agno's knowledge contents table */
   knowledge: string;
+  /** agno's service accounts (machine principals and their key hashes) */
+  serviceAccounts: string;
+  /** who changed which configuration resource, when, from which version to which */
+  auditLog: string;
 }
 
 export const DEFAULT_TABLE_NAMES: TableNames = {
@@ -29,6 +33,8 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   approvals: "agno_approvals",
   versions: "agno_schema_versions",
   knowledge: "agno_knowledge",
+  serviceAccounts: "agno_service_accounts",
+  auditLog: "agno_audit_log",
 };
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;

@@ -51,6 +51,8 @@ import { ToolResultTable } from "./tool-results.js";
 import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
 import { PostgresScheduleStore } from "./schedules.js";
+import { PostgresAuditLog } from "./audit-log.js";
+import { PostgresServiceAccountStore } from "./service-accounts.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
 import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
@@ -585,6 +587,30 @@ export class PostgresDb implements Db {
       scheduleRuns: sql.raw(qualified(this.schema, this.names.scheduleRuns)),
       jobs: sql.raw(qualified(this.schema, this.names.jobs)),
       runs: this.runsTable,
+    }));
+  }
+
+  // -- service accounts and the audit trail ------------------------------------------------
+
+  private auditStore: PostgresAuditLog | undefined;
+  private serviceAccountStore: PostgresServiceAccountStore | undefined;
+
+  /** The audit trail of writes to configuration resources (`agno_audit_log`). */
+  get audit(): PostgresAuditLog {
+    return (this.auditStore ??= new PostgresAuditLog({
+      exec: this.exec,
+      ready: () => this.inspect().then(() => undefined),
+      auditLog: sql.raw(qualified(this.schema, this.names.auditLog)),
+    }));
+  }
+
+  /** Service accounts (`agno_service_accounts`): machine principals and the hashes of their keys. */
+  get serviceAccounts(): PostgresServiceAccountStore {
+    return (this.serviceAccountStore ??= new PostgresServiceAccountStore({
+      exec: this.exec,
+      ready: () => this.inspect().then(() => undefined),
+      serviceAccounts: sql.raw(qualified(this.schema, this.names.serviceAccounts)),
+      auditLog: sql.raw(qualified(this.schema, this.names.auditLog)),
     }));
   }
 

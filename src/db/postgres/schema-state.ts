@@ -74,6 +74,8 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     // the trigger that writes a paused run's approval, and its function (per table name: one database may host several deployments)
     approvals_fn: qualified(schema, `${names.approvals}_from_pause`),
     approvals_trigger: `${names.approvals}_from_pause`,
+    service_accounts: qualified(schema, names.serviceAccounts),
+    audit_log: qualified(schema, names.auditLog),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
@@ -85,6 +87,8 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     learnings_idx: `idx_${names.learnings}`,
     knowledge_idx: `idx_${names.knowledge}`,
     approvals_idx: `idx_${names.approvals}`,
+    service_accounts_idx: `idx_${names.serviceAccounts}`,
+    audit_log_idx: `idx_${names.auditLog}`,
   };
   return MIGRATIONS.flatMap((m) =>
     m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)),

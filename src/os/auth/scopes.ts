@@ -3,6 +3,8 @@ import { ForbiddenError } from "../../errors.js";
 import type { OSEnv } from "../context.js";
 import type { Principal } from "./jwt.js";
 
+/** agno's principal namespace for service accounts (`sa:<name>`), which only a key can speak for. */
+const SERVICE_ACCOUNT_PRINCIPAL = "sa:";
 /** The one scope that grants everything (agno's default `admin_scope`); nothing else is admin, `agent_os:*:admin` included. */
 export const ADMIN_SCOPE = "agent_os:admin";
 /** agno's legacy resource names: `system:*` scopes grant the same as `config:*`. */
@@ -15,7 +17,7 @@ const LEGACY_RESOURCES: Record<string, string> = { system: "config" };
 export const PER_INSTANCE_RESOURCES: ReadonlySet<string> = new Set(["agents", "teams", "workflows"]);
 
 /** One scope as agno's parse_scope reads it. */
-interface ParsedScope {
+export interface ParsedScope {
   kind: "admin" | "global" | "per_resource" | "unknown";
   resource?: string;
   /** the instance of a per-resource scope: an id, or `*` for all */
@@ -23,7 +25,7 @@ interface ParsedScope {
   action?: string;
 }
 
-function parseScope(scope: string): ParsedScope {
+export function parseScope(scope: string): ParsedScope {
   if (scope === ADMIN_SCOPE) return { kind: "admin" };
   const parts = scope.split(":");
   const resource = LEGACY_RESOURCES[parts[0]!] ?? parts[0]!;
@@ -83,14 +85,17 @@ export function requireScope(
 }
 
 /**
- * agno's get_scoped_user_id, the one answer to "whose rows may this caller touch": with user
- * isolation a non-admin is scoped to their own user id, and one without a user identity is
+ * agno's get_scoped_user_id, the one answer to "whose rows may this caller touch": a service
+ * account always to its own principal, and with user isolation a non-admin to their own user id, and one without a user identity is
  * refused (403) rather than left unscoped, which would mean every user's rows. `undefined`
  * means no scoping (an admin, or isolation off).
  */
 export function scopedUserId(c: Context<OSEnv>): string | undefined {
   const principal = principalOf(c);
-  if (!c.get("userIsolation") || principal.admin) return undefined;
+  if (principal.admin) return undefined;
+  // A service account is scoped to itself whether or not isolation is on, as in agno.
+  if (principal.userId?.startsWith(SERVICE_ACCOUNT_PRINCIPAL)) return principal.userId;
+  if (!c.get("userIsolation")) return undefined;
   if (!principal.userId) throw new ForbiddenError("Authenticated request is missing a user identity");
   return principal.userId;
 }

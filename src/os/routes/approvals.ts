@@ -7,7 +7,7 @@ import { APPROVAL_STATUSES } from "../../db/ports/approval-store.js";
 import { ConflictError, NotConfiguredError, NotFoundError } from "../../errors.js";
 import { continueJobInput } from "../../queue/continue-job.js";
 import { nowSeconds } from "../../time.js";
-import { noApprovalAudit, type ApprovalAudit } from "../approvals/approval-audit.js";
+import { recordAudit } from "../audit.js";
 import { approvalResolutions } from "../approvals/approval-resolutions.js";
 import { userCaps, type QueueConfig } from "../background.js";
 import { effectiveUserId, principalOf, scopedUserId } from "../auth/scopes.js";
@@ -150,13 +150,9 @@ function sourceOf(a: ApprovalRecord): ComponentRef | null {
  * isolation, as agno does: the row's user is the requester, never the approver. A pending
  * approval whose `expires_at` passed is marked `expired` by the next read and cannot be resolved.
  * A decision continues the paused run as a `run_continue` job (the path a chat interface's button
- * press takes), so no client needs to stay connected. `audit` sees every resolve and delete.
+ * press takes), so no client needs to stay connected. Every resolve and delete is in the audit trail.
  */
-export function approvalRoutes(
-  components: readonly Component[],
-  queue: QueueConfig | undefined,
-  audit: ApprovalAudit = noApprovalAudit,
-) {
+export function approvalRoutes(components: readonly Component[], queue: QueueConfig | undefined) {
   const app = routeApp();
   /** The caller's database, with what has expired by now marked so (agno's statuses, read as they stand). */
   const current = async (c: Context<OSEnv>): Promise<Db> => {
@@ -267,7 +263,18 @@ export function approvalRoutes(
       await db.reopenApproval(id, now);
       throw error;
     }
-    await audit({ principal, action: "resolve", approvalId: id, before, after });
+    await recordAudit(
+      c,
+      {
+        action: "resolve",
+        resource_type: "approval",
+        resource_id: id,
+        before_version: before.status,
+        after_version: after.status,
+        details: { run_id: before.run_id, ...(body.reason ? { reason: body.reason } : {}) },
+      },
+      db,
+    );
     return c.json(view(after));
   });
   handle(app, deleteApproval, async (c) => {
@@ -276,7 +283,18 @@ export function approvalRoutes(
     const db = dbFor(c);
     const before = await found(c, db, id);
     if (!(await db.deleteApproval(id))) throw new NotFoundError("Approval not found");
-    await audit({ principal: principalOf(c), action: "delete", approvalId: id, before, after: null });
+    await recordAudit(
+      c,
+      {
+        action: "delete",
+        resource_type: "approval",
+        resource_id: id,
+        before_version: before.status,
+        after_version: null,
+        details: { run_id: before.run_id },
+      },
+      db,
+    );
     return c.body(null, 204);
   });
   return app;

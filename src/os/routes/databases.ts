@@ -2,6 +2,10 @@ import { z } from "zod";
 import { CURRENT_SCHEMA_VERSION, MIGRATIONS } from "../../../migrations/index.js";
 import { DatabaseUnavailableError, NotFoundError, ValidationError } from "../../errors.js";
 import { publicError } from "../../public-error.js";
+import { recordAudit } from "../audit.js";
+import type { Context } from "hono";
+import type { OSEnv } from "../context.js";
+import type { Db } from "../../db/port.js";
 import { defineRoute, handle, jsonAnswer, idSchema, routeApp } from "../route.js";
 import { migrateAllResponseSchema, migrateOneResponseSchema } from "../wire/databases.js";
 
@@ -52,6 +56,23 @@ function targetVersion(query: { target_version?: string }, body: { target_versio
   return CURRENT_SCHEMA_VERSION;
 }
 
+/** Migrates one database and records it in that database's audit trail, schema version before and after. */
+async function migrateAudited(c: Context<OSEnv>, db: Db): Promise<void> {
+  const result = await db.migrate();
+  await recordAudit(
+    c,
+    {
+      action: "migrate",
+      resource_type: "database",
+      resource_id: db.id,
+      before_version: result.fromVersion,
+      after_version: result.toVersion,
+      details: { sessions_scanned: result.sessionsScanned, runs_copied: result.runsCopied },
+    },
+    db,
+  );
+}
+
 const to = (version: string | undefined) => (version ? `to version ${version}` : "to latest version");
 
 /** `POST /databases/{db_id}/migrate` and `POST /databases/all/migrate` (SPEC M4). */
@@ -63,7 +84,7 @@ export function databaseRoutes() {
     const unavailable: DatabaseUnavailableError[] = [];
     for (const db of c.env.dbs) {
       try {
-        await db.migrate();
+        await migrateAudited(c, db);
       } catch (e) {
         failed[db.id] = publicError(e, `migrate ${db.id}`).message;
         if (e instanceof DatabaseUnavailableError) unavailable.push(e);
@@ -83,7 +104,7 @@ export function databaseRoutes() {
     const { db_id } = c.req.valid("param");
     const db = c.env.dbs.find((d) => d.id === db_id);
     if (!db) throw new NotFoundError(`database ${db_id} not found`);
-    await db.migrate();
+    await migrateAudited(c, db);
     return c.json({ message: `Database migrated successfully ${to(version)}` });
   });
   return app;

@@ -12,6 +12,7 @@ import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scope
 import type { OSEnv } from "../context.js";
 import { defineRoute, handle, jsonAnswer, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
 import { dbFor } from "./sessions.js";
+import { recordAudit } from "../audit.js";
 import { paginationInfo } from "../wire/paginated.js";
 import {
   scheduleListSchema,
@@ -184,6 +185,17 @@ const runView = (r: ScheduleRun): RunView => ({
   requirements: r.requirements as RunView["requirements"],
   created_at: r.created_at,
 });
+/** A schedule's version in the audit trail: its `updated_at`, which every write to it moves. */
+const version = (s: Schedule): string => String(s.updated_at);
+const audited = (c: Context<OSEnv>, action: string, id: string, before: Schedule | null, after: Schedule | null) =>
+  recordAudit(c, {
+    action,
+    resource_type: "schedule",
+    resource_id: id,
+    before_version: before && version(before),
+    after_version: after && version(after),
+    details: { name: (after ?? before)?.name ?? null },
+  });
 const pageView = <T, V>(p: Page<T>, item: (t: T) => V) => ({ data: p.data.map(item), meta: paginationInfo(p) });
 
 /**
@@ -236,10 +248,13 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
     const body = c.req.valid("json");
     checkTarget(c, agents, body.endpoint);
     const owner = effectiveUserId(c, c.req.valid("query").user_id) ?? principalOf(c).userId ?? null;
-    return c.json(
-      view(await store(c).createSchedule(body, { userId: owner }, { maxPerUser: userCaps(queue).maxSchedulesPerUser })),
-      201,
+    const created = await store(c).createSchedule(
+      body,
+      { userId: owner },
+      { maxPerUser: userCaps(queue).maxSchedulesPerUser },
     );
+    await audited(c, "create", created.id, null, created);
+    return c.json(view(created), 201);
   });
   handle(app, getSchedule, async (c) =>
     c.json(view(await found(c, c.req.valid("param").schedule_id, readScope(c, c.req.valid("query").user_id)))),
@@ -249,25 +264,36 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
     const changes = c.req.valid("json");
     const scope = mine(c, c.req.valid("query").user_id);
     if (typeof changes.endpoint === "string") checkTarget(c, agents, changes.endpoint);
-    return c.json(view(await store(c).updateSchedule(schedule_id, changes, scope)));
+    const before = await store(c).getSchedule(schedule_id, scope);
+    const after = await store(c).updateSchedule(schedule_id, changes, scope);
+    await audited(c, "update", schedule_id, before, after);
+    return c.json(view(after));
   });
   handle(app, deleteSchedule, async (c) => {
-    await store(c).deleteSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id));
+    const { schedule_id } = c.req.valid("param");
+    const scope = mine(c, c.req.valid("query").user_id);
+    const before = await store(c).getSchedule(schedule_id, scope);
+    await store(c).deleteSchedule(schedule_id, scope);
+    await audited(c, "delete", schedule_id, before, null);
     return c.body(null, 204);
   });
   handle(app, enable, async (c) => {
     const { schedule_id } = c.req.valid("param");
     const q = c.req.valid("query");
-    checkTarget(c, agents, (await found(c, schedule_id, mine(c, q.user_id))).endpoint);
-    return c.json(stateView(await store(c).enableSchedule(schedule_id, mine(c, q.user_id))));
+    const before = await found(c, schedule_id, mine(c, q.user_id));
+    checkTarget(c, agents, before.endpoint);
+    const after = await store(c).enableSchedule(schedule_id, mine(c, q.user_id));
+    await audited(c, "enable", schedule_id, before, after);
+    return c.json(stateView(after));
   });
-  handle(app, disable, async (c) =>
-    c.json(
-      stateView(
-        await store(c).disableSchedule(c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id)),
-      ),
-    ),
-  );
+  handle(app, disable, async (c) => {
+    const { schedule_id } = c.req.valid("param");
+    const scope = mine(c, c.req.valid("query").user_id);
+    const before = await store(c).getSchedule(schedule_id, scope);
+    const after = await store(c).disableSchedule(schedule_id, scope);
+    await audited(c, "disable", schedule_id, before, after);
+    return c.json(stateView(after));
+  });
   handle(app, trigger, async (c) => {
     const schedule = await found(c, c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id));
     if (!schedule.enabled) throw new ConflictError(`schedule ${schedule.id} is disabled: enable it first`);

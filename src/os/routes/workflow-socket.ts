@@ -8,7 +8,7 @@ import type { StepRequirementResolution } from "../../workflow/step-requirement.
 import type { Workflow } from "../../workflow/workflow.js";
 import { componentFor, continuedEvents, numberedEvents, openResume, storedComponent } from "../agent-runs.js";
 import type { Principal } from "../auth/jwt.js";
-import { principalOfToken, type AuthConfig } from "../auth/middleware.js";
+import { principalOfToken, serviceAccounts, type AuthConfig } from "../auth/middleware.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { readComponentRun } from "../component-runs.js";
 import type { OSEnv } from "../context.js";
@@ -106,7 +106,7 @@ export function workflowSocketRoutes(
     let principal: Principal | null = auth.mode === "none" ? principalOf(c) : null;
     const bearer = /^Bearer +([^\s]+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
     if (bearer && auth.mode !== "none") {
-      const found = await principalOfToken(auth, bearer);
+      const found = await principalOfToken(auth, bearer, serviceAccounts(c as unknown as Context<OSEnv>));
       if (typeof found === "string") return errorResponse(c, 401, found, "unauthorized");
       principal = found;
     }
@@ -143,7 +143,10 @@ function socketEvents(c: Context<OSEnv>, workflows: Workflow[], auth: AuthConfig
 
   const authenticate = async (ws: WSContext, token: string | undefined) => {
     if (!token) return send(ws, { event: "auth_error", error: "Token is required" });
-    const found = auth.mode === "security_key" || auth.mode === "jwt" ? await principalOfToken(auth, token) : null;
+    const found =
+      auth.mode === "security_key" || auth.mode === "jwt"
+        ? await principalOfToken(auth, token, serviceAccounts(c))
+        : null;
     if (typeof found === "string") {
       if (++failures >= MAX_AUTH_FAILURES) return socket.expire(ws, "too many failed authentications");
       return send(ws, {

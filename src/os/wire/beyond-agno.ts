@@ -58,6 +58,16 @@
  * - `/models/xai/login` (start, poll, status, sign-out) is agno-edge's: agno signs a user in to
  *   SuperGrok from Python (`XAITokenManager.login`), which a browser or a bot cannot call; here a
  *   user signs in over HTTP, each into their own slot of agno's `agno_auth_tokens` table.
+ * - `GET /audit` (admins only) and the audit trail behind it are agno-edge's own: agno 3.0 keeps no
+ *   record of who changed a component, a config, an approval, a service account, a schedule or a
+ *   database's schema. Issue 22 asks for one, so every such write appends a row (principal,
+ *   action, resource, version before and after, time) to `agno_audit_log`, and admins page
+ *   through it; its answer is `AuditLogEntry` rows in agno's pagination envelope.
+ * - Service accounts: a key is looked up in the database on every request (no verification
+ *   cache), so a revocation holds from the next request in every isolate, where agno's per-process
+ *   cache lets other workers accept a revoked key for up to its TTL. agno's failed-lookup limiter
+ *   (429 after many bad keys from one address) is not kept: a Worker has no per-process memory to
+ *   hold it in, and a key is 32 random bytes, so guessing one is not a threat a limiter answers.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

@@ -17,6 +17,7 @@ import { mcpScenarios } from "./scenarios/mcp.js";
 import { a2aScenarios } from "./scenarios/a2a.js";
 import { modelsScenarios } from "./scenarios/models.js";
 import { approvalsScenarios } from "./scenarios/approvals.js";
+import { serviceAccountsScenarios } from "./scenarios/service-accounts.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -48,6 +49,7 @@ describe("agno conformance", () => {
   describe("A2A", a2aScenarios);
   describe("models", modelsScenarios);
   describe("approvals", approvalsScenarios);
+  describe("service accounts and audit", serviceAccountsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
