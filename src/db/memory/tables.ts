@@ -1,12 +1,6 @@
 import type { JobRecord } from "../../queue/types.js";
 import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
-import type {
-  ApprovalRecord,
-  AuditRecord,
-  LearningRecord,
-  ServiceAccountRecord,
-  ToolResultRecord,
-} from "../port.js";
+import type { ApprovalRecord, AuditRecord, LearningRecord, ServiceAccountRecord, ToolResultRecord } from "../port.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
 /** One stored event of a run's log, as `agno_run_events` holds it. */
