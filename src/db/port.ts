@@ -1,3 +1,4 @@
+import type { ComponentStorage } from "./ports/component-store.js";
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
 import type { LearningStorage } from "./ports/learning-store.js";
@@ -9,6 +10,20 @@ import type { SessionStore } from "./ports/session-store.js";
 import type { ToolResultStore } from "./ports/tool-result-store.js";
 import type { UserMemoryStore } from "./ports/user-memory-store.js";
 
+export type {
+  ComponentConfigRecord,
+  ComponentCreate,
+  ComponentLink,
+  ComponentLinkInput,
+  ComponentRecord,
+  ComponentStorage,
+  ComponentStore,
+  ComponentType,
+  ComponentWriteOptions,
+  ConfigStage,
+  ConfigWrite,
+  ListComponentsOptions,
+} from "./ports/component-store.js";
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
 export type {
@@ -48,6 +63,7 @@ export interface Db
     ToolResultStore,
     UserMemoryStore,
     ScheduleStorage,
+    ComponentStorage,
     LearningStorage,
     KnowledgeContentStore {}
 

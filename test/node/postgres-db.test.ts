@@ -63,7 +63,7 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       "agno_sessions=3.0.5",
       "agno_tool_results=3.0.5",
     ]);
-    expect(await t.db.schemaVersion()).toBe("3.0.5");
+    expect(await t.db.schemaVersion()).toBe("3.0.6");
   });
 
   it("finds timed-out reviews through the partial deadline index, not by reading every run's JSON", async () => {
@@ -159,6 +159,9 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
         [custom.schema],
       );
       expect(tables.map((r) => r.table_name)).toEqual([
+        "agno_component_configs",
+        "agno_component_links",
+        "agno_components",
         "agno_jobs",
         "agno_knowledge",
         "agno_learnings",

@@ -5,6 +5,7 @@ import type { QueueDb } from "../../src/db/port.js";
 import { stateChanges } from "../../src/db/state-changes.js";
 import type { GetSessionOptions, RunRecord, RunRow } from "../../src/db/types.js";
 import { ConflictError, NotFoundError, StatusConflictError, ValidationError } from "../../src/errors.js";
+import { describeComponentStoreContract } from "./component-store-contract.js";
 import { describeJobStoreContract } from "./job-store-contract.js";
 import { describeMemoryStoreContract } from "./memory-store-contract.js";
 import { describeScheduleStoreContract } from "./schedule-store-contract.js";
@@ -570,6 +571,7 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
 
     describeJobStoreContract(() => c, make);
     describeScheduleStoreContract(() => c, make);
+    describeComponentStoreContract(() => c);
     describeMemoryStoreContract(make);
   });
 }

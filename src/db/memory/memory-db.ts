@@ -32,6 +32,7 @@ import type {
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
+import { MemoryComponentStore } from "./component-store.js";
 import { MemoryKnowledgeContentStore } from "./knowledge-content-store.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
 import { MemoryRunStore } from "./run-store.js";
@@ -73,6 +74,8 @@ export class MemoryDb implements QueueDb {
   readonly tables: MemoryTables;
   readonly jobs: MemoryJobStore;
   readonly schedules: MemoryScheduleStore;
+  /** agno's component catalog (`db.components`) */
+  readonly components: MemoryComponentStore;
   private readonly runs: MemoryRunStore;
   private readonly sessions: MemorySessionStore;
   private readonly events: MemoryRunEventStore;
@@ -89,6 +92,7 @@ export class MemoryDb implements QueueDb {
     this.runs = new MemoryRunStore(this.tables, (runId) => this.jobs.holdsRun(runId));
     this.jobs = new MemoryJobStore(this.tables, this.runs);
     this.schedules = new MemoryScheduleStore(this.tables);
+    this.components = new MemoryComponentStore(this.tables);
     this.sessions = new MemorySessionStore(this.tables, this.runs);
     this.events = new MemoryRunEventStore(this.tables);
     this.results = new MemoryToolResultStore(this.tables);

@@ -9,6 +9,10 @@ export interface TableNames {
   schedules: string;
   scheduleRuns: string;
   learnings: string;
+  /** agno's component catalog (migration 0007) */
+  components: string;
+  componentConfigs: string;
+  componentLinks: string;
   versions: string;
   /** agno's knowledge contents table */
   knowledge: string;
@@ -24,6 +28,9 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   schedules: "agno_schedules",
   scheduleRuns: "agno_schedule_runs",
   learnings: "agno_learnings",
+  components: "agno_components",
+  componentConfigs: "agno_component_configs",
+  componentLinks: "agno_component_links",
   versions: "agno_schema_versions",
   knowledge: "agno_knowledge",
 };

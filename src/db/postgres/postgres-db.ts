@@ -47,6 +47,7 @@ import { ToolResultTable } from "./tool-results.js";
 import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
 import { PostgresScheduleStore } from "./schedules.js";
+import { PostgresComponentStore } from "./components.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
 import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
@@ -575,6 +576,23 @@ export class PostgresDb implements Db {
       scheduleRuns: sql.raw(qualified(this.schema, this.names.scheduleRuns)),
       jobs: sql.raw(qualified(this.schema, this.names.jobs)),
       runs: this.runsTable,
+    }));
+  }
+
+  // -- components --------------------------------------------------------------------------
+
+  private componentStore: PostgresComponentStore | undefined;
+
+  /** agno's component catalog (agents, teams and workflows as versioned data) in this database. */
+  get components(): PostgresComponentStore {
+    return (this.componentStore ??= new PostgresComponentStore({
+      exec: this.exec,
+      transaction: (fn) => this.transaction(fn),
+      ready: () => this.inspect().then(() => undefined),
+      components: sql.raw(qualified(this.schema, this.names.components)),
+      configs: sql.raw(qualified(this.schema, this.names.componentConfigs)),
+      links: sql.raw(qualified(this.schema, this.names.componentLinks)),
+      schedules: sql.raw(qualified(this.schema, this.names.schedules)),
     }));
   }
 

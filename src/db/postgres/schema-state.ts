@@ -70,6 +70,9 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedule_runs: qualified(schema, names.scheduleRuns),
     learnings: qualified(schema, names.learnings),
     knowledge: qualified(schema, names.knowledge),
+    components: qualified(schema, names.components),
+    component_configs: qualified(schema, names.componentConfigs),
+    component_links: qualified(schema, names.componentLinks),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
@@ -80,6 +83,9 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     schedule_runs_idx: `idx_${names.scheduleRuns}`,
     learnings_idx: `idx_${names.learnings}`,
     knowledge_idx: `idx_${names.knowledge}`,
+    components_idx: `idx_${names.components}`,
+    component_configs_idx: `idx_${names.componentConfigs}`,
+    component_links_idx: `idx_${names.componentLinks}`,
   };
   return MIGRATIONS.flatMap((m) =>
     m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)),
