@@ -51,17 +51,20 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       `SELECT table_name, version FROM "${t.schema}".agno_schema_versions ORDER BY 1`,
     );
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
-      "agno_jobs=3.0.5",
-      "agno_knowledge=3.0.5",
-      "agno_learnings=3.0.5",
-      "agno_memories=3.0.5",
-      "agno_run_events=3.0.5",
-      "agno_runs=3.0.5",
-      "agno_schedule_runs=3.0.5",
-      "agno_schedules=3.0.5",
-      "agno_schema_versions=3.0.5",
-      "agno_sessions=3.0.5",
-      "agno_tool_results=3.0.5",
+      "agno_component_configs=3.0.6",
+      "agno_component_links=3.0.6",
+      "agno_components=3.0.6",
+      "agno_jobs=3.0.6",
+      "agno_knowledge=3.0.6",
+      "agno_learnings=3.0.6",
+      "agno_memories=3.0.6",
+      "agno_run_events=3.0.6",
+      "agno_runs=3.0.6",
+      "agno_schedule_runs=3.0.6",
+      "agno_schedules=3.0.6",
+      "agno_schema_versions=3.0.6",
+      "agno_sessions=3.0.6",
+      "agno_tool_results=3.0.6",
     ]);
     expect(await t.db.schemaVersion()).toBe("3.0.6");
   });
