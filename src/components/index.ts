@@ -1,0 +1,2 @@
+export { ComponentRegistry, type ComponentRegistryOptions, type RegistryResource } from "./component-registry.js";
+export { validateComponentConfig, modelSpecOf, toolNameOf, type ConfigCheck } from "./validate-config.js";
