@@ -49,7 +49,8 @@ export class ComponentRegistry {
       if (m) addModel(`${m.provider}:${m.id}`);
     }
     for (const t of opts.tools ?? []) this.tools.set(t.name, t);
-    for (const a of opts.agents ?? []) for (const t of a.configuration.tools) if (!this.tools.has(t.name)) this.tools.set(t.name, t);
+    for (const a of opts.agents ?? [])
+      for (const t of a.configuration.tools) if (!this.tools.has(t.name)) this.tools.set(t.name, t);
     for (const k of opts.knowledge ?? []) this.knowledge.set(k.name, k);
     this.agents = new Map((opts.agents ?? []).map((a) => [a.id, a]));
     this.teams = new Map((opts.teams ?? []).map((t) => [t.id, t]));
@@ -82,12 +83,19 @@ export class ComponentRegistry {
     for (const k of this.knowledge.values())
       out.push({ name: k.name, type: "knowledge", metadata: { class_path: "agno_edge.knowledge.Knowledge" } });
     for (const a of this.agents.values())
-      out.push({ name: a.name ?? a.id, type: "agent", id: a.id, metadata: { id: a.id, class_path: "agno_edge.Agent" } });
+      out.push({
+        name: a.name ?? a.id,
+        type: "agent",
+        id: a.id,
+        metadata: { id: a.id, class_path: "agno_edge.Agent" },
+      });
     for (const t of this.teams.values())
       out.push({ name: t.name ?? t.id, type: "team", id: t.id, metadata: { id: t.id, class_path: "agno_edge.Team" } });
     for (const w of this.workflows.values())
       out.push({ name: w.name, type: "workflow", id: w.id, metadata: { id: w.id, class_path: "agno_edge.Workflow" } });
-    return out.sort((a, b) => (a.type === b.type ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.type < b.type ? -1 : 1));
+    return out.sort((a, b) =>
+      a.type === b.type ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.type < b.type ? -1 : 1,
+    );
   }
 
   /** the ids of code-defined components of a type (they shadow stored rows of the same id) */

@@ -34,6 +34,11 @@ import type { UpgradeWebSocket } from "hono/ws";
 import type { OSInterface } from "../interfaces/os-interface.js";
 import { checkInterfaces } from "../interfaces/check-interfaces.js";
 import type { McpServerMount } from "../mcp/mcp-server.js";
+import { ComponentRegistry } from "../components/component-registry.js";
+import type { ComponentWriteHook } from "../components/component-write-hook.js";
+import type { Tool } from "../tools/tool.js";
+import { componentRoutes } from "./routes/components.js";
+import { registryRoutes } from "./routes/registry.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 /** The agno release whose API and wire format agno-edge answers (`/info`'s `agno_version`). */
@@ -90,6 +95,13 @@ export interface AgentOSOptions {
    * built-in tools, or `mcpServer({...})` choosing tools (by tag, by name, your own), hosts and origins
    */
   mcpServer?: McpServerMount;
+  /**
+   * What stored components (`/components`, agno's Studio) may use beyond what the served agents
+   * and teams already use: more model specs (`provider:model_id`) and tools. `GET /registry` lists it all.
+   */
+  registry?: { models?: string[]; tools?: Tool[] };
+  /** called after every component or config write with who, what and the before/after version (the audit trail's seam) */
+  onComponentWrite?: ComponentWriteHook;
 }
 
 /**
@@ -112,6 +124,8 @@ export class AgentOS {
   readonly knowledge: Knowledge[];
   /** the interfaces mounted (the job queue answers chat interfaces' runs through them) */
   readonly interfaces: OSInterface[];
+  /** what stored components may use (`GET /registry`) */
+  readonly registry: ComponentRegistry;
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
@@ -198,6 +212,15 @@ export class AgentOS {
       this.teams[0]?.model;
     app.route("/", memoryRoutes(defaultMemoryModel));
     app.route("/", learningRoutes());
+    this.registry = new ComponentRegistry({
+      ...opts.registry,
+      knowledge,
+      agents,
+      teams: this.teams,
+      workflows: this.workflows,
+    });
+    app.route("/", registryRoutes(this.registry));
+    app.route("/", componentRoutes({ registry: this.registry, onWrite: opts.onComponentWrite }));
     if (opts.xaiLogin) app.route("/", opts.xaiLogin);
     app.route("/", scheduleRoutes(components, opts.queue));
     app.route(
