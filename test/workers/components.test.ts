@@ -216,4 +216,45 @@ describe("/components", () => {
     expect((await req("A", "PATCH", `/components/${mine}`, { name: "x" })).status).toBe(404);
     expect((await req("admin", "PATCH", `/components/${mine}`, { name: "Renamed" })).body.name).toBe("Renamed");
   });
+
+  it("another user reads A's published component but writes none of it; A's drafts and archive stay A's", async () => {
+    const pub = `iso-pub-${tag}`;
+    const draftOnly = `iso-draft-${tag}`;
+    await req("A", "POST", "/components", {
+      name: "Pub",
+      component_id: pub,
+      component_type: "agent",
+      config: { model },
+      stage: "published",
+    });
+    await req("A", "POST", `/components/${pub}/configs`, { config: { model, instructions: "draft" } });
+    await req("A", "POST", "/components", { name: "D", component_id: draftOnly, component_type: "agent", config: {} });
+    const before = await req("A", "GET", `/components/${pub}/configs`);
+    expect((await req("B", "POST", `/components/${pub}/configs`, { config: {} })).status).toBe(403);
+    expect((await req("B", "DELETE", `/components/${pub}/configs/2`)).status).toBe(403);
+    expect((await req("B", "POST", `/components/${pub}/configs/1/set-current`)).status).toBe(403);
+    expect((await req("B", "PATCH", `/components/${pub}`, { name: "B's now" })).status).toBe(403);
+    expect((await req("B", "GET", `/components/${pub}/configs/current`)).status).toBe(200);
+    expect((await req("A", "GET", `/components/${pub}/configs`)).body).toEqual(before.body);
+    for (const [method, path] of [
+      ["GET", `/components/${draftOnly}`],
+      ["GET", `/components/${draftOnly}/configs`],
+      ["GET", `/components/${draftOnly}/configs/current`],
+      ["GET", `/components/${draftOnly}/configs/1`],
+      ["POST", `/components/${draftOnly}/configs`],
+      ["DELETE", `/components/${draftOnly}`],
+    ] as const)
+      expect(
+        (await req("B", method, path, method === "POST" ? { config: {} } : undefined)).status,
+        `${method} ${path}`,
+      ).toBe(404);
+    expect((await req("A", "DELETE", `/components/${draftOnly}`)).status).toBe(204);
+    expect((await req("B", "POST", `/components/${draftOnly}/restore`)).status).toBe(404);
+    expect((await req("B", "GET", `/components/${draftOnly}?include_deleted=true`)).status).toBe(404);
+    expect((await req("A", "POST", `/components/${draftOnly}/restore`)).status).toBe(200);
+    // The owner's id is not B's: B naming the same component name gets an id of its own.
+    const same = await req("B", "POST", "/components", { name: "Pub", component_type: "agent", config: {} });
+    expect(same.status, same.text).toBe(201);
+    expect(same.body.component_id).toMatch(/^pub-[0-9a-f]{8}$/);
+  });
 });
