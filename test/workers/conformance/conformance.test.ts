@@ -15,6 +15,7 @@ import { teamsWorkflowsScenarios } from "./scenarios/teams-workflows.js";
 import { interfacesScenarios } from "./scenarios/interfaces.js";
 import { mcpScenarios } from "./scenarios/mcp.js";
 import { a2aScenarios } from "./scenarios/a2a.js";
+import { componentsScenarios } from "./scenarios/components.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -44,6 +45,7 @@ describe("agno conformance", () => {
   describe("chat interfaces", interfacesScenarios);
   describe("mcp", mcpScenarios);
   describe("A2A", a2aScenarios);
+  describe("components", componentsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
