@@ -1,5 +1,6 @@
 import type { Agent } from "../agent/agent.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
+import type { Model } from "../models/model.js";
 import type { Team } from "../team/team.js";
 import type { Tool } from "../tools/tool.js";
 import type { Workflow } from "../workflow/workflow.js";
@@ -32,6 +33,8 @@ export interface ComponentRegistryOptions {
  */
 export class ComponentRegistry {
   readonly models = new Map<string, { provider: string; id: string }>();
+  /** the served components' own models by spec: a stored config naming one runs on the same instance */
+  readonly modelInstances = new Map<string, Model>();
   readonly tools = new Map<string, Tool>();
   readonly knowledge = new Map<string, Knowledge>();
   readonly agents: ReadonlyMap<string, Agent>;
@@ -45,8 +48,11 @@ export class ComponentRegistry {
     };
     for (const spec of opts.models ?? []) addModel(spec);
     for (const c of [...(opts.agents ?? []), ...(opts.teams ?? [])]) {
-      const m = (c as { model?: { provider: string; id: string } }).model;
-      if (m) addModel(`${m.provider}:${m.id}`);
+      const m = (c as { model?: Model }).model;
+      if (m) {
+        addModel(`${m.provider}:${m.id}`);
+        if (!this.modelInstances.has(`${m.provider}:${m.id}`)) this.modelInstances.set(`${m.provider}:${m.id}`, m);
+      }
     }
     for (const t of opts.tools ?? []) this.tools.set(t.name, t);
     for (const a of opts.agents ?? [])

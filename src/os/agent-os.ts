@@ -190,7 +190,14 @@ export class AgentOS {
         },
       ),
     );
-    app.route("/", agentRoutes(agents, opts.queue));
+    this.registry = new ComponentRegistry({
+      ...opts.registry,
+      knowledge,
+      agents,
+      teams: this.teams,
+      workflows: this.workflows,
+    });
+    app.route("/", agentRoutes(agents, opts.queue, this.registry));
     app.route("/", teamRoutes(this.teams, opts.queue));
     // Before the workflow routes: `/workflows/ws` is not the workflow called "ws".
     app.route(
@@ -212,13 +219,6 @@ export class AgentOS {
       this.teams[0]?.model;
     app.route("/", memoryRoutes(defaultMemoryModel));
     app.route("/", learningRoutes());
-    this.registry = new ComponentRegistry({
-      ...opts.registry,
-      knowledge,
-      agents,
-      teams: this.teams,
-      workflows: this.workflows,
-    });
     app.route("/", registryRoutes(this.registry));
     app.route("/", componentRoutes({ registry: this.registry, onWrite: opts.onComponentWrite }));
     if (opts.xaiLogin) app.route("/", opts.xaiLogin);

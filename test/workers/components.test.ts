@@ -6,12 +6,19 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/index.js";
-import { isolatedJwt, send } from "./worker-client.js";
+import { isolatedJwt, modelEnv, send } from "./worker-client.js";
 
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `comp-a-${tag}`;
 const B = `comp-b-${tag}`;
-const SCOPES = ["components:read", "components:write", "components:delete", "registry:read"];
+const SCOPES = [
+  "components:read",
+  "components:write",
+  "components:delete",
+  "registry:read",
+  "agents:read",
+  "agents:run",
+];
 type Who = "A" | "B" | "admin";
 const who: Record<Who, Record<string, string>> = { A: {}, B: {}, admin: {} };
 let E: Partial<Env>;
@@ -19,11 +26,16 @@ let E: Partial<Env>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read answers' fields freely
 type Answer = { status: number; body: any; text: string };
 
-async function req(as: Who, method: string, path: string, body?: unknown): Promise<Answer> {
-  const res = await send(path, { method, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) }, E, {
-    ...who[as],
-    ...(body !== undefined ? { "content-type": "application/json" } : {}),
-  });
+async function req(as: Who, method: string, path: string, body?: unknown, extra: Partial<Env> = {}): Promise<Answer> {
+  const res = await send(
+    path,
+    { method, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
+    { ...E, ...extra },
+    {
+      ...who[as],
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+  );
   const text = await res.text();
   return { status: res.status, text, body: text ? JSON.parse(text) : null };
 }
@@ -256,5 +268,61 @@ describe("/components", () => {
     const same = await req("B", "POST", "/components", { name: "Pub", component_type: "agent", config: {} });
     expect(same.status, same.text).toBe(201);
     expect(same.body.component_id).toMatch(/^pub-[0-9a-f]{8}$/);
+  });
+
+  it("runs a stored agent: its published config for everyone, a draft only for its editor, a named version on request", async () => {
+    const id = `runner-${tag}`;
+    const { env: m, script } = await modelEnv([
+      { text: "published answer" },
+      { text: "draft answer" },
+      { text: "v1 again" },
+    ]);
+    const created = await req(
+      "A",
+      "POST",
+      "/components",
+      {
+        name: "Runner",
+        component_id: id,
+        component_type: "agent",
+        config: { name: "Runner", model: "openai:gpt-test", instructions: "Answer as the published runner." },
+        stage: "published",
+      },
+      m,
+    );
+    expect(created.status, created.text).toBe(201);
+    await req(
+      "A",
+      "POST",
+      `/components/${id}/configs`,
+      {
+        config: { name: "Runner", model: "openai:gpt-test", instructions: "Answer as the draft runner." },
+      },
+      m,
+    );
+    const listed = await req("B", "GET", "/agents", undefined, m);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.map((a: { id: string }) => a.id)).toContain(id);
+    expect((await req("B", "GET", `/agents/${id}`, undefined, m)).body).toMatchObject({ id, name: "Runner" });
+
+    const byB = await req("B", "POST", `/agents/${id}/runs`, { message: "hi", stream: false }, m);
+    expect(byB.status, byB.text).toBe(200);
+    expect(byB.body).toMatchObject({ agent_id: id, status: "COMPLETED", content: "published answer" });
+    expect(JSON.stringify((await script.requests())[0])).toContain("Answer as the published runner.");
+    // The draft is A's to run, not B's.
+    expect((await req("B", "POST", `/agents/${id}/runs`, { message: "hi", stream: false, version: 2 }, m)).status).toBe(
+      404,
+    );
+    const draft = await req("A", "POST", `/agents/${id}/runs`, { message: "hi", stream: false, version: 2 }, m);
+    expect(draft.status, draft.text).toBe(200);
+    expect(JSON.stringify((await script.requests())[1])).toContain("Answer as the draft runner.");
+    const v1 = await req("A", "POST", `/agents/${id}/runs`, { message: "hi", stream: false, version: 1 }, m);
+    expect(v1.body.content).toBe("v1 again");
+    expect((await req("A", "POST", `/agents/${id}/runs`, { message: "hi", stream: false, version: 9 }, m)).status).toBe(
+      404,
+    );
+    expect((await req("B", "POST", `/agents/nobody-${tag}/runs`, { message: "hi", stream: false }, m)).status).toBe(
+      404,
+    );
   });
 });
