@@ -32,7 +32,7 @@ export class ValidationError extends AgnoError {
 /** The request asks for something this endpoint cannot do as asked. */
 export class BadRequestError extends AgnoError {
   override readonly status = 400;
-  override readonly errorId = "bad_request";
+  override readonly errorId: string = "bad_request";
 }
 
 /** The id does not exist, or belongs to someone the caller may not see. */
@@ -44,7 +44,7 @@ export class NotFoundError extends AgnoError {
 /** The write conflicts with what is stored (an id owned by another session, a stale version). */
 export class ConflictError extends AgnoError {
   override readonly status = 409;
-  override readonly errorId = "conflict";
+  override readonly errorId: string = "conflict";
 }
 
 /** A destructive operation was asked for without the explicit confirmation it needs. */
@@ -177,4 +177,34 @@ export function errorMessage(error: unknown): string {
 export class ToolSourceError extends AgnoError {
   override readonly status = 502;
   override readonly errorId = "tool_source_error";
+}
+
+/**
+ * A component write named a version that is no longer the stored one (agno's
+ * ComponentVersionConflictError, `version_conflict` as its StudioTools calls it): the caller
+ * re-reads and retries. `current` is the stored version the guard was checked against.
+ */
+export class ComponentVersionConflictError extends ConflictError {
+  override readonly errorId = "version_conflict";
+  constructor(
+    message: string,
+    readonly current: number | null,
+  ) {
+    super(message);
+  }
+}
+
+/** The component is archived: its id is reserved and its rows immutable until it is restored (agno's ComponentArchivedError). */
+export class ComponentArchivedError extends ConflictError {
+  override readonly errorId = "component_archived";
+}
+
+/** The write would break another component's link to this one, or leave a component without a visible config (agno's dependency conflicts). */
+export class ComponentDependencyError extends ConflictError {
+  override readonly errorId = "dependency_conflict";
+}
+
+/** The operation applies only to drafts; this version is published and immutable (agno's ComponentDraftRequiredError). */
+export class ComponentDraftRequiredError extends BadRequestError {
+  override readonly errorId = "invalid_request";
 }

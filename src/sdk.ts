@@ -16,9 +16,30 @@ export {
   NotFoundError,
   SchemaMismatchError,
   StatusConflictError,
+  ComponentVersionConflictError,
+  ComponentArchivedError,
+  ComponentDependencyError,
+  ComponentDraftRequiredError,
   ValidationError,
 } from "./errors.js";
 export type { Db, MigrateOptions, MigrationProgress, MigrationResult, UpsertRunOptions } from "./db/port.js";
+export type {
+  ComponentConfigRecord,
+  ComponentCreate,
+  ComponentLink,
+  ComponentRecord,
+  ComponentStore,
+  ComponentType,
+  ConfigWrite,
+} from "./db/port.js";
+export {
+  ComponentRegistry,
+  buildStoredAgent,
+  validateComponentConfig,
+  type ComponentRegistryOptions,
+  type ComponentWriteEvent,
+  type ComponentWriteHook,
+} from "./components/index.js";
 export type {
   DbAdmin,
   QueueDb,

@@ -1,5 +1,6 @@
 import type { ApprovalStore } from "./ports/approval-store.js";
 import type { AuditStore } from "./ports/audit-store.js";
+import type { ComponentStorage } from "./ports/component-store.js";
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
 import type { LearningStorage } from "./ports/learning-store.js";
@@ -20,6 +21,20 @@ export type {
   ApprovalStore,
 } from "./ports/approval-store.js";
 export type { AuditEntry, AuditLog, AuditQuery, AuditRecord, AuditStore } from "./ports/audit-store.js";
+export type {
+  ComponentConfigRecord,
+  ComponentCreate,
+  ComponentLink,
+  ComponentLinkInput,
+  ComponentRecord,
+  ComponentStorage,
+  ComponentStore,
+  ComponentType,
+  ComponentWriteOptions,
+  ConfigStage,
+  ConfigWrite,
+  ListComponentsOptions,
+} from "./ports/component-store.js";
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
 export type {
@@ -66,6 +81,7 @@ export interface Db
     ToolResultStore,
     UserMemoryStore,
     ScheduleStorage,
+    ComponentStorage,
     LearningStorage,
     KnowledgeContentStore,
     ApprovalStore,

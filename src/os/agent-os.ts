@@ -39,6 +39,11 @@ import type { UpgradeWebSocket } from "hono/ws";
 import type { OSInterface } from "../interfaces/os-interface.js";
 import { checkInterfaces } from "../interfaces/check-interfaces.js";
 import type { McpServerMount } from "../mcp/mcp-server.js";
+import { ComponentRegistry } from "../components/component-registry.js";
+import type { ComponentWriteHook } from "../components/component-write-hook.js";
+import type { Tool } from "../tools/tool.js";
+import { componentRoutes } from "./routes/components.js";
+import { registryRoutes } from "./routes/registry.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 /** The agno release whose API and wire format agno-edge answers (`/info`'s `agno_version`). */
@@ -95,6 +100,13 @@ export interface AgentOSOptions {
    * built-in tools, or `mcpServer({...})` choosing tools (by tag, by name, your own), hosts and origins
    */
   mcpServer?: McpServerMount;
+  /**
+   * What stored components (`/components`, agno's Studio) may use beyond what the served agents
+   * and teams already use: more model specs (`provider:model_id`) and tools. `GET /registry` lists it all.
+   */
+  registry?: { models?: string[]; tools?: Tool[] };
+  /** called after every component or config write with who, what and the before/after version (the audit trail's seam) */
+  onComponentWrite?: ComponentWriteHook;
 }
 
 /**
@@ -119,6 +131,8 @@ export class AgentOS {
   readonly interfaces: OSInterface[];
   /** the background jobs the agents' toolkits enqueue: the job queue's `handlers` (JobServices) */
   readonly jobHandlers: JobHandler[];
+  /** what stored components may use (`GET /registry`) */
+  readonly registry: ComponentRegistry;
 
   constructor(opts: AgentOSOptions = {}) {
     this.id = opts.id ?? "agno-edge";
@@ -187,7 +201,14 @@ export class AgentOS {
         },
       ),
     );
-    app.route("/", agentRoutes(agents, opts.queue));
+    this.registry = new ComponentRegistry({
+      ...opts.registry,
+      knowledge,
+      agents,
+      teams: this.teams,
+      workflows: this.workflows,
+    });
+    app.route("/", agentRoutes(agents, opts.queue, this.registry));
     app.route("/", teamRoutes(this.teams, opts.queue));
     // Before the workflow routes: `/workflows/ws` is not the workflow called "ws".
     app.route(
@@ -209,6 +230,8 @@ export class AgentOS {
       this.teams[0]?.model;
     app.route("/", memoryRoutes(defaultMemoryModel));
     app.route("/", learningRoutes());
+    app.route("/", registryRoutes(this.registry));
+    app.route("/", componentRoutes({ registry: this.registry, onWrite: opts.onComponentWrite }));
     if (opts.xaiLogin) app.route("/", opts.xaiLogin);
     app.route("/", scheduleRoutes(components, opts.queue));
     app.route("/", approvalRoutes(components, opts.queue));

@@ -70,6 +70,13 @@ export const runRequest = z
     "files[]": files,
     /** media inside JSON (or a form field of JSON text): `[{mime_type, data | url, filename?}]` */
     media: jsonText(mediaList),
+    /** agno's `version`: run this config version of a stored component instead of its current one */
+    version: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(2 ** 31 - 1)
+      .optional(),
   })
   .meta({
     id: "RunRequest",

@@ -53,6 +53,9 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
     expect(versions.map((v) => `${v.table_name}=${v.version}`)).toEqual([
       "agno_approvals=3.0.8",
       "agno_audit_log=3.0.8",
+      "agno_component_configs=3.0.8",
+      "agno_component_links=3.0.8",
+      "agno_components=3.0.8",
       "agno_jobs=3.0.8",
       "agno_knowledge=3.0.8",
       "agno_learnings=3.0.8",
@@ -164,6 +167,9 @@ describe.each(dbTargets())("PostgresDb on $name", (target) => {
       expect(tables.map((r) => r.table_name)).toEqual([
         "agno_approvals",
         "agno_audit_log",
+        "agno_component_configs",
+        "agno_component_links",
+        "agno_components",
         "agno_jobs",
         "agno_knowledge",
         "agno_learnings",

@@ -37,6 +37,7 @@ import { MemoryAuditLog } from "./audit-log.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryApprovalStore } from "./approval-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
+import { MemoryComponentStore } from "./component-store.js";
 import { MemoryKnowledgeContentStore } from "./knowledge-content-store.js";
 import { MemoryRunEventStore } from "./run-event-store.js";
 import { MemoryRunStore } from "./run-store.js";
@@ -81,6 +82,8 @@ export class MemoryDb implements QueueDb {
   readonly schedules: MemoryScheduleStore;
   readonly audit: MemoryAuditLog;
   readonly serviceAccounts: MemoryServiceAccountStore;
+  /** agno's component catalog (`db.components`) */
+  readonly components: MemoryComponentStore;
   private readonly runs: MemoryRunStore;
   private readonly sessions: MemorySessionStore;
   private readonly events: MemoryRunEventStore;
@@ -100,6 +103,7 @@ export class MemoryDb implements QueueDb {
     this.schedules = new MemoryScheduleStore(this.tables);
     this.audit = new MemoryAuditLog(this.tables);
     this.serviceAccounts = new MemoryServiceAccountStore(this.tables, this.audit);
+    this.components = new MemoryComponentStore(this.tables);
     this.sessions = new MemorySessionStore(this.tables, this.runs);
     this.events = new MemoryRunEventStore(this.tables);
     this.results = new MemoryToolResultStore(this.tables);

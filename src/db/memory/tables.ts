@@ -1,6 +1,7 @@
 import type { JobRecord } from "../../queue/types.js";
 import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
 import type { ApprovalRecord, AuditRecord, LearningRecord, ServiceAccountRecord, ToolResultRecord } from "../port.js";
+import type { ComponentConfigRecord, ComponentLink, ComponentRecord } from "../ports/component-store.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
 /** One stored event of a run's log, as `agno_run_events` holds it. */
@@ -12,6 +13,9 @@ export interface EventRow {
 
 /** One stored attempt of a schedule, with the key that records it once per occurrence and attempt. */
 export type ScheduleRunRow = ScheduleRun & { occurrence_key: string | null };
+
+/** A stored config version: a deleted one keeps its number as a `_deleted` tombstone. */
+export type StoredConfigRow = Omit<ComponentConfigRecord, "stage"> & { stage: string; deleted_at: number | null };
 
 /**
  * The rows of a MemoryDb, one map per table of the Postgres layout. Rows are never changed in
@@ -32,6 +36,11 @@ export class MemoryTables {
   serviceAccounts = new Map<string, ServiceAccountRecord>();
   /** appended in order: the array's order is the log's */
   auditLog: AuditRecord[] = [];
+  components = new Map<string, ComponentRecord>();
+  /** keyed by `componentKey(id, version)` */
+  componentConfigs = new Map<string, StoredConfigRow>();
+  /** a parent version's links, keyed by `componentKey(parent, version)` */
+  componentLinks = new Map<string, ComponentLink[]>();
 
   /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
   transaction<T>(fn: () => T): T {
@@ -48,6 +57,9 @@ export class MemoryTables {
       approvals: new Map(this.approvals),
       serviceAccounts: new Map(this.serviceAccounts),
       auditLog: [...this.auditLog],
+      components: new Map(this.components),
+      componentConfigs: new Map(this.componentConfigs),
+      componentLinks: new Map(this.componentLinks),
     };
     try {
       return fn();
@@ -78,3 +90,6 @@ export function userMatches(
 
 /** Ids in Postgres' order for ASCII ids: a listing's tie-breaker. */
 export const compareIds = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The key of one component version in MemoryTables' component maps. */
+export const componentKey = (id: string, version: number): string => `${id}\u0000${version}`;

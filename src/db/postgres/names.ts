@@ -11,6 +11,10 @@ export interface TableNames {
   learnings: string;
   /** agno's approvals table (a paused run's pending decisions) */
   approvals: string;
+  /** agno's component catalog (migration 0007) */
+  components: string;
+  componentConfigs: string;
+  componentLinks: string;
   versions: string;
   /** agno's knowledge contents table */
   knowledge: string;
@@ -31,6 +35,9 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   scheduleRuns: "agno_schedule_runs",
   learnings: "agno_learnings",
   approvals: "agno_approvals",
+  components: "agno_components",
+  componentConfigs: "agno_component_configs",
+  componentLinks: "agno_component_links",
   versions: "agno_schema_versions",
   knowledge: "agno_knowledge",
   serviceAccounts: "agno_service_accounts",

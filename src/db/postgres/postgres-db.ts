@@ -53,6 +53,7 @@ import { PostgresJobStore } from "./job-store.js";
 import { PostgresScheduleStore } from "./schedules.js";
 import { PostgresAuditLog } from "./audit-log.js";
 import { PostgresServiceAccountStore } from "./service-accounts.js";
+import { PostgresComponentStore } from "./components.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
 import { cleanupLegacyRuns, copyLegacyRuns } from "./migrate.js";
 import { DEFAULT_TABLE_NAMES, qualified, type TableNames } from "./names.js";
@@ -611,6 +612,23 @@ export class PostgresDb implements Db {
       ready: () => this.inspect().then(() => undefined),
       serviceAccounts: sql.raw(qualified(this.schema, this.names.serviceAccounts)),
       auditLog: sql.raw(qualified(this.schema, this.names.auditLog)),
+    }));
+  }
+
+  // -- components --------------------------------------------------------------------------
+
+  private componentStore: PostgresComponentStore | undefined;
+
+  /** agno's component catalog (agents, teams and workflows as versioned data) in this database. */
+  get components(): PostgresComponentStore {
+    return (this.componentStore ??= new PostgresComponentStore({
+      exec: this.exec,
+      transaction: (fn) => this.transaction(fn),
+      ready: () => this.inspect().then(() => undefined),
+      components: sql.raw(qualified(this.schema, this.names.components)),
+      configs: sql.raw(qualified(this.schema, this.names.componentConfigs)),
+      links: sql.raw(qualified(this.schema, this.names.componentLinks)),
+      schedules: sql.raw(qualified(this.schema, this.names.schedules)),
     }));
   }
 

@@ -76,6 +76,9 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     approvals_trigger: `${names.approvals}_from_pause`,
     service_accounts: qualified(schema, names.serviceAccounts),
     audit_log: qualified(schema, names.auditLog),
+    components: qualified(schema, names.components),
+    component_configs: qualified(schema, names.componentConfigs),
+    component_links: qualified(schema, names.componentLinks),
     sessions_idx: `idx_${names.sessions}`,
     runs_idx: `idx_${names.runs}`,
     jobs_idx: `idx_${names.jobs}`,
@@ -89,6 +92,9 @@ export function renderStatements(schema: string, names: TableNames): string[] {
     approvals_idx: `idx_${names.approvals}`,
     service_accounts_idx: `idx_${names.serviceAccounts}`,
     audit_log_idx: `idx_${names.auditLog}`,
+    components_idx: `idx_${names.components}`,
+    component_configs_idx: `idx_${names.componentConfigs}`,
+    component_links_idx: `idx_${names.componentLinks}`,
   };
   return MIGRATIONS.flatMap((m) =>
     m.statements.map((s) => s.replace(/\{(\w+)\}/g, (_, k: string) => map[k] ?? `{${k}}`)),

@@ -2,8 +2,12 @@ import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
-import { NotFoundError, ValidationError } from "../../errors.js";
+import { BadRequestError, NotFoundError, ValidationError } from "../../errors.js";
 import type { Db } from "../../db/port.js";
+import type { Context } from "hono";
+import type { ComponentRegistry } from "../../components/component-registry.js";
+import type { OSEnv } from "../context.js";
+import { storedAgentFor, storedAgentsFor } from "../stored-agents.js";
 import { agentFor, continuedEvents, resolutionsFromTools, storedAgent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { defineRoute, handle, idSchema, routeApp } from "../route.js";
@@ -155,25 +159,33 @@ async function readRun(
 }
 
 /** `/agents` and agent runs: list, run (SSE, JSON), get, list runs, cancel, continue, resume; fork, checkpoints. */
-export function agentRoutes(agents: Agent[], queue?: QueueConfig) {
+export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: ComponentRegistry) {
   const app = routeApp();
 
   // Per-agent scopes filter the list instead of refusing it.
-  handle(app, listAgents, (c) =>
+  // Code-defined agents, then the published stored ones (components as data) the caller may see.
+  handle(app, listAgents, async (c) =>
     c.json(
-      agents
+      [...agents, ...(registry ? await storedAgentsFor(c, registry) : [])]
         .filter((a) => hasScope(principalOf(c), "agents", "read", a.id))
         .map((a) => agentResponse(a, c.env.dbs[0] ?? a.db)),
     ),
   );
-  handle(app, getAgent, (c) => {
-    const agent = agentFor(c, agents, c.req.valid("param").agent_id);
+  /** A code-defined agent, else a stored one (its current config, or `version`). */
+  const anyAgent = async (c: Context<OSEnv>, agentId: string, version?: number) =>
+    registry && !agents.some((a) => a.id === agentId)
+      ? storedAgentFor(c, registry, agentId, version)
+      : agentFor(c, agents, agentId);
+  handle(app, getAgent, async (c) => {
+    const agent = await anyAgent(c, c.req.valid("param").agent_id);
     return c.json(agentResponse(agent, agent.db));
   });
 
   handle(app, createRun, async (c) => {
-    const agent = agentFor(c, agents, c.req.valid("param").agent_id);
     const body = bodyOf(c, runRequest);
+    const agent = await anyAgent(c, c.req.valid("param").agent_id, body.version);
+    if (body.background && !agents.includes(agent) && !agents.some((a) => a.id === agent.id))
+      throw new BadRequestError("background runs of stored components are not supported yet: run in the foreground");
     if (!body.message) throw new ValidationError("body message: required", "message");
     const opts = {
       sessionId: body.session_id,

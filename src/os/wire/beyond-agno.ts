@@ -68,6 +68,15 @@
  *   cache lets other workers accept a revoked key for up to its TTL. agno's failed-lookup limiter
  *   (429 after many bad keys from one address) is not kept: a Worker has no per-process memory to
  *   hold it in, and a key is 32 random bytes, so guessing one is not a threat a limiter answers.
+ * - `/components`: `GET /components` also filters by `stage` (published: has a current version;
+ *   draft: has none), which the issue's Studio listing asks for; a stale guard is a 409 with
+ *   `error_id: "version_conflict"` (agno's StudioTools code for it; agno's HTTP 409 carries no id)
+ *   and the other catalog refusals carry `component_archived` / `dependency_conflict`; a config
+ *   is checked against the deployment's registry at write time (an unknown tool, a model not
+ *   allowed, a missing member, a member cycle: one 422 naming each), where agno finds most of
+ *   these only when the component is loaded; a link pointing back at its own parent is refused.
+ *   `GET /registry` lists models, tools, knowledge bases and code components (no databases,
+ *   vector dbs, schemas, functions or managers: the deployment registers none).
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

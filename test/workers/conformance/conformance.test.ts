@@ -18,6 +18,7 @@ import { a2aScenarios } from "./scenarios/a2a.js";
 import { modelsScenarios } from "./scenarios/models.js";
 import { approvalsScenarios } from "./scenarios/approvals.js";
 import { serviceAccountsScenarios } from "./scenarios/service-accounts.js";
+import { componentsScenarios } from "./scenarios/components.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -50,6 +51,7 @@ describe("agno conformance", () => {
   describe("models", modelsScenarios);
   describe("approvals", approvalsScenarios);
   describe("service accounts and audit", serviceAccountsScenarios);
+  describe("components", componentsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(

@@ -1,0 +1,89 @@
+import type { Context } from "hono";
+import type { Agent } from "../agent/agent.js";
+import { buildStoredAgent } from "../components/build-agent.js";
+import type { ComponentRegistry } from "../components/component-registry.js";
+import type { Db } from "../db/port.js";
+import { NotFoundError } from "../errors.js";
+import { hasScope, principalOf, scopedUserId } from "./auth/scopes.js";
+import type { OSEnv } from "./context.js";
+import { mayReadDrafts } from "./routes/components.js";
+
+/**
+ * Agents built from published configs, per isolate. A published version never changes, so the
+ * key names the version and nothing needs invalidating: publishing moves the component's current
+ * version, which each request reads from the database, so every isolate runs the new version on
+ * its next request (the cache only saves rebuilding). Drafts change, so they are never cached.
+ */
+const builtBy = new WeakMap<ComponentRegistry, Map<string, Agent>>();
+const MAX_CACHED = 500;
+
+/** Per registry: a build holds the deployment's own model instances and tools. */
+function cached(registry: ComponentRegistry, key: string, make: () => Agent): Agent {
+  let built = builtBy.get(registry);
+  if (!built) builtBy.set(registry, (built = new Map()));
+  let agent = built.get(key);
+  if (!agent) {
+    agent = make();
+    if (built.size >= MAX_CACHED) built.delete(built.keys().next().value!);
+    built.set(key, agent);
+  }
+  return agent;
+}
+
+/**
+ * The stored agent a run names, bound to the request's database: its current (published) config,
+ * or `version`. A draft version runs only for a caller who may edit the component (its owner, or
+ * an unscoped caller, with `components:write`); to anyone else it is absent (404), as its config is.
+ */
+export async function storedAgentFor(
+  c: Context<OSEnv>,
+  registry: ComponentRegistry,
+  agentId: string,
+  version?: number,
+): Promise<Agent> {
+  const db: Db | undefined = c.env.dbs[0];
+  if (!db) throw new NotFoundError(`agent ${agentId} not found`);
+  const scoped = scopedUserId(c);
+  const row = await db.components.getComponent(agentId, { userId: scoped, componentType: "agent" });
+  if (!row) throw new NotFoundError(`agent ${agentId} not found`);
+  const v = version ?? row.current_version;
+  const config = v === null ? null : await db.components.getConfig(agentId, v);
+  const editor = mayReadDrafts(row, scoped) && hasScope(principalOf(c), "components", "write");
+  if (!config || (config.stage !== "published" && !editor))
+    throw new NotFoundError(
+      version === undefined ? `agent ${agentId} has no published version` : `agent ${agentId} v${version} not found`,
+    );
+  const agent =
+    config.stage === "published"
+      ? cached(registry, `${db.id}|${agentId}|${config.version}`, () => buildStoredAgent(row, config, registry))
+      : buildStoredAgent(row, config, registry);
+  return agent.withDb(db);
+}
+
+/** The published stored agents this caller may see, beside the code-defined ones (`/agents`, `/config`). */
+export async function storedAgentsFor(c: Context<OSEnv>, registry: ComponentRegistry): Promise<Agent[]> {
+  const db: Db | undefined = c.env.dbs[0];
+  if (!db) return [];
+  const page = await db.components.listComponents({
+    componentType: "agent",
+    stage: "published",
+    userId: scopedUserId(c),
+    excludeIds: registry.codeIds("agent"),
+    limit: 100,
+  });
+  const agents: Agent[] = [];
+  for (const row of page.data) {
+    const config = await db.components.getConfig(row.component_id);
+    if (!config) continue;
+    try {
+      agents.push(
+        cached(registry, `${db.id}|${row.component_id}|${config.version}`, () =>
+          buildStoredAgent(row, config, registry),
+        ).withDb(db),
+      );
+    } catch {
+      // A stored config the deployment can no longer build is left out of the listing; running it names why.
+    }
+  }
+  return agents;
+}

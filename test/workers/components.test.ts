@@ -1,0 +1,340 @@
+/**
+ * `/components` and `/registry` through the Worker (agno's Studio routes): create an agent as
+ * data, edit and publish, guarded writes that race (one wins, the rest get agno's 409
+ * version_conflict), tombstone and restore, invalid configs refused with every problem named,
+ * and per-user isolation (owner, shared, admin) under JWT.
+ */
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Env } from "../../src/index.js";
+import { isolatedJwt, modelEnv, send } from "./worker-client.js";
+
+const tag = crypto.randomUUID().slice(0, 8);
+const A = `comp-a-${tag}`;
+const B = `comp-b-${tag}`;
+const SCOPES = [
+  "components:read",
+  "components:write",
+  "components:delete",
+  "registry:read",
+  "agents:read",
+  "agents:run",
+];
+type Who = "A" | "B" | "admin";
+const who: Record<Who, Record<string, string>> = { A: {}, B: {}, admin: {} };
+let E: Partial<Env>;
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the tests read answers' fields freely
+type Answer = { status: number; body: any; text: string };
+
+async function req(as: Who, method: string, path: string, body?: unknown, extra: Partial<Env> = {}): Promise<Answer> {
+  const res = await send(
+    path,
+    { method, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
+    { ...E, ...extra },
+    {
+      ...who[as],
+      ...(body !== undefined ? { "content-type": "application/json" } : {}),
+    },
+  );
+  const text = await res.text();
+  return { status: res.status, text, body: text ? JSON.parse(text) : null };
+}
+
+let model = "";
+
+beforeAll(async () => {
+  const jwt = await isolatedJwt("components");
+  E = jwt.env;
+  who.A = await jwt.bearer(A, SCOPES);
+  who.B = await jwt.bearer(B, SCOPES);
+  who.admin = await jwt.bearer(`comp-admin-${tag}`, ["agent_os:admin"]);
+  const models = await req("A", "GET", "/registry?resource_type=model&limit=100");
+  expect(models.status, models.text).toBe(200);
+  const first = models.body.data[0];
+  model = `${first.metadata.provider}:${first.metadata.model_id}`;
+});
+
+describe("/registry", () => {
+  it("lists what a stored config may use, in agno's paginated shape", async () => {
+    const res = await req("A", "GET", "/registry?limit=100");
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.meta).toMatchObject({ page: 1, limit: 100, total_count: res.body.data.length });
+    const types = new Set(res.body.data.map((r: { type: string }) => r.type));
+    expect(types.has("model")).toBe(true);
+    expect(types.has("agent")).toBe(true);
+    const agent = res.body.data.find((r: { type: string }) => r.type === "agent");
+    expect(agent).toMatchObject({ id: expect.any(String), metadata: { id: agent.id } });
+    expect((await req("A", "GET", "/registry?resource_type=bogus")).status).toBe(422);
+  });
+});
+
+describe("/components", () => {
+  it("creates an agent as data, edits a draft while the published version keeps serving, publishes and rolls back", async () => {
+    const id = `writer-${tag}`;
+    const created = await req("A", "POST", "/components", {
+      name: "Writer",
+      component_id: id,
+      component_type: "agent",
+      config: { name: "Writer", model, instructions: "v1" },
+      stage: "published",
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ component_id: id, component_type: "agent", user_id: A, current_version: 1 });
+    expect(created.body).not.toHaveProperty("deleted_at");
+
+    const draft = await req("A", "POST", `/components/${id}/configs`, {
+      config: { name: "Writer", model, instructions: "v2" },
+      guard: { latest_version: 1 },
+    });
+    expect(draft.status, draft.text).toBe(201);
+    expect(draft.body).toMatchObject({ version: 2, stage: "draft" });
+    expect((await req("A", "GET", `/components/${id}/configs/current`)).body.config.instructions).toBe("v1");
+    // B sees the published component but not A's draft.
+    expect((await req("B", "GET", `/components/${id}`)).status).toBe(200);
+    expect((await req("B", "GET", `/components/${id}/configs/2`)).status).toBe(404);
+    expect(
+      (await req("B", "GET", `/components/${id}/configs`)).body.map((v: { version: number }) => v.version),
+    ).toEqual([1]);
+    expect((await req("B", "PATCH", `/components/${id}/configs/2`, { notes: "x" })).status).toBe(403);
+
+    const edited = await req("A", "PATCH", `/components/${id}/configs/2`, {
+      config: { name: "Writer", model, instructions: "v2 edited" },
+    });
+    expect(edited.status, edited.text).toBe(200);
+    expect((await req("A", "POST", `/components/${id}/configs/2/set-current`)).status).toBe(400);
+    const published = await req("A", "PATCH", `/components/${id}/configs/2`, { stage: "published" });
+    expect(published.status, published.text).toBe(200);
+    expect((await req("A", "GET", `/components/${id}`)).body.current_version).toBe(2);
+    const immutable = await req("A", "PATCH", `/components/${id}/configs/2`, { notes: "late" });
+    expect(immutable.status).toBe(400);
+    const rollback = await req("A", "POST", `/components/${id}/configs/1/set-current`, {
+      guard: { current_version: 2 },
+    });
+    expect(rollback.status, rollback.text).toBe(200);
+    expect(rollback.body.current_version).toBe(1);
+    // Each write is in the audit trail as A's, with the current version before and after; refusals are not.
+    const audit = await req("admin", "GET", `/audit?resource_type=config&limit=50`);
+    expect(audit.status, audit.text).toBe(200);
+    const mine = (audit.body.data as Array<Record<string, unknown>>).filter(
+      (r) => (r.details as { component_id?: string } | null)?.component_id === id,
+    );
+    expect(mine.map((r) => [r.principal, r.action, r.resource_id, r.before_version, r.after_version])).toEqual([
+      [A, "set_current", `${id}@1`, "2", "1"],
+      [A, "update", `${id}@2`, "1", "2"],
+      [A, "update", `${id}@2`, "1", "1"],
+      [A, "create", `${id}@2`, "1", "1"],
+    ]);
+  });
+
+  it("20 concurrent guarded writes: one 201, nineteen 409 version_conflict naming the stored version, the winner's state stays", async () => {
+    const id = `race-${tag}`;
+    expect(
+      (
+        await req("A", "POST", "/components", {
+          name: "Race",
+          component_id: id,
+          component_type: "agent",
+          config: { model },
+        })
+      ).status,
+    ).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        req("A", "POST", `/components/${id}/configs`, {
+          config: { model, instructions: `writer ${i}` },
+          guard: { latest_version: 1 },
+        }),
+      ),
+    );
+    const won = answers.filter((a) => a.status === 201);
+    const lost = answers.filter((a) => a.status === 409);
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(19);
+    for (const a of lost) {
+      expect(a.body.error_id).toBe("version_conflict");
+      expect(a.body.detail).toMatch(/latest version is 2, expected 1/);
+    }
+    const configs = await req("A", "GET", `/components/${id}/configs`);
+    expect(configs.body.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(configs.body[0].config).toEqual(won[0]!.body.config);
+  });
+
+  it("refuses an invalid config with a 422 naming each problem, and stores nothing", async () => {
+    const id = `bad-${tag}`;
+    const res = await req("A", "POST", "/components", {
+      name: "Bad",
+      component_id: id,
+      component_type: "team",
+      config: {
+        model: "nope:not-allowed",
+        tools: ["no_such_tool"],
+        members: [
+          { type: "agent", agent_id: `missing-${tag}` },
+          { type: "team", team_id: id },
+        ],
+      },
+    });
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.detail).toContain("model: nope:not-allowed is not allowed");
+    expect(res.body.detail).toContain("unknown tool no_such_tool");
+    expect(res.body.detail).toContain(`agent missing-${tag} not found`);
+    expect(res.body.detail).toContain("cycle");
+    expect((await req("admin", "GET", `/components/${id}?include_deleted=true`)).status).toBe(404);
+  });
+
+  it("records team links, refuses deleting a member a live team uses, tombstones and restores", async () => {
+    const member = `member-${tag}`;
+    const team = `team-${tag}`;
+    await req("A", "POST", "/components", {
+      name: "Member",
+      component_id: member,
+      component_type: "agent",
+      config: { model },
+      stage: "published",
+    });
+    const t = await req("A", "POST", "/components", {
+      name: "Team",
+      component_id: team,
+      component_type: "team",
+      config: { model, members: [{ type: "agent", agent_id: member }] },
+      stage: "published",
+    });
+    expect(t.status, t.text).toBe(201);
+    const refused = await req("A", "DELETE", `/components/${member}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error_id: "dependency_conflict" });
+    expect(refused.body.detail).toContain(team);
+
+    expect((await req("B", "DELETE", `/components/${team}`)).status).toBe(403);
+    expect((await req("A", "DELETE", `/components/${team}?expected_current_version=7`)).status).toBe(409);
+    expect((await req("A", "DELETE", `/components/${team}`)).status).toBe(204);
+    expect((await req("A", "GET", `/components/${team}`)).status).toBe(404);
+    expect((await req("A", "GET", `/components/${team}?include_deleted=true`)).body.deleted_at).toEqual(
+      expect.any(Number),
+    );
+    // The id stays reserved.
+    const reuse = await req("A", "POST", "/components", {
+      name: "Team",
+      component_id: team,
+      component_type: "team",
+      config: {},
+    });
+    expect(reuse.status).toBe(409);
+    expect(reuse.body.error_id).toBe("component_archived");
+    expect((await req("A", "POST", `/components/${team}/restore`)).status).toBe(200);
+    expect((await req("A", "POST", `/components/${team}/restore`)).status).toBe(409);
+  });
+
+  it("lists by type and stage, each user seeing their own, the published and the shared; admins everything", async () => {
+    const mine = `mine-${tag}`;
+    await req("B", "POST", "/components", { name: "Mine", component_id: mine, component_type: "workflow", config: {} });
+    const ids = async (as: Who, query: string) =>
+      (await req(as, "GET", `/components?limit=100&${query}`)).body.data.map(
+        (r: { component_id: string }) => r.component_id,
+      );
+    expect(await ids("B", "component_type=workflow")).toContain(mine);
+    expect(await ids("A", "component_type=workflow")).not.toContain(mine);
+    expect(await ids("admin", "component_type=workflow&stage=draft")).toContain(mine);
+    expect(await ids("B", "stage=published")).not.toContain(mine);
+    expect((await req("A", "GET", `/components/${mine}`)).status).toBe(404);
+    expect((await req("A", "PATCH", `/components/${mine}`, { name: "x" })).status).toBe(404);
+    expect((await req("admin", "PATCH", `/components/${mine}`, { name: "Renamed" })).body.name).toBe("Renamed");
+  });
+
+  it("another user reads A's published component but writes none of it; A's drafts and archive stay A's", async () => {
+    const pub = `iso-pub-${tag}`;
+    const draftOnly = `iso-draft-${tag}`;
+    await req("A", "POST", "/components", {
+      name: "Pub",
+      component_id: pub,
+      component_type: "agent",
+      config: { model },
+      stage: "published",
+    });
+    await req("A", "POST", `/components/${pub}/configs`, { config: { model, instructions: "draft" } });
+    await req("A", "POST", "/components", { name: "D", component_id: draftOnly, component_type: "agent", config: {} });
+    const before = await req("A", "GET", `/components/${pub}/configs`);
+    expect((await req("B", "POST", `/components/${pub}/configs`, { config: {} })).status).toBe(403);
+    expect((await req("B", "DELETE", `/components/${pub}/configs/2`)).status).toBe(403);
+    expect((await req("B", "POST", `/components/${pub}/configs/1/set-current`)).status).toBe(403);
+    expect((await req("B", "PATCH", `/components/${pub}`, { name: "B's now" })).status).toBe(403);
+    expect((await req("B", "GET", `/components/${pub}/configs/current`)).status).toBe(200);
+    expect((await req("A", "GET", `/components/${pub}/configs`)).body).toEqual(before.body);
+    for (const [method, path] of [
+      ["GET", `/components/${draftOnly}`],
+      ["GET", `/components/${draftOnly}/configs`],
+      ["GET", `/components/${draftOnly}/configs/current`],
+      ["GET", `/components/${draftOnly}/configs/1`],
+      ["POST", `/components/${draftOnly}/configs`],
+      ["DELETE", `/components/${draftOnly}`],
+    ] as const)
+      expect(
+        (await req("B", method, path, method === "POST" ? { config: {} } : undefined)).status,
+        `${method} ${path}`,
+      ).toBe(404);
+    expect((await req("A", "DELETE", `/components/${draftOnly}`)).status).toBe(204);
+    expect((await req("B", "POST", `/components/${draftOnly}/restore`)).status).toBe(404);
+    expect((await req("B", "GET", `/components/${draftOnly}?include_deleted=true`)).status).toBe(404);
+    expect((await req("A", "POST", `/components/${draftOnly}/restore`)).status).toBe(200);
+    // The owner's id is not B's: B naming the same component name gets an id of its own.
+    const same = await req("B", "POST", "/components", { name: "Pub", component_type: "agent", config: {} });
+    expect(same.status, same.text).toBe(201);
+    expect(same.body.component_id).toMatch(/^pub-[0-9a-f]{8}$/);
+  });
+
+  it("runs a stored agent: its published config for everyone, a draft only for its editor, a named version on request", async () => {
+    const id = `runner-${tag}`;
+    const { env: m, script } = await modelEnv([
+      { text: "published answer" },
+      { text: "draft answer" },
+      { text: "v1 again" },
+    ]);
+    const created = await req(
+      "A",
+      "POST",
+      "/components",
+      {
+        name: "Runner",
+        component_id: id,
+        component_type: "agent",
+        config: { name: "Runner", model: "openai:gpt-test", instructions: "Answer as the published runner." },
+        stage: "published",
+      },
+      m,
+    );
+    expect(created.status, created.text).toBe(201);
+    await req(
+      "A",
+      "POST",
+      `/components/${id}/configs`,
+      {
+        config: { name: "Runner", model: "openai:gpt-test", instructions: "Answer as the draft runner." },
+      },
+      m,
+    );
+    const listed = await req("B", "GET", "/agents", undefined, m);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.map((a: { id: string }) => a.id)).toContain(id);
+    expect((await req("B", "GET", `/agents/${id}`, undefined, m)).body).toMatchObject({ id, name: "Runner" });
+
+    const byB = await req("B", "POST", `/agents/${id}/runs`, { message: "hi", stream: false }, m);
+    expect(byB.status, byB.text).toBe(200);
+    expect(byB.body).toMatchObject({ agent_id: id, status: "COMPLETED", content: "published answer" });
+    expect(JSON.stringify((await script.requests())[0])).toContain("Answer as the published runner.");
+    // The draft is A's to run, not B's.
+    expect((await req("B", "POST", `/agents/${id}/runs`, { message: "hi", stream: false, version: 2 }, m)).status).toBe(
+      404,
+    );
+    const draft = await req("A", "POST", `/agents/${id}/runs`, { message: "hi", stream: false, version: 2 }, m);
+    expect(draft.status, draft.text).toBe(200);
+    expect(JSON.stringify((await script.requests())[1])).toContain("Answer as the draft runner.");
+    const v1 = await req("A", "POST", `/agents/${id}/runs`, { message: "hi", stream: false, version: 1 }, m);
+    expect(v1.body.content).toBe("v1 again");
+    expect((await req("A", "POST", `/agents/${id}/runs`, { message: "hi", stream: false, version: 9 }, m)).status).toBe(
+      404,
+    );
+    expect((await req("B", "POST", `/agents/nobody-${tag}/runs`, { message: "hi", stream: false }, m)).status).toBe(
+      404,
+    );
+  });
+});
