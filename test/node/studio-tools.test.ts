@@ -135,6 +135,13 @@ describe("StudioTools", () => {
       ["config.create", "alice", 2, null],
       ["config.update", "alice", 2, 2],
     ]);
+    // The same writes are in the database's audit trail, as the run's user's.
+    const audit = await db.audit.list({ limit: 10, page: 1 });
+    expect(audit.data.map((r) => [r.principal, r.resource_type, r.action, r.resource_id])).toEqual([
+      ["alice", "config", "update", "word-helper@2"],
+      ["alice", "config", "create", "word-helper@2"],
+      ["alice", "component", "create", "word-helper"],
+    ]);
   });
 
   it("a stale guard answers version_conflict with the stored version, and writes nothing", async () => {

@@ -1,4 +1,5 @@
 import { recordAudit } from "../audit.js";
+import { componentAuditEntry } from "../../components/component-audit-entry.js";
 import type { Context } from "hono";
 import { z } from "zod";
 import type { ComponentRegistry } from "../../components/component-registry.js";
@@ -336,23 +337,8 @@ export function componentRoutes(opts: ComponentRoutesOptions) {
   };
   /** After a committed write: its row in the audit trail, then the user's hook (neither undoes the write). */
   const wrote = async (c: Context<OSEnv>, event: Omit<ComponentWriteEvent, "principal">) => {
-    const [kind = "component", action = event.action] = event.action.split(".");
-    const version = (v: number | null) => (v === null ? null : String(v));
     try {
-      await recordAudit(c, {
-        action,
-        resource_type: kind,
-        resource_id:
-          kind === "config" && event.version !== undefined
-            ? `${event.component_id}@${event.version}`
-            : event.component_id,
-        before_version: version(event.before_version),
-        after_version: version(event.after_version),
-        details: {
-          component_id: event.component_id,
-          ...(event.version !== undefined ? { version: event.version } : {}),
-        },
-      });
+      await recordAudit(c, componentAuditEntry(event));
     } catch (error) {
       console.error(`audit of ${event.action} on component ${event.component_id} failed: ${errorMessage(error)}`);
     }

@@ -1,3 +1,5 @@
+import type { AuditStore } from "../../db/ports/audit-store.js";
+import { componentAuditEntry } from "../../components/component-audit-entry.js";
 import { z } from "zod";
 import type { ComponentRegistry } from "../../components/component-registry.js";
 import type { ComponentWriteEvent, ComponentWriteHook } from "../../components/component-write-hook.js";
@@ -23,8 +25,8 @@ import { tool, Toolkit, type Tool, type ToolContext } from "../../tools/tool.js"
 import { errorResult, okResult, type StudioErrorCode, type StudioResult } from "./studio-result.js";
 
 export interface StudioToolsOptions {
-  /** where components live: any Db (`db.components`) */
-  db: ComponentStorage;
+  /** where components live: any Db (`db.components`); with its audit log (`db.audit`), each write is recorded there */
+  db: ComponentStorage & Partial<AuditStore>;
   /**
    * What a config may use: the deployment's registry (`os.registry`, the one `GET /registry`
    * lists), or a function answering it, read at each call: the builder agent is made before the
@@ -121,6 +123,11 @@ export class StudioTools extends Toolkit {
     const actorOf = (ctx: ToolContext): string | undefined => ctx.userId ?? opts.userId ?? undefined;
 
     const wrote = async (actor: string | undefined, event: Omit<ComponentWriteEvent, "principal">) => {
+      try {
+        await db.audit?.record({ ...componentAuditEntry(event), principal: actor ?? null });
+      } catch (error) {
+        console.error(`audit of ${event.action} on component ${event.component_id} failed: ${errorMessage(error)}`);
+      }
       if (!opts.onWrite) return;
       try {
         await opts.onWrite({ principal: actor ?? "admin", ...event });
