@@ -198,6 +198,13 @@ export interface RunOptions {
    * offered to the model beside the agent's own; a name the agent already has keeps the agent's
    */
   clientTools?: readonly Tool[];
+  /**
+   * Called before each batch of tool calls with the run's session state: the live object the
+   * tools change in place (the stored state merged with `sessionState`, a new object), so a
+   * caller reading it as the batch's ToolCallCompleted events pass sees what each call changed
+   * (the AG-UI interface's STATE_DELTA). Read it, never write it: the run owns it.
+   */
+  onSessionState?: (state: Record<string, unknown>) => void;
 }
 
 export interface ContinueOptions {
@@ -211,6 +218,8 @@ export interface ContinueOptions {
   stream?: boolean;
   /** the caller's tools for the rest of the run (RunOptions.clientTools) */
   clientTools?: readonly Tool[];
+  /** handed the run's live session state before each batch of tool calls (RunOptions.onSessionState) */
+  onSessionState?: (state: Record<string, unknown>) => void;
 }
 
 /**
@@ -471,12 +480,14 @@ export class Agent implements Component {
     run?: RunOutput,
     sourced?: Tool[],
     clientTools?: readonly Tool[],
+    onSessionState?: (state: Record<string, unknown>) => void,
   ): EngineConfig {
     const offload = this.offloadTarget();
     return {
       ref: this.ref,
       streamModel: streamed,
       ...(onFinalWrite ? { onFinalWrite } : {}),
+      ...(onSessionState ? { onSessionState } : {}),
       model: this.withStoredMedia(this.model),
       reasoningModel: this.withStoredMedia(this.reasoningModel),
       tools: withClientTools(this.toolsFor(offload, run, sourced), clientTools),
@@ -629,6 +640,7 @@ export class Agent implements Component {
       output,
       undefined,
       opts.clientTools,
+      opts.onSessionState,
     );
     const prepare = async (opened: () => Promise<void>) => {
       // Inside the run, so a source that fails (an MCP server that refuses) fails it as a RunError.
@@ -894,6 +906,7 @@ export class Agent implements Component {
       stream: input.stream,
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
       ...(input.clientTools ? { clientTools: input.clientTools } : {}),
+      ...(input.onSessionState ? { onSessionState: input.onSessionState } : {}),
     });
   }
 
@@ -941,7 +954,7 @@ export class Agent implements Component {
     const sourced = await this.sourceTools(this.sourceContext(output, output.session_state ?? {}), this.tools);
     const calls = this.heldCalls(output, sourced);
     output.requirements = [];
-    return yield* this.resumePaused(output, calls, opts.stream === true, sourced, opts.clientTools);
+    return yield* this.resumePaused(output, calls, opts.stream === true, sourced, opts);
   }
 
   /**
@@ -984,7 +997,7 @@ export class Agent implements Component {
     calls: PendingCall[],
     stream: boolean,
     sourced?: Tool[],
-    clientTools?: readonly Tool[],
+    caller: Pick<ContinueOptions, "clientTools" | "onSessionState"> = {},
   ): AsyncGenerator<RunEvent, RunOutput> {
     const session = await this.db!.getSession(output.session_id, { includeRuns: false });
     const state = {
@@ -994,7 +1007,15 @@ export class Agent implements Component {
     };
     sourced ??= await this.sourceTools(this.sourceContext(output, state), this.tools);
     return yield* new RunEngine(
-      this.engineConfig(stream, this.sessionSaver(output.session_id, state), undefined, output, sourced, clientTools),
+      this.engineConfig(
+        stream,
+        this.sessionSaver(output.session_id, state),
+        undefined,
+        output,
+        sourced,
+        caller.clientTools,
+        caller.onSessionState,
+      ),
       output,
       state,
     ).resume(calls);
@@ -1039,6 +1060,7 @@ export class Agent implements Component {
         output,
         sourced,
         opts.clientTools,
+        opts.onSessionState,
       ),
       output,
       state,

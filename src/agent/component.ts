@@ -65,6 +65,8 @@ export interface ComponentRunInput {
   onFinalWrite?: RunEndHook;
   /** tools the caller defines for this run only (agno's `client_tools`), see RunOptions.clientTools */
   clientTools?: readonly Tool[];
+  /** handed the run's live session state before each batch of tool calls, see RunOptions.onSessionState */
+  onSessionState?: (state: Record<string, unknown>) => void;
 }
 
 /** How a paused run goes on (`POST …/continue` in plain values): the resolutions of what it waits on. */
@@ -78,6 +80,8 @@ export interface ComponentResumeInput {
   stream: boolean;
   /** the caller's tools for the rest of the run, as on its start (RunOptions.clientTools) */
   clientTools?: readonly Tool[];
+  /** handed the run's live session state before each batch of tool calls (RunOptions.onSessionState) */
+  onSessionState?: (state: Record<string, unknown>) => void;
 }
 
 /**

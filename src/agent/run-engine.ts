@@ -45,6 +45,8 @@ export interface EngineConfig {
   answerFilter?: AnswerFilter;
   /** makes the write that ends the run COMPLETED or PAUSED, when the caller stores more with it (the queue: its job) */
   onFinalWrite?: RunEndHook;
+  /** RunOptions.onSessionState: handed the run's live session state before each batch of tool calls */
+  onSessionState?: (state: Record<string, unknown>) => void;
   /** tools run only once the run's first write has landed (a team's members run in the session that write creates) */
   toolsAfterOpened?: boolean;
   /**
@@ -682,6 +684,7 @@ export class RunEngine {
       signal: this.controller.signal,
       ...(this.cfg.jobs ? { enqueueJob: this.enqueueJob(this.cfg.jobs) } : {}),
     };
+    this.cfg.onSessionState?.(this.sessionState);
     const { messages, paused, media } = yield* runTools(calls, {
       parallel: this.cfg.parallelToolCalls,
       ctx,

@@ -77,3 +77,10 @@ export {
   type MiniMaxVideoModel,
   type MiniMaxVideoResult,
 } from "./minimax/index.js";
+export {
+  StudioTools,
+  type StudioError,
+  type StudioErrorCode,
+  type StudioResult,
+  type StudioToolsOptions,
+} from "./studio/index.js";

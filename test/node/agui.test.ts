@@ -41,6 +41,18 @@ const addToCount = tool({
   },
 });
 
+/** Appends a note to a list in the session state (a list and a key with `/` and `~` in its name, for STATE_DELTA's paths). */
+const takeNote = tool({
+  name: "take_note",
+  description: "Keeps a note in the session state",
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }, ctx) => {
+    const notes = (ctx.sessionState["notes/~all"] ??= []) as Array<{ text: string }>;
+    notes.push({ text });
+    return "noted";
+  },
+});
+
 const weather = tool({
   name: "get_weather",
   description: "The weather in a city",
@@ -57,7 +69,7 @@ const deleteFile = tool({
 });
 
 function assistant(model: Model) {
-  return new Agent({ id: "assistant", name: "Assistant", model, tools: [weather, addToCount, deleteFile] });
+  return new Agent({ id: "assistant", name: "Assistant", model, tools: [weather, addToCount, takeNote, deleteFile] });
 }
 
 /** An AgentOS serving the agent with AGUI in front, on a memory db; `fetch` routes a client's requests to it. */
@@ -239,6 +251,91 @@ describe("AGUI interface", () => {
     expect(agent.state).toEqual({ count: 3, theme: "dark" });
     const session = await db.getSession("thread-state");
     expect(session?.record.session_data?.session_state).toMatchObject({ count: 3 });
+  });
+
+  it("sends a STATE_DELTA after each tool call that changed the state, which AG-UI's client applies", async () => {
+    const { model } = await scripted([
+      { toolCalls: [{ name: "add_to_count", arguments: { by: 2 } }] },
+      { toolCalls: [{ name: "get_weather", arguments: { city: "Paris" } }] },
+      { toolCalls: [{ name: "take_note", arguments: { text: "buy milk" } }] },
+      { toolCalls: [{ name: "take_note", arguments: { text: "call ann" } }] },
+      { text: "Done." },
+    ]);
+    const { fetch } = osFor(model);
+    const { agent, events } = client(fetch, { threadId: "thread-delta", state: { count: 1, theme: "dark" } });
+    // The client's own state after each STATE_DELTA it applied (before the final snapshot replaces it).
+    const applied: unknown[] = [];
+    let delta = false;
+    agent.subscribe({
+      onStateDeltaEvent: () => void (delta = true),
+      onStateChanged: ({ state }) => {
+        if (delta) applied.push(structuredClone(state));
+        delta = false;
+      },
+    });
+    agent.addMessage(userSays("Count and take notes"));
+    await agent.runAgent();
+
+    const seen = types(events);
+    const deltas = events.filter((e) => e.type === "STATE_DELTA") as unknown as Array<{ delta: unknown[] }>;
+    // Three of the four tool calls changed the state; the weather call did not.
+    expect(deltas.map((d) => d.delta)).toEqual([
+      [{ op: "replace", path: "/count", value: 3 }],
+      [{ op: "add", path: "/notes~1~0all", value: [{ text: "buy milk" }] }],
+      [{ op: "add", path: "/notes~1~0all/1", value: { text: "call ann" } }],
+    ]);
+    // Each follows its call's result.
+    for (let i = 0; i < seen.length; i++) if (seen[i] === "STATE_DELTA") expect(seen[i - 1]).toBe("TOOL_CALL_RESULT");
+    const final = { count: 3, theme: "dark", "notes/~all": [{ text: "buy milk" }, { text: "call ann" }] };
+    expect(applied).toEqual([
+      { count: 3, theme: "dark" },
+      { count: 3, theme: "dark", "notes/~all": [{ text: "buy milk" }] },
+      final,
+    ]);
+    const snapshots = events.filter((e) => e.type === "STATE_SNAPSHOT") as unknown as Array<{ snapshot: unknown }>;
+    expect(snapshots.at(-1)?.snapshot).toEqual(final);
+    expect(agent.state).toEqual(final);
+  });
+
+  it("sends STATE_DELTA from a continued run's tool calls too", async () => {
+    const { model } = await scripted([
+      { toolCalls: [{ id: "call_del", name: "delete_file", arguments: { path: "a.txt" } }] },
+      { toolCalls: [{ name: "add_to_count", arguments: { by: 2 } }] },
+      { text: "Deleted and counted." },
+    ]);
+    const { fetch } = osFor(model);
+    const { agent, events } = client(fetch, { threadId: "thread-resume-state", state: { count: 1 } });
+    agent.addMessage(userSays("Delete a.txt, then add two"));
+    await agent.runAgent();
+    expect(events.filter((e) => e.type === "STATE_DELTA")).toEqual([]);
+
+    events.length = 0;
+    agent.addMessage({ id: crypto.randomUUID(), role: "tool", toolCallId: "call_del", content: '{"accepted": true}' });
+    await agent.runAgent();
+    const deltas = events.filter((e) => e.type === "STATE_DELTA") as unknown as Array<{ delta: unknown[] }>;
+    expect(deltas.map((d) => d.delta)).toEqual([[{ op: "replace", path: "/count", value: 3 }]]);
+    expect(agent.state).toEqual({ count: 3 });
+  });
+
+  it("sends no state events when the request has no state (AG-UI's client always sends one)", async () => {
+    const { model } = await scripted([
+      { toolCalls: [{ name: "add_to_count", arguments: { by: 2 } }] },
+      { text: "Added." },
+    ]);
+    const { fetch } = osFor(model);
+    const res = await fetch("http://os.test/agui", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ threadId: "thread-no-state", runId: "r-no-state", messages: [userSays("Add two")] }),
+    });
+    expect(res.status).toBe(200);
+    const seen = (await res.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => (JSON.parse(line.slice(6)) as { type: string }).type);
+    expect(seen).toContain("TOOL_CALL_RESULT");
+    expect(seen.at(-1)).toBe("RUN_FINISHED");
+    expect(seen.filter((t) => t.startsWith("STATE_"))).toEqual([]);
   });
 
   it("answers input that is not a RunAgentInput with a 4xx and agno's error body", async () => {

@@ -1,5 +1,6 @@
 import type { RunEvent } from "../../agent/events.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
+import { jsonPatch } from "./json-patch.js";
 
 /** One AG-UI event: its `type` (AG-UI's EventType names) and its camelCase fields. */
 export interface AguiEvent {
@@ -27,7 +28,9 @@ function plain(event: { event: string }): string {
  * Turns one run's events into AG-UI's (agno's StreamState and handlers): text in messages
  * opened and closed around tool calls, tool calls with their arguments and results, the tools
  * the run waits on when it pauses, and the final state. A team's members' runs are shown as
- * steps, their text staying inside the member's run.
+ * steps, their text staying inside the member's run. With the frontend's state, each finished tool
+ * call that changed the run's session state is followed by a STATE_DELTA (agno's
+ * _emit_state_delta): the JSON Patch from the state last sent to the run's state now.
  */
 export class AguiTranslator {
   private textId = "";
@@ -40,11 +43,20 @@ export class AguiTranslator {
   private reasoningId: string | undefined;
   /** the run's end as its events said it (completed, paused, failed or cancelled) */
   private end: RunEvent | undefined;
+  /** the state as the frontend last saw it (the first snapshot, then each delta applied) */
+  private sent: unknown;
 
+  /**
+   * `state`: what the frontend sent (no state events without it); `liveState`: the run's session
+   * state as it is now (RunOptions.onSessionState), read when a tool call ends.
+   */
   constructor(
     private readonly ids: { threadId: string; runId: string },
     private readonly state: Record<string, unknown> | undefined,
-  ) {}
+    private readonly liveState: () => Record<string, unknown> | undefined = () => undefined,
+  ) {
+    this.sent = state;
+  }
 
   /** RUN_STARTED, then the state the frontend sent, as agno opens its stream. */
   start(): AguiEvent[] {
@@ -86,7 +98,8 @@ export class AguiTranslator {
       return out;
     }
     if (kind === "RunPaused") out.push(...this.pausedTools(end as Extract<RunEvent, { event: "RunPaused" }>));
-    if (this.state !== undefined) out.push({ type: "STATE_SNAPSHOT", snapshot: output?.session_state ?? this.state });
+    if (this.state !== undefined)
+      out.push({ type: "STATE_SNAPSHOT", snapshot: output?.session_state ?? this.liveState() ?? this.state });
     out.push({ type: "RUN_FINISHED", threadId: this.ids.threadId, runId: this.ids.runId });
     return out;
   }
@@ -165,7 +178,18 @@ export class AguiTranslator {
         content: toJsonText(tool.result),
         role: "tool",
       });
+    out.push(...this.stateDelta());
     return out;
+  }
+
+  /** A STATE_DELTA when the run's state is not what the frontend last saw, which it then is. */
+  private stateDelta(): AguiEvent[] {
+    const now = this.state !== undefined ? this.liveState() : undefined;
+    if (now === undefined) return [];
+    const delta = jsonPatch(this.sent, now);
+    if (delta.length === 0) return [];
+    this.sent = JSON.parse(JSON.stringify(now)) as unknown;
+    return [{ type: "STATE_DELTA", delta }];
   }
 
   /** The calls the run waits on, on an assistant message of their own, for the frontend to run or answer. */

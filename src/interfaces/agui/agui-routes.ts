@@ -67,8 +67,8 @@ export function aguiRoutes(iface: AGUI, deps: InterfaceRouteDeps) {
     const component = served(c, deps.served, iface.component);
     const userId = effectiveUserId(c, forwardedUserId(input.forwardedProps));
     const state = stateOf(input.state);
-    const translator = new AguiTranslator({ threadId: input.threadId, runId: input.runId }, state);
-    const box: { output?: RunOutput } = {};
+    const box: RunBox = {};
+    const translator = new AguiTranslator({ threadId: input.threadId, runId: input.runId }, state, () => box.state);
     const events = await runEvents(c, component, input, userId, state, box);
     const agui = translated(await firstEventFirst(events), translator, box);
     return aguiResponse(agui, (error) => translator.error(publicError(error, `run ${input.runId}`).message), {
@@ -92,6 +92,12 @@ function forwardedUserId(props: unknown): string | undefined {
   return typeof named === "string" && named !== "" ? named : undefined;
 }
 
+/** What the route keeps of the run: its final output, and its live session state while it runs. */
+interface RunBox {
+  output?: RunOutput;
+  state?: Record<string, unknown>;
+}
+
 /**
  * The run's events, stored as they pass (so `/resume` can re-attach): a new run from the last
  * user message, or, when the messages end in tool results, the paused run they answer, continued.
@@ -102,9 +108,11 @@ async function runEvents(
   input: RunAgentInput,
   userId: string | undefined,
   state: Record<string, unknown> | undefined,
-  box: { output?: RunOutput },
+  box: RunBox,
 ): Promise<AsyncIterable<RunEvent>> {
   const tools = clientTools(input.tools);
+  // With the frontend's state, the route reads the run's (a STATE_DELTA after each tool call).
+  const watch = state !== undefined ? { onSessionState: (live: Record<string, unknown>) => (box.state = live) } : {};
   const toolMessages = trailingToolMessages(input.messages);
   if (toolMessages.length > 0) {
     if (!component.resume) throw new NotFoundError(`${component.ref.type} ${component.ref.id} cannot be continued`);
@@ -115,6 +123,7 @@ async function runEvents(
       isAdmin: principalOf(c).admin,
       stream: true,
       clientTools: tools,
+      ...watch,
     });
     const { events, ids } = await continuedEvents(component, paused.run_id, keepOutput(source, box));
     return unindexed(numberedEvents(component, events, ids));
@@ -131,6 +140,7 @@ async function runEvents(
     ...(dependencies ? { dependencies } : {}),
     stream: true,
     clientTools: tools,
+    ...watch,
   });
   return unindexed(numberedEvents(component, keepOutput(source, box), { runId: input.runId }));
 }
