@@ -105,6 +105,11 @@ export interface Component {
 /** Where components are found by their ref (the component registry; a plain list in tests). */
 export interface ComponentSource {
   component(ref: Pick<ComponentRef, "type" | "id">): Component | undefined;
+  /**
+   * A stored component (components as data) built from config `version`, read through `db`;
+   * undefined when it is gone. Absent: this source serves code-defined components only.
+   */
+  stored?(ref: Pick<ComponentRef, "type" | "id">, version: number, db: Db): Promise<Component | undefined>;
 }
 
 /** The component `ref` names in `source` (a registry, or a list of components). */
@@ -114,4 +119,14 @@ export function findComponent(
 ): Component | undefined {
   if ("component" in source && typeof source.component === "function") return source.component(ref);
   return (source as readonly Component[]).find((c) => c.ref.type === ref.type && c.ref.id === ref.id);
+}
+
+/** The stored component `ref` names at config `version` in `source`, if the source builds stored ones. */
+export async function findStoredComponent(
+  source: ComponentSource | readonly Component[],
+  ref: Pick<ComponentRef, "type" | "id">,
+  version: number,
+  db: Db,
+): Promise<Component | undefined> {
+  return "stored" in source && typeof source.stored === "function" ? source.stored(ref, version, db) : undefined;
 }

@@ -20,12 +20,14 @@ export function toolNameOf(tool: unknown): string | undefined {
   return undefined;
 }
 
-interface MemberRef {
+/** A team member a stored config names. */
+export interface MemberRef {
   type: "agent" | "team";
   id: string;
 }
 
-function membersOf(config: Record<string, unknown>): { refs: MemberRef[]; problems: string[] } {
+/** The members a team config names, and what is wrong with its list. */
+export function membersOf(config: Record<string, unknown>): { refs: MemberRef[]; problems: string[] } {
   const refs: MemberRef[] = [];
   const problems: string[] = [];
   const members = config.members;

@@ -178,6 +178,13 @@ export class AgentOS {
     this.interfaces = [...(opts.interfaces ?? [])];
     checkInterfaces(this.interfaces, components);
     const socketQuota = new SocketQuota(opts.maxWebSocketsPerUser ?? 20);
+    this.registry = new ComponentRegistry({
+      ...opts.registry,
+      knowledge,
+      agents,
+      teams: this.teams,
+      workflows: this.workflows,
+    });
     const mcp = opts.mcpServer;
     app.route(
       "/",
@@ -198,18 +205,12 @@ export class AgentOS {
           interfaces: this.interfaces,
           auth: opts.auth ?? { mode: "unconfigured" },
           mcp: mcp !== undefined,
+          registry: this.registry,
         },
       ),
     );
-    this.registry = new ComponentRegistry({
-      ...opts.registry,
-      knowledge,
-      agents,
-      teams: this.teams,
-      workflows: this.workflows,
-    });
     app.route("/", agentRoutes(agents, opts.queue, this.registry));
-    app.route("/", teamRoutes(this.teams, opts.queue));
+    app.route("/", teamRoutes(this.teams, opts.queue, this.registry));
     // Before the workflow routes: `/workflows/ws` is not the workflow called "ws".
     app.route(
       "/",

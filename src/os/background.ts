@@ -52,6 +52,8 @@ export interface BackgroundRequest {
   media?: MediaInput[];
   /** a chat interface's message: where the answer is posted (set by interfaces, never by a client) */
   reply?: ReplyTarget;
+  /** the config version of a stored component the request resolved: the job runs exactly that one */
+  component_version?: number;
 }
 
 /** agno's run statuses for a job's state. */
@@ -95,6 +97,7 @@ export async function enqueueBackgroundRun(
     metadata: req.metadata,
     media: portableMedia(req.media),
     reply: req.reply,
+    componentVersion: req.component_version,
   };
   // What the request asked for, without the ids this call made up.
   const requestHash = key

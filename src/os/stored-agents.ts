@@ -1,6 +1,8 @@
 import type { Context } from "hono";
 import type { Agent } from "../agent/agent.js";
 import { buildStoredAgent } from "../components/build-agent.js";
+import { buildStoredComponent } from "../components/build-stored-component.js";
+import type { Team } from "../team/team.js";
 import type { ComponentRegistry } from "../components/component-registry.js";
 import type { Db } from "../db/port.js";
 import { NotFoundError } from "../errors.js";
@@ -31,33 +33,86 @@ function cached(registry: ComponentRegistry, key: string, make: () => Agent): Ag
 }
 
 /**
- * The stored agent a run names, bound to the request's database: its current (published) config,
- * or `version`. A draft version runs only for a caller who may edit the component (its owner, or
- * an unscoped caller, with `components:write`); to anyone else it is absent (404), as its config is.
+ * The stored component of `type` a run names and the config it runs: its current (published)
+ * config, or `version`. A draft version runs only for a caller who may edit the component (its
+ * owner, or an unscoped caller, with `components:write`); to anyone else it is absent (404), as
+ * its config is.
  */
+async function storedConfigFor(c: Context<OSEnv>, type: "agent" | "team", id: string, version?: number) {
+  const db: Db | undefined = c.env.dbs[0];
+  if (!db) throw new NotFoundError(`${type} ${id} not found`);
+  const scoped = scopedUserId(c);
+  const row = await db.components.getComponent(id, { userId: scoped, componentType: type });
+  if (!row) throw new NotFoundError(`${type} ${id} not found`);
+  const v = version ?? row.current_version;
+  const config = v === null ? null : await db.components.getConfig(id, v);
+  const editor = mayReadDrafts(row, scoped) && hasScope(principalOf(c), "components", "write");
+  if (!config || (config.stage !== "published" && !editor))
+    throw new NotFoundError(
+      version === undefined ? `${type} ${id} has no published version` : `${type} ${id} v${version} not found`,
+    );
+  return { db, row, config };
+}
+
+/** The stored agent a run names, bound to the request's database (see storedConfigFor for which version). */
 export async function storedAgentFor(
   c: Context<OSEnv>,
   registry: ComponentRegistry,
   agentId: string,
   version?: number,
-): Promise<Agent> {
-  const db: Db | undefined = c.env.dbs[0];
-  if (!db) throw new NotFoundError(`agent ${agentId} not found`);
-  const scoped = scopedUserId(c);
-  const row = await db.components.getComponent(agentId, { userId: scoped, componentType: "agent" });
-  if (!row) throw new NotFoundError(`agent ${agentId} not found`);
-  const v = version ?? row.current_version;
-  const config = v === null ? null : await db.components.getConfig(agentId, v);
-  const editor = mayReadDrafts(row, scoped) && hasScope(principalOf(c), "components", "write");
-  if (!config || (config.stage !== "published" && !editor))
-    throw new NotFoundError(
-      version === undefined ? `agent ${agentId} has no published version` : `agent ${agentId} v${version} not found`,
-    );
+): Promise<StoredAgent> {
+  const { db, row, config } = await storedConfigFor(c, "agent", agentId, version);
   const agent =
     config.stage === "published"
       ? cached(registry, `${db.id}|${agentId}|${config.version}`, () => buildStoredAgent(row, config, registry))
       : buildStoredAgent(row, config, registry);
-  return agent.withDb(db);
+  return { agent: agent.withDb(db), version: config.version };
+}
+
+/**
+ * The stored team a run names, bound to the request's database, with the version it was built
+ * from. Built per request, not cached: its stored members run their current published configs,
+ * which a publish moves without touching the team's own version.
+ */
+export async function storedTeamFor(
+  c: Context<OSEnv>,
+  registry: ComponentRegistry,
+  teamId: string,
+  version?: number,
+): Promise<{ team: Team; version: number }> {
+  const { db, row, config } = await storedConfigFor(c, "team", teamId, version);
+  const team = (await buildStoredComponent(row, config, registry, db.components)) as Team;
+  return { team: team.withDb(db), version: config.version };
+}
+
+/** The published stored teams this caller may see, beside the code-defined ones (`/teams`, `/config`). */
+export async function storedTeamsFor(c: Context<OSEnv>, registry: ComponentRegistry): Promise<Team[]> {
+  const db: Db | undefined = c.env.dbs[0];
+  if (!db) return [];
+  const page = await db.components.listComponents({
+    componentType: "team",
+    stage: "published",
+    userId: scopedUserId(c),
+    excludeIds: registry.codeIds("team"),
+    limit: 100,
+  });
+  const teams: Team[] = [];
+  for (const row of page.data) {
+    const config = await db.components.getConfig(row.component_id);
+    if (!config) continue;
+    try {
+      teams.push(((await buildStoredComponent(row, config, registry, db.components)) as Team).withDb(db));
+    } catch {
+      // As for agents: a team the deployment can no longer build is left out; running it names why.
+    }
+  }
+  return teams;
+}
+
+/** A stored agent bound to the request's database, and the config version it was built from (a background run pins it). */
+export interface StoredAgent {
+  agent: Agent;
+  version: number;
 }
 
 /** The published stored agents this caller may see, beside the code-defined ones (`/agents`, `/config`). */

@@ -1,4 +1,4 @@
-import { findComponent, type Component, type ComponentSource } from "../agent/component.js";
+import { findComponent, findStoredComponent, type Component, type ComponentSource } from "../agent/component.js";
 import { recordRunEvents } from "../agent/event-log.js";
 import type { RunEvent } from "../agent/events.js";
 import type { RunOutput } from "../agent/run-output.js";
@@ -77,8 +77,18 @@ async function runJob(
   follower?: RunFollower,
 ): Promise<Outcome> {
   const ref = jobComponent(job);
-  const served = findComponent(components, ref);
-  if (!served) return { status: "FAILED", error: `${ref.type} ${ref.id} is not served by this deployment` };
+  // A stored component's run names the config version its request resolved: that one is built.
+  const version = job.payload.component_version;
+  const served =
+    version === undefined ? findComponent(components, ref) : await findStoredComponent(components, ref, version, db);
+  if (!served)
+    return {
+      status: "FAILED",
+      error:
+        version === undefined
+          ? `${ref.type} ${ref.id} is not served by this deployment`
+          : `${ref.type} ${ref.id} v${version} is not stored in this deployment`,
+    };
   const runId = job.payload.run_id;
   const ending = runEndingJob(jobs, lease);
   const component = served.withDb(db);

@@ -20,6 +20,8 @@ export interface RunJobRequest {
   media?: MediaInput[];
   /** a chat interface's message: where the answer is posted */
   reply?: ReplyTarget;
+  /** a stored component's config version (components as data): the job builds exactly that one */
+  componentVersion?: number;
   maxAttempts: number;
   /** refuse when this many jobs wait or run */
   maxDepth: number;
@@ -33,7 +35,10 @@ export interface RunJobRequest {
 
 /** The payload a run job carries, without the ids: what a request hash covers. */
 export function runJobPayload(
-  req: Pick<RunJobRequest, "message" | "stream" | "sessionState" | "dependencies" | "metadata" | "media" | "reply">,
+  req: Pick<
+    RunJobRequest,
+    "message" | "stream" | "sessionState" | "dependencies" | "metadata" | "media" | "reply" | "componentVersion"
+  >,
   runId: string,
 ): RunJobPayload {
   return {
@@ -45,6 +50,7 @@ export function runJobPayload(
     ...(req.metadata ? { metadata: req.metadata } : {}),
     ...(req.media ? { media: req.media } : {}),
     ...(req.reply ? { reply: req.reply } : {}),
+    ...(req.componentVersion !== undefined ? { component_version: req.componentVersion } : {}),
   };
 }
 

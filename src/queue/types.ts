@@ -21,6 +21,11 @@ export interface RunJobPayload {
   media?: MediaInput[];
   /** a chat interface's message: where the run's answer is posted */
   reply?: ReplyTarget;
+  /**
+   * A stored component's config version (components as data), pinned when the run was requested:
+   * the queue builds exactly that config, whatever is published by the time the job runs.
+   */
+  component_version?: number;
 }
 
 /**

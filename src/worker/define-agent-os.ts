@@ -16,6 +16,7 @@ import type { AuthConfig } from "../os/auth/middleware.js";
 import type { McpServerMount } from "../mcp/mcp-server.js";
 import type { EnqueueRunInput } from "../queue/types.js";
 import { ComponentRegistry } from "./component-registry.js";
+import { storedComponentSource } from "../components/stored-component-source.js";
 import { readEnvConfig, type ConfigurationError, type WorkerConfig, type WorkerEnv } from "./env-config.js";
 import { JobQueueObject, type QueueServices } from "./job-queue-object.js";
 import { openDb, withDatabase } from "./open-db.js";
@@ -176,12 +177,14 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
 
   class JobQueue extends JobQueueObject<E> {
     protected queueServices(env: E): QueueServices {
-      const { config, registry, knowledge, interfaces } = ready(env);
+      const { config, registry, knowledge, interfaces, os } = ready(env);
       const withDb = withDatabase(config);
       if (!withDb) throw new Error("the job queue needs DATABASE_URL");
       const { db } = openDb(withDb, config.queue.dbConnections);
       return {
-        components: registry,
+        // Background runs of stored components (components as data) are built through the same
+        // registry the HTTP app validates and runs them with.
+        components: storedComponentSource(registry, os().registry),
         knowledge,
         interfaces,
         handlers: jobHandlersOf(registry.agents),

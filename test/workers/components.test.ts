@@ -4,9 +4,15 @@
  * version_conflict), tombstone and restore, invalid configs refused with every problem named,
  * and per-user isolation (owner, shared, admin) under JWT.
  */
+import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Env } from "../../src/index.js";
+import { scriptModel, type Turn } from "../support/model-script.js";
+import { until } from "../support/until.js";
 import { isolatedJwt, modelEnv, send } from "./worker-client.js";
+
+/** The queue object runs with the worker's own bindings: its model is the "queue" channel. */
+const queueModel = (turns: Turn[]) => scriptModel(env.MODEL_SERVER_URL, turns, { channel: "queue" });
 
 const tag = crypto.randomUUID().slice(0, 8);
 const A = `comp-a-${tag}`;
@@ -18,6 +24,10 @@ const SCOPES = [
   "registry:read",
   "agents:read",
   "agents:run",
+  "teams:read",
+  "teams:run",
+  "config:read",
+  "queue:read",
 ];
 type Who = "A" | "B" | "admin";
 const who: Record<Who, Record<string, string>> = { A: {}, B: {}, admin: {} };
@@ -336,5 +346,221 @@ describe("/components", () => {
     expect((await req("B", "POST", `/agents/nobody-${tag}/runs`, { message: "hi", stream: false }, m)).status).toBe(
       404,
     );
+  });
+
+  it("lists published stored agents and teams in /config beside the code-defined ones; a draft-only one is nobody's entry", async () => {
+    const pub = `cfg-pub-${tag}`;
+    const draft = `cfg-draft-${tag}`;
+    const team = `cfg-team-${tag}`;
+    const { env: m } = await modelEnv([]);
+    const made = [
+      await req(
+        "A",
+        "POST",
+        "/components",
+        {
+          name: "Listed",
+          component_id: pub,
+          component_type: "agent",
+          config: { name: "Listed", description: "stored", model: "openai:gpt-test" },
+          stage: "published",
+        },
+        m,
+      ),
+      await req(
+        "A",
+        "POST",
+        "/components",
+        {
+          name: "Unlisted",
+          component_id: draft,
+          component_type: "agent",
+          config: { name: "Unlisted", model: "openai:gpt-test" },
+        },
+        m,
+      ),
+      await req(
+        "A",
+        "POST",
+        "/components",
+        {
+          name: "Desk",
+          component_id: team,
+          component_type: "team",
+          config: {
+            name: "Desk",
+            model: "openai:gpt-test",
+            mode: "route",
+            members: [{ type: "agent", agent_id: pub }],
+          },
+          stage: "published",
+        },
+        m,
+      ),
+    ];
+    for (const r of made) expect(r.status, r.text).toBe(201);
+    for (const as of ["A", "B"] as const) {
+      const config = await req(as, "GET", "/config", undefined, m);
+      expect(config.status, config.text).toBe(200);
+      const agents = config.body.agents as Array<{ id: string }>;
+      expect(agents.find((a) => a.id === pub)).toMatchObject({
+        id: pub,
+        name: "Listed",
+        description: "stored",
+        model: { id: "gpt-test", provider: "openai" },
+      });
+      // The code-defined agents are still listed, first.
+      expect(agents.findIndex((a) => a.id === pub)).toBeGreaterThan(0);
+      expect(agents.map((a) => a.id)).not.toContain(draft);
+      expect(config.body.teams.find((t: { id: string }) => t.id === team)).toMatchObject({ id: team, mode: "route" });
+    }
+    // /teams lists it too, with its stored member.
+    const teams = await req("B", "GET", "/teams", undefined, m);
+    expect(teams.body.find((t: { id: string }) => t.id === team)).toMatchObject({ id: team, name: "Desk" });
+  });
+
+  it("runs a stored agent in the background: the job runs the version the request resolved, even after a newer publish", async () => {
+    const id = `bg-${tag}`;
+    const { env: m } = await modelEnv([]);
+    const created = await req(
+      "A",
+      "POST",
+      "/components",
+      {
+        name: "Queued",
+        component_id: id,
+        component_type: "agent",
+        config: { name: "Queued", model: "openai:gpt-test", instructions: "Answer as queued v1." },
+        stage: "published",
+      },
+      m,
+    );
+    expect(created.status, created.text).toBe(201);
+    const v2 = await req(
+      "A",
+      "POST",
+      `/components/${id}/configs`,
+      {
+        config: { name: "Queued", model: "openai:gpt-test", instructions: "Answer as queued v2." },
+        stage: "published",
+      },
+      m,
+    );
+    expect(v2.status, v2.text).toBe(201);
+    const script = await queueModel([{ text: "from the queue, v1" }, { text: "from the queue, v2" }]);
+    const pinned = await req(
+      "B",
+      "POST",
+      `/agents/${id}/runs`,
+      { message: "later", stream: false, background: true, version: 1 },
+      m,
+    );
+    expect(pinned.status, pinned.text).toBe(202);
+    expect(pinned.body).toMatchObject({ status: "PENDING", run_id: expect.any(String), job_id: expect.any(String) });
+    const run1 = await until(
+      () => req("B", "GET", `/agents/${id}/runs/${pinned.body.run_id}`, undefined, m).then((r) => r.body),
+      (r) => r?.status === "COMPLETED",
+      "the pinned background run",
+    );
+    expect(run1).toMatchObject({ agent_id: id, content: "from the queue, v1" });
+    expect(JSON.stringify((await script.requests())[0])).toContain("Answer as queued v1.");
+    // No version: the current (v2) is resolved at request time and carried by the job.
+    const current = await req(
+      "B",
+      "POST",
+      `/agents/${id}/runs`,
+      { message: "later", stream: false, background: true },
+      m,
+    );
+    expect(current.status, current.text).toBe(202);
+    await until(
+      () => req("B", "GET", `/agents/${id}/runs/${current.body.run_id}`, undefined, m).then((r) => r.body),
+      (r) => r?.status === "COMPLETED",
+      "the current-version background run",
+    );
+    const second = JSON.stringify((await script.requests())[1]);
+    expect(second).toContain("Answer as queued v2.");
+    expect(second).not.toContain("queued v1");
+    // A draft stays its editor's, in the background too.
+    await req("A", "POST", `/components/${id}/configs`, { config: { name: "Queued", model: "openai:gpt-test" } }, m);
+    expect(
+      (await req("B", "POST", `/agents/${id}/runs`, { message: "x", background: true, stream: false, version: 3 }, m))
+        .status,
+    ).toBe(404);
+  });
+
+  it("runs a stored team built from its published config, its stored member resolved from the catalog, in the foreground and background", async () => {
+    const member = `tm-member-${tag}`;
+    const team = `tm-team-${tag}`;
+    const { env: m, script } = await modelEnv([
+      { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: member, task: "Do your part" } }] },
+      { text: "member facts" },
+      { text: "team answer" },
+    ]);
+    const created = [
+      await req(
+        "A",
+        "POST",
+        "/components",
+        {
+          name: "Member",
+          component_id: member,
+          component_type: "agent",
+          config: { name: "Member", model: "openai:gpt-test", instructions: "You are the stored member." },
+          stage: "published",
+        },
+        m,
+      ),
+      await req(
+        "A",
+        "POST",
+        "/components",
+        {
+          name: "Team",
+          component_id: team,
+          component_type: "team",
+          config: {
+            name: "Team",
+            model: "openai:gpt-test",
+            instructions: "Lead the stored team.",
+            members: [{ type: "agent", agent_id: member }],
+          },
+          stage: "published",
+        },
+        m,
+      ),
+    ];
+    for (const r of created) expect(r.status, r.text).toBe(201);
+    expect((await req("B", "GET", `/teams/${team}`, undefined, m)).body).toMatchObject({ id: team, name: "Team" });
+    const ran = await req("B", "POST", `/teams/${team}/runs`, { message: "go", stream: false }, m);
+    expect(ran.status, ran.text).toBe(200);
+    expect(ran.body).toMatchObject({
+      team_id: team,
+      status: "COMPLETED",
+      content: "team answer",
+      member_responses: [{ agent_id: member, content: "member facts" }],
+    });
+    const sent = (await script.requests()).map((r) => JSON.stringify(r));
+    expect(sent[0]).toContain("Lead the stored team.");
+    expect(sent[1]).toContain("You are the stored member.");
+    const stored = await req("B", "GET", `/teams/${team}/runs/${ran.body.run_id}`, undefined, m);
+    expect(stored.body).toMatchObject({ run_id: ran.body.run_id, content: "team answer" });
+
+    const queued = await queueModel([
+      { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: member, task: "Later" } }] },
+      { text: "queued member facts" },
+      { text: "queued team answer" },
+    ]);
+    const bg = await req("B", "POST", `/teams/${team}/runs`, { message: "later", stream: false, background: true }, m);
+    expect(bg.status, bg.text).toBe(202);
+    const run = await until(
+      () => req("B", "GET", `/teams/${team}/runs/${bg.body.run_id}`, undefined, m).then((r) => r.body),
+      (r) => r?.status === "COMPLETED",
+      "the stored team's background run",
+    );
+    expect(run).toMatchObject({ team_id: team, content: "queued team answer" });
+    expect(JSON.stringify((await queued.requests())[1])).toContain("You are the stored member.");
+    // An unknown or draft-only team stays 404.
+    expect((await req("B", "POST", `/teams/nobody-${tag}/runs`, { message: "x", stream: false }, m)).status).toBe(404);
   });
 });

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { scriptModel, type Turn } from "../support/model-script.js";
 import { until } from "../support/until.js";
-import { call, form, JSON_BODY, modelEnv, parseSse, send } from "./worker-client.js";
+import { call, codeDefinedOnly, form, JSON_BODY, modelEnv, parseSse, send } from "./worker-client.js";
 
 /*
  * The team and workflow routes of the example Worker (the `writing-desk` team: a researcher and a
@@ -25,8 +25,9 @@ describe("team routes", () => {
     const { env: e } = await modelEnv([]);
     const teams = await call("/teams", {}, e);
     expect(teams.status).toBe(200);
-    expect(teams.body).toHaveLength(1);
-    const desk = teams.body[0];
+    const codeTeams = await codeDefinedOnly(teams.body as Array<{ id: string }>, e);
+    expect(codeTeams).toHaveLength(1);
+    const desk = codeTeams[0] as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(desk).toMatchObject({
       id: "writing-desk",
       name: "Writing desk",
@@ -44,7 +45,7 @@ describe("team routes", () => {
       body: { detail: "team nobody not found" },
     });
     const config = (await call("/config", {}, e)).body;
-    expect(config.teams).toEqual([
+    expect(await codeDefinedOnly(config.teams, e)).toEqual([
       {
         id: "writing-desk",
         name: "Writing desk",

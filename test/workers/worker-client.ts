@@ -157,3 +157,18 @@ export async function upgradeSocket(overrides: Partial<Env>, headers: Record<str
   res.webSocket?.accept();
   return { res, ws: res.webSocket, ctx };
 }
+
+/**
+ * `list` without the stored components (components as data) that other test files publish into
+ * the shared database: `/agents`, `/teams` and `/config` list those beside the code-defined ones.
+ */
+export async function codeDefinedOnly<T extends { id: string }>(list: T[], overrides: Partial<Env> = {}): Promise<T[]> {
+  const stored = new Set<string>();
+  for (let page = 1; ; page++) {
+    const res = await call(`/components?limit=100&page=${page}`, {}, overrides);
+    if (res.status !== 200) throw new Error(`/components answered ${res.status}`);
+    for (const c of res.body.data as Array<{ component_id: string }>) stored.add(c.component_id);
+    if (page >= (res.body.meta?.total_pages ?? 1)) break;
+  }
+  return list.filter((item) => !stored.has(item.id));
+}

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
 import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
-import { BadRequestError, NotFoundError, ValidationError } from "../../errors.js";
+import { NotFoundError, ValidationError } from "../../errors.js";
 import type { Db } from "../../db/port.js";
 import type { Context } from "hono";
 import type { ComponentRegistry } from "../../components/component-registry.js";
@@ -171,21 +171,32 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
         .map((a) => agentResponse(a, c.env.dbs[0] ?? a.db)),
     ),
   );
-  /** A code-defined agent, else a stored one (its current config, or `version`). */
-  const anyAgent = async (c: Context<OSEnv>, agentId: string, version?: number) =>
+  /**
+   * A code-defined agent, else a stored one (its current config, or `version`) with the version it
+   * was built from: a background run pins it, so the queue runs the config this request resolved.
+   */
+  const anyAgent = async (
+    c: Context<OSEnv>,
+    agentId: string,
+    version?: number,
+  ): Promise<{ agent: Agent; version?: number }> =>
     registry && !agents.some((a) => a.id === agentId)
       ? storedAgentFor(c, registry, agentId, version)
-      : agentFor(c, agents, agentId);
+      : { agent: agentFor(c, agents, agentId) };
+  /** `anyAgent` for routes that read storage: a stored agent's runs are read as a code-defined one's are. */
+  const agentWithDb = async (c: Context<OSEnv>, agentId: string) => {
+    if (!registry || agents.some((a) => a.id === agentId)) return storedAgent(c, agents, agentId);
+    const { agent } = await storedAgentFor(c, registry, agentId);
+    return { agent, db: agent.db! };
+  };
   handle(app, getAgent, async (c) => {
-    const agent = await anyAgent(c, c.req.valid("param").agent_id);
+    const { agent } = await anyAgent(c, c.req.valid("param").agent_id);
     return c.json(agentResponse(agent, agent.db));
   });
 
   handle(app, createRun, async (c) => {
     const body = bodyOf(c, runRequest);
-    const agent = await anyAgent(c, c.req.valid("param").agent_id, body.version);
-    if (body.background && !agents.includes(agent) && !agents.some((a) => a.id === agent.id))
-      throw new BadRequestError("background runs of stored components are not supported yet: run in the foreground");
+    const { agent, version } = await anyAgent(c, c.req.valid("param").agent_id, body.version);
     if (!body.message) throw new ValidationError("body message: required", "message");
     const opts = {
       sessionId: body.session_id,
@@ -200,7 +211,7 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
         c.env,
         queue,
         agent,
-        { ...body, media: opts.media },
+        { ...body, media: opts.media, component_version: version },
         { userId: opts.userId ?? null, idempotencyKey: c.req.header("idempotency-key") },
       );
       // stream=true: streamed as it runs, wherever the queue runs it (the same tail `/resume` serves).
@@ -213,7 +224,7 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
   });
 
   handle(app, listRuns, async (c) => {
-    const { agent, db } = storedAgent(c, agents, c.req.valid("param").agent_id);
+    const { agent, db } = await agentWithDb(c, c.req.valid("param").agent_id);
     const q = c.req.valid("query");
     const session = await db.getSession(q.session_id, readScope(c, q.user_id));
     // The session must be this agent's own: a team's or workflow's holds member runs of agents too.
@@ -225,14 +236,14 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
 
   handle(app, getRun, async (c) => {
     const { agent_id, run_id } = c.req.valid("param");
-    const { agent, db } = storedAgent(c, agents, agent_id);
+    const { agent, db } = await agentWithDb(c, agent_id);
     const q = c.req.valid("query");
     return c.json(runOutputDict(await readRun(db, agent, run_id, readScope(c, q.user_id), q.session_id)));
   });
 
   handle(app, cancelRun, async (c) => {
     const { agent_id, run_id } = c.req.valid("param");
-    const agent = agentFor(c, agents, agent_id);
+    const { agent } = await anyAgent(c, agent_id);
     // A queued run's job is cancelled with it, so it never starts (the executor checks the run too).
     return c.json(await cancelComponentRun(c, agent, run_id, c.req.valid("query").user_id));
   });

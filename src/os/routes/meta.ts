@@ -15,6 +15,9 @@ import { healthResponseSchema } from "../wire/health.js";
 import { infoResponseSchema } from "../wire/info.js";
 import { homeResponseSchema } from "../wire/meta.js";
 import { memoryTableOf } from "./memories.js";
+import type { ComponentRegistry } from "../../components/component-registry.js";
+import { hasScope, principalOf } from "../auth/scopes.js";
+import { storedAgentsFor, storedTeamsFor } from "../stored-agents.js";
 
 export interface OSIdentity {
   id: string;
@@ -73,6 +76,8 @@ export interface Served {
   auth: AuthConfig;
   /** `/mcp` is served (`/info`'s `mcp`) */
   mcp?: boolean;
+  /** what stored components build with: `/config` lists the published stored agents and teams too */
+  registry?: ComponentRegistry;
 }
 
 /** `/`, `/health`, `/info` (no auth: nothing secret) and `/config` (auth). */
@@ -112,7 +117,25 @@ export function metaRoutes(os: OSIdentity, startedAtMs: number, served: Served) 
       auth_mode: authMode,
     }),
   );
-  handle(app, config, (c) => c.json(configOf(os, served, c.env.dbs)));
+  // The code-defined components, then the published stored agents and teams the caller may see
+  // (as `/agents` and `/teams` list them; a draft is its editor's to run by version, not listed).
+  handle(app, config, async (c) => {
+    const registry = served.registry;
+    if (!registry) return c.json(configOf(os, served, c.env.dbs));
+    const principal = principalOf(c);
+    const [agents, teams] = await Promise.all([storedAgentsFor(c, registry), storedTeamsFor(c, registry)]);
+    return c.json(
+      configOf(
+        os,
+        {
+          ...served,
+          agents: [...served.agents, ...agents.filter((a) => hasScope(principal, "agents", "read", a.id))],
+          teams: [...(served.teams ?? []), ...teams.filter((t) => hasScope(principal, "teams", "read", t.id))],
+        },
+        c.env.dbs,
+      ),
+    );
+  });
   return app;
 }
 

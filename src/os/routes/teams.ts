@@ -5,6 +5,10 @@ import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import { Team } from "../../team/team.js";
+import type { Context } from "hono";
+import type { ComponentRegistry } from "../../components/component-registry.js";
+import type { OSEnv } from "../context.js";
+import { storedTeamFor, storedTeamsFor } from "../stored-agents.js";
 import { componentFor, continuedEvents, resolutionsFromTools, storedComponent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
@@ -141,24 +145,46 @@ const resumeRun = defineRoute({
 });
 
 /** `/teams` and team runs: list, detail, run (SSE, JSON, background), get, list runs, cancel, continue, resume; fork, checkpoints. */
-export function teamRoutes(teams: Team[], queue?: QueueConfig) {
+export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: ComponentRegistry) {
   const app = routeApp();
 
-  handle(app, listTeams, (c) =>
+  // Code-defined teams, then the published stored ones (components as data) the caller may see.
+  handle(app, listTeams, async (c) =>
     c.json(
-      teams
+      [...teams, ...(registry ? await storedTeamsFor(c, registry) : [])]
         .filter((t) => hasScope(principalOf(c), "teams", "read", t.id))
         .map((t) => teamResponse(t, c.env.dbs[0] ?? t.db)),
     ),
   );
-  handle(app, getTeam, (c) => {
-    const team = componentFor(c, "team", teams, c.req.valid("param").team_id);
+  /**
+   * A code-defined team, else a stored one (its current config, or `version`) with the version it
+   * was built from: a background run pins it, so the queue runs the config this request resolved.
+   */
+  const anyTeam = async (
+    c: Context<OSEnv>,
+    teamId: string,
+    version?: number,
+  ): Promise<{ team: Team; version?: number }> =>
+    registry && !teams.some((t) => t.id === teamId)
+      ? storedTeamFor(c, registry, teamId, version)
+      : { team: componentFor(c, "team", teams, teamId) };
+  /** `anyTeam` for routes that read storage: a stored team's runs are read as a code-defined one's are. */
+  const teamWithDb = async (c: Context<OSEnv>, teamId: string) => {
+    if (!registry || teams.some((t) => t.id === teamId)) {
+      const { component: team, db } = storedComponent(c, "team", teams, teamId);
+      return { team, db };
+    }
+    const { team } = await storedTeamFor(c, registry, teamId);
+    return { team, db: team.db! };
+  };
+  handle(app, getTeam, async (c) => {
+    const { team } = await anyTeam(c, c.req.valid("param").team_id);
     return c.json(teamResponse(team, team.db));
   });
 
   handle(app, createRun, async (c) => {
-    const team = componentFor(c, "team", teams, c.req.valid("param").team_id);
     const body = bodyOf(c, runRequest);
+    const { team, version } = await anyTeam(c, c.req.valid("param").team_id, body.version);
     if (!body.message) throw new ValidationError("body message: required", "message");
     const opts = {
       sessionId: body.session_id,
@@ -173,7 +199,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
         c.env,
         queue,
         team,
-        { ...body, media: opts.media },
+        { ...body, media: opts.media, component_version: version },
         { userId: opts.userId ?? null, idempotencyKey: c.req.header("idempotency-key") },
       );
       return acceptedOrTail(c, team, job, runStatusOf(job), body.stream, body.user_id);
@@ -185,7 +211,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
   });
 
   handle(app, listRuns, async (c) => {
-    const { component: team, db } = storedComponent(c, "team", teams, c.req.valid("param").team_id);
+    const { team, db } = await teamWithDb(c, c.req.valid("param").team_id);
     const q = c.req.valid("query");
     const session = await db.getSession(q.session_id, readScope(c, q.user_id));
     if (!session || session.record.session_type !== "team" || session.record.team_id !== team.id)
@@ -199,7 +225,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
 
   handle(app, getRun, async (c) => {
     const { team_id, run_id } = c.req.valid("param");
-    const { component: team, db } = storedComponent(c, "team", teams, team_id);
+    const { team, db } = await teamWithDb(c, team_id);
     const q = c.req.valid("query");
     return c.json(
       teamRunOutputDict(await readComponentRun(db, team.ref, run_id, readScope(c, q.user_id), q.session_id)),
@@ -208,7 +234,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig) {
 
   handle(app, cancelRun, async (c) => {
     const { team_id, run_id } = c.req.valid("param");
-    const team = componentFor(c, "team", teams, team_id);
+    const { team } = await anyTeam(c, team_id);
     return c.json(await cancelComponentRun(c, team, run_id, c.req.valid("query").user_id));
   });
 
