@@ -41,7 +41,15 @@ describe("agent routes of the Worker", () => {
       is_factory: false,
       is_component: false,
       model: { model: "gpt-test", provider: "openai" },
-      tools: { tools: [tool("get_current_time"), tool("roll_dice"), tool("save_note", true)] },
+      tools: {
+        tools: [
+          tool("get_current_time"),
+          tool("roll_dice"),
+          tool("save_note", true),
+          // An approver decides (agno's approval_type "required"), through /approvals.
+          { ...tool("forget_notes", true), approval_type: "required" },
+        ],
+      },
       sessions: { session_table: "agno_sessions", add_history_to_context: true },
       reasoning: { reasoning: false },
       system_message: { description: expect.any(String), instructions: expect.arrayContaining(["Answer briefly."]) },
