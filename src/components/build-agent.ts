@@ -3,7 +3,8 @@ import type { ComponentConfigRecord, ComponentRecord } from "../db/ports/compone
 import { ValidationError } from "../errors.js";
 import type { Tool } from "../tools/tool.js";
 import type { ComponentRegistry } from "./component-registry.js";
-import { modelSpecOf, toolNameOf } from "./validate-config.js";
+import { storedBasics } from "./stored-basics.js";
+import { toolNameOf } from "./validate-config.js";
 
 /**
  * An Agent built from a stored config through the registry (agno's Agent.from_dict with a
@@ -17,12 +18,7 @@ export function buildStoredAgent(
   registry: ComponentRegistry,
 ): Agent {
   const c = config.config;
-  const spec = modelSpecOf(c.model);
-  if (spec === undefined || !registry.models.has(spec))
-    throw new ValidationError(
-      `agent ${component.component_id} v${config.version}: model ${spec ?? "(none)"} is not allowed by this deployment`,
-      "model",
-    );
+  const basics = storedBasics("agent", component, config, registry);
   const tools: Tool[] = [];
   for (const entry of Array.isArray(c.tools) ? c.tools : []) {
     const name = toolNameOf(entry);
@@ -34,18 +30,8 @@ export function buildStoredAgent(
       );
     tools.push(tool);
   }
-  const instructions =
-    typeof c.instructions === "string"
-      ? c.instructions
-      : Array.isArray(c.instructions)
-        ? c.instructions.filter((i): i is string => typeof i === "string")
-        : undefined;
   return new Agent({
-    id: component.component_id,
-    name: typeof c.name === "string" ? c.name : (component.name ?? component.component_id),
-    ...(typeof c.description === "string" ? { description: c.description } : {}),
-    model: registry.modelInstances.get(spec) ?? spec,
-    ...(instructions !== undefined ? { instructions } : {}),
+    ...basics,
     ...(tools.length ? { tools } : {}),
   });
 }

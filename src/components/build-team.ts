@@ -4,7 +4,7 @@ import { ValidationError } from "../errors.js";
 import { TEAM_MODES, type TeamMode } from "../team/team-mode.js";
 import { Team } from "../team/team.js";
 import type { ComponentRegistry } from "./component-registry.js";
-import { modelSpecOf } from "./validate-config.js";
+import { storedBasics } from "./stored-basics.js";
 
 /**
  * A Team built from a stored config through the registry (agno's Team.from_dict with a registry):
@@ -19,12 +19,7 @@ export function buildStoredTeam(
   members: Component[],
 ): Team {
   const c = config.config;
-  const spec = modelSpecOf(c.model);
-  if (spec === undefined || !registry.models.has(spec))
-    throw new ValidationError(
-      `team ${component.component_id} v${config.version}: model ${spec ?? "(none)"} is not allowed by this deployment`,
-      "model",
-    );
+  const basics = storedBasics("team", component, config, registry);
   if (c.mode !== undefined && !TEAM_MODES.includes(c.mode as TeamMode))
     throw new ValidationError(
       `team ${component.component_id} v${config.version}: mode must be one of ${TEAM_MODES.join(", ")}`,
@@ -32,18 +27,8 @@ export function buildStoredTeam(
     );
   if (members.length === 0)
     throw new ValidationError(`team ${component.component_id} v${config.version}: a team needs members`, "members");
-  const instructions =
-    typeof c.instructions === "string"
-      ? c.instructions
-      : Array.isArray(c.instructions)
-        ? c.instructions.filter((i): i is string => typeof i === "string")
-        : undefined;
   return new Team({
-    id: component.component_id,
-    name: typeof c.name === "string" ? c.name : (component.name ?? component.component_id),
-    ...(typeof c.description === "string" ? { description: c.description } : {}),
-    model: registry.modelInstances.get(spec) ?? spec,
-    ...(instructions !== undefined ? { instructions } : {}),
+    ...basics,
     ...(c.mode !== undefined ? { mode: c.mode as TeamMode } : {}),
     members,
   });
