@@ -43,6 +43,8 @@ const pathValues: Record<string, string> = {
   schedule_id: "sch-sweep",
   approval_id: "apv-sweep",
   service_account_id: "sa-sweep",
+  component_id: `cmp-sweep-${nonce}`,
+  version: "1",
   db_id: "default",
   storage_key: "media%2Fsweep",
   message_index: "1",
@@ -310,6 +312,11 @@ it("answers every route's bad input with a 4xx, calls no model and writes nothin
   const accounts = await call("/service-accounts?limit=100", {}, e);
   expect(accounts.status).toBe(200);
   expect(accounts.body.data.map((a: { name: string }) => a.name)).not.toContain(scheduleName);
+  // No component was created, under the path's id or the name the bodies carried.
+  expect((await call(`/components/cmp-sweep-${nonce}`, {}, e)).status).toBe(404);
+  const components = await call("/components?limit=100", {}, e);
+  expect(components.status).toBe(200);
+  expect(JSON.stringify(components.body.data)).not.toContain(scheduleName);
   const audit = await call("/audit?limit=1000", {}, e);
   expect(audit.status).toBe(200);
   expect(JSON.stringify(audit.body.data)).not.toContain(scheduleName);
