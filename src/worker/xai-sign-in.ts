@@ -1,9 +1,8 @@
-import { Pool } from "@neondatabase/serverless";
-import { useLocalWsProxy } from "../db/postgres/local-proxy.js";
 import { PostgresAuthTokenStore, type SqlQueryable } from "../models/xai/postgres-auth-token-store.js";
 import { XAITokenManager } from "../models/xai/xai-token-manager.js";
 import { xaiLoginRoutes, type XaiLoginRoutes } from "../os/routes/xai-login.js";
 import type { WorkerConfig } from "./env-config.js";
+import { newPool } from "./open-db.js";
 
 /** SuperGrok sign-in in a Worker: the token manager the xAI models read, and the routes users sign in with. */
 export interface XaiSignIn {
@@ -19,14 +18,7 @@ export interface XaiSignIn {
 function connectionPerQuery(config: WorkerConfig & { databaseUrl: string }): SqlQueryable {
   return {
     async query(text, params) {
-      if (config.dbWsProxy) useLocalWsProxy(config.dbWsProxy);
-      const pool = new Pool({
-        connectionString: config.databaseUrl,
-        max: 1,
-        connectionTimeoutMillis: config.db.connectTimeoutMs,
-        query_timeout: config.db.statementTimeoutMs,
-      });
-      pool.on("error", (error: Error) => console.error(`database connection lost: ${error.message}`));
+      const pool = newPool(config, 1);
       try {
         return await pool.query(text, params);
       } finally {
