@@ -103,8 +103,9 @@ export interface AgentOSOptions {
   /**
    * What stored components (`/components`, agno's Studio) may use beyond what the served agents
    * and teams already use: more model specs (`provider:model_id`) and tools. `GET /registry` lists it all.
+   * A built `ComponentRegistry` is used as it is, so a runtime's queue and its HTTP app share one.
    */
-  registry?: { models?: string[]; tools?: Tool[] };
+  registry?: { models?: string[]; tools?: Tool[] } | ComponentRegistry;
   /** called after every component or config write with who, what and the before/after version (the audit trail's seam) */
   onComponentWrite?: ComponentWriteHook;
 }
@@ -178,13 +179,16 @@ export class AgentOS {
     this.interfaces = [...(opts.interfaces ?? [])];
     checkInterfaces(this.interfaces, components);
     const socketQuota = new SocketQuota(opts.maxWebSocketsPerUser ?? 20);
-    this.registry = new ComponentRegistry({
-      ...opts.registry,
-      knowledge,
-      agents,
-      teams: this.teams,
-      workflows: this.workflows,
-    });
+    this.registry =
+      opts.registry instanceof ComponentRegistry
+        ? opts.registry
+        : new ComponentRegistry({
+            ...opts.registry,
+            knowledge,
+            agents,
+            teams: this.teams,
+            workflows: this.workflows,
+          });
     const mcp = opts.mcpServer;
     app.route(
       "/",

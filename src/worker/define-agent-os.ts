@@ -17,6 +17,7 @@ import type { McpServerMount } from "../mcp/mcp-server.js";
 import type { EnqueueRunInput } from "../queue/types.js";
 import { ComponentRegistry } from "./component-registry.js";
 import { storedComponentSource } from "../components/stored-component-source.js";
+import { ComponentRegistry as CatalogRegistry } from "../components/component-registry.js";
 import { readEnvConfig, type ConfigurationError, type WorkerConfig, type WorkerEnv } from "./env-config.js";
 import { JobQueueObject, type QueueServices } from "./job-queue-object.js";
 import { openDb, withDatabase } from "./open-db.js";
@@ -85,6 +86,7 @@ type Setup =
       ok: true;
       config: WorkerConfig;
       registry: ComponentRegistry;
+      catalog: CatalogRegistry;
       knowledge: Knowledge[];
       interfaces: OSInterface[];
       os(): AgentOS;
@@ -142,6 +144,14 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
         ...registry.teams,
       ]);
       const interfaces = resolve(def.interfaces, env, config) ?? [];
+      // What stored components may use: the HTTP app validates and runs them with it, and the queue
+      // builds their background runs with the same one, without building the HTTP app.
+      const catalog = new CatalogRegistry({
+        knowledge,
+        agents: registry.agents,
+        teams: registry.teams,
+        workflows: registry.workflows,
+      });
       let os: AgentOS | undefined;
       const build = () =>
         (os ??= new AgentOS({
@@ -154,6 +164,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           workflows: registry.workflows,
           knowledge,
           interfaces,
+          registry: catalog,
           maxUploadBytes: config.maxUploadBytes,
           mcpServer: resolve(def.mcpServer, env, config),
           websocket: upgradeWebSocket,
@@ -163,7 +174,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           ...optional("xaiLogin", resolve(def.xaiLogin, env, config)),
           ...(queue ? { queue } : {}),
         }));
-      s = { ok: true, config, registry, knowledge, interfaces, os: build };
+      s = { ok: true, config, registry, catalog, knowledge, interfaces, os: build };
     }
     setups.set(env, s);
     return s;
@@ -177,14 +188,14 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
 
   class JobQueue extends JobQueueObject<E> {
     protected queueServices(env: E): QueueServices {
-      const { config, registry, knowledge, interfaces, os } = ready(env);
+      const { config, registry, catalog, knowledge, interfaces } = ready(env);
       const withDb = withDatabase(config);
       if (!withDb) throw new Error("the job queue needs DATABASE_URL");
       const { db } = openDb(withDb, config.queue.dbConnections);
       return {
         // Background runs of stored components (components as data) are built through the same
         // registry the HTTP app validates and runs them with.
-        components: storedComponentSource(registry, os().registry),
+        components: storedComponentSource(registry, catalog),
         knowledge,
         interfaces,
         handlers: jobHandlersOf(registry.agents),
