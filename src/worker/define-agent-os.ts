@@ -10,6 +10,7 @@ import { R2MediaStorage } from "../offload/media-r2-storage.js";
 import type { ObjectStorage } from "../offload/object-storage.js";
 import { R2Storage } from "../offload/r2-storage.js";
 import { AgentOS } from "../os/agent-os.js";
+import type { Tool } from "../tools/tool.js";
 import { jobQueueLimits } from "../os/background.js";
 import { jobHandlersOf } from "../queue/job-handlers-of.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
@@ -60,6 +61,8 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   auth?: FromEnv<AuthConfig, E>;
   /** the durable queue (on when JOB_QUEUE is bound): attempts per background job (default 3) */
   queue?: { maxAttempts?: number };
+  /** what stored components may use beyond the served agents' models and tools (AgentOSOptions.registry) */
+  registry?: FromEnv<{ models?: string[]; tools?: Tool[] }, E>;
   /** `xaiLoginRoutes(tokenManager)`: users sign in to SuperGrok under `/models/xai/login`; undefined serves none */
   xaiLogin?: FromEnv<XaiLoginRoutes | undefined, E>;
   /** serve the AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `mcpServer()` or `mcpServer({...})` */
@@ -147,6 +150,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
       // What stored components may use: the HTTP app validates and runs them with it, and the queue
       // builds their background runs with the same one, without building the HTTP app.
       const catalog = new CatalogRegistry({
+        ...resolve(def.registry, env, config),
         knowledge,
         agents: registry.agents,
         teams: registry.teams,

@@ -564,3 +564,31 @@ describe("/components", () => {
     expect((await req("B", "POST", `/teams/nobody-${tag}/runs`, { message: "x", stream: false }, m)).status).toBe(404);
   });
 });
+
+describe("defineAgentOS's registry option", () => {
+  it("lets a Worker allow more models for stored configs: GET /registry lists them", async () => {
+    const { env: workerEnv } = await import("cloudflare:workers");
+    const { createExecutionContext, waitOnExecutionContext } = await import("cloudflare:test");
+    const { defineAgentOS } = await import("../../src/workers.js");
+    const { Agent } = await import("../../src/agent/agent.js");
+    const { UnconfiguredModel } = await import("../../src/models/unconfigured-model.js");
+    const own = defineAgentOS({
+      agents: [new Agent({ id: "own", model: new UnconfiguredModel() })],
+      registry: () => ({ models: ["anthropic:claude-sonnet-4-5"] }),
+    });
+    const ctx = createExecutionContext();
+    const res = await own.fetch(
+      new Request("http://agno.test/registry?resource_type=model&limit=100", {
+        headers: { authorization: `Bearer ${(workerEnv as { OS_SECURITY_KEY: string }).OS_SECURITY_KEY}` },
+      }),
+      workerEnv as never,
+      ctx,
+    );
+    const body = (await res.json()) as { data: Array<{ metadata: { provider: string; model_id: string } }> };
+    await waitOnExecutionContext(ctx);
+    expect(res.status).toBe(200);
+    expect(body.data.map((m) => `${m.metadata.provider}:${m.metadata.model_id}`)).toContain(
+      "anthropic:claude-sonnet-4-5",
+    );
+  });
+});
