@@ -4,6 +4,8 @@ import { Agent } from "../../src/agent/agent.js";
 import type { Model, ModelRequest } from "../../src/models/model.js";
 import { emptyUsage } from "../../src/models/model.js";
 import { tool } from "../../src/tools/tool.js";
+import pg from "pg";
+import { nodePostgresDb } from "../../src/db/postgres/node-postgres-db.js";
 import { dbTargets, openTestDb, type TestDb } from "../support/db-targets.js";
 import { countStatements } from "../support/statement-counter.js";
 
@@ -90,5 +92,42 @@ describe.each(dbTargets())("statements per agent run on $name", (target) => {
     });
     expect(statements.length, statements.join("\n")).toBeLessThanOrEqual(3);
     await expectStored(runId);
+  });
+});
+
+// nodePostgresDb keeps its connections, so it prepares the two statements every run sends: after
+// runs on two schemas over one connection, that connection holds each schema's pair, each under
+// a name of its own (the texts differ by schema), and every run was stored. (PGlite's socket
+// server appends its client number to the names it lists.)
+describe.each(dbTargets())("prepared run writes over node-postgres on $name", (target) => {
+  it("prepares the opening and final writes once per connection and schema", async () => {
+    const pool = new pg.Pool({ connectionString: target.url, max: 1 });
+    const schemas = [`prep_a_${Date.now()}`, `prep_b_${Date.now()}`];
+    try {
+      for (const schema of schemas) {
+        const db = nodePostgresDb({ pool, schema });
+        await db.init();
+        const agent = new Agent({ name: "assistant", model: scripted, tools: [weather], db, cancelPollMs: 60_000 });
+        for (let i = 0; i < 3; i++) {
+          const out = await agent.run("weather in Oslo?");
+          expect((await db.getRun(out.run_id))?.status).toBe("COMPLETED");
+        }
+      }
+      const { rows } = await pool.query<{ name: string; statement: string }>(
+        "SELECT name, statement FROM pg_prepared_statements ORDER BY name",
+      );
+      const ours = rows.filter((r) => r.name.startsWith("agno_"));
+      expect(ours).toHaveLength(4);
+      for (const schema of schemas)
+        expect(
+          ours
+            .filter((r) => r.statement.includes(`"${schema}"`))
+            .map((r) => r.name.replace(/_[0-9a-z]+(@\d+)?$/, ""))
+            .sort(),
+        ).toEqual(["agno_run_update", "agno_session_with_run"]);
+    } finally {
+      for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    }
   });
 });

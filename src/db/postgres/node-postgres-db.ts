@@ -15,5 +15,10 @@ const nodePostgres: PostgresDriver = (client: Pool) => drizzle({ client }) as un
 export function nodePostgresDb(
   opts: Omit<PostgresDbOptions, "pool" | "driver"> & { pool: Pool | (() => Pool) },
 ): PostgresDb {
-  return new PostgresDb({ ...opts, pool: opts.pool as unknown as PostgresDbOptions["pool"], driver: nodePostgres });
+  return new PostgresDb({
+    preparedStatements: true,
+    ...opts,
+    pool: opts.pool as unknown as PostgresDbOptions["pool"],
+    driver: nodePostgres,
+  });
 }

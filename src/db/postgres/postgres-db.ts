@@ -67,6 +67,7 @@ import {
   type ReaderDeps,
 } from "./reader.js";
 import { ensureSchema, type Exec, type Inspection } from "./schema-state.js";
+import { runStatement, type StatementTarget } from "./prepared.js";
 import { applyStateChanges, type StateChange } from "../state-changes.js";
 import { Coalescer } from "./coalescer.js";
 import { agnoTables, type AgnoTables } from "./tables.js";
@@ -106,6 +107,14 @@ export interface PostgresDbOptions {
    * check runs once per isolate instead of once per request. Use the connection string.
    */
   cacheKey?: string;
+  /**
+   * Prepares the statements every run sends (its opening and final writes) once per connection,
+   * so the server skips parsing and planning them. Worth it on a pool whose connections live
+   * long (`nodePostgresDb` turns it on); on Workers each request opens its own connection, so it
+   * is off by default. Behind a pooler, it needs one that keeps prepared statements per client
+   * (PgBouncer 1.21 and later with `max_prepared_statements`, as Neon's).
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -168,7 +177,8 @@ export class PostgresDb implements Db {
     this.t = agnoTables(this.schema, this.names);
     this.pool = opts.pool;
     this.driver = opts.driver ?? neonDriver;
-    this.exec = async (query) => (await this.orm.execute(query)).rows as Record<string, unknown>[];
+    this.prepared = opts.preparedStatements ?? false;
+    this.exec = (query, name) => runStatement(this.orm, query, this.prepared ? name : undefined);
     this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)), (fn) =>
       this.transaction(fn),
     );
@@ -200,9 +210,10 @@ export class PostgresDb implements Db {
   // -- schema ------------------------------------------------------------------------------
 
   private readonly exec: Exec;
+  private readonly prepared: boolean;
 
   private transaction<T>(fn: (exec: Exec) => Promise<T>): Promise<T> {
-    return this.orm.transaction((tx) => fn(execOn(tx)));
+    return this.orm.transaction((tx) => fn(execOn(tx, this.prepared)));
   }
 
   private inspect(): Promise<Inspection> {
@@ -915,8 +926,8 @@ export class PostgresDb implements Db {
 }
 
 /** Raw SQL on a connection or a transaction, rows only. */
-function execOn(target: { execute(query: SQL): Promise<{ rows: unknown[] }> }): Exec {
-  return async (query) => (await target.execute(query)).rows as Record<string, unknown>[];
+function execOn(target: StatementTarget, prepared = false): Exec {
+  return (query, name) => runStatement(target, query, prepared ? name : undefined);
 }
 
 // A database that cannot be reached is a DatabaseUnavailableError from every method, wherever it failed.

@@ -56,7 +56,8 @@ export async function updateRunRow(
 ): Promise<RunRow | null> {
   const ts = now();
   const user = sql`${run.user_id ?? null}::varchar`;
-  const [row] = await exec(sql`
+  const [row] = await exec(
+    sql`
     WITH a AS (SELECT NOT EXISTS (SELECT 1 FROM ${t.runs} WHERE run_id = ${run.run_id}) AS absent,
       (SELECT xmin FROM ${t.sessions} WHERE session_id = ${run.session_id}) AS seen${deferFlush ? sql`, ${DEFER_FLUSH} AS deferred` : sql``}),
     ${runUpdateCtes(t, run, expectStatus, ts, sql` AND (NOT (SELECT absent FROM a) OR xmin = (SELECT seen FROM a))`)},
@@ -68,7 +69,9 @@ export async function updateRunRow(
       FROM s WHERE (SELECT absent FROM a) AND (${user} IS NULL OR s.user_id IS NULL OR s.user_id = ${user})
       ON CONFLICT (run_id) DO NOTHING
       RETURNING ${RETURNING_RUN})
-    SELECT * FROM w UNION ALL SELECT * FROM ins`);
+    SELECT * FROM w UNION ALL SELECT * FROM ins`,
+    "run_update",
+  );
   return row ? toRunRow(row) : null;
 }
 
@@ -89,7 +92,8 @@ export async function insertSessionWithRun(
 ): Promise<{ sessionWritten: boolean; row: RunRow | null }> {
   const ts = now();
   const user = sql`${run.user_id ?? null}::varchar`;
-  const [row] = await exec(sql`
+  const [row] = await exec(
+    sql`
     WITH s AS (${sessionInsert}),
     ins AS (INSERT INTO ${t.runs} AS r (${sql.raw(RUN_COLUMNS)})
       SELECT ${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
@@ -98,7 +102,9 @@ export async function insertSessionWithRun(
       FROM s WHERE ${user} IS NULL OR s.user_id IS NULL OR s.user_id = ${user}
       ON CONFLICT (run_id) DO NOTHING
       RETURNING ${RETURNING_RUN})
-    SELECT EXISTS (SELECT 1 FROM s) AS session_written, ins.* FROM (SELECT ${deferFlush ? DEFER_FLUSH : sql`1`}) AS one LEFT JOIN ins ON true`);
+    SELECT EXISTS (SELECT 1 FROM s) AS session_written, ins.* FROM (SELECT ${deferFlush ? DEFER_FLUSH : sql`1`}) AS one LEFT JOIN ins ON true`,
+    "session_with_run",
+  );
   return {
     sessionWritten: row?.session_written === true,
     row: row && row.run_id !== null && row.run_id !== undefined ? toRunRow(row) : null,

@@ -6,7 +6,12 @@ import { LEGACY_RUNS_COLUMN } from "./legacy.js";
 import { qualified, type TableNames } from "./names.js";
 
 export type Rows = Record<string, unknown>[];
-export type Exec = (query: SQL) => Promise<Rows>;
+/**
+ * Runs one statement. `name` marks a statement sent on every run (a run's opening and final
+ * writes): where the adapter keeps prepared statements, it is prepared once per connection
+ * under that name, so the server does not parse and plan it again.
+ */
+export type Exec = (query: SQL, name?: string) => Promise<Rows>;
 
 /** Columns the code relies on; a table without them was made by something else. */
 const REQUIRED_COLUMNS = {
