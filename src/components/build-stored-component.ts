@@ -5,13 +5,15 @@ import type { Team } from "../team/team.js";
 import { buildStoredAgent } from "./build-agent.js";
 import { buildStoredTeam } from "./build-team.js";
 import type { ComponentRegistry } from "./component-registry.js";
-import { membersOf } from "./validate-config.js";
+import { buildStoredWorkflow } from "./build-workflow.js";
+import { membersOf, stepsOf, type MemberRef } from "./validate-config.js";
+import type { Workflow } from "../workflow/workflow.js";
 
 /**
- * The runnable component a stored config builds: an agent, or a team whose members resolve as
- * agno resolves them (a code-defined agent or team of that id, else the stored one's published
- * config, built the same way). A member without a published version, a member cycle stored
- * before validation could see it, or a workflow (not runnable from data yet) is a 422.
+ * The runnable component a stored config builds: an agent; a team whose members resolve as agno
+ * resolves them (a code-defined agent or team of that id, else the stored one's published config,
+ * built the same way); or a workflow whose steps' agents and teams resolve alike. A member
+ * without a published version, or a member cycle stored before validation could see it, is a 422.
  */
 export async function buildStoredComponent(
   component: ComponentRecord,
@@ -19,28 +21,44 @@ export async function buildStoredComponent(
   registry: ComponentRegistry,
   store: ComponentStore,
   within: ReadonlySet<string> = new Set(),
-): Promise<Agent | Team> {
+): Promise<Agent | Team | Workflow> {
   const id = component.component_id;
-  if (component.component_type === "agent") return buildStoredAgent(component, config, registry);
-  if (component.component_type !== "team")
-    throw new ValidationError(`${component.component_type} ${id}: stored workflows cannot run yet`, "component_type");
+  const type = component.component_type;
+  if (type === "agent") return buildStoredAgent(component, config, registry);
+  const path = new Set([...within, id]);
+  if (type === "workflow") {
+    const { steps, problems } = stepsOf(config.config);
+    if (problems.length)
+      throw new ValidationError(`workflow ${id} v${config.version}: ${problems.join("; ")}`, "steps");
+    const executors: (Agent | Team)[] = [];
+    for (const step of steps) executors.push(await member(`workflow ${id}`, "steps", step.ref, registry, store, path));
+    return buildStoredWorkflow(component, config, executors);
+  }
   const { refs, problems } = membersOf(config.config);
   if (problems.length) throw new ValidationError(`team ${id} v${config.version}: ${problems.join("; ")}`, "members");
-  const path = new Set([...within, id]);
   const members: (Agent | Team)[] = [];
-  for (const ref of refs) {
-    const code = ref.type === "agent" ? registry.agents.get(ref.id) : registry.teams.get(ref.id);
-    if (code) {
-      members.push(code);
-      continue;
-    }
-    if (path.has(ref.id))
-      throw new ValidationError(`team ${id}: member cycle ${[...path, ref.id].join(" -> ")}`, "members");
-    const row = await store.getComponent(ref.id, { componentType: ref.type });
-    const current = row?.current_version == null ? null : await store.getConfig(ref.id, row.current_version);
-    if (!row || !current || current.stage !== "published")
-      throw new ValidationError(`team ${id}: member ${ref.type} ${ref.id} has no published version`, "members");
-    members.push(await buildStoredComponent(row, current, registry, store, path));
-  }
+  for (const ref of refs) members.push(await member(`team ${id}`, "members", ref, registry, store, path));
   return buildStoredTeam(component, config, registry, members);
+}
+
+/** A team's member or a workflow step's agent or team: the code-defined one of that id, else the stored one's published config. */
+async function member(
+  owner: string,
+  field: string,
+  ref: MemberRef,
+  registry: ComponentRegistry,
+  store: ComponentStore,
+  path: ReadonlySet<string>,
+): Promise<Agent | Team> {
+  const code = ref.type === "agent" ? registry.agents.get(ref.id) : registry.teams.get(ref.id);
+  if (code) return code;
+  if (path.has(ref.id)) throw new ValidationError(`${owner}: member cycle ${[...path, ref.id].join(" -> ")}`, field);
+  const row = await store.getComponent(ref.id, { componentType: ref.type });
+  const current = row?.current_version == null ? null : await store.getConfig(ref.id, row.current_version);
+  if (!row || !current || current.stage !== "published")
+    throw new ValidationError(
+      `${owner}: ${field === "members" ? "member" : "step"} ${ref.type} ${ref.id} has no published version`,
+      field,
+    );
+  return (await buildStoredComponent(row, current, registry, store, path)) as Agent | Team;
 }

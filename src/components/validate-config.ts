@@ -42,6 +42,66 @@ export function membersOf(config: Record<string, unknown>): { refs: MemberRef[];
   return { refs, problems };
 }
 
+/** A workflow step a stored config names (agno's Step.to_dict keys), with the member it runs. */
+export interface StepRef {
+  /** its index in the config's list */
+  position: number;
+  ref: MemberRef;
+  name?: string;
+  stepId?: string;
+  description?: string;
+  maxRetries?: number;
+  skipOnFailure?: boolean;
+}
+
+/** The steps a workflow config names, and what is wrong with its list (each problem by position). */
+export function stepsOf(config: Record<string, unknown>): { steps: StepRef[]; problems: string[] } {
+  const steps: StepRef[] = [];
+  const problems: string[] = [];
+  const list = config.steps;
+  if (list === undefined || list === null) return { steps, problems };
+  if (!Array.isArray(list)) return { steps, problems: ["steps: must be a list"] };
+  list.forEach((entry, i) => {
+    const s = (entry ?? {}) as Record<string, unknown>;
+    const ref: MemberRef | undefined =
+      typeof s.agent_id === "string" && s.agent_id
+        ? { type: "agent", id: s.agent_id }
+        : typeof s.team_id === "string" && s.team_id
+          ? { type: "team", id: s.team_id }
+          : undefined;
+    const bad: string[] = [];
+    if (typeof entry !== "object" || entry === null || Array.isArray(entry)) bad.push(`steps.${i}: must be an object`);
+    else if (!ref) bad.push(`steps.${i}: must name an agent_id or a team_id`);
+    if (s.type !== undefined && s.type !== null && s.type !== "Step")
+      bad.push(`steps.${i}.type: only "Step" runs from a stored config`);
+    for (const key of ["name", "step_id", "description"] as const)
+      if (s[key] !== undefined && s[key] !== null && typeof s[key] !== "string")
+        bad.push(`steps.${i}.${key}: must be a string`);
+    const retries = s.max_retries;
+    if (
+      retries !== undefined &&
+      retries !== null &&
+      !(Number.isInteger(retries) && (retries as number) >= 0 && (retries as number) <= 10)
+    )
+      bad.push(`steps.${i}.max_retries: must be a whole number from 0 to 10`);
+    if (s.skip_on_failure !== undefined && s.skip_on_failure !== null && typeof s.skip_on_failure !== "boolean")
+      bad.push(`steps.${i}.skip_on_failure: must be true or false`);
+    problems.push(...bad);
+    if (bad.length || !ref) return;
+    const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+    steps.push({
+      position: i,
+      ref,
+      name: str(s.name),
+      stepId: str(s.step_id),
+      description: str(s.description),
+      maxRetries: typeof retries === "number" ? retries : undefined,
+      skipOnFailure: typeof s.skip_on_failure === "boolean" ? s.skip_on_failure : undefined,
+    });
+  });
+  return { steps, problems };
+}
+
 /** What a validated config records: its problems (empty when valid) and the links it pins. */
 export interface ConfigCheck {
   problems: string[];
@@ -113,34 +173,23 @@ export async function validateComponentConfig(
       }
     }
   }
-  if (type === "workflow" && config.steps !== undefined && config.steps !== null) {
-    if (!Array.isArray(config.steps)) problems.push("steps: must be a list");
-    else
-      for (const [position, step] of config.steps.entries()) {
-        const s = step as { agent_id?: unknown; team_id?: unknown; name?: unknown };
-        const ref =
-          typeof s?.agent_id === "string"
-            ? { type: "agent" as const, id: s.agent_id }
-            : typeof s?.team_id === "string"
-              ? { type: "team" as const, id: s.team_id }
-              : undefined;
-        if (!ref) {
-          problems.push(`steps.${position}: must name an agent_id or a team_id`);
-          continue;
-        }
-        const stored = await store.getComponent(ref.id, { componentType: ref.type });
-        const code = ref.type === "agent" ? registry.agents.has(ref.id) : registry.teams.has(ref.id);
-        if (!stored && !code) problems.push(`steps.${position}: ${ref.type} ${ref.id} not found`);
-        else if (stored?.current_version != null)
-          links.push({
-            link_kind: "step",
-            link_key: `step_${position}`,
-            child_component_id: ref.id,
-            child_version: stored.current_version,
-            position,
-            meta: { type: ref.type },
-          });
-      }
+  if (type === "workflow") {
+    const { steps, problems: shape } = stepsOf(config);
+    problems.push(...shape);
+    for (const { position, ref } of steps) {
+      const stored = await store.getComponent(ref.id, { componentType: ref.type });
+      const code = ref.type === "agent" ? registry.agents.has(ref.id) : registry.teams.has(ref.id);
+      if (!stored && !code) problems.push(`steps.${position}: ${ref.type} ${ref.id} not found`);
+      else if (stored?.current_version != null)
+        links.push({
+          link_kind: "step",
+          link_key: `step_${position}`,
+          child_component_id: ref.id,
+          child_version: stored.current_version,
+          position,
+          meta: { type: ref.type },
+        });
+    }
   }
   return { problems, links };
 }

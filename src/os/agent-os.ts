@@ -220,7 +220,7 @@ export class AgentOS {
       "/",
       workflowSocketRoutes(this.workflows, opts.websocket, opts.auth ?? { mode: "unconfigured" }, socketQuota),
     );
-    app.route("/", workflowRoutes(this.workflows, opts.queue));
+    app.route("/", workflowRoutes(this.workflows, opts.queue, this.registry));
     app.route("/", queueRoutes(opts.queue));
     app.route(
       "/",

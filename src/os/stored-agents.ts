@@ -5,6 +5,8 @@ import { buildStoredComponent } from "../components/build-stored-component.js";
 import type { Team } from "../team/team.js";
 import type { ComponentRegistry } from "../components/component-registry.js";
 import type { Db } from "../db/port.js";
+import type { ComponentType } from "../db/ports/component-store.js";
+import type { Workflow } from "../workflow/workflow.js";
 import { NotFoundError } from "../errors.js";
 import { hasScope, principalOf, scopedUserId } from "./auth/scopes.js";
 import type { OSEnv } from "./context.js";
@@ -38,7 +40,7 @@ function cached(registry: ComponentRegistry, key: string, make: () => Agent): Ag
  * owner, or an unscoped caller, with `components:write`); to anyone else it is absent (404), as
  * its config is.
  */
-async function storedConfigFor(c: Context<OSEnv>, type: "agent" | "team", id: string, version?: number) {
+async function storedConfigFor(c: Context<OSEnv>, type: ComponentType, id: string, version?: number) {
   const db: Db | undefined = c.env.dbs[0];
   if (!db) throw new NotFoundError(`${type} ${id} not found`);
   const scoped = scopedUserId(c);
@@ -69,44 +71,53 @@ export async function storedAgentFor(
   return { agent: agent.withDb(db), version: config.version };
 }
 
+/** What a stored team or workflow builds. */
+type Composite = { team: Team; workflow: Workflow };
+
 /**
- * The stored team a run names, bound to the request's database, with the version it was built
- * from. Built per request, not cached: its stored members run their current published configs,
- * which a publish moves without touching the team's own version.
+ * The stored team or workflow a run names, bound to the request's database, with the version it
+ * was built from. Built per request, not cached: its stored members or steps run their current
+ * published configs, which a publish moves without touching this component's own version.
  */
-export async function storedTeamFor(
+export async function storedCompositeFor<K extends keyof Composite>(
   c: Context<OSEnv>,
   registry: ComponentRegistry,
-  teamId: string,
+  type: K,
+  id: string,
   version?: number,
-): Promise<{ team: Team; version: number }> {
-  const { db, row, config } = await storedConfigFor(c, "team", teamId, version);
-  const team = (await buildStoredComponent(row, config, registry, db.components)) as Team;
-  return { team: team.withDb(db), version: config.version };
+): Promise<{ component: Composite[K]; version: number }> {
+  const { db, row, config } = await storedConfigFor(c, type, id, version);
+  const built = (await buildStoredComponent(row, config, registry, db.components)) as Composite[K];
+  return { component: built.withDb(db) as Composite[K], version: config.version };
 }
 
-/** The published stored teams this caller may see, beside the code-defined ones (`/teams`, `/config`). */
-export async function storedTeamsFor(c: Context<OSEnv>, registry: ComponentRegistry): Promise<Team[]> {
+/** The published stored teams or workflows this caller may see, beside the code-defined ones (`/teams`, `/workflows`, `/config`). */
+export async function storedCompositesFor<K extends keyof Composite>(
+  c: Context<OSEnv>,
+  registry: ComponentRegistry,
+  type: K,
+): Promise<Composite[K][]> {
   const db: Db | undefined = c.env.dbs[0];
   if (!db) return [];
   const page = await db.components.listComponents({
-    componentType: "team",
+    componentType: type,
     stage: "published",
     userId: scopedUserId(c),
-    excludeIds: registry.codeIds("team"),
+    excludeIds: registry.codeIds(type),
     limit: 100,
   });
-  const teams: Team[] = [];
+  const out: Composite[K][] = [];
   for (const row of page.data) {
     const config = await db.components.getConfig(row.component_id);
     if (!config) continue;
     try {
-      teams.push(((await buildStoredComponent(row, config, registry, db.components)) as Team).withDb(db));
+      const built = (await buildStoredComponent(row, config, registry, db.components)) as Composite[K];
+      out.push(built.withDb(db) as Composite[K]);
     } catch {
-      // As for agents: a team the deployment can no longer build is left out; running it names why.
+      // As for agents: a component the deployment can no longer build is left out; running it names why.
     }
   }
-  return teams;
+  return out;
 }
 
 /** A stored agent bound to the request's database, and the config version it was built from (a background run pins it). */

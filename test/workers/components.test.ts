@@ -26,6 +26,8 @@ const SCOPES = [
   "agents:run",
   "teams:read",
   "teams:run",
+  "workflows:read",
+  "workflows:run",
   "config:read",
   "queue:read",
 ];
@@ -562,6 +564,157 @@ describe("/components", () => {
     expect(JSON.stringify((await queued.requests())[1])).toContain("You are the stored member.");
     // An unknown or draft-only team stays 404.
     expect((await req("B", "POST", `/teams/nobody-${tag}/runs`, { message: "x", stream: false }, m)).status).toBe(404);
+  });
+});
+
+describe("stored workflows", () => {
+  it("runs a stored workflow built from its published config, each step's stored agent in order, in the foreground and background; listed with the code-defined ones", async () => {
+    const writer = `wf-writer-${tag}`;
+    const editor = `wf-editor-${tag}`;
+    const flow = `wf-flow-${tag}`;
+    const { env: m, script } = await modelEnv([{ text: "a first draft" }, { text: "the edited piece" }]);
+    const agent = (id: string, instructions: string) =>
+      req(
+        "A",
+        "POST",
+        "/components",
+        {
+          name: id,
+          component_id: id,
+          component_type: "agent",
+          config: { name: id, model: "openai:gpt-test", instructions },
+          stage: "published",
+        },
+        m,
+      );
+    for (const r of [await agent(writer, "You write drafts."), await agent(editor, "You edit drafts.")])
+      expect(r.status, r.text).toBe(201);
+    const created = await req(
+      "A",
+      "POST",
+      "/components",
+      {
+        name: "Pipeline",
+        component_id: flow,
+        component_type: "workflow",
+        config: {
+          name: "Pipeline",
+          description: "Write, then edit.",
+          steps: [
+            { type: "Step", name: "write", agent_id: writer },
+            { type: "Step", name: "edit", agent_id: editor, max_retries: 0 },
+          ],
+        },
+        stage: "published",
+      },
+      m,
+    );
+    expect(created.status, created.text).toBe(201);
+
+    // Listed beside the code-defined workflows, in /workflows and /config, and readable alone.
+    const listed = await req("B", "GET", "/workflows", undefined, m);
+    expect(listed.body.map((w: { id: string }) => w.id)).toContain(flow);
+    const config = await req("B", "GET", "/config", undefined, m);
+    expect(config.body.workflows.map((w: { id: string }) => w.id)).toContain(flow);
+    const one = await req("B", "GET", `/workflows/${flow}`, undefined, m);
+    expect(one.status, one.text).toBe(200);
+    expect(one.body).toMatchObject({ id: flow, name: "Pipeline", description: "Write, then edit." });
+
+    const ran = await req("B", "POST", `/workflows/${flow}/runs`, { message: "tides", stream: false }, m);
+    expect(ran.status, ran.text).toBe(200);
+    expect(ran.body).toMatchObject({ workflow_id: flow, status: "COMPLETED", content: "the edited piece" });
+    expect(ran.body.step_results.map((r: { step_name: string; content: string }) => [r.step_name, r.content])).toEqual([
+      ["write", "a first draft"],
+      ["edit", "the edited piece"],
+    ]);
+    const sent = (await script.requests()).map((r) => JSON.stringify(r));
+    expect(sent[0]).toContain("You write drafts.");
+    expect(sent[1]).toContain("You edit drafts.");
+    expect(sent[1]).toContain("a first draft");
+    const stored = await req("B", "GET", `/workflows/${flow}/runs/${ran.body.run_id}`, undefined, m);
+    expect(stored.body).toMatchObject({ run_id: ran.body.run_id, content: "the edited piece" });
+
+    const queued = await queueModel([{ text: "queued draft" }, { text: "queued edit" }]);
+    const bg = await req(
+      "B",
+      "POST",
+      `/workflows/${flow}/runs`,
+      { message: "later", stream: false, background: true },
+      m,
+    );
+    expect(bg.status, bg.text).toBe(202);
+    const run = await until(
+      () => req("B", "GET", `/workflows/${flow}/runs/${bg.body.run_id}`, undefined, m).then((r) => r.body),
+      (r) => r?.status === "COMPLETED",
+      "the stored workflow's background run",
+    );
+    expect(run).toMatchObject({ workflow_id: flow, content: "queued edit" });
+    expect(JSON.stringify((await queued.requests())[1])).toContain("You edit drafts.");
+  });
+
+  it("refuses a workflow config naming every bad step, and a step whose agent has no published version at run time", async () => {
+    const bad = await req("A", "POST", "/components", {
+      name: "Bad",
+      component_id: `wf-bad-${tag}`,
+      component_type: "workflow",
+      config: {
+        name: "Bad",
+        steps: [
+          { name: "nothing" },
+          { agent_id: `nobody-${tag}` },
+          { type: "Loop", agent_id: `nobody-${tag}` },
+          { agent_id: `nobody-${tag}`, max_retries: -1, skip_on_failure: "yes" },
+        ],
+      },
+    });
+    expect(bad.status, bad.text).toBe(422);
+    for (const problem of [
+      "steps.0: must name an agent_id or a team_id",
+      `steps.1: agent nobody-${tag} not found`,
+      'steps.2.type: only "Step" runs from a stored config',
+      "steps.3.max_retries: must be a whole number from 0 to 10",
+      "steps.3.skip_on_failure: must be true or false",
+    ])
+      expect(bad.body.detail).toContain(problem);
+    expect((await req("A", "GET", `/components/wf-bad-${tag}`)).status).toBe(404);
+
+    // A draft-only agent passes validation (it is stored) but cannot run as a step: 422 naming it.
+    const draft = `wf-draft-agent-${tag}`;
+    const flow = `wf-uses-draft-${tag}`;
+    const { env: m } = await modelEnv([]);
+    expect(
+      (
+        await req(
+          "A",
+          "POST",
+          "/components",
+          {
+            name: draft,
+            component_id: draft,
+            component_type: "agent",
+            config: { name: draft, model: "openai:gpt-test" },
+          },
+          m,
+        )
+      ).status,
+    ).toBe(201);
+    const created = await req(
+      "A",
+      "POST",
+      "/components",
+      {
+        name: flow,
+        component_id: flow,
+        component_type: "workflow",
+        config: { name: flow, steps: [{ agent_id: draft }] },
+        stage: "published",
+      },
+      m,
+    );
+    expect(created.status, created.text).toBe(201);
+    const ran = await req("A", "POST", `/workflows/${flow}/runs`, { message: "x", stream: false }, m);
+    expect(ran.status, ran.text).toBe(422);
+    expect(ran.body.detail).toContain(`step agent ${draft} has no published version`);
   });
 });
 

@@ -55,7 +55,7 @@ describe("team routes", () => {
         model: { id: "gpt-test", provider: "openai" },
       },
     ]);
-    expect(config.workflows).toEqual([
+    expect(await codeDefinedOnly(config.workflows, e)).toEqual([
       {
         id: "blog-post",
         name: "Blog post",
@@ -228,8 +228,9 @@ describe("workflow routes", () => {
     const { env: e } = await modelEnv([]);
     const list = await call("/workflows", {}, e);
     expect(list.status).toBe(200);
-    expect(list.body).toHaveLength(1);
-    const flow = list.body[0];
+    const code = await codeDefinedOnly(list.body as Array<{ id: string }>, e);
+    expect(code).toHaveLength(1);
+    const flow = code[0] as Record<string, unknown>;
     expect(flow).toMatchObject({
       id: "blog-post",
       name: "Blog post",

@@ -17,7 +17,7 @@ import { homeResponseSchema } from "../wire/meta.js";
 import { memoryTableOf } from "./memories.js";
 import type { ComponentRegistry } from "../../components/component-registry.js";
 import { hasScope, principalOf } from "../auth/scopes.js";
-import { storedAgentsFor, storedTeamsFor } from "../stored-agents.js";
+import { storedAgentsFor, storedCompositesFor } from "../stored-agents.js";
 
 export interface OSIdentity {
   id: string;
@@ -117,13 +117,18 @@ export function metaRoutes(os: OSIdentity, startedAtMs: number, served: Served) 
       auth_mode: authMode,
     }),
   );
-  // The code-defined components, then the published stored agents and teams the caller may see
-  // (as `/agents` and `/teams` list them; a draft is its editor's to run by version, not listed).
+  // The code-defined components, then the published stored agents, teams and workflows the caller
+  // may see (as `/agents`, `/teams` and `/workflows` list them; a draft is its editor's to run by
+  // version, not listed).
   handle(app, config, async (c) => {
     const registry = served.registry;
     if (!registry) return c.json(configOf(os, served, c.env.dbs));
     const principal = principalOf(c);
-    const [agents, teams] = await Promise.all([storedAgentsFor(c, registry), storedTeamsFor(c, registry)]);
+    const [agents, teams, workflows] = await Promise.all([
+      storedAgentsFor(c, registry),
+      storedCompositesFor(c, registry, "team"),
+      storedCompositesFor(c, registry, "workflow"),
+    ]);
     return c.json(
       configOf(
         os,
@@ -131,6 +136,10 @@ export function metaRoutes(os: OSIdentity, startedAtMs: number, served: Served) 
           ...served,
           agents: [...served.agents, ...agents.filter((a) => hasScope(principal, "agents", "read", a.id))],
           teams: [...(served.teams ?? []), ...teams.filter((t) => hasScope(principal, "teams", "read", t.id))],
+          workflows: [
+            ...(served.workflows ?? []),
+            ...workflows.filter((w) => hasScope(principal, "workflows", "read", w.id)),
+          ],
         },
         c.env.dbs,
       ),

@@ -8,7 +8,7 @@ import { Team } from "../../team/team.js";
 import type { Context } from "hono";
 import type { ComponentRegistry } from "../../components/component-registry.js";
 import type { OSEnv } from "../context.js";
-import { storedTeamFor, storedTeamsFor } from "../stored-agents.js";
+import { storedCompositeFor, storedCompositesFor } from "../stored-agents.js";
 import { componentFor, continuedEvents, resolutionsFromTools, storedComponent } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
@@ -151,7 +151,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
   // Code-defined teams, then the published stored ones (components as data) the caller may see.
   handle(app, listTeams, async (c) =>
     c.json(
-      [...teams, ...(registry ? await storedTeamsFor(c, registry) : [])]
+      [...teams, ...(registry ? await storedCompositesFor(c, registry, "team") : [])]
         .filter((t) => hasScope(principalOf(c), "teams", "read", t.id))
         .map((t) => teamResponse(t, c.env.dbs[0] ?? t.db)),
     ),
@@ -166,7 +166,10 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
     version?: number,
   ): Promise<{ team: Team; version?: number }> =>
     registry && !teams.some((t) => t.id === teamId)
-      ? storedTeamFor(c, registry, teamId, version)
+      ? storedCompositeFor(c, registry, "team", teamId, version).then(({ component, version }) => ({
+          team: component,
+          version,
+        }))
       : { team: componentFor(c, "team", teams, teamId) };
   /** `anyTeam` for routes that read storage: a stored team's runs are read as a code-defined one's are. */
   const teamWithDb = async (c: Context<OSEnv>, teamId: string) => {
@@ -174,7 +177,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
       const { component: team, db } = storedComponent(c, "team", teams, teamId);
       return { team, db };
     }
-    const { team } = await storedTeamFor(c, registry, teamId);
+    const { component: team } = await storedCompositeFor(c, registry, "team", teamId);
     return { team, db: team.db! };
   };
   handle(app, getTeam, async (c) => {

@@ -20,6 +20,10 @@ import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js
 import { bodyOf, flag, jsonText, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { workflowRunView } from "../session-view.js";
 import { workflowResponse } from "../workflow-response.js";
+import type { Context } from "hono";
+import type { ComponentRegistry } from "../../components/component-registry.js";
+import type { OSEnv } from "../context.js";
+import { storedCompositeFor, storedCompositesFor } from "../stored-agents.js";
 import { acceptedRunResponseSchema, cancelRunResponseSchema } from "../wire/agents.js";
 import { agnoErrorSchema } from "../wire/errors.js";
 import { workflowRunSchema } from "../wire/sessions.js";
@@ -157,24 +161,48 @@ const resumeRun = defineRoute({
 });
 
 /** `/workflows` and workflow runs: list, detail, run (SSE, JSON, background), get, list runs, cancel, continue, resume. */
-export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
+export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, registry?: ComponentRegistry) {
   const app = routeApp();
 
-  handle(app, listWorkflows, (c) =>
+  // Code-defined workflows, then the published stored ones (components as data) the caller may see.
+  handle(app, listWorkflows, async (c) =>
     c.json(
-      workflows
+      [...workflows, ...(registry ? await storedCompositesFor(c, registry, "workflow") : [])]
         .filter((w) => hasScope(principalOf(c), "workflows", "read", w.id))
         .map((w) => workflowResponse(w, c.env.dbs[0] ?? w.db)),
     ),
   );
-  handle(app, getWorkflow, (c) => {
-    const workflow = componentFor(c, "workflow", workflows, c.req.valid("param").workflow_id);
+  /**
+   * A code-defined workflow, else a stored one (its current config, or `version`) with the version
+   * it was built from: a background run pins it, so the queue runs the config this request resolved.
+   */
+  const anyWorkflow = async (
+    c: Context<OSEnv>,
+    workflowId: string,
+    version?: number,
+  ): Promise<{ workflow: Workflow; version?: number }> => {
+    if (!registry || workflows.some((w) => w.id === workflowId))
+      return { workflow: componentFor(c, "workflow", workflows, workflowId) };
+    const stored = await storedCompositeFor(c, registry, "workflow", workflowId, version);
+    return { workflow: stored.component, version: stored.version };
+  };
+  /** `anyWorkflow` for routes that read storage: a stored workflow's runs are read as a code-defined one's are. */
+  const workflowWithDb = async (c: Context<OSEnv>, workflowId: string) => {
+    if (!registry || workflows.some((w) => w.id === workflowId)) {
+      const { component: workflow, db } = storedComponent(c, "workflow", workflows, workflowId);
+      return { workflow, db };
+    }
+    const { workflow } = await anyWorkflow(c, workflowId);
+    return { workflow, db: workflow.db! };
+  };
+  handle(app, getWorkflow, async (c) => {
+    const { workflow } = await anyWorkflow(c, c.req.valid("param").workflow_id);
     return c.json(workflowResponse(workflow, workflow.db));
   });
 
   handle(app, createRun, async (c) => {
-    const workflow = componentFor(c, "workflow", workflows, c.req.valid("param").workflow_id);
     const body = bodyOf(c, runRequest);
+    const { workflow, version } = await anyWorkflow(c, c.req.valid("param").workflow_id, body.version);
     if (!body.message) throw new ValidationError("body message: required", "message");
     // Refused rather than dropped: the Workflow has nowhere to put them.
     for (const field of ["files", "files[]", "media", "dependencies"] as const)
@@ -190,7 +218,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
         c.env,
         queue,
         workflow,
-        { ...body, media: undefined },
+        { ...body, media: undefined, component_version: version },
         {
           userId: opts.userId ?? null,
           idempotencyKey: c.req.header("idempotency-key"),
@@ -205,7 +233,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
   });
 
   handle(app, listRuns, async (c) => {
-    const { component: workflow, db } = storedComponent(c, "workflow", workflows, c.req.valid("param").workflow_id);
+    const { workflow, db } = await workflowWithDb(c, c.req.valid("param").workflow_id);
     const q = c.req.valid("query");
     const session = await db.getSession(q.session_id, readScope(c, q.user_id));
     if (!session || session.record.session_type !== "workflow" || session.record.workflow_id !== workflow.id)
@@ -219,7 +247,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
 
   handle(app, getRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    const { component: workflow, db } = storedComponent(c, "workflow", workflows, workflow_id);
+    const { workflow, db } = await workflowWithDb(c, workflow_id);
     const q = c.req.valid("query");
     const run = await readComponentRun(db, workflow.ref, run_id, readScope(c, q.user_id), q.session_id);
     return c.json(workflowRunOutputDict(run));
@@ -227,7 +255,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig) {
 
   handle(app, cancelRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    const workflow = componentFor(c, "workflow", workflows, workflow_id);
+    const { workflow } = await anyWorkflow(c, workflow_id);
     return c.json(await cancelComponentRun(c, workflow, run_id, c.req.valid("query").user_id));
   });
 

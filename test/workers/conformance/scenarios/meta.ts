@@ -113,6 +113,7 @@ export function metaScenarios(): void {
       ...answer.body,
       agents: await codeDefinedOnly(answer.body.agents),
       teams: await codeDefinedOnly(answer.body.teams),
+      workflows: await codeDefinedOnly(answer.body.workflows),
     };
     expect(status).toBe(200);
     expect(body).toEqual({
