@@ -106,10 +106,11 @@ export interface Component {
 export interface ComponentSource {
   component(ref: Pick<ComponentRef, "type" | "id">): Component | undefined;
   /**
-   * A stored component (components as data) built from config `version`, read through `db`;
-   * undefined when it is gone. Absent: this source serves code-defined components only.
+   * A stored component (components as data) built from config `version` ("current": its current
+   * published one), read through `db`; undefined when it is gone, or has no published version.
+   * Absent: this source serves code-defined components only.
    */
-  stored?(ref: Pick<ComponentRef, "type" | "id">, version: number, db: Db): Promise<Component | undefined>;
+  stored?(ref: Pick<ComponentRef, "type" | "id">, version: number | "current", db: Db): Promise<Component | undefined>;
 }
 
 /** The component `ref` names in `source` (a registry, or a list of components). */
@@ -125,8 +126,21 @@ export function findComponent(
 export async function findStoredComponent(
   source: ComponentSource | readonly Component[],
   ref: Pick<ComponentRef, "type" | "id">,
-  version: number,
+  version: number | "current",
   db: Db,
 ): Promise<Component | undefined> {
   return "stored" in source && typeof source.stored === "function" ? source.stored(ref, version, db) : undefined;
+}
+
+/**
+ * The code-defined component `ref` names, else the stored one's current published version: what
+ * a job that pins no version runs (a schedule's occurrence, a queued continue), as agno resolves
+ * a component by id, code first, then the database.
+ */
+export async function findAnyComponent(
+  source: ComponentSource | readonly Component[],
+  ref: Pick<ComponentRef, "type" | "id">,
+  db: Db,
+): Promise<Component | undefined> {
+  return findComponent(source, ref) ?? (await findStoredComponent(source, ref, "current", db));
 }

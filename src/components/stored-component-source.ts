@@ -6,9 +6,10 @@ import type { ComponentRegistry } from "./component-registry.js";
 
 /**
  * `served` (the code-defined components) plus the stored ones, built through `registry` from the
- * config version a job names: what the durable queue runs a background run of a stored
- * component with. Access was decided when the run was requested (a draft only for its editor),
- * so the job builds the version it carries; a component deleted since is gone (undefined).
+ * config version a job names, or the current published one when it names none (a schedule's
+ * occurrence, a queued continue): what the durable queue runs stored components with. Access was
+ * decided when the run was requested (a draft only for its editor), so the job builds the version
+ * it carries; a component archived since is gone (undefined).
  */
 export function storedComponentSource(
   served: ComponentSource | readonly Component[],
@@ -16,10 +17,11 @@ export function storedComponentSource(
 ): ComponentSource {
   return {
     component: (ref) => findComponent(served, ref),
-    async stored(ref: Pick<ComponentRef, "type" | "id">, version: number, db: Db) {
+    async stored(ref: Pick<ComponentRef, "type" | "id">, version: number | "current", db: Db) {
       const row = await db.components.getComponent(ref.id, { componentType: ref.type });
-      const config = row ? await db.components.getConfig(ref.id, version) : null;
-      if (!row || !config) return undefined;
+      const wanted = version === "current" ? row?.current_version : version;
+      const config = row && wanted != null ? await db.components.getConfig(ref.id, wanted) : null;
+      if (!row || !config || (version === "current" && config.stage !== "published")) return undefined;
       return (await buildStoredComponent(row, config, registry, db.components)).withDb(db);
     },
   };

@@ -71,6 +71,22 @@ export async function storedAgentFor(
   return { agent: agent.withDb(db), version: config.version };
 }
 
+/**
+ * Whether `ref` is a live stored component the caller may see with a current published version:
+ * what runs when a job names the component without a version (a schedule's occurrence, a queued
+ * continue), so such a job is only accepted for one.
+ */
+export async function publishedStoredExists(
+  c: Context<OSEnv>,
+  ref: { type: ComponentType; id: string },
+): Promise<boolean> {
+  const db: Db | undefined = c.env.dbs[0];
+  if (!db) return false;
+  const row = await db.components.getComponent(ref.id, { userId: scopedUserId(c), componentType: ref.type });
+  if (row?.current_version == null) return false;
+  return (await db.components.getConfig(ref.id, row.current_version))?.stage === "published";
+}
+
 /** What a stored team or workflow builds. */
 type Composite = { team: Team; workflow: Workflow };
 

@@ -1,4 +1,4 @@
-import { findComponent, type Component, type ComponentRef, type ComponentSource } from "../agent/component.js";
+import { findAnyComponent, type Component, type ComponentRef, type ComponentSource } from "../agent/component.js";
 import { recordRunEvents } from "../agent/event-log.js";
 import type { RunOutput } from "../agent/run-output.js";
 import type { Db } from "../db/port.js";
@@ -50,7 +50,8 @@ export async function executeContinueJob(
   follower?: RunFollower,
 ): Promise<Outcome> {
   const payload = job.payload as unknown as ContinueJobPayload;
-  const component = findComponent(components, payload.component)?.withDb(db);
+  // A stored component continues on its current published version, as agno loads it by id.
+  const component = (await findAnyComponent(components, payload.component, db))?.withDb(db);
   if (!component?.resume)
     return {
       status: "FAILED",

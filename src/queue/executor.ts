@@ -1,4 +1,4 @@
-import { findComponent, findStoredComponent, type Component, type ComponentSource } from "../agent/component.js";
+import { findAnyComponent, findStoredComponent, type Component, type ComponentSource } from "../agent/component.js";
 import { recordRunEvents } from "../agent/event-log.js";
 import type { RunEvent } from "../agent/events.js";
 import type { RunOutput } from "../agent/run-output.js";
@@ -80,7 +80,9 @@ async function runJob(
   // A stored component's run names the config version its request resolved: that one is built.
   const version = job.payload.component_version;
   const served =
-    version === undefined ? findComponent(components, ref) : await findStoredComponent(components, ref, version, db);
+    version === undefined
+      ? await findAnyComponent(components, ref, db)
+      : await findStoredComponent(components, ref, version, db);
   if (!served)
     return {
       status: "FAILED",

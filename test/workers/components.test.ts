@@ -30,6 +30,8 @@ const SCOPES = [
   "workflows:run",
   "config:read",
   "queue:read",
+  "schedules:read",
+  "schedules:write",
 ];
 type Who = "A" | "B" | "admin";
 const who: Record<Who, Record<string, string>> = { A: {}, B: {}, admin: {} };
@@ -715,6 +717,151 @@ describe("stored workflows", () => {
     const ran = await req("A", "POST", `/workflows/${flow}/runs`, { message: "x", stream: false }, m);
     expect(ran.status, ran.text).toBe(422);
     expect(ran.body.detail).toContain(`step agent ${draft} has no published version`);
+  });
+});
+
+describe("stored components paused, continued and scheduled", () => {
+  /** A published stored agent whose one tool is the example's approver tool (`forget_notes`). */
+  async function storedForgetter(id: string, instructions: string, m: Partial<Env>) {
+    const created = await req(
+      "A",
+      "POST",
+      "/components",
+      {
+        name: id,
+        component_id: id,
+        component_type: "agent",
+        config: { name: id, model: "openai:gpt-test", instructions, tools: ["forget_notes"] },
+        stage: "published",
+      },
+      m,
+    );
+    expect(created.status, created.text).toBe(201);
+  }
+
+  it("continues a stored agent's paused run through POST …/continue and, resolved through /approvals, on the queue", async () => {
+    const id = `paused-${tag}`;
+    const { env: m, script } = await modelEnv([
+      { toolCalls: [{ id: "fn-1", name: "forget_notes", arguments: {} }] },
+      { text: "forgotten by hand" },
+    ]);
+    await storedForgetter(id, "You forget on request.", m);
+    const paused = await req("A", "POST", `/agents/${id}/runs`, { message: "forget", stream: false }, m);
+    expect(paused.status, paused.text).toBe(200);
+    expect(paused.body).toMatchObject({ status: "PAUSED", agent_id: id });
+    const requirement = paused.body.requirements[0];
+    // Another user's continue finds nothing of A's run.
+    const stranger = await req(
+      "B",
+      "POST",
+      `/agents/${id}/runs/${paused.body.run_id}/continue`,
+      { requirements: [{ id: requirement.id, confirmed: true }], stream: false },
+      m,
+    );
+    expect(stranger.status, stranger.text).toBe(404);
+    // The tool needs an approver's decision: its owner is refused, an admin continues it.
+    const owner = await req(
+      "A",
+      "POST",
+      `/agents/${id}/runs/${paused.body.run_id}/continue`,
+      { requirements: [{ id: requirement.id, confirmed: true }], stream: false },
+      m,
+    );
+    expect(owner.status, owner.text).toBe(403);
+    const continued = await req(
+      "admin",
+      "POST",
+      `/agents/${id}/runs/${paused.body.run_id}/continue`,
+      { requirements: [{ id: requirement.id, confirmed: true }], stream: false },
+      m,
+    );
+    expect(continued.status, continued.text).toBe(200);
+    expect(continued.body).toMatchObject({ status: "COMPLETED", content: "forgotten by hand" });
+    expect(JSON.stringify((await script.requests())[1])).toContain("You forget on request.");
+
+    // In the background: the run pauses on the queue, an approver resolves it, the queue continues it.
+    await queueModel([{ toolCalls: [{ name: "forget_notes", arguments: {} }] }, { text: "forgotten on approval" }]);
+    const bg = await req("A", "POST", `/agents/${id}/runs`, { message: "forget", stream: false, background: true }, m);
+    expect(bg.status, bg.text).toBe(202);
+    await until(
+      () => req("A", "GET", `/agents/${id}/runs/${bg.body.run_id}`, undefined, m).then((r) => r.body),
+      (r) => r?.status === "PAUSED",
+      "the stored agent's background run to pause",
+    );
+    const approvals = await req("admin", "GET", `/approvals?run_id=${bg.body.run_id}&status=pending`);
+    expect(approvals.body.data).toEqual([expect.objectContaining({ agent_id: id, tool_name: "forget_notes" })]);
+    const resolved = await req("admin", "POST", `/approvals/${approvals.body.data[0].id}/resolve`, {
+      status: "approved",
+    });
+    expect(resolved.status, resolved.text).toBe(200);
+    const done = await until(
+      () => req("A", "GET", `/agents/${id}/runs/${bg.body.run_id}`, undefined, m).then((r) => r.body),
+      (r) => r?.status === "COMPLETED",
+      "the approved run to complete on the queue",
+    );
+    expect(done).toMatchObject({ agent_id: id, content: "forgotten on approval" });
+  });
+
+  it("a schedule aimed at a stored agent runs its current published version; one aimed at a draft-only agent is refused", async () => {
+    const id = `scheduled-${tag}`;
+    const { env: m } = await modelEnv([]);
+    await storedForgetter(id, "Scheduled v1.", m);
+    const v2 = await req(
+      "A",
+      "POST",
+      `/components/${id}/configs`,
+      { config: { name: id, model: "openai:gpt-test", instructions: "Scheduled v2." } },
+      m,
+    );
+    expect(v2.status, v2.text).toBe(201);
+    const published = await req(
+      "A",
+      "PATCH",
+      `/components/${id}/configs/${v2.body.version}`,
+      { stage: "published" },
+      m,
+    );
+    expect(published.status, published.text).toBe(200);
+    const schedule = {
+      name: `stored-${tag}`,
+      cron_expr: "0 3 29 2 *",
+      endpoint: `/agents/${id}/runs`,
+      payload: { message: "scheduled hello" },
+    };
+    const created = await req("A", "POST", "/schedules", schedule, m);
+    expect(created.status, created.text).toBe(201);
+    const queued = await queueModel([{ text: "scheduled answer" }]);
+    const triggered = await req("A", "POST", `/schedules/${created.body.id}/trigger`, undefined, m);
+    expect(triggered.status, triggered.text).toBe(200);
+    const run = await until(
+      () => req("A", "GET", `/agents/${id}/runs/${triggered.body.run_id}`, undefined, m).then((r) => r.body),
+      (r) => r?.status === "COMPLETED",
+      "the scheduled run of the stored agent",
+    );
+    expect(run).toMatchObject({ agent_id: id, content: "scheduled answer" });
+    expect(JSON.stringify((await queued.requests())[0])).toContain("Scheduled v2.");
+    await req("A", "POST", `/schedules/${created.body.id}/disable`, undefined, m);
+
+    const draftOnly = `draft-sched-${tag}`;
+    expect(
+      (
+        await req(
+          "A",
+          "POST",
+          "/components",
+          {
+            name: draftOnly,
+            component_id: draftOnly,
+            component_type: "agent",
+            config: { name: draftOnly, model: "openai:gpt-test" },
+          },
+          m,
+        )
+      ).status,
+    ).toBe(201);
+    const refused = await req("A", "POST", "/schedules", { ...schedule, endpoint: `/agents/${draftOnly}/runs` }, m);
+    expect(refused.status, refused.text).toBe(422);
+    expect(refused.body.detail).toContain(`agent ${draftOnly} is not served`);
   });
 });
 

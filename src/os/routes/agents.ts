@@ -250,7 +250,8 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
 
   handle(app, continueRun, async (c) => {
     const { agent_id, run_id } = c.req.valid("param");
-    const agent = agentFor(c, agents, agent_id);
+    // A stored agent's paused run goes on with its current published version, as agno loads it by id.
+    const { agent } = await anyAgent(c, agent_id);
     const body = bodyOf(c, continueRequest);
     const resolutions = [
       ...(body.requirements ?? []),

@@ -22,6 +22,7 @@ import {
 } from "../wire/approvals.js";
 import { paginationInfo } from "../wire/paginated.js";
 import { dbFor } from "./sessions.js";
+import { publishedStoredExists } from "../stored-agents.js";
 
 const tags: ["Approvals"] = ["Approvals"];
 const read = { resource: "approvals", action: "read" };
@@ -223,7 +224,7 @@ export function approvalRoutes(components: readonly Component[], queue: QueueCon
     if (before.status !== "pending")
       throw new ConflictError(`Approval is already '${before.status}' and cannot be resolved`);
     const ref = sourceOf(before);
-    if (!ref || !findComponent(components, ref))
+    if (!ref || (!findComponent(components, ref) && !(await publishedStoredExists(c, ref))))
       throw new ConflictError(`the run of approval ${id} belongs to a component this AgentOS does not serve`);
     const reason = body.reason ?? null;
     const resolutionData =

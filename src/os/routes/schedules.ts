@@ -12,6 +12,7 @@ import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scope
 import type { OSEnv } from "../context.js";
 import { defineRoute, handle, jsonAnswer, idSchema, jsonBody, jsonObject, routeApp } from "../route.js";
 import { dbFor } from "./sessions.js";
+import { publishedStoredExists } from "../stored-agents.js";
 import { recordAudit } from "../audit.js";
 import { paginationInfo } from "../wire/paginated.js";
 import {
@@ -199,12 +200,14 @@ const audited = (c: Context<OSEnv>, action: string, id: string, before: Schedule
 const pageView = <T, V>(p: Page<T>, item: (t: T) => V) => ({ data: p.data.map(item), meta: paginationInfo(p) });
 
 /**
- * The target must be a component this AgentOS serves (an agent, a team or a workflow), and, since its runs will start
- * without the caller present, the caller must be allowed to run it now (as agno requires `agents:run`).
+ * The target must be a component this AgentOS serves (an agent, a team or a workflow), or a stored
+ * one with a published version the caller may see (each occurrence runs its current published
+ * version); and, since its runs will start without the caller present, the caller must be allowed
+ * to run it now (as agno requires `agents:run`).
  */
-function checkTarget(c: Context<OSEnv>, components: readonly Component[], endpoint: string): void {
+async function checkTarget(c: Context<OSEnv>, components: readonly Component[], endpoint: string): Promise<void> {
   const ref = runTarget(endpoint);
-  if (!findComponent(components, ref))
+  if (!findComponent(components, ref) && !(await publishedStoredExists(c, ref)))
     throw new ValidationError(`endpoint: ${ref.type} ${ref.id} is not served by this AgentOS`, "endpoint");
   const resource = `${ref.type}s`;
   if (!hasScope(principalOf(c), resource, "run", ref.id))
@@ -246,7 +249,7 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
   handle(app, createSchedule, async (c) => {
     durableQueue(c, queue);
     const body = c.req.valid("json");
-    checkTarget(c, agents, body.endpoint);
+    await checkTarget(c, agents, body.endpoint);
     const owner = effectiveUserId(c, c.req.valid("query").user_id) ?? principalOf(c).userId ?? null;
     const created = await store(c).createSchedule(
       body,
@@ -263,7 +266,7 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
     const { schedule_id } = c.req.valid("param");
     const changes = c.req.valid("json");
     const scope = mine(c, c.req.valid("query").user_id);
-    if (typeof changes.endpoint === "string") checkTarget(c, agents, changes.endpoint);
+    if (typeof changes.endpoint === "string") await checkTarget(c, agents, changes.endpoint);
     const before = await store(c).getSchedule(schedule_id, scope);
     const after = await store(c).updateSchedule(schedule_id, changes, scope);
     await audited(c, "update", schedule_id, before, after);
@@ -281,7 +284,7 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
     const { schedule_id } = c.req.valid("param");
     const q = c.req.valid("query");
     const before = await found(c, schedule_id, mine(c, q.user_id));
-    checkTarget(c, agents, before.endpoint);
+    await checkTarget(c, agents, before.endpoint);
     const after = await store(c).enableSchedule(schedule_id, mine(c, q.user_id));
     await audited(c, "enable", schedule_id, before, after);
     return c.json(stateView(after));
@@ -297,7 +300,7 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
   handle(app, trigger, async (c) => {
     const schedule = await found(c, c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id));
     if (!schedule.enabled) throw new ConflictError(`schedule ${schedule.id} is disabled: enable it first`);
-    checkTarget(c, agents, schedule.endpoint);
+    await checkTarget(c, agents, schedule.endpoint);
     return c.json(runView(await triggerSchedule({ ...durableQueue(c, queue), schedules: store(c) }, schedule)));
   });
   handle(app, listRuns, async (c) => {

@@ -243,7 +243,8 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
 
   handle(app, continueRun, async (c) => {
     const { team_id, run_id } = c.req.valid("param");
-    const team = componentFor(c, "team", teams, team_id);
+    // A stored team's paused run goes on with its current published version, as agno loads it by id.
+    const { team } = await anyTeam(c, team_id);
     const body = bodyOf(c, continueRequest);
     const resolutions = [
       ...(body.requirements ?? []),

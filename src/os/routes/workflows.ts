@@ -261,7 +261,8 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, regis
 
   handle(app, continueRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    const { component: workflow, db } = storedComponent(c, "workflow", workflows, workflow_id);
+    // A stored workflow's paused run goes on with its current published version, as agno loads it by id.
+    const { workflow, db } = await workflowWithDb(c, workflow_id);
     const body = bodyOf(c, workflowContinueRequest);
     const userId = effectiveUserId(c, body.user_id);
     // The run must be this workflow's, the caller's, and of the session named.
