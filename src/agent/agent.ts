@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import type { StoredOrigin } from "./stored-origin.js";
 import type { Db, QueueDb } from "../db/port.js";
 import { jobEnqueuer, type JobQueueLimits } from "../queue/job-enqueuer.js";
 import type { JobHandler } from "../queue/job-handler.js";
@@ -90,6 +91,8 @@ export type Instructions = string | string[] | ((ctx: RunContext) => string | st
 export interface AgentOptions extends KnowledgeUseOptions {
   /** stable id (default: derived from the name) */
   id?: string;
+  /** set by the builders of stored configs (components as data): the version and stage built */
+  stored?: StoredOrigin;
   name?: string;
   description?: string;
   /** a Model, or `"provider:model-id"` resolved with `modelOptions` through `defaultModelRegistry` at the first run (register the provider first) */
@@ -234,6 +237,7 @@ export class Agent implements Component {
   readonly id: string;
   readonly name?: string;
   readonly description?: string;
+  readonly stored?: StoredOrigin;
   readonly model: Model;
   readonly db?: Db;
   readonly mediaStorage?: MediaStorage;
@@ -261,6 +265,7 @@ export class Agent implements Component {
     this.opts = opts;
     this.name = opts.name;
     this.description = opts.description;
+    this.stored = opts.stored;
     this.id =
       opts.id ??
       (opts.name

@@ -1,4 +1,5 @@
 import type { Component } from "../agent/component.js";
+import { storedOrigin } from "./stored-basics.js";
 import type { ComponentConfigRecord, ComponentRecord } from "../db/ports/component-store.js";
 import { ValidationError } from "../errors.js";
 import { Step } from "../workflow/step.js";
@@ -27,6 +28,7 @@ export function buildStoredWorkflow(
     id: component.component_id,
     name: typeof c.name === "string" && c.name ? c.name : (component.name ?? component.component_id),
     ...(typeof c.description === "string" ? { description: c.description } : {}),
+    stored: storedOrigin(config),
     steps: steps.map(
       (s, i) =>
         new Step({

@@ -1,4 +1,5 @@
 import type { ComponentConfigRecord, ComponentRecord } from "../db/ports/component-store.js";
+import type { StoredOrigin } from "../agent/stored-origin.js";
 import { ValidationError } from "../errors.js";
 import type { Model } from "../models/model.js";
 import type { ComponentRegistry } from "./component-registry.js";
@@ -11,6 +12,12 @@ export interface StoredBasics {
   description?: string;
   model: Model | string;
   instructions?: string | string[];
+  stored: StoredOrigin;
+}
+
+/** The version a component is built from, and its stage. */
+export function storedOrigin(config: ComponentConfigRecord): StoredOrigin {
+  return { version: config.version, stage: config.stage === "published" ? "published" : "draft" };
 }
 
 /**
@@ -43,5 +50,6 @@ export function storedBasics(
     ...(typeof c.description === "string" ? { description: c.description } : {}),
     model: registry.modelInstances.get(spec) ?? spec,
     ...(instructions !== undefined ? { instructions } : {}),
+    stored: storedOrigin(config),
   };
 }

@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { componentOrigin } from "./component-origin.js";
 import type { Agent } from "../agent/agent.js";
 import type { Db } from "../db/port.js";
 import { DEFAULT_TABLE_NAMES, type TableNames } from "../db/postgres/names.js";
@@ -73,6 +74,6 @@ export function agentResponse(agent: Agent, db: Db | undefined): AgentResponse {
     },
     system_message: meaningful({ description: agent.description, instructions }),
     response_settings: meaningful({ output_schema_name: o.outputSchema ? (o.outputSchemaName ?? "json") : undefined }),
-    is_component: false,
+    ...componentOrigin(agent.stored),
   } satisfies AgentResponse;
 }

@@ -1,4 +1,5 @@
 import { Agent } from "../agent/agent.js";
+import { componentOrigin } from "./component-origin.js";
 import type { Db } from "../db/port.js";
 import { Team } from "../team/team.js";
 import { agentResponse } from "./agent-response.js";
@@ -21,6 +22,6 @@ export function teamResponse(team: Team, db: Db | undefined): Record<string, unk
     ...(team.description !== undefined && { system_message: { description: team.description } }),
     ...(members.length > 0 && { members }),
     is_factory: false,
-    is_component: false,
+    ...componentOrigin(team.stored),
   };
 }

@@ -1,4 +1,5 @@
 import { Agent } from "../agent/agent.js";
+import { componentOrigin } from "./component-origin.js";
 import type { Db } from "../db/port.js";
 import { Team } from "../team/team.js";
 import type { WorkflowBlock } from "../workflow/block.js";
@@ -40,6 +41,6 @@ export function workflowResponse(workflow: Workflow, db: Db | undefined): Record
     ...(workflow.steps.length > 0 && { steps: workflow.steps.map((b) => stepDict(b, db)) }),
     workflow_agent: false,
     is_factory: false,
-    is_component: false,
+    ...componentOrigin(workflow.stored),
   };
 }

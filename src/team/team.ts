@@ -1,4 +1,5 @@
 import type { ContinueOptions, RunContext, RunOptions } from "../agent/agent.js";
+import type { StoredOrigin } from "../agent/stored-origin.js";
 import type { Component, ComponentRef, ComponentResumeInput, ComponentRunInput } from "../agent/component.js";
 import type { RequirementResolution } from "../agent/hitl.js";
 import type { RunEvent } from "../agent/events.js";
@@ -37,6 +38,8 @@ export class Team implements Component, TeamToolHost, ContinueHost {
   readonly id: string;
   readonly name?: string;
   readonly description?: string;
+  /** the stored config it was built from (components as data); none when defined in code */
+  readonly stored?: StoredOrigin;
   readonly mode: TeamMode;
   readonly members: readonly Component[];
   readonly db?: Db;
@@ -103,6 +106,7 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     this.id = this.leader.id;
     this.name = opts.name;
     this.description = opts.description;
+    this.stored = opts.stored;
     this.db = opts.db;
     this.heartbeatSeconds = this.leader.heartbeatSeconds;
   }

@@ -1,4 +1,5 @@
 import { abortLocal, cancelStoredRun } from "../agent/cancellation.js";
+import type { StoredOrigin } from "../agent/stored-origin.js";
 import { recordRunEvents } from "../agent/event-log.js";
 import type {
   Component,
@@ -44,6 +45,8 @@ export interface WorkflowOptions {
   cancelPollMs?: number;
   /** how often a running run marks its row alive (seconds, default 10) */
   heartbeatSeconds?: number;
+  /** set by the builder of stored configs (components as data): the version and stage built */
+  stored?: StoredOrigin;
 }
 
 export interface WorkflowRunOptions {
@@ -78,6 +81,7 @@ export class Workflow implements Component {
   readonly id: string;
   readonly name: string;
   readonly description?: string;
+  readonly stored?: StoredOrigin;
   readonly db?: Db;
   readonly steps: WorkflowBlock[];
   readonly heartbeatSeconds: number;
@@ -88,6 +92,7 @@ export class Workflow implements Component {
     this.opts = opts;
     this.name = opts.name;
     this.description = opts.description;
+    this.stored = opts.stored;
     this.id =
       opts.id ??
       opts.name

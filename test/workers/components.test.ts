@@ -329,7 +329,15 @@ describe("/components", () => {
     const listed = await req("B", "GET", "/agents", undefined, m);
     expect(listed.status, listed.text).toBe(200);
     expect(listed.body.map((a: { id: string }) => a.id)).toContain(id);
-    expect((await req("B", "GET", `/agents/${id}`, undefined, m)).body).toMatchObject({ id, name: "Runner" });
+    // agno's marks of a component built from a stored config; a code-defined agent has is_component false.
+    expect((await req("B", "GET", `/agents/${id}`, undefined, m)).body).toMatchObject({
+      id,
+      name: "Runner",
+      is_component: true,
+      current_version: 1,
+      stage: "published",
+    });
+    expect((await req("B", "GET", "/agents/assistant", undefined, m)).body.is_component).toBe(false);
 
     const byB = await req("B", "POST", `/agents/${id}/runs`, { message: "hi", stream: false }, m);
     expect(byB.status, byB.text).toBe(200);
@@ -535,7 +543,13 @@ describe("/components", () => {
       ),
     ];
     for (const r of created) expect(r.status, r.text).toBe(201);
-    expect((await req("B", "GET", `/teams/${team}`, undefined, m)).body).toMatchObject({ id: team, name: "Team" });
+    expect((await req("B", "GET", `/teams/${team}`, undefined, m)).body).toMatchObject({
+      id: team,
+      name: "Team",
+      is_component: true,
+      current_version: 1,
+      stage: "published",
+    });
     const ran = await req("B", "POST", `/teams/${team}/runs`, { message: "go", stream: false }, m);
     expect(ran.status, ran.text).toBe(200);
     expect(ran.body).toMatchObject({
@@ -620,7 +634,19 @@ describe("stored workflows", () => {
     expect(config.body.workflows.map((w: { id: string }) => w.id)).toContain(flow);
     const one = await req("B", "GET", `/workflows/${flow}`, undefined, m);
     expect(one.status, one.text).toBe(200);
-    expect(one.body).toMatchObject({ id: flow, name: "Pipeline", description: "Write, then edit." });
+    expect(one.body).toMatchObject({
+      id: flow,
+      name: "Pipeline",
+      description: "Write, then edit.",
+      is_component: true,
+      current_version: 1,
+      stage: "published",
+    });
+    expect(config.body.workflows.find((w: { id: string }) => w.id === flow)).toMatchObject({
+      is_component: true,
+      current_version: 1,
+      stage: "published",
+    });
 
     const ran = await req("B", "POST", `/workflows/${flow}/runs`, { message: "tides", stream: false }, m);
     expect(ran.status, ran.text).toBe(200);

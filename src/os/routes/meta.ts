@@ -1,4 +1,5 @@
 import type { Agent } from "../../agent/agent.js";
+import { componentOrigin } from "../component-origin.js";
 import type { Team } from "../../team/team.js";
 import type { Workflow } from "../../workflow/workflow.js";
 import type { Db } from "../../db/port.js";
@@ -229,7 +230,7 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
       ...(workflow.description !== undefined && { description: workflow.description }),
       ...(defaultDb !== undefined && { db_id: defaultDb }),
       is_factory: false,
-      is_component: false,
+      ...componentOrigin(workflow.stored),
     })),
     // As agno's InterfaceResponse: the route is the interface's prefix.
     interfaces: (served.interfaces ?? []).map((i) => ({ type: i.type, version: i.version, route: i.prefix })),
