@@ -63,3 +63,39 @@ it("the cron trigger deletes expired offloaded tool results from R2 and their ro
     await pool.end();
   }
 });
+
+it("the cron trigger expires pending approvals past their deadline and leaves live and decided ones", async () => {
+  useLocalWsProxy(env.DB_WS_PROXY);
+  const pool = new Pool({ connectionString: env.DATABASE_URL });
+  const tag = crypto.randomUUID().slice(0, 8);
+  const now = Math.floor(Date.now() / 1000);
+  const rows = [
+    { id: `ap-late-${tag}`, status: "pending", expires: now - 60 },
+    { id: `ap-live-${tag}`, status: "pending", expires: now + 3600 },
+    { id: `ap-open-${tag}`, status: "pending", expires: null },
+    { id: `ap-done-${tag}`, status: "approved", expires: now - 60 },
+  ];
+  try {
+    await call("/sessions?limit=1");
+    for (const r of rows)
+      await pool.query(
+        `INSERT INTO ai.agno_approvals (id, run_id, session_id, status, source_type, pause_type, expires_at, created_at)
+         VALUES ($1, $2, $3, $4, 'agent', 'confirmation', $5, $6)`,
+        [r.id, `run-${r.id}`, `s-${r.id}`, r.status, r.expires, now - 120],
+      );
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env);
+    const { rows: after } = await pool.query<{ id: string; status: string }>(
+      `SELECT id, status FROM ai.agno_approvals WHERE id = ANY($1) ORDER BY id`,
+      [rows.map((r) => r.id)],
+    );
+    expect(Object.fromEntries(after.map((r) => [r.id, r.status]))).toEqual({
+      [`ap-late-${tag}`]: "expired",
+      [`ap-live-${tag}`]: "pending",
+      [`ap-open-${tag}`]: "pending",
+      [`ap-done-${tag}`]: "approved",
+    });
+  } finally {
+    await pool.query(`DELETE FROM ai.agno_approvals WHERE id = ANY($1)`, [rows.map((r) => r.id)]);
+    await pool.end();
+  }
+});
