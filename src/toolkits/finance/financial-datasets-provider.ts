@@ -1,4 +1,5 @@
 import { httpJson } from "../http-json.js";
+import { jsonRecord } from "./json-record.js";
 import { FinanceProviderError } from "./finance-provider-error.js";
 import type {
   CompanyProfile,
@@ -93,7 +94,7 @@ const str = (v: unknown): string | null => {
   const s = String(v).trim();
   return s || null;
 };
-const obj = (v: unknown): Json | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : null);
+const obj = jsonRecord;
 const records = (v: unknown): Json[] => (Array.isArray(v) ? v.filter((r): r is Json => obj(r) !== null) : []);
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, "+00:00");
 const day = (d: Date) => d.toISOString().slice(0, 10);

@@ -1,4 +1,5 @@
 import { httpJson } from "../http-json.js";
+import { jsonRecord } from "./json-record.js";
 import { UpstreamError } from "../upstream-error.js";
 import { FinanceProviderError } from "./finance-provider-error.js";
 import type { FinanceProvider, NewsItem, PriceBar, PriceHistory, Quote, SymbolMatch } from "./finance-provider.js";
@@ -16,7 +17,7 @@ export interface YahooFinanceOptions {
 type Json = Record<string, unknown>;
 
 const SERVICE = "yahoo finance";
-const obj = (v: unknown): Json | null => (v && typeof v === "object" && !Array.isArray(v) ? (v as Json) : null);
+const obj = jsonRecord;
 const num = (v: unknown): number | null => (typeof v === "number" && Number.isFinite(v) ? v : null);
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() ? v.trim() : null);
 const isoSeconds = (s: number) => new Date(s * 1000).toISOString().replace(/\.\d{3}Z$/, "+00:00");
