@@ -62,6 +62,9 @@ describe("StudioTools", () => {
   it("has agno's toolkit id and tool names; deletion-shaped tools ask for confirmation", () => {
     expect(studio.id).toBe("studio");
     expect(studio.tools.map((t) => t.name)).toEqual([
+      "list_models",
+      "list_tools",
+      "list_knowledge",
       "list_components",
       "get_component",
       "list_versions",
@@ -80,6 +83,33 @@ describe("StudioTools", () => {
     ]);
     const confirming = studio.tools.filter((t) => t.requiresConfirmation).map((t) => t.name);
     expect(confirming.sort()).toEqual(["archive_component", "delete_version"]);
+  });
+
+  it("lists what a create may name: the registry's models, tools and knowledge bases, by exact name", async () => {
+    expect(dataOf(await call("list_models", {}))).toEqual({
+      models: [
+        { id: "gpt-4o", provider: "openai" },
+        { id: "gpt-4o-mini", provider: "openai" },
+      ],
+      count: 2,
+    });
+    expect(dataOf(await call("list_tools", {}))).toEqual({
+      tools: [
+        {
+          name: "lookup",
+          kind: "function",
+          buildable: true,
+          source: "declared",
+          functions: [{ name: "lookup", description: "Look a word up.", has_side_effects: null }],
+        },
+      ],
+      count: 1,
+    });
+    expect(dataOf(await call("list_knowledge", {}))).toEqual({ knowledge: [], count: 0 });
+    // What list_tools names is what a create accepts.
+    expect(
+      dataOf(await call("create_agent", { name: "Listed", instructions: "x", tool_names: ["lookup"] })),
+    ).toMatchObject({ id: "listed", name: "Listed" });
   });
 
   it("creates a draft, edits it, publishes it: each answer is the envelope, the catalog follows", async () => {

@@ -391,6 +391,42 @@ export class StudioTools extends Toolkit {
       .describe("Compare-and-set guard on the live version being replaced; omit to skip the check");
 
     const tools: Tool[] = [
+      // Discovery, as agno's: what a create or edit may name, by exact name.
+      tool({
+        name: "list_models",
+        description:
+          "List the models available for building components: data.models rows are {id, provider}. Use an exact id in model_id.",
+        parameters: z.object({}),
+        execute: () => {
+          const models = [...reg().models.values()].map((m) => ({ id: m.id, provider: m.provider }));
+          return okResult("listed", { models, count: models.length });
+        },
+      }),
+      tool({
+        name: "list_tools",
+        description:
+          "List the tools available for building components: data.tools rows are {name, kind, buildable, source, functions: [{name, description, has_side_effects}]}. Use exact names in tool_names.",
+        parameters: z.object({}),
+        execute: () => {
+          const rows = [...reg().tools.values()].map((t) => ({
+            name: t.name,
+            kind: "function",
+            buildable: true,
+            source: "declared",
+            functions: [{ name: t.name, description: t.description ?? null, has_side_effects: null }],
+          }));
+          return okResult("listed", { tools: rows, count: rows.length });
+        },
+      }),
+      tool({
+        name: "list_knowledge",
+        description: "List the knowledge bases a component may use: data.knowledge is a list of exact names.",
+        parameters: z.object({}),
+        execute: () => {
+          const names = [...reg().knowledge.keys()].sort();
+          return okResult("listed", { knowledge: names, count: names.length });
+        },
+      }),
       tool({
         name: "list_components",
         description:
