@@ -12,8 +12,8 @@ import { scriptModel, type Turn } from "../support/model-script.js";
 /**
  * The protocols `npm run dev` serves (MCP, A2A, AG-UI), each driven by its official client over
  * real HTTP against one dev server: a start of the whole dev stack is most of such a test's time.
- * The server requires a bearer key, so AG-UI's refusal without it is seen; the MCP and A2A clients
- * send it. Its model is a channel of the scripted server that each test re-scripts before it runs.
+ * The server requires a bearer key (OS_SECURITY_KEY), so refusals without it are seen; the MCP and
+ * A2A clients send it. Its model is a channel of the scripted server that each test re-scripts before it runs.
  */
 const KEY = "protocols-secret";
 const BEARER = { authorization: `Bearer ${KEY}` };
@@ -35,6 +35,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await dev?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm run dev", () => {
+  it("requires the bearer key when OS_SECURITY_KEY is set", async () => {
+    expect((await fetch(`${dev!.url}/sessions`)).status).toBe(401);
+    expect((await fetch(`${dev!.url}/sessions`, { headers: BEARER })).status).toBe(200);
+  });
 });
 
 const textOf = (result: object) =>
