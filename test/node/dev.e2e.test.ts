@@ -28,7 +28,8 @@ describe("npm run dev", () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it("serves /info, stores sessions in the embedded Postgres and keeps them across a restart", async () => {
-    const first = await startDev({ AGNO_DEV_DATA: dataDir });
+    // The one start that creates the embedded Postgres itself, as a user's first `npm run dev` does.
+    const first = await startDev({ AGNO_DEV_DATA: dataDir }, [], { freshDatabase: true });
     try {
       expect(await (await fetch(`${first.url}/info`)).json()).toMatchObject({ os_id: "agno-edge" });
       const created = await fetch(`${first.url}/sessions`, {

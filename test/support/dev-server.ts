@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { resolve } from "node:path";
+import { cpSync, existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { inject } from "vitest";
 import { freePort } from "../../src/cli/local/pglite-server.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -29,8 +31,19 @@ export interface DevServer {
   kill(): Promise<void>;
 }
 
-/** Runs `npm run dev`'s script as a user does (`args` go to wrangler dev), in a process group of its own, and waits for /info. */
-export async function startDev(env: Record<string, string>, args: string[] = []): Promise<DevServer> {
+/**
+ * Runs `npm run dev`'s script as a user does (`args` go to wrangler dev), in a process group of its own, and waits for /info.
+ * An embedded Postgres folder it would create under AGNO_DEV_DATA starts as the global setup's copy (PGlite's initdb
+ * done, nothing migrated), as on a user's second start; `freshDatabase` has dev.ts create it itself.
+ */
+export async function startDev(
+  env: Record<string, string>,
+  args: string[] = [],
+  opts: { freshDatabase?: boolean } = {},
+): Promise<DevServer> {
+  const pgliteDir = env.AGNO_DEV_DATA && join(resolve(root, env.AGNO_DEV_DATA), "pglite");
+  if (pgliteDir && !env.DATABASE_URL && !opts.freshDatabase && !existsSync(pgliteDir))
+    cpSync(inject("pgliteTemplate"), pgliteDir, { recursive: true });
   const { port, child, output } = await spawnDev(env, args);
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => (running.delete(child.pid!), r(code))));
   const url = `http://127.0.0.1:${port}`;
