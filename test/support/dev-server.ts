@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { resolve } from "node:path";
+import { cpSync, existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { freePort } from "../../src/cli/local/pglite-server.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -29,8 +30,20 @@ export interface DevServer {
   kill(): Promise<void>;
 }
 
-/** Runs `npm run dev`'s script as a user does (`args` go to wrangler dev), in a process group of its own, and waits for /info. */
-export async function startDev(env: Record<string, string>, args: string[] = []): Promise<DevServer> {
+/**
+ * Runs `npm run dev`'s script as a user does (`args` go to wrangler dev), in a process group of its own, and waits for /info.
+ * Under vitest, an embedded Postgres folder it would create under AGNO_DEV_DATA starts as the global setup's copy (PGlite's initdb
+ * done, nothing migrated), as on a user's second start; `freshDatabase` has dev.ts create it itself.
+ */
+export async function startDev(
+  env: Record<string, string>,
+  args: string[] = [],
+  opts: { freshDatabase?: boolean } = {},
+): Promise<DevServer> {
+  const pgliteDir = env.AGNO_DEV_DATA && join(resolve(root, env.AGNO_DEV_DATA), "pglite");
+  const template = await pgliteTemplate();
+  if (template && pgliteDir && !env.DATABASE_URL && !opts.freshDatabase && !existsSync(pgliteDir))
+    cpSync(template, pgliteDir, { recursive: true });
   const { port, child, output } = await spawnDev(env, args);
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => (running.delete(child.pid!), r(code))));
   const url = `http://127.0.0.1:${port}`;
@@ -117,4 +130,11 @@ async function spawnDev(
   child.stderr!.on("data", (d) => (out += d));
   running.add(child.pid!);
   return { port, child, output: () => out };
+}
+
+/** The global setup's initialized embedded Postgres folder under vitest; undefined in the scripts that start dev servers too (bench, profile). */
+export async function pgliteTemplate(): Promise<string | undefined> {
+  if (!process.env.VITEST) return undefined;
+  const { inject } = await import("vitest");
+  return inject("pgliteTemplate");
 }

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildSandbox } from "../../scripts/build-sandbox.js";
 import { startEmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
@@ -31,6 +34,8 @@ declare module "vitest" {
     mcpServerUrl: string;
     /** the fake xAI OAuth server (fake-xai-oauth.ts) the Worker's SuperGrok sign-in talks to (XAI_OAUTH_ISSUER) */
     xaiIssuer: string;
+    /** an embedded Postgres data folder as a first start leaves it, before migrations; startDev copies it (dev-server.ts) */
+    pgliteTemplate: string;
   }
 }
 
@@ -41,6 +46,10 @@ declare module "vitest" {
  * to, and hands their addresses to the tests.
  */
 export default async function setup(project: TestProject) {
+  // A new embedded Postgres folder costs PGlite's initdb, the slowest part of a dev start: made once
+  // here, beside the rest of the setup, and copied by the dev starts that begin on a new folder.
+  const template = mkdtempSync(join(tmpdir(), "agno-pglite-template-"));
+  const templateMade = startEmbeddedPostgres({ dataDir: join(template, "pglite") }).then((pg) => pg.stop());
   // The CodeMode sandbox bundle the Worker imports (npm test builds it already; `npx vitest` alone does not).
   await buildSandbox();
   const pglite = await startEmbeddedPostgres();
@@ -63,6 +72,7 @@ export default async function setup(project: TestProject) {
   const whatsappApi = await new FakeWhatsApp(whatsapp.accessToken, whatsapp.phoneNumberId).start();
   const mcp = await startMcpTestServer();
   const xaiOAuth = await startFakeXaiOAuth();
+  await templateMade;
   project.provide("pgliteUrl", pglite.url);
   project.provide("realPgUrl", realPgUrl);
   project.provide("wsProxy", proxy.address);
@@ -73,6 +83,7 @@ export default async function setup(project: TestProject) {
   project.provide("whatsappApiUrl", whatsappApi.apiUrl);
   project.provide("mcpServerUrl", mcp.url);
   project.provide("xaiIssuer", xaiOAuth.issuer);
+  project.provide("pgliteTemplate", join(template, "pglite"));
   return async () => {
     await xaiOAuth.stop();
     await Promise.all([slackApi.stop(), telegramApi.close(), whatsappApi.stop()]);
@@ -81,5 +92,6 @@ export default async function setup(project: TestProject) {
     await models.stop();
     await proxy.stop();
     await pglite.stop();
+    rmSync(template, { recursive: true, force: true });
   };
 }

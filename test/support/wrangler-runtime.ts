@@ -1,6 +1,6 @@
 import { Pool } from "@neondatabase/serverless";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import ws from "ws";
@@ -8,6 +8,7 @@ import { freePort, startEmbeddedPostgres } from "../../src/cli/local/pglite-serv
 import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
 import { useLocalWsProxy } from "../../src/db/postgres/local-proxy.js";
 import { PostgresDb } from "../../src/db/postgres/postgres-db.js";
+import { pgliteTemplate } from "./dev-server.js";
 import { until } from "./until.js";
 
 const root = resolve(import.meta.dirname, "../..");
@@ -109,7 +110,10 @@ export interface OutlivingDatabase {
   stop(): Promise<void>;
 }
 
+/** Under vitest a new `dataDir` starts as the global setup's initialized copy (see global-setup.ts), sparing PGlite's initdb. */
 export async function startOutlivingDatabase(dataDir: string): Promise<OutlivingDatabase> {
+  const template = await pgliteTemplate();
+  if (template && !existsSync(dataDir)) cpSync(template, dataDir, { recursive: true });
   mkdirSync(dataDir, { recursive: true });
   const pg = await startEmbeddedPostgres({ dataDir });
   const proxy = await startWsProxy({ allow: [`${pg.host}:${pg.port}`] });
