@@ -1,4 +1,5 @@
 import type { Agent } from "../agent/agent.js";
+import { currentPublishedConfig } from "./current-published-config.js";
 import type { ComponentConfigRecord, ComponentRecord, ComponentStore } from "../db/ports/component-store.js";
 import { ValidationError } from "../errors.js";
 import type { Team } from "../team/team.js";
@@ -6,7 +7,7 @@ import { buildStoredAgent } from "./build-agent.js";
 import { buildStoredTeam } from "./build-team.js";
 import type { ComponentRegistry } from "./component-registry.js";
 import { buildStoredWorkflow } from "./build-workflow.js";
-import { membersOf, stepsOf, type MemberRef } from "./validate-config.js";
+import { membersOf, stepsOf, type MemberRef, type StepRef } from "./validate-config.js";
 import type { Workflow } from "../workflow/workflow.js";
 
 /**
@@ -30,21 +31,22 @@ export async function buildStoredComponent(
     const { steps, problems } = stepsOf(config.config);
     if (problems.length)
       throw new ValidationError(`workflow ${id} v${config.version}: ${problems.join("; ")}`, "steps");
-    const executors: (Agent | Team)[] = [];
-    for (const step of steps) executors.push(await member(`workflow ${id}`, "steps", step.ref, registry, store, path));
-    return buildStoredWorkflow(component, config, executors);
+    const resolved: Array<{ step: StepRef; executor: Agent | Team }> = [];
+    for (const step of steps)
+      resolved.push({ step, executor: await member(`workflow ${id}`, "step", step.ref, registry, store, path) });
+    return buildStoredWorkflow(component, config, resolved);
   }
   const { refs, problems } = membersOf(config.config);
   if (problems.length) throw new ValidationError(`team ${id} v${config.version}: ${problems.join("; ")}`, "members");
   const members: (Agent | Team)[] = [];
-  for (const ref of refs) members.push(await member(`team ${id}`, "members", ref, registry, store, path));
+  for (const ref of refs) members.push(await member(`team ${id}`, "member", ref, registry, store, path));
   return buildStoredTeam(component, config, registry, members);
 }
 
 /** A team's member or a workflow step's agent or team: the code-defined one of that id, else the stored one's published config. */
 async function member(
   owner: string,
-  field: string,
+  kind: "member" | "step",
   ref: MemberRef,
   registry: ComponentRegistry,
   store: ComponentStore,
@@ -52,13 +54,9 @@ async function member(
 ): Promise<Agent | Team> {
   const code = ref.type === "agent" ? registry.agents.get(ref.id) : registry.teams.get(ref.id);
   if (code) return code;
+  const field = `${kind}s`;
   if (path.has(ref.id)) throw new ValidationError(`${owner}: member cycle ${[...path, ref.id].join(" -> ")}`, field);
-  const row = await store.getComponent(ref.id, { componentType: ref.type });
-  const current = row?.current_version == null ? null : await store.getConfig(ref.id, row.current_version);
-  if (!row || !current || current.stage !== "published")
-    throw new ValidationError(
-      `${owner}: ${field === "members" ? "member" : "step"} ${ref.type} ${ref.id} has no published version`,
-      field,
-    );
-  return (await buildStoredComponent(row, current, registry, store, path)) as Agent | Team;
+  const found = await currentPublishedConfig(store, ref.id, { componentType: ref.type });
+  if (!found) throw new ValidationError(`${owner}: ${kind} ${ref.type} ${ref.id} has no published version`, field);
+  return (await buildStoredComponent(found.row, found.config, registry, store, path)) as Agent | Team;
 }

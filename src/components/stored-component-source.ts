@@ -1,4 +1,5 @@
 import type { Component, ComponentRef, ComponentSource } from "../agent/component.js";
+import { currentPublishedConfig } from "./current-published-config.js";
 import { findComponent } from "../agent/component.js";
 import type { Db } from "../db/port.js";
 import { buildStoredComponent } from "./build-stored-component.js";
@@ -18,11 +19,19 @@ export function storedComponentSource(
   return {
     component: (ref) => findComponent(served, ref),
     async stored(ref: Pick<ComponentRef, "type" | "id">, version: number | "current", db: Db) {
-      const row = await db.components.getComponent(ref.id, { componentType: ref.type });
-      const wanted = version === "current" ? row?.current_version : version;
-      const config = row && wanted != null ? await db.components.getConfig(ref.id, wanted) : null;
-      if (!row || !config || (version === "current" && config.stage !== "published")) return undefined;
-      return (await buildStoredComponent(row, config, registry, db.components)).withDb(db);
+      const found =
+        version === "current"
+          ? await currentPublishedConfig(db.components, ref.id, { componentType: ref.type })
+          : await pinned(db, ref, version);
+      if (!found) return undefined;
+      return (await buildStoredComponent(found.row, found.config, registry, db.components)).withDb(db);
     },
   };
+}
+
+/** The component and the config version a job pinned, whatever its stage (access was decided when it was queued). */
+async function pinned(db: Db, ref: Pick<ComponentRef, "type" | "id">, version: number) {
+  const row = await db.components.getComponent(ref.id, { componentType: ref.type });
+  const config = row ? await db.components.getConfig(ref.id, version) : null;
+  return row && config ? { row, config } : null;
 }

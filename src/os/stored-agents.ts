@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { currentPublishedConfig } from "../components/current-published-config.js";
 import type { Agent } from "../agent/agent.js";
 import { buildStoredAgent } from "../components/build-agent.js";
 import { buildStoredComponent } from "../components/build-stored-component.js";
@@ -82,9 +83,9 @@ export async function publishedStoredExists(
 ): Promise<boolean> {
   const db: Db | undefined = c.env.dbs[0];
   if (!db) return false;
-  const row = await db.components.getComponent(ref.id, { userId: scopedUserId(c), componentType: ref.type });
-  if (row?.current_version == null) return false;
-  return (await db.components.getConfig(ref.id, row.current_version))?.stage === "published";
+  return (
+    (await currentPublishedConfig(db.components, ref.id, { componentType: ref.type, userId: scopedUserId(c) })) !== null
+  );
 }
 
 /** What a stored team or workflow builds. */
