@@ -9,6 +9,7 @@ import type { Db } from "../db/port.js";
 import type { ComponentType } from "../db/ports/component-store.js";
 import type { Workflow } from "../workflow/workflow.js";
 import { NotFoundError } from "../errors.js";
+import { componentFor, storedComponent } from "./agent-runs.js";
 import { hasScope, principalOf, scopedUserId } from "./auth/scopes.js";
 import type { OSEnv } from "./context.js";
 import { mayReadDrafts } from "./routes/components.js";
@@ -169,4 +170,31 @@ export async function storedAgentsFor(c: Context<OSEnv>, registry: ComponentRegi
     }
   }
   return agents;
+}
+
+/**
+ * How the team or workflow routes find the component a request names: the code-defined one of
+ * `list`, else (with a registry) the stored one. `any` gives the component and, when stored, the
+ * version it was built from (its current config, or `version`; a background run pins it);
+ * `withDb` is `any` for routes that read storage (503 without a database).
+ */
+export function compositeLookup<K extends keyof Composite>(
+  type: K,
+  list: readonly Composite[K][],
+  registry: ComponentRegistry | undefined,
+) {
+  // Team and Workflow each serve themselves (Served<T>); a union of them does not type as one.
+  const code = list as readonly Team[];
+  const stored = (id: string) => registry !== undefined && !list.some((x) => x.id === id);
+  return {
+    async any(c: Context<OSEnv>, id: string, version?: number): Promise<{ component: Composite[K]; version?: number }> {
+      if (!stored(id)) return { component: componentFor(c, type, code, id) as unknown as Composite[K] };
+      return storedCompositeFor(c, registry!, type, id, version);
+    },
+    async withDb(c: Context<OSEnv>, id: string): Promise<{ component: Composite[K]; db: Db }> {
+      if (!stored(id)) return storedComponent(c, type, code, id) as unknown as { component: Composite[K]; db: Db };
+      const { component } = await storedCompositeFor(c, registry!, type, id);
+      return { component, db: component.db! };
+    },
+  };
 }

@@ -5,11 +5,9 @@ import type { RequirementResolution } from "../../agent/hitl.js";
 import type { RunOutput, ToolExecution } from "../../agent/run-output.js";
 import { NotFoundError, ValidationError } from "../../errors.js";
 import { Team } from "../../team/team.js";
-import type { Context } from "hono";
 import type { ComponentRegistry } from "../../components/component-registry.js";
-import type { OSEnv } from "../context.js";
-import { storedCompositeFor, storedCompositesFor } from "../stored-agents.js";
-import { componentFor, continuedEvents, resolutionsFromTools, storedComponent } from "../agent-runs.js";
+import { compositeLookup, storedCompositesFor } from "../stored-agents.js";
+import { continuedEvents, resolutionsFromTools } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
 import {
@@ -156,38 +154,15 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
         .map((t) => teamResponse(t, c.env.dbs[0] ?? t.db)),
     ),
   );
-  /**
-   * A code-defined team, else a stored one (its current config, or `version`) with the version it
-   * was built from: a background run pins it, so the queue runs the config this request resolved.
-   */
-  const anyTeam = async (
-    c: Context<OSEnv>,
-    teamId: string,
-    version?: number,
-  ): Promise<{ team: Team; version?: number }> =>
-    registry && !teams.some((t) => t.id === teamId)
-      ? storedCompositeFor(c, registry, "team", teamId, version).then(({ component, version }) => ({
-          team: component,
-          version,
-        }))
-      : { team: componentFor(c, "team", teams, teamId) };
-  /** `anyTeam` for routes that read storage: a stored team's runs are read as a code-defined one's are. */
-  const teamWithDb = async (c: Context<OSEnv>, teamId: string) => {
-    if (!registry || teams.some((t) => t.id === teamId)) {
-      const { component: team, db } = storedComponent(c, "team", teams, teamId);
-      return { team, db };
-    }
-    const { component: team } = await storedCompositeFor(c, registry, "team", teamId);
-    return { team, db: team.db! };
-  };
+  const lookup = compositeLookup("team", teams, registry);
   handle(app, getTeam, async (c) => {
-    const { team } = await anyTeam(c, c.req.valid("param").team_id);
+    const { component: team } = await lookup.any(c, c.req.valid("param").team_id);
     return c.json(teamResponse(team, team.db));
   });
 
   handle(app, createRun, async (c) => {
     const body = bodyOf(c, runRequest);
-    const { team, version } = await anyTeam(c, c.req.valid("param").team_id, body.version);
+    const { component: team, version } = await lookup.any(c, c.req.valid("param").team_id, body.version);
     if (!body.message) throw new ValidationError("body message: required", "message");
     const opts = {
       sessionId: body.session_id,
@@ -214,7 +189,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
   });
 
   handle(app, listRuns, async (c) => {
-    const { team, db } = await teamWithDb(c, c.req.valid("param").team_id);
+    const { component: team, db } = await lookup.withDb(c, c.req.valid("param").team_id);
     const q = c.req.valid("query");
     const session = await db.getSession(q.session_id, readScope(c, q.user_id));
     if (!session || session.record.session_type !== "team" || session.record.team_id !== team.id)
@@ -228,7 +203,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
 
   handle(app, getRun, async (c) => {
     const { team_id, run_id } = c.req.valid("param");
-    const { team, db } = await teamWithDb(c, team_id);
+    const { component: team, db } = await lookup.withDb(c, team_id);
     const q = c.req.valid("query");
     return c.json(
       teamRunOutputDict(await readComponentRun(db, team.ref, run_id, readScope(c, q.user_id), q.session_id)),
@@ -237,14 +212,14 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
 
   handle(app, cancelRun, async (c) => {
     const { team_id, run_id } = c.req.valid("param");
-    const { team } = await anyTeam(c, team_id);
+    const { component: team } = await lookup.any(c, team_id);
     return c.json(await cancelComponentRun(c, team, run_id, c.req.valid("query").user_id));
   });
 
   handle(app, continueRun, async (c) => {
     const { team_id, run_id } = c.req.valid("param");
     // A stored team's paused run goes on with its current published version, as agno loads it by id.
-    const { team } = await anyTeam(c, team_id);
+    const { component: team } = await lookup.any(c, team_id);
     const body = bodyOf(c, continueRequest);
     const resolutions = [
       ...(body.requirements ?? []),

@@ -3,7 +3,7 @@ import { NotFoundError, ValidationError } from "../../errors.js";
 import type { StepRequirementResolution } from "../../workflow/step-requirement.js";
 import type { WorkflowContinueOptions } from "../../workflow/continue-run.js";
 import type { Workflow } from "../../workflow/workflow.js";
-import { componentFor, continuedEvents, storedComponent } from "../agent-runs.js";
+import { continuedEvents } from "../agent-runs.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { enqueueBackgroundRun, runStatusOf, type QueueConfig } from "../background.js";
 import {
@@ -20,10 +20,8 @@ import { defineRoute, handle, idSchema, jsonObject, routeApp } from "../route.js
 import { bodyOf, flag, jsonText, resumeRequest, runBody, runRequest } from "../run-input.js";
 import { workflowRunView } from "../session-view.js";
 import { workflowResponse } from "../workflow-response.js";
-import type { Context } from "hono";
 import type { ComponentRegistry } from "../../components/component-registry.js";
-import type { OSEnv } from "../context.js";
-import { storedCompositeFor, storedCompositesFor } from "../stored-agents.js";
+import { compositeLookup, storedCompositesFor } from "../stored-agents.js";
 import { acceptedRunResponseSchema, cancelRunResponseSchema } from "../wire/agents.js";
 import { agnoErrorSchema } from "../wire/errors.js";
 import { workflowRunSchema } from "../wire/sessions.js";
@@ -172,37 +170,15 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, regis
         .map((w) => workflowResponse(w, c.env.dbs[0] ?? w.db)),
     ),
   );
-  /**
-   * A code-defined workflow, else a stored one (its current config, or `version`) with the version
-   * it was built from: a background run pins it, so the queue runs the config this request resolved.
-   */
-  const anyWorkflow = async (
-    c: Context<OSEnv>,
-    workflowId: string,
-    version?: number,
-  ): Promise<{ workflow: Workflow; version?: number }> => {
-    if (!registry || workflows.some((w) => w.id === workflowId))
-      return { workflow: componentFor(c, "workflow", workflows, workflowId) };
-    const stored = await storedCompositeFor(c, registry, "workflow", workflowId, version);
-    return { workflow: stored.component, version: stored.version };
-  };
-  /** `anyWorkflow` for routes that read storage: a stored workflow's runs are read as a code-defined one's are. */
-  const workflowWithDb = async (c: Context<OSEnv>, workflowId: string) => {
-    if (!registry || workflows.some((w) => w.id === workflowId)) {
-      const { component: workflow, db } = storedComponent(c, "workflow", workflows, workflowId);
-      return { workflow, db };
-    }
-    const { workflow } = await anyWorkflow(c, workflowId);
-    return { workflow, db: workflow.db! };
-  };
+  const lookup = compositeLookup("workflow", workflows, registry);
   handle(app, getWorkflow, async (c) => {
-    const { workflow } = await anyWorkflow(c, c.req.valid("param").workflow_id);
+    const { component: workflow } = await lookup.any(c, c.req.valid("param").workflow_id);
     return c.json(workflowResponse(workflow, workflow.db));
   });
 
   handle(app, createRun, async (c) => {
     const body = bodyOf(c, runRequest);
-    const { workflow, version } = await anyWorkflow(c, c.req.valid("param").workflow_id, body.version);
+    const { component: workflow, version } = await lookup.any(c, c.req.valid("param").workflow_id, body.version);
     if (!body.message) throw new ValidationError("body message: required", "message");
     // Refused rather than dropped: the Workflow has nowhere to put them.
     for (const field of ["files", "files[]", "media", "dependencies"] as const)
@@ -233,7 +209,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, regis
   });
 
   handle(app, listRuns, async (c) => {
-    const { workflow, db } = await workflowWithDb(c, c.req.valid("param").workflow_id);
+    const { component: workflow, db } = await lookup.withDb(c, c.req.valid("param").workflow_id);
     const q = c.req.valid("query");
     const session = await db.getSession(q.session_id, readScope(c, q.user_id));
     if (!session || session.record.session_type !== "workflow" || session.record.workflow_id !== workflow.id)
@@ -247,7 +223,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, regis
 
   handle(app, getRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    const { workflow, db } = await workflowWithDb(c, workflow_id);
+    const { component: workflow, db } = await lookup.withDb(c, workflow_id);
     const q = c.req.valid("query");
     const run = await readComponentRun(db, workflow.ref, run_id, readScope(c, q.user_id), q.session_id);
     return c.json(workflowRunOutputDict(run));
@@ -255,14 +231,14 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, regis
 
   handle(app, cancelRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
-    const { workflow } = await anyWorkflow(c, workflow_id);
+    const { component: workflow } = await lookup.any(c, workflow_id);
     return c.json(await cancelComponentRun(c, workflow, run_id, c.req.valid("query").user_id));
   });
 
   handle(app, continueRun, async (c) => {
     const { workflow_id, run_id } = c.req.valid("param");
     // A stored workflow's paused run goes on with its current published version, as agno loads it by id.
-    const { workflow, db } = await workflowWithDb(c, workflow_id);
+    const { component: workflow, db } = await lookup.withDb(c, workflow_id);
     const body = bodyOf(c, workflowContinueRequest);
     const userId = effectiveUserId(c, body.user_id);
     // The run must be this workflow's, the caller's, and of the session named.
