@@ -54,6 +54,27 @@ async function req(as: Who, method: string, path: string, body?: unknown, extra:
   return { status: res.status, text, body: text ? JSON.parse(text) : null };
 }
 
+/**
+ * Queues a background run of the component at `path` (e.g. `/agents/x`) as `as`, checks it is
+ * accepted (202), and waits for its stored run to reach `status`: that run.
+ */
+async function inBackground(
+  as: Who,
+  path: string,
+  body: Record<string, unknown>,
+  m: Partial<Env>,
+  status = "COMPLETED",
+): Promise<{ accepted: Answer; run: Answer["body"] }> {
+  const accepted = await req(as, "POST", `${path}/runs`, { ...body, stream: false, background: true }, m);
+  expect(accepted.status, accepted.text).toBe(202);
+  const run = await until(
+    () => req(as, "GET", `${path}/runs/${accepted.body.run_id}`, undefined, m).then((r) => r.body),
+    (r) => r?.status === status,
+    `the background run of ${path} to be ${status}`,
+  );
+  return { accepted, run };
+}
+
 let model = "";
 
 beforeAll(async () => {
@@ -460,36 +481,17 @@ describe("/components", () => {
     );
     expect(v2.status, v2.text).toBe(201);
     const script = await queueModel([{ text: "from the queue, v1" }, { text: "from the queue, v2" }]);
-    const pinned = await req(
+    const { accepted: pinned, run: run1 } = await inBackground(
       "B",
-      "POST",
-      `/agents/${id}/runs`,
-      { message: "later", stream: false, background: true, version: 1 },
+      `/agents/${id}`,
+      { message: "later", version: 1 },
       m,
     );
-    expect(pinned.status, pinned.text).toBe(202);
     expect(pinned.body).toMatchObject({ status: "PENDING", run_id: expect.any(String), job_id: expect.any(String) });
-    const run1 = await until(
-      () => req("B", "GET", `/agents/${id}/runs/${pinned.body.run_id}`, undefined, m).then((r) => r.body),
-      (r) => r?.status === "COMPLETED",
-      "the pinned background run",
-    );
     expect(run1).toMatchObject({ agent_id: id, content: "from the queue, v1" });
     expect(JSON.stringify((await script.requests())[0])).toContain("Answer as queued v1.");
     // No version: the current (v2) is resolved at request time and carried by the job.
-    const current = await req(
-      "B",
-      "POST",
-      `/agents/${id}/runs`,
-      { message: "later", stream: false, background: true },
-      m,
-    );
-    expect(current.status, current.text).toBe(202);
-    await until(
-      () => req("B", "GET", `/agents/${id}/runs/${current.body.run_id}`, undefined, m).then((r) => r.body),
-      (r) => r?.status === "COMPLETED",
-      "the current-version background run",
-    );
+    await inBackground("B", `/agents/${id}`, { message: "later" }, m);
     const second = JSON.stringify((await script.requests())[1]);
     expect(second).toContain("Answer as queued v2.");
     expect(second).not.toContain("queued v1");
@@ -569,13 +571,7 @@ describe("/components", () => {
       { text: "queued member facts" },
       { text: "queued team answer" },
     ]);
-    const bg = await req("B", "POST", `/teams/${team}/runs`, { message: "later", stream: false, background: true }, m);
-    expect(bg.status, bg.text).toBe(202);
-    const run = await until(
-      () => req("B", "GET", `/teams/${team}/runs/${bg.body.run_id}`, undefined, m).then((r) => r.body),
-      (r) => r?.status === "COMPLETED",
-      "the stored team's background run",
-    );
+    const { run } = await inBackground("B", `/teams/${team}`, { message: "later" }, m);
     expect(run).toMatchObject({ team_id: team, content: "queued team answer" });
     expect(JSON.stringify((await queued.requests())[1])).toContain("You are the stored member.");
     // An unknown or draft-only team stays 404.
@@ -663,19 +659,7 @@ describe("stored workflows", () => {
     expect(stored.body).toMatchObject({ run_id: ran.body.run_id, content: "the edited piece" });
 
     const queued = await queueModel([{ text: "queued draft" }, { text: "queued edit" }]);
-    const bg = await req(
-      "B",
-      "POST",
-      `/workflows/${flow}/runs`,
-      { message: "later", stream: false, background: true },
-      m,
-    );
-    expect(bg.status, bg.text).toBe(202);
-    const run = await until(
-      () => req("B", "GET", `/workflows/${flow}/runs/${bg.body.run_id}`, undefined, m).then((r) => r.body),
-      (r) => r?.status === "COMPLETED",
-      "the stored workflow's background run",
-    );
+    const { run } = await inBackground("B", `/workflows/${flow}`, { message: "later" }, m);
     expect(run).toMatchObject({ workflow_id: flow, content: "queued edit" });
     expect(JSON.stringify((await queued.requests())[1])).toContain("You edit drafts.");
   });
@@ -776,44 +760,28 @@ describe("stored components paused, continued and scheduled", () => {
     expect(paused.status, paused.text).toBe(200);
     expect(paused.body).toMatchObject({ status: "PAUSED", agent_id: id });
     const requirement = paused.body.requirements[0];
+    const continueAs = (as: Who) =>
+      req(
+        as,
+        "POST",
+        `/agents/${id}/runs/${paused.body.run_id}/continue`,
+        { requirements: [{ id: requirement.id, confirmed: true }], stream: false },
+        m,
+      );
     // Another user's continue finds nothing of A's run.
-    const stranger = await req(
-      "B",
-      "POST",
-      `/agents/${id}/runs/${paused.body.run_id}/continue`,
-      { requirements: [{ id: requirement.id, confirmed: true }], stream: false },
-      m,
-    );
+    const stranger = await continueAs("B");
     expect(stranger.status, stranger.text).toBe(404);
     // The tool needs an approver's decision: its owner is refused, an admin continues it.
-    const owner = await req(
-      "A",
-      "POST",
-      `/agents/${id}/runs/${paused.body.run_id}/continue`,
-      { requirements: [{ id: requirement.id, confirmed: true }], stream: false },
-      m,
-    );
+    const owner = await continueAs("A");
     expect(owner.status, owner.text).toBe(403);
-    const continued = await req(
-      "admin",
-      "POST",
-      `/agents/${id}/runs/${paused.body.run_id}/continue`,
-      { requirements: [{ id: requirement.id, confirmed: true }], stream: false },
-      m,
-    );
+    const continued = await continueAs("admin");
     expect(continued.status, continued.text).toBe(200);
     expect(continued.body).toMatchObject({ status: "COMPLETED", content: "forgotten by hand" });
     expect(JSON.stringify((await script.requests())[1])).toContain("You forget on request.");
 
     // In the background: the run pauses on the queue, an approver resolves it, the queue continues it.
     await queueModel([{ toolCalls: [{ name: "forget_notes", arguments: {} }] }, { text: "forgotten on approval" }]);
-    const bg = await req("A", "POST", `/agents/${id}/runs`, { message: "forget", stream: false, background: true }, m);
-    expect(bg.status, bg.text).toBe(202);
-    await until(
-      () => req("A", "GET", `/agents/${id}/runs/${bg.body.run_id}`, undefined, m).then((r) => r.body),
-      (r) => r?.status === "PAUSED",
-      "the stored agent's background run to pause",
-    );
+    const { accepted: bg } = await inBackground("A", `/agents/${id}`, { message: "forget" }, m, "PAUSED");
     const approvals = await req("admin", "GET", `/approvals?run_id=${bg.body.run_id}&status=pending`);
     expect(approvals.body.data).toEqual([expect.objectContaining({ agent_id: id, tool_name: "forget_notes" })]);
     const resolved = await req("admin", "POST", `/approvals/${approvals.body.data[0].id}/resolve`, {
