@@ -7,6 +7,8 @@
  * recovery after kill -9, on a real PostgreSQL).
  * The `offload` group (scripts/bench/offload.ts) measures a 1 MiB tool result with and without offload.
  * The `media` group (scripts/bench/media.ts) measures a run row carrying a 113 KB JPEG, inline vs by reference.
+ * The `run-writes` group (scripts/bench/run-writes.ts) replays a run's opening and final writes plainly and prepared, and
+ * times the log flush a durable commit waits for.
  * The `scheduler` group (scripts/bench/scheduler.ts) times one cron tick claiming and dispatching 10,000 due schedules, with its round trips.
  * The `codemode` group (scripts/bench/codemode.ts) compares 20 lookups by classic tool calling and by CodeMode, and times a cell.
  * The `teams` group (scripts/bench/teams.ts) times a coordinate-mode team (leader + 2 members, one delegation, 3 scripted
@@ -22,7 +24,7 @@
  * against the whole document, on PGlite with pgvector and on a BENCH_DATABASE_URL server that offers pgvector.
  * The `interfaces` group (scripts/bench/interfaces.ts) measures the Telegram webhook's acknowledgement latency at a
  * steady rate through `npm run dev` and the time from a message to the first text posted back.
- * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- http`, `-- queue`, `-- knowledge` or `-- interfaces` runs one group.
+ * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- run-writes`, `-- http`, `-- queue`, `-- knowledge` or `-- interfaces` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
  * Every measurement gets a schema of its own, dropped afterwards. Nothing here asserts a time.
@@ -48,6 +50,7 @@ import { benchKnowledge } from "./bench/knowledge.js";
 import { benchInterfaces } from "./bench/interfaces.js";
 import { benchMedia } from "./bench/media.js";
 import { benchOffload } from "./bench/offload.js";
+import { benchRunWrites } from "./bench/run-writes.js";
 import { benchQueue } from "./bench/queue.js";
 import { benchScheduler } from "./bench/scheduler.js";
 import { benchTeams } from "./bench/teams.js";
@@ -464,6 +467,7 @@ const GROUPS = [
   "workflows",
   "offload",
   "media",
+  "run-writes",
   "http",
   "queue",
   "scheduler",
@@ -480,6 +484,7 @@ const DATABASE_GROUPS = new Set<(typeof GROUPS)[number]>([
   "workflows",
   "offload",
   "media",
+  "run-writes",
   "knowledge",
 ]);
 
@@ -534,6 +539,7 @@ async function benchDatabases(run: Set<(typeof GROUPS)[number]>): Promise<void> 
       await benchWorkflows({ dbTargets: urls.map(([name, url]) => ({ name, url })), wsProxy: proxy.address });
     if (run.has("offload")) await benchOffload({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
     if (run.has("media")) await benchMedia({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
+    if (run.has("run-writes")) await benchRunWrites({ dbTargets: urls.map(([name, url]) => ({ name, url })) });
     // The embedded wire server has no pgvector: the group runs its own PGlite with it, and the real server if it offers it.
     if (run.has("knowledge"))
       await benchKnowledge({
