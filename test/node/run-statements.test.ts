@@ -98,14 +98,16 @@ describe.each(dbTargets())("statements per agent run on $name", (target) => {
 // nodePostgresDb keeps its connections, so it prepares the two statements every run sends: after
 // runs on two schemas over one connection, that connection holds each schema's pair, each under
 // a name of its own (the texts differ by schema), and every run was stored. (PGlite's socket
-// server appends its client number to the names it lists.)
+// server appends its client number to the names it lists.) A third schema with
+// `preparedStatements: false` runs plainly: nothing of it is prepared.
 describe.each(dbTargets())("prepared run writes over node-postgres on $name", (target) => {
   it("prepares the opening and final writes once per connection and schema", async () => {
     const pool = new pg.Pool({ connectionString: target.url, max: 1 });
     const schemas = [`prep_a_${Date.now()}`, `prep_b_${Date.now()}`];
+    const plain = `prep_off_${Date.now()}`;
     try {
-      for (const schema of schemas) {
-        const db = nodePostgresDb({ pool, schema });
+      for (const schema of [...schemas, plain]) {
+        const db = nodePostgresDb({ pool, schema, ...(schema === plain && { preparedStatements: false }) });
         await db.init();
         const agent = new Agent({ name: "assistant", model: scripted, tools: [weather], db, cancelPollMs: 60_000 });
         for (let i = 0; i < 3; i++) {
@@ -125,8 +127,9 @@ describe.each(dbTargets())("prepared run writes over node-postgres on $name", (t
             .map((r) => r.name.replace(/_[0-9a-z]+(@\d+)?$/, ""))
             .sort(),
         ).toEqual(["agno_run_update", "agno_session_with_run"]);
+      expect(rows.filter((r) => r.statement.includes(`"${plain}"`))).toEqual([]);
     } finally {
-      for (const schema of schemas) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      for (const schema of [...schemas, plain]) await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
       await pool.end();
     }
   });
