@@ -91,7 +91,7 @@ describe.each(dbTargets())("migration from agno 2.x on $name", (target) => {
     const expected = expectedRuns(rows);
     expect(result.default).toMatchObject({
       fromVersion: layout === "2.0" ? null : expect.stringMatching(/^2\./),
-      toVersion: "3.0.8",
+      toVersion: "3.0.9",
       runsCopied: expected.length,
     });
     expect(progress).toEqual([2, 3]); // three sessions hold runs, two per batch

@@ -30,7 +30,7 @@ it("runs the README's storage example through the SDK exports", async () => {
   expect((await db.getSessions({ includeRuns: false, limit: 50 })).total_count).toBe(1);
   await expect(db.getRuns({ page: 1 })).rejects.toThrow(ValidationError);
   expect(await new MigrationManager(db).up()).toEqual({
-    default: { fromVersion: "3.0.8", toVersion: "3.0.8", sessionsScanned: 0, runsCopied: 0 },
+    default: { fromVersion: "3.0.9", toVersion: "3.0.9", sessionsScanned: 0, runsCopied: 0 },
   });
 });
 

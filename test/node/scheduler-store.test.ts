@@ -57,7 +57,7 @@ describe.each(dbTargets())("schedule store on $name", (target) => {
     await q(`DELETE FROM ${s}.agno_schedules WHERE id = 'd5'`);
     const fixed = new PostgresDb({ pool: t.pool, schema: t.schema });
     expect(await fixed.init()).toBe("current");
-    expect(await fixed.schemaVersion()).toBe("3.0.8");
+    expect(await fixed.schemaVersion()).toBe("3.0.9");
     await expect(fixed.schedules.createSchedule({ ...base, name: "nightly" }, { userId: "u1" })).rejects.toThrow(
       ConflictError,
     );

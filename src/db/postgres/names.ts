@@ -22,6 +22,13 @@ export interface TableNames {
   serviceAccounts: string;
   /** who changed which configuration resource, when, from which version to which */
   auditLog: string;
+  /** agno's metrics buckets (per user, day and period) */
+  metrics: string;
+  /** agno's eval runs, one row per run of an eval */
+  evals: string;
+  /** agno's traces and their spans */
+  traces: string;
+  spans: string;
 }
 
 export const DEFAULT_TABLE_NAMES: TableNames = {
@@ -42,6 +49,10 @@ export const DEFAULT_TABLE_NAMES: TableNames = {
   knowledge: "agno_knowledge",
   serviceAccounts: "agno_service_accounts",
   auditLog: "agno_audit_log",
+  metrics: "agno_metrics",
+  evals: "agno_eval_runs",
+  traces: "agno_traces",
+  spans: "agno_spans",
 };
 
 const IDENT = /^[a-z_][a-z0-9_]{0,62}$/;
