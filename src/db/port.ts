@@ -11,6 +11,7 @@ import type { ScheduleStorage } from "./ports/schedule-storage.js";
 import type { ServiceAccountStorage } from "./ports/service-account-store.js";
 import type { SessionStore } from "./ports/session-store.js";
 import type { ToolResultStore } from "./ports/tool-result-store.js";
+import type { TraceStorage } from "./ports/trace-store.js";
 import type { UserMemoryStore } from "./ports/user-memory-store.js";
 
 export type {
@@ -65,6 +66,18 @@ export type {
 } from "./ports/service-account-store.js";
 export type { SessionStore } from "./ports/session-store.js";
 export type { ToolResultRecord, ToolResultStore } from "./ports/tool-result-store.js";
+export type {
+  SpanRecord,
+  TraceFilter,
+  TraceQuery,
+  TraceRecord,
+  TraceRow,
+  TraceSessionStatsRow,
+  TraceStatsQuery,
+  TraceStorage,
+  TraceStore,
+  TraceWriter,
+} from "./ports/trace-store.js";
 export type { MemoryQuery, UserMemoryStats, UserMemoryStore } from "./ports/user-memory-store.js";
 
 /**
@@ -86,7 +99,8 @@ export interface Db
     KnowledgeContentStore,
     ApprovalStore,
     ServiceAccountStorage,
-    AuditStore {}
+    AuditStore,
+    TraceStorage {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

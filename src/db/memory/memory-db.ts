@@ -34,6 +34,7 @@ import type {
 } from "../types.js";
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { MemoryAuditLog } from "./audit-log.js";
+import { MemoryTraceStore } from "./trace-store.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryApprovalStore } from "./approval-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
@@ -81,6 +82,8 @@ export class MemoryDb implements QueueDb {
   readonly jobs: MemoryJobStore;
   readonly schedules: MemoryScheduleStore;
   readonly audit: MemoryAuditLog;
+  /** traces and their spans (issue 23) */
+  readonly traces = new MemoryTraceStore();
   readonly serviceAccounts: MemoryServiceAccountStore;
   /** agno's component catalog (`db.components`) */
   readonly components: MemoryComponentStore;

@@ -52,6 +52,7 @@ import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
 import { PostgresScheduleStore } from "./schedules.js";
 import { PostgresAuditLog } from "./audit-log.js";
+import { PostgresTraceStore } from "./traces.js";
 import { PostgresServiceAccountStore } from "./service-accounts.js";
 import { PostgresComponentStore } from "./components.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
@@ -623,6 +624,20 @@ export class PostgresDb implements Db {
       ready: () => this.inspect().then(() => undefined),
       serviceAccounts: sql.raw(qualified(this.schema, this.names.serviceAccounts)),
       auditLog: sql.raw(qualified(this.schema, this.names.auditLog)),
+    }));
+  }
+
+  // -- traces ------------------------------------------------------------------------------
+
+  private traceStore: PostgresTraceStore | undefined;
+
+  /** Traces and their spans (`agno_traces`, `agno_spans`): what the tracer writes and the trace routes read. */
+  get traces(): PostgresTraceStore {
+    return (this.traceStore ??= new PostgresTraceStore({
+      exec: this.exec,
+      ready: () => this.inspect().then(() => undefined),
+      traces: sql.raw(qualified(this.schema, this.names.traces)),
+      spans: sql.raw(qualified(this.schema, this.names.spans)),
     }));
   }
 
