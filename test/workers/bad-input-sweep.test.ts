@@ -48,6 +48,7 @@ const pathValues: Record<string, string> = {
   db_id: "default",
   storage_key: "media%2Fsweep",
   message_index: "1",
+  trace_id: "trace-sweep",
 };
 
 /** Values that make a body valid apart from the field a case spoils (it must be refused for that field alone). */
@@ -246,6 +247,7 @@ const queries = [
   "?db_id=nope",
   "?target_version=1.0",
   "?status=LOST",
+  "?start_time=yesterday",
 ];
 
 it("answers every route's bad input with a 4xx, calls no model and writes nothing", async () => {

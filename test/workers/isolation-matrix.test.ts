@@ -1123,6 +1123,12 @@ const ISOLATION_PROOF: Record<string, string> = {
   "GET /service-accounts": "this file: B's listing holds no account of A's",
   "DELETE /service-accounts/{service_account_id}": "this file: B revoking A's account is 404, its key keeps working",
   "GET /audit": "admin only (this file: 403 for a user and for a service account)",
+  "GET /traces": "traces.test.ts: B's list holds B's traces only, whatever user_id, run_id or session_id B names",
+  "GET /traces/filter-schema": "the filter bar's fields and operators, no user data",
+  "GET /traces/{trace_id}":
+    "traces.test.ts: A's trace, a trace with no user and A's span are 404 for B; an admin reads every one",
+  "GET /trace_session_stats": "traces.test.ts: B's sums hold B's sessions only, whatever user_id B names",
+  "POST /traces/search": "traces.test.ts: B's user is AND-ed into B's filter; A's traces match nothing",
   "POST /databases/{db_id}/migrate": "admin only",
   "GET /ws":
     "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session; team-workflow-socket.test.ts: teams' and workflows' runs",
