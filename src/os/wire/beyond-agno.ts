@@ -45,6 +45,11 @@
  *   `/config`'s `knowledge_instances` list, not agno's hash of database, table and name.
  * - Knowledge: a run without a user searches the shared contents only (agno searches every
  *   user's then), so an anonymous run never reads what a user uploaded for themselves.
+ * - `/traces`: `limit` is at most 100 on `GET /traces` and `/trace_session_stats` (agno: unbounded)
+ *   and `page` starts at 1 (agno's list takes 0 and answers nothing); a search filter's value must
+ *   suit its column (a number for `duration_ms`, an ISO time for the time columns, where agno
+ *   compares an unparsable time as text) and `CONTAINS`/`STARTSWITH` on `duration_ms` is a 400
+ *   (agno's Postgres fails the query: 500).
  * - `/approvals`: resolving also continues the paused run, as a `run_continue` job on the durable
  *   queue (agno records the decision and leaves the continue to a client); the resolve body also
  *   takes `reason`, kept as `resolution_data.reason`; a pending approval past `expires_at` is
