@@ -1,4 +1,5 @@
-import type { TraceRecord } from "./ports/trace-store.js";
+import { ValidationError } from "../errors.js";
+import type { SpanRecord, TraceRecord } from "./ports/trace-store.js";
 
 /**
  * How high a trace row's component ranks when two writes name it (agno's
@@ -35,4 +36,12 @@ export function mergeTrace(existing: TraceRecord, next: TraceRecord): TraceRecor
     team_id: existing.team_id ?? next.team_id,
     workflow_id: existing.workflow_id ?? next.workflow_id,
   };
+}
+
+/** The refusal of a write whose span names a trace neither in the write nor stored (the span table's foreign key). */
+export function orphanSpan(s: SpanRecord): ValidationError {
+  return new ValidationError(
+    `span ${s.span_id} names trace ${s.trace_id}, which is neither in this write nor stored`,
+    "trace_id",
+  );
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { SpanRecord, TraceRecord } from "../../src/db/port.js";
 import { parseTraceFilter } from "../../src/db/trace-filter.js";
+import { ValidationError } from "../../src/errors.js";
 import type { ContractDb } from "./db-contract.js";
 
 /** A time `seconds` after a fixed instant, as the tracer writes times (UTC ISO). */
@@ -156,6 +157,29 @@ export function describeTraceStoreContract(c: () => ContractDb): void {
       );
       expect(await db.traces.getSpan(`${id}-none`)).toBeNull();
       expect(await db.traces.getSpans(`${id}-none`)).toEqual([]);
+    });
+
+    it("refuses spans of a trace neither in the write nor stored, writing nothing of it; a stored trace takes more", async () => {
+      const db = c().db;
+      const id = `${prefix()}-t`;
+      await expect(
+        db.traces.writeTraces([trace(id)], [span(`${id}-ok`, id), span(`${id}-lost`, `${id}-none`)]),
+      ).rejects.toBeInstanceOf(ValidationError);
+      expect(await db.traces.getTrace({ trace_id: id })).toBeNull();
+      expect(await db.traces.getSpan(`${id}-ok`)).toBeNull();
+      await db.traces.writeTraces([trace(id)], []);
+      await db.traces.writeTraces([], [span(`${id}-late`, id)]);
+      expect((await db.traces.getSpans(id)).map((s) => s.span_id)).toEqual([`${id}-late`]);
+    });
+
+    it("stores a batch of more spans than one statement carries", async () => {
+      const db = c().db;
+      const id = `${prefix()}-t`;
+      const many = Array.from({ length: 1203 }, (_, i) =>
+        span(`${id}-${String(i).padStart(4, "0")}`, id, { status_code: i % 100 === 0 ? "ERROR" : "OK" }),
+      );
+      await db.traces.writeTraces([trace(id)], many);
+      expect(await db.traces.getTrace({ trace_id: id })).toMatchObject({ total_spans: 1203, error_count: 13 });
     });
 
     it("finds a trace by id, or a run's latest by start; nothing for an unknown id or no key", async () => {

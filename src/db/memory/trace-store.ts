@@ -9,7 +9,7 @@ import type {
   TraceStatsQuery,
   TraceStore,
 } from "../ports/trace-store.js";
-import { mergeTrace } from "../trace-merge.js";
+import { mergeTrace, orphanSpan } from "../trace-merge.js";
 import type { Page } from "../types.js";
 import { copy } from "./tables.js";
 
@@ -65,6 +65,9 @@ export class MemoryTraceStore implements TraceStore {
   private readonly spans = new Map<string, SpanRecord>();
 
   async writeTraces(traces: TraceRecord[], spans: SpanRecord[]): Promise<void> {
+    const batch = new Set(traces.map((t) => t.trace_id));
+    const orphan = spans.find((s) => !batch.has(s.trace_id) && !this.traces.has(s.trace_id));
+    if (orphan) throw orphanSpan(orphan);
     for (const t of traces) {
       const existing = this.traces.get(t.trace_id);
       this.traces.set(t.trace_id, copy(existing ? mergeTrace(existing, t) : t));

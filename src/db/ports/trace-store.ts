@@ -51,7 +51,11 @@ export interface SpanRecord {
  * first non-null run, session, user and component ids, which a later child span never replaces.
  */
 export interface TraceWriter {
-  /** upserts the traces (merged as above) and inserts the spans; a span already stored is kept */
+  /**
+   * upserts the traces (merged as above) and inserts the spans; a span already stored is kept.
+   * Each span's trace must be in the same call or already stored, else nothing is written
+   * (ValidationError). Times are compared as stored text, so write them as `toISOString` does.
+   */
   writeTraces(traces: TraceRecord[], spans: SpanRecord[]): Promise<void>;
 }
 

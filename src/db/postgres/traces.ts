@@ -10,9 +10,10 @@ import type {
   TraceStatsQuery,
   TraceStore,
 } from "../ports/trace-store.js";
-import { mergeTrace } from "../trace-merge.js";
+import { mergeTrace, orphanSpan } from "../trace-merge.js";
 import type { Page } from "../types.js";
 import { pgJson } from "../../json-limits.js";
+import { idList } from "./id-list.js";
 import { num, str } from "./rows.js";
 import type { Exec } from "./schema-state.js";
 import { rethrowUnavailable } from "./unavailable.js";
@@ -110,6 +111,14 @@ function toSpanRecord(row: Record<string, unknown>): SpanRecord {
   };
 }
 
+/** One trace row's VALUES tuple, in TRACE_COLUMNS' order. */
+const traceValues = (t: TraceRecord): SQL =>
+  sql`(${text(t.trace_id)}, ${text(t.name)}, ${text(t.status)}, ${text(t.start_time)}, ${text(t.end_time)}, ${Math.round(t.duration_ms)}, ${textOrNull(t.run_id)}, ${textOrNull(t.session_id)}, ${textOrNull(t.user_id)}, ${textOrNull(t.agent_id)}, ${textOrNull(t.team_id)}, ${textOrNull(t.workflow_id)}, ${text(t.created_at)})`;
+
+/** One span row's VALUES tuple, in SPAN_COLUMNS' order. */
+const spanValues = (s: SpanRecord): SQL =>
+  sql`(${text(s.span_id)}, ${text(s.trace_id)}, ${textOrNull(s.parent_span_id)}, ${text(s.name)}, ${text(s.span_kind)}, ${text(s.status_code)}, ${textOrNull(s.status_message)}, ${text(s.start_time)}, ${text(s.end_time)}, ${Math.round(s.duration_ms)}, ${pgJson(s.attributes)}::jsonb, ${text(s.created_at)})`;
+
 /** The traces of one batch, one row per trace: repeats folded by the merge rule, so one INSERT touches each once. */
 function folded(traces: TraceRecord[]): TraceRecord[] {
   const byId = new Map<string, TraceRecord>();
@@ -123,7 +132,7 @@ function folded(traces: TraceRecord[]): TraceRecord[] {
 /**
  * Trace storage on Postgres (`db.traces`, agno's `agno_traces` and `agno_spans`). A batch's traces
  * are one INSERT … ON CONFLICT carrying agno's merge rule, its spans INSERT … ON CONFLICT DO
- * NOTHING after them (a span names its trace).
+ * NOTHING in the same statement (a span names its trace).
  */
 export class PostgresTraceStore implements TraceStore {
   constructor(private readonly d: TraceDeps) {}
@@ -131,13 +140,21 @@ export class PostgresTraceStore implements TraceStore {
   async writeTraces(traces: TraceRecord[], spans: SpanRecord[]): Promise<void> {
     await this.d.ready();
     const rows = folded(traces);
-    if (rows.length > 0) {
-      const values = rows.map(
-        (t) =>
-          sql`(${text(t.trace_id)}, ${text(t.name)}, ${text(t.status)}, ${text(t.start_time)}, ${text(t.end_time)}, ${Math.round(t.duration_ms)}, ${textOrNull(t.run_id)}, ${textOrNull(t.session_id)}, ${textOrNull(t.user_id)}, ${textOrNull(t.agent_id)}, ${textOrNull(t.team_id)}, ${textOrNull(t.workflow_id)}, ${text(t.created_at)})`,
+    const batch = new Set(rows.map((t) => t.trace_id));
+    const outside = [...new Set(spans.map((s) => s.trace_id).filter((id) => !batch.has(id)))];
+    if (outside.length > 0) {
+      const stored = await this.d.exec(
+        sql`SELECT trace_id FROM ${this.d.traces} WHERE trace_id IN (${idList(outside)})`,
       );
-      await this.d.exec(sql`
-        INSERT INTO ${this.d.traces} AS t (${sql.raw(TRACE_COLUMNS)}) VALUES ${sql.join(values, sql`, `)}
+      const known = new Set(stored.map((r) => String(r.trace_id)));
+      const orphan = spans.find((s) => !batch.has(s.trace_id) && !known.has(s.trace_id));
+      if (orphan) throw orphanSpan(orphan);
+    }
+    const upsert =
+      rows.length === 0
+        ? null
+        : sql`
+        INSERT INTO ${this.d.traces} AS t (${sql.raw(TRACE_COLUMNS)}) VALUES ${sql.join(rows.map(traceValues), sql`, `)}
         ON CONFLICT (trace_id) DO UPDATE SET
           start_time = LEAST(t.start_time, EXCLUDED.start_time),
           end_time = GREATEST(t.end_time, EXCLUDED.end_time),
@@ -151,19 +168,21 @@ export class PostgresTraceStore implements TraceStore {
           user_id = COALESCE(t.user_id, EXCLUDED.user_id),
           agent_id = COALESCE(t.agent_id, EXCLUDED.agent_id),
           team_id = COALESCE(t.team_id, EXCLUDED.team_id),
-          workflow_id = COALESCE(t.workflow_id, EXCLUDED.workflow_id)`);
-    }
+          workflow_id = COALESCE(t.workflow_id, EXCLUDED.workflow_id)`;
+    const inserts: SQL[] = [];
     for (let i = 0; i < spans.length; i += SPAN_CHUNK) {
-      const values = spans
-        .slice(i, i + SPAN_CHUNK)
-        .map(
-          (s) =>
-            sql`(${text(s.span_id)}, ${text(s.trace_id)}, ${textOrNull(s.parent_span_id)}, ${text(s.name)}, ${text(s.span_kind)}, ${text(s.status_code)}, ${textOrNull(s.status_message)}, ${text(s.start_time)}, ${text(s.end_time)}, ${Math.round(s.duration_ms)}, ${pgJson(s.attributes)}::jsonb, ${text(s.created_at)})`,
-        );
-      await this.d.exec(sql`
-        INSERT INTO ${this.d.spans} (${sql.raw(SPAN_COLUMNS)}) VALUES ${sql.join(values, sql`, `)}
+      inserts.push(sql`
+        INSERT INTO ${this.d.spans} (${sql.raw(SPAN_COLUMNS)})
+        VALUES ${sql.join(spans.slice(i, i + SPAN_CHUNK).map(spanValues), sql`, `)}
         ON CONFLICT (span_id) DO NOTHING`);
     }
+    // The usual batch (its traces and up to a chunk of spans) is one statement: the traces' upsert
+    // as a data-modifying CTE, so the spans' foreign key sees them and both commit together.
+    const [first, ...rest] = inserts;
+    if (upsert && first) await this.d.exec(sql`WITH merged AS (${upsert}) ${first}`);
+    else if (upsert) await this.d.exec(upsert);
+    else if (first) await this.d.exec(first);
+    for (const insert of rest) await this.d.exec(insert);
   }
 
   async getTrace(by: { trace_id?: string; run_id?: string }): Promise<TraceRow | null> {
