@@ -1,0 +1,482 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import type { SpanRecord, TraceRecord, TraceWriter } from "../../src/db/ports/trace-store.js";
+import { Team } from "../../src/team/team.js";
+import { tool } from "../../src/tools/tool.js";
+import { DbSpanExporter } from "../../src/tracing/db-exporter.js";
+import { OtlpHttpExporter, parseOtlpHeaders } from "../../src/tracing/otlp-http-exporter.js";
+import { ratioSampler } from "../../src/tracing/sampler.js";
+import { formatTraceparent, parseTraceparent } from "../../src/tracing/traceparent.js";
+import { Tracer } from "../../src/tracing/tracer.js";
+import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
+import { scriptedAgent } from "../support/team-kit.js";
+
+/** An OTLP span as the receiver decodes it, attributes flattened to plain values. */
+interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  startTimeUnixNano: string;
+  endTimeUnixNano: string;
+  status: { code: number; message?: string };
+  attrs: Record<string, unknown>;
+}
+
+type OtlpValue = {
+  stringValue?: string;
+  intValue?: string;
+  doubleValue?: number;
+  boolValue?: boolean;
+  arrayValue?: { values: OtlpValue[] };
+};
+
+function plain(v: OtlpValue): unknown {
+  if (v.stringValue !== undefined) return v.stringValue;
+  if (v.intValue !== undefined) return Number(v.intValue);
+  if (v.doubleValue !== undefined) return v.doubleValue;
+  if (v.boolValue !== undefined) return v.boolValue;
+  return v.arrayValue?.values.map(plain);
+}
+
+/** A local OTLP/HTTP collector: decodes each JSON ExportTraceServiceRequest posted to /v1/traces. */
+class Receiver {
+  spans: ReceivedSpan[] = [];
+  requests: Array<{ url: string; headers: IncomingMessage["headers"]; serviceName: unknown }> = [];
+  private server!: Server;
+  url = "";
+
+  async start(): Promise<void> {
+    this.server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        const parsed = JSON.parse(body) as {
+          resourceSpans: Array<{
+            resource: { attributes: Array<{ key: string; value: OtlpValue }> };
+            scopeSpans: Array<{
+              spans: Array<Omit<ReceivedSpan, "attrs"> & { attributes: Array<{ key: string; value: OtlpValue }> }>;
+            }>;
+          }>;
+        };
+        for (const rs of parsed.resourceSpans) {
+          this.requests.push({
+            url: req.url ?? "",
+            headers: req.headers,
+            serviceName: plain(rs.resource.attributes.find((a) => a.key === "service.name")!.value),
+          });
+          for (const ss of rs.scopeSpans)
+            for (const s of ss.spans)
+              this.spans.push({ ...s, attrs: Object.fromEntries(s.attributes.map((a) => [a.key, plain(a.value)])) });
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  named(prefix: string): ReceivedSpan[] {
+    return this.spans.filter((s) => s.name.startsWith(prefix));
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+/** A TraceWriter that keeps what it is given (the real one is db.traces). */
+class FakeTraceWriter implements TraceWriter {
+  writes: Array<{ traces: TraceRecord[]; spans: SpanRecord[] }> = [];
+  async writeTraces(traces: TraceRecord[], spans: SpanRecord[]): Promise<void> {
+    this.writes.push({ traces, spans });
+  }
+}
+
+const weather = tool({
+  name: "get_weather",
+  parameters: z.object({ city: z.string() }),
+  execute: ({ city }) => `Sunny in ${city}`,
+});
+
+const receiver = new Receiver();
+beforeAll(() => receiver.start());
+afterAll(() => receiver.stop());
+
+const otlpTracer = (extra: { headers?: Record<string, string> } = {}) =>
+  new Tracer({ exporters: [new OtlpHttpExporter({ endpoint: `${receiver.url}/`, timeoutMs: 2000, ...extra })] });
+
+/** The spans of one trace the receiver got. */
+const ofTrace = (traceId: string) => receiver.spans.filter((s) => s.traceId === traceId);
+
+describe("traceparent", () => {
+  it("parses a valid header and formats it back", () => {
+    const header = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const ctx = parseTraceparent(header);
+    expect(ctx).toEqual({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", sampled: true });
+    expect(formatTraceparent(ctx!)).toBe(header);
+    expect(parseTraceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00")?.sampled).toBe(false);
+  });
+
+  it("refuses malformed, reserved and all-zero headers", () => {
+    for (const bad of [
+      undefined,
+      "",
+      "garbage",
+      "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+      "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+      "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra",
+      "00-4bf92f3577b34da6a3ce929d0e0e473-00f067aa0ba902b7-01",
+    ])
+      expect(parseTraceparent(bad)).toBeNull();
+    // A later version is read by its first four fields.
+    expect(parseTraceparent("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-more")?.spanId).toBe(
+      "00f067aa0ba902b7",
+    );
+  });
+});
+
+describe("sampler and tracer", () => {
+  it("samples by trace id: none at 0, all at 1, about the ratio between, the same answer for the same id", () => {
+    const ids = Array.from({ length: 2000 }, () => new Tracer({ exporters: [] }).startSpan("x").context.traceId);
+    expect(ids.filter(ratioSampler(0)).length).toBe(0);
+    expect(ids.filter(ratioSampler(1)).length).toBe(ids.length);
+    const half = ids.filter(ratioSampler(0.5)).length;
+    expect(half).toBeGreaterThan(800);
+    expect(half).toBeLessThan(1200);
+    const s = ratioSampler(0.3);
+    expect(ids.map(s)).toEqual(ids.map(s));
+  });
+
+  it("makes W3C-sized ids, and a child keeps its parent's trace and sampling decision", async () => {
+    const writer = new FakeTraceWriter();
+    const tracer = new Tracer({ exporters: [new DbSpanExporter(writer)], sampleRatio: 0 });
+    const root = tracer.startSpan("root");
+    expect(root.context.traceId).toMatch(/^[0-9a-f]{32}$/);
+    expect(root.context.spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(root.context.sampled).toBe(false);
+    const child = tracer.startSpan("child", { parent: { ...root.context, sampled: true } });
+    expect(child.context.traceId).toBe(root.context.traceId);
+    child.end();
+    root.end();
+    await tracer.flush();
+    // Only the child, whose parent said sampled, is recorded.
+    expect(writer.writes.flatMap((w) => w.spans.map((s) => s.name))).toEqual(["child"]);
+  });
+
+  it("sends a batch once maxBatch spans have ended, and drops beyond maxQueue", async () => {
+    const writer = new FakeTraceWriter();
+    const tracer = new Tracer({ exporters: [new DbSpanExporter(writer)], maxBatch: 2, maxQueue: 3 });
+    for (let i = 0; i < 2; i++) tracer.startSpan(`s${i}`).end();
+    await tracer.flush();
+    expect(writer.writes).toHaveLength(1);
+    const stalled = new Tracer({
+      exporters: [{ name: "never", export: () => new Promise(() => undefined) }],
+      maxBatch: 100,
+      maxQueue: 3,
+    });
+    for (let i = 0; i < 5; i++) stalled.startSpan(`s${i}`).end();
+    expect(stalled.dropped).toBe(2);
+  });
+
+  it("reads OTEL_EXPORTER_OTLP_HEADERS as k=v,k=v with percent-decoded values", () => {
+    expect(parseOtlpHeaders("api-key=abc%20def, x-tenant=t1")).toEqual({ "api-key": "abc def", "x-tenant": "t1" });
+    expect(parseOtlpHeaders(undefined)).toEqual({});
+    expect(() => parseOtlpHeaders("novalue")).toThrow(/key=value/);
+  });
+});
+
+describe("an agent run, traced", () => {
+  it("nests model and tool calls under the run span, with GenAI and agno attributes, in one trace", async () => {
+    const { model } = await scriptedModel([
+      { toolCalls: [{ id: "call_w", name: "get_weather", arguments: { city: "Paris" } }], usage: { inputTokens: 12 } },
+      { text: "It is sunny in Paris.", usage: { inputTokens: 30, outputTokens: 7 } },
+    ]);
+    const { db } = memoryTestDb();
+    const agent = new Agent({ id: "weather-agent", name: "Weather", model, tools: [weather], db });
+    const tracer = otlpTracer({ headers: { "x-api-key": "k1" } });
+    const out = await agent.run("Weather in Paris?", { userId: "ann", trace: { tracer, parent: null } });
+    expect(out.status).toBe("COMPLETED");
+    await tracer.flush();
+
+    const [run] = receiver.spans.filter((s) => s.attrs["agno.run.id"] === out.run_id && s.name === "Weather.run");
+    expect(run).toBeDefined();
+    const spans = ofTrace(run!.traceId);
+    expect(run!.parentSpanId).toBeUndefined();
+    expect(run!.attrs).toMatchObject({
+      "openinference.span.kind": "AGENT",
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.id": "weather-agent",
+      "gen_ai.agent.name": "Weather",
+      "agno.agent.id": "weather-agent",
+      "session.id": out.session_id,
+      "user.id": "ann",
+      "input.value": "Weather in Paris?",
+      "output.value": "It is sunny in Paris.",
+      "agno.run.status": "COMPLETED",
+    });
+    expect(run!.status.code).toBe(1);
+
+    const models = spans.filter((s) => s.attrs["gen_ai.operation.name"] === "chat");
+    expect(models).toHaveLength(2);
+    for (const m of models) {
+      expect(m.parentSpanId).toBe(run!.spanId);
+      expect(m.kind).toBe(3);
+      expect(m.attrs).toMatchObject({
+        "openinference.span.kind": "LLM",
+        "gen_ai.system": model.provider,
+        "gen_ai.provider.name": model.provider,
+        "gen_ai.request.model": "gpt-test",
+        "llm.model_name": "gpt-test",
+      });
+    }
+    const byStart = [...models].sort((a, b) => Number(BigInt(a.startTimeUnixNano) - BigInt(b.startTimeUnixNano)));
+    expect(byStart[0]!.attrs["gen_ai.response.finish_reasons"]).toEqual(["tool_calls"]);
+    expect(byStart[1]!.attrs).toMatchObject({
+      "gen_ai.usage.input_tokens": 30,
+      "gen_ai.usage.output_tokens": 7,
+      "llm.token_count.prompt": 30,
+      "llm.token_count.completion": 7,
+      "gen_ai.response.finish_reasons": ["stop"],
+    });
+    expect(typeof byStart[1]!.attrs["gen_ai.response.time_to_first_token"]).toBe("number");
+
+    const tools = spans.filter((s) => s.attrs["gen_ai.operation.name"] === "execute_tool");
+    expect(tools).toHaveLength(1);
+    expect(tools[0]!.name).toBe("execute_tool get_weather");
+    expect(tools[0]!.parentSpanId).toBe(run!.spanId);
+    expect(tools[0]!.attrs).toMatchObject({
+      "openinference.span.kind": "TOOL",
+      "gen_ai.tool.name": "get_weather",
+      "gen_ai.tool.call.id": "call_w",
+      "tool.name": "get_weather",
+      "tool.parameters": '{"city":"Paris"}',
+      "agno.tool.arguments_size": 16,
+      "agno.tool.outcome": "ok",
+      "output.value": "Sunny in Paris",
+    });
+    // Children lie within their parent's time.
+    for (const s of [...models, ...tools]) {
+      expect(BigInt(s.startTimeUnixNano) >= BigInt(run!.startTimeUnixNano)).toBe(true);
+      expect(BigInt(s.endTimeUnixNano) <= BigInt(run!.endTimeUnixNano)).toBe(true);
+    }
+    expect(spans).toHaveLength(4);
+    const request = receiver.requests.at(-1)!;
+    expect(request.url).toBe("/v1/traces");
+    expect(request.headers["x-api-key"]).toBe("k1");
+    expect(request.headers["content-type"]).toBe("application/json");
+    expect(request.serviceName).toBe("agno-edge");
+  });
+
+  it("continues the trace of an incoming traceparent, under the caller's span", async () => {
+    const { model } = await scriptedModel([{ text: "Hi." }]);
+    const agent = new Agent({ id: "greeter", model });
+    const tracer = otlpTracer();
+    const parent = parseTraceparent("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")!;
+    const out = await agent.run("Hello", { trace: { tracer, parent } });
+    await tracer.flush();
+    const spans = ofTrace(parent.traceId);
+    const run = spans.find(
+      (s) => s.attrs["agno.run.id"] === out.run_id && s.attrs["openinference.span.kind"] === "AGENT",
+    );
+    // Unnamed: agno's instrumentation calls it Agent.run.
+    expect(run?.name).toBe("Agent.run");
+    expect(run?.parentSpanId).toBe(parent.spanId);
+    expect(spans.filter((s) => s.parentSpanId === run!.spanId).map((s) => s.attrs["gen_ai.operation.name"])).toEqual([
+      "chat",
+    ]);
+  });
+
+  it("records nothing of a traceparent that says not sampled", async () => {
+    const { model } = await scriptedModel([{ text: "Hi." }]);
+    const agent = new Agent({ id: "quiet", model });
+    const tracer = otlpTracer();
+    const parent = parseTraceparent("00-1af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00")!;
+    const out = await agent.run("Hello", { trace: { tracer, parent } });
+    expect(out.status).toBe("COMPLETED");
+    await tracer.flush();
+    expect(ofTrace(parent.traceId)).toEqual([]);
+  });
+
+  it("marks a failed tool call's span ERROR with its message", async () => {
+    const { model } = await scriptedModel([
+      { toolCalls: [{ name: "explode", arguments: {} }] },
+      { text: "It failed." },
+    ]);
+    const explode = tool({
+      name: "explode",
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error("boom");
+      },
+    });
+    const agent = new Agent({ id: "fragile", model, tools: [explode] });
+    const tracer = otlpTracer();
+    const out = await agent.run("Go", { trace: { tracer, parent: null } });
+    await tracer.flush();
+    const run = receiver.spans.find((s) => s.attrs["agno.run.id"] === out.run_id && s.name === "Agent.run")!;
+    const toolSpan = ofTrace(run.traceId).find((s) => s.attrs["gen_ai.tool.name"] === "explode")!;
+    expect(toolSpan.status).toEqual({ code: 2, message: "Error: boom" });
+    expect(toolSpan.attrs).toMatchObject({ "agno.tool.outcome": "error", "exception.message": "Error: boom" });
+  });
+});
+
+describe("a team run, traced", () => {
+  it("nests team → delegate tool call → member run → member's tool and model calls", async () => {
+    const member = await scriptedAgent(
+      "researcher",
+      [{ toolCalls: [{ name: "get_weather", arguments: { city: "Rome" } }] }, { text: "Rome is sunny." }],
+      { tools: [weather] },
+    );
+    const { model } = await scriptedModel([
+      {
+        toolCalls: [
+          { id: "call_d", name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Rome?" } },
+        ],
+      },
+      { text: "The team says: sunny." },
+    ]);
+    const { db } = memoryTestDb();
+    const team = new Team({ id: "desk", name: "Desk", model, members: [member.agent], db });
+    const tracer = otlpTracer();
+    const out = await team.run("Weather in Rome?", { trace: { tracer, parent: null } });
+    expect(out.status).toBe("COMPLETED");
+    await tracer.flush();
+
+    const teamSpan = receiver.spans.find((s) => s.attrs["agno.run.id"] === out.run_id && s.name === "Desk.run")!;
+    expect(teamSpan.attrs).toMatchObject({ "openinference.span.kind": "AGENT", "agno.team.id": "desk" });
+    expect(teamSpan.parentSpanId).toBeUndefined();
+    const spans = ofTrace(teamSpan.traceId);
+    const delegate = spans.find((s) => s.attrs["gen_ai.tool.name"] === "delegate_task_to_member")!;
+    expect(delegate.parentSpanId).toBe(teamSpan.spanId);
+    const memberRun = spans.find((s) => s.name === "researcher.run")!;
+    expect(memberRun.parentSpanId).toBe(delegate.spanId);
+    expect(memberRun.attrs).toMatchObject({ "agno.agent.id": "researcher", "agno.run.parent_id": out.run_id });
+    const memberTool = spans.find((s) => s.attrs["gen_ai.tool.name"] === "get_weather")!;
+    expect(memberTool.parentSpanId).toBe(memberRun.spanId);
+    const memberModels = spans.filter(
+      (s) => s.parentSpanId === memberRun.spanId && s.attrs["gen_ai.operation.name"] === "chat",
+    );
+    expect(memberModels).toHaveLength(2);
+    // team run, 2 team model calls, delegate call, member run, 2 member model calls, member tool call
+    expect(spans).toHaveLength(8);
+  });
+});
+
+describe("the db exporter", () => {
+  it("writes agno's trace and span rows: ids from the root span, times in ISO, ERROR when a span failed", async () => {
+    const { model } = await scriptedModel([
+      { toolCalls: [{ name: "get_weather", arguments: { city: "Oslo" } }] },
+      { text: "Snow." },
+    ]);
+    const writer = new FakeTraceWriter();
+    const agent = new Agent({ id: "w", name: "W", model, tools: [weather] });
+    const tracer = new Tracer({ exporters: [new DbSpanExporter(writer)] });
+    const out = await agent.run("Oslo?", { userId: "bo", sessionId: "s-1", trace: { tracer, parent: null } });
+    await tracer.flush();
+    expect(writer.writes).toHaveLength(1);
+    const { traces, spans } = writer.writes[0]!;
+    expect(traces).toHaveLength(1);
+    expect(traces[0]).toMatchObject({
+      name: "W.run",
+      status: "OK",
+      run_id: out.run_id,
+      session_id: "s-1",
+      user_id: "bo",
+      agent_id: "w",
+      team_id: null,
+      workflow_id: null,
+    });
+    expect(spans).toHaveLength(4);
+    const root = spans.find((s) => s.parent_span_id === null)!;
+    expect(root).toMatchObject({
+      name: "W.run",
+      span_kind: "INTERNAL",
+      status_code: "OK",
+      trace_id: traces[0]!.trace_id,
+    });
+    expect(new Date(root.start_time).toISOString()).toBe(root.start_time);
+    expect(traces[0]!.start_time).toBe(root.start_time);
+    expect(traces[0]!.duration_ms).toBe(Date.parse(traces[0]!.end_time) - Date.parse(traces[0]!.start_time));
+    expect(spans.find((s) => s.span_kind === "CLIENT")?.attributes["gen_ai.request.model"]).toBe("gpt-test");
+  });
+
+  it("takes a continued trace's ids from its local root, and leaves them null for a batch of inner spans", async () => {
+    const writer = new FakeTraceWriter();
+    const tracer = new Tracer({ exporters: [new DbSpanExporter(writer)] });
+    const remote = parseTraceparent("00-2af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")!;
+    const job = tracer.startSpan("Job.run", { parent: remote, attributes: { "agno.run.id": "r-9" } });
+    const inner = tracer.startSpan("inner", { parent: job.context });
+    inner.fail("bad").end();
+    job.end();
+    await tracer.flush();
+    expect(writer.writes[0]!.traces[0]).toMatchObject({ name: "Job.run", run_id: "r-9", status: "ERROR" });
+    const lone = tracer.startSpan("inner-only", { parent: job.context, attributes: { "agno.run.id": "r-x" } });
+    lone.end();
+    await tracer.flush();
+    // Its parent is not in the batch: it is the batch's local root, so its ids are taken.
+    expect(writer.writes[1]!.traces[0]).toMatchObject({ name: "inner-only", run_id: "r-x" });
+  });
+});
+
+describe("a collector that is down", () => {
+  const hanging = createServer(() => undefined);
+  let hangingUrl = "";
+  beforeAll(async () => {
+    await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+    hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    hanging.closeAllConnections();
+    return new Promise<void>((resolve) => hanging.close(() => resolve()));
+  });
+
+  /** A port nobody listens on: opened, then closed. */
+  async function closedPort(): Promise<string> {
+    const s = createServer();
+    await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+    return url;
+  }
+
+  for (const which of ["closed port", "hanging"] as const) {
+    it(`(${which}) neither fails nor delays the run, and flush resolves within the exporter's timeout`, async () => {
+      const timeoutMs = 1000;
+      const endpoint = which === "closed port" ? await closedPort() : hangingUrl;
+      const { model } = await scriptedModel([
+        { toolCalls: [{ name: "get_weather", arguments: { city: "Lima" } }] },
+        { text: "Warm." },
+      ]);
+      const agent = new Agent({ id: "lima", model, tools: [weather] });
+      const warnings: string[] = [];
+      const warn = console.warn;
+      console.warn = (m: string) => void warnings.push(m);
+      try {
+        const tracer = new Tracer({ exporters: [new OtlpHttpExporter({ endpoint, timeoutMs })], maxBatch: 1 });
+        const started = performance.now();
+        // maxBatch 1: every span is sent as it ends, while the run goes on.
+        const out = await agent.run("Lima?", { trace: { tracer, parent: null } });
+        const runMs = performance.now() - started;
+        expect(out.status).toBe("COMPLETED");
+        expect(out.content).toBe("Warm.");
+        // The run waited for no export: against the hanging collector, each of its three spans'
+        // exports lasts the full timeout, one after another had the run waited.
+        if (which === "hanging") expect(runMs).toBeLessThan(timeoutMs);
+        const flushStarted = performance.now();
+        await tracer.flush();
+        // The exports run side by side and each gives up at its timeout.
+        expect(performance.now() - flushStarted).toBeLessThan(timeoutMs * 3);
+        expect(warnings.some((w) => w.includes("otlp exporter dropped"))).toBe(true);
+      } finally {
+        console.warn = warn;
+      }
+    });
+  }
+});
