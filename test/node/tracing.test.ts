@@ -6,6 +6,8 @@ import { Agent } from "../../src/agent/agent.js";
 import type { SpanRecord, TraceRecord, TraceWriter } from "../../src/db/ports/trace-store.js";
 import { Team } from "../../src/team/team.js";
 import { tool } from "../../src/tools/tool.js";
+import { Step } from "../../src/workflow/step.js";
+import { Workflow } from "../../src/workflow/workflow.js";
 import { DbSpanExporter } from "../../src/tracing/db-exporter.js";
 import { OtlpHttpExporter, parseOtlpHeaders } from "../../src/tracing/otlp-http-exporter.js";
 import { ratioSampler } from "../../src/tracing/sampler.js";
@@ -366,6 +368,41 @@ describe("a team run, traced", () => {
     expect(memberModels).toHaveLength(2);
     // team run, 2 team model calls, delegate call, member run, 2 member model calls, member tool call
     expect(spans).toHaveLength(8);
+  });
+});
+
+describe("a workflow run, traced", () => {
+  it("nests workflow → step → agent run → model call, and a function step under the workflow", async () => {
+    const writer = await scriptedAgent("writer", [{ text: "A poem." }]);
+    const flow = new Workflow({
+      id: "blog",
+      name: "Blog",
+      steps: [
+        new Step({ name: "draft", executor: writer.agent }),
+        new Step({ name: "count", executor: (input) => String(input.previous_step_content).length }),
+      ],
+    });
+    const tracer = otlpTracer();
+    const out = await flow.run("Tides", { trace: { tracer, parent: null } });
+    expect(out.status).toBe("COMPLETED");
+    await tracer.flush();
+    const root = receiver.spans.find((s) => s.attrs["agno.run.id"] === out.run_id && s.name === "Blog.run")!;
+    expect(root.attrs).toMatchObject({
+      "openinference.span.kind": "CHAIN",
+      "agno.workflow.id": "blog",
+      "input.value": "Tides",
+      "output.value": "7",
+    });
+    const spans = ofTrace(root.traceId);
+    const draft = spans.find((s) => s.name === "draft.execute")!;
+    const count = spans.find((s) => s.name === "count.execute")!;
+    expect(draft.parentSpanId).toBe(root.spanId);
+    expect(count.parentSpanId).toBe(root.spanId);
+    expect(count.attrs).toMatchObject({ "agno.step.executor_type": "function", "output.value": "7" });
+    const agentRun = spans.find((s) => s.name === "writer.run")!;
+    expect(agentRun.parentSpanId).toBe(draft.spanId);
+    expect(spans.find((s) => s.attrs["gen_ai.operation.name"] === "chat")?.parentSpanId).toBe(agentRun.spanId);
+    expect(spans).toHaveLength(5);
   });
 });
 
