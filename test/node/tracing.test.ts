@@ -14,6 +14,10 @@ import { ratioSampler } from "../../src/tracing/sampler.js";
 import { formatTraceparent, parseTraceparent } from "../../src/tracing/traceparent.js";
 import { Tracer } from "../../src/tracing/tracer.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
+import { drainQueue } from "../support/drain-queue.js";
+import { AgentOS } from "../../src/os/agent-os.js";
+import { MemoryDb } from "../../src/db/memory/index.js";
+import type { TracingSettings } from "../../src/tracing/tracing-settings.js";
 import { scriptedAgent } from "../support/team-kit.js";
 
 /** An OTLP span as the receiver decodes it, attributes flattened to plain values. */
@@ -516,4 +520,82 @@ describe("a collector that is down", () => {
       }
     });
   }
+});
+
+describe("an AgentOS with tracing on", () => {
+  async function served(turns: Parameters<typeof scriptedModel>[0]) {
+    const { model } = await scriptedModel(turns);
+    const agent = new Agent({ id: "desk-agent", name: "Desk", model, tools: [weather] });
+    const tracing: TracingSettings = { exporters: ["otlp"], otlp: { endpoint: receiver.url, timeoutMs: 2000 } };
+    const os = new AgentOS({ agents: [agent], queue: { durable: true }, auth: { mode: "none" }, tracing });
+    const db = new MemoryDb();
+    const waits: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => void waits.push(p), passThroughOnException: () => undefined };
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      os.fetch(
+        new Request("http://os.test/agents/desk-agent/runs", {
+          method: "POST",
+          headers: { "content-type": "application/json", ...headers },
+          body: JSON.stringify(body),
+        }),
+        { dbs: [db], jobs: db.jobs, queue: { wake: async () => undefined } },
+        ctx,
+      );
+    const settled = async () => {
+      while (waits.length > 0) await Promise.all(waits.splice(0));
+    };
+    return { agent, db, post, settled, tracing };
+  }
+
+  it("continues the caller's traceparent and flushes with waitUntil after the answer", async () => {
+    const { post, settled } = await served([{ text: "Here." }]);
+    const traceparent = "00-3af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01";
+    const res = await post({ message: "Hi", stream: false }, { traceparent });
+    expect(res.status).toBe(200);
+    const out = (await res.json()) as { run_id: string };
+    await settled();
+    const run = ofTrace("3af7651916cd43dd8448eb211c80319c").find(
+      (s) => s.attrs["agno.run.id"] === out.run_id && s.attrs["openinference.span.kind"] === "AGENT",
+    )!;
+    expect(run.name).toBe("Desk.run");
+    expect(run.parentSpanId).toBe("c7ad6b7169203331");
+  });
+
+  it("flushes a streamed run's spans once its event stream has ended", async () => {
+    const { post, settled } = await served([{ text: "Streamed." }]);
+    const res = await post(
+      { message: "Hi" },
+      { traceparent: "00-4af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01" },
+    );
+    expect(res.headers.get("content-type")).toMatch(/text\/event-stream/);
+    expect(await res.text()).toContain("RunCompleted");
+    await settled();
+    const spans = ofTrace("4af7651916cd43dd8448eb211c80319c");
+    expect(spans.map((s) => s.attrs["gen_ai.operation.name"]).sort()).toEqual(["chat", "invoke_agent"]);
+  });
+
+  it("carries the trace into a background job: request → enqueue → job → run", async () => {
+    const { agent, db, post, settled, tracing } = await served([{ text: "Later." }]);
+    const traceparent = "00-5af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01";
+    const res = await post({ message: "Hi", background: true, stream: false }, { traceparent });
+    expect(res.status).toBe(202);
+    await settled();
+    const [job] = (await db.jobs.listJobs({ limit: 10, page: 1 })).data;
+    expect(job?.payload.traceparent).toMatch(/^00-5af7651916cd43dd8448eb211c80319c-[0-9a-f]{16}-01$/);
+    // The queue's tracer, as the JobQueue object builds it from the same settings.
+    const queueTracer = new Tracer({ exporters: [new OtlpHttpExporter(tracing.otlp!)] });
+    await drainQueue(db, { components: [agent], tracer: queueTracer });
+    await queueTracer.flush();
+    const spans = ofTrace("5af7651916cd43dd8448eb211c80319c");
+    const enqueue = spans.find((s) => s.name === "enqueue agent run")!;
+    expect(enqueue.parentSpanId).toBe("c7ad6b7169203331");
+    expect(enqueue.kind).toBe(4);
+    const jobSpan = spans.find((s) => s.name === "process run job")!;
+    expect(jobSpan.parentSpanId).toBe(enqueue.spanId);
+    expect(jobSpan.kind).toBe(5);
+    expect(jobSpan.attrs).toMatchObject({ "agno.job.id": job!.id, "agno.job.outcome": "COMPLETED" });
+    const run = spans.find((s) => s.name === "Desk.run")!;
+    expect(run.parentSpanId).toBe(jobSpan.spanId);
+    expect(run.attrs["agno.run.id"]).toBe(job!.payload.run_id);
+  });
 });
