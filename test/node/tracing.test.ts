@@ -18,6 +18,10 @@ import { drainQueue } from "../support/drain-queue.js";
 import { AgentOS } from "../../src/os/agent-os.js";
 import { MemoryDb } from "../../src/db/memory/index.js";
 import type { TracingSettings } from "../../src/tracing/tracing-settings.js";
+import { openAIEmbedder } from "../../src/knowledge/embedders/openai-embedder.js";
+import { Knowledge } from "../../src/knowledge/knowledge.js";
+import { InMemoryVectorDb } from "../../src/knowledge/vectordb/in-memory-vector-db.js";
+import { startEmbeddingServer } from "../support/embedding-server.js";
 import { scriptedAgent } from "../support/team-kit.js";
 
 /** An OTLP span as the receiver decodes it, attributes flattened to plain values. */
@@ -330,6 +334,43 @@ describe("an agent run, traced", () => {
     const toolSpan = ofTrace(run.traceId).find((s) => s.attrs["gen_ai.tool.name"] === "explode")!;
     expect(toolSpan.status).toEqual({ code: 2, message: "Error: boom" });
     expect(toolSpan.attrs).toMatchObject({ "agno.tool.outcome": "error", "exception.message": "Error: boom" });
+  });
+});
+
+describe("a knowledge search, traced", () => {
+  it("is a RETRIEVER span under the search_knowledge_base tool call", async () => {
+    const server = await startEmbeddingServer();
+    try {
+      const db = new MemoryDb();
+      const kb = new Knowledge({
+        name: "support",
+        vectorDb: new InMemoryVectorDb({
+          embedder: openAIEmbedder({ baseURL: server.baseURL, apiKey: "k", dimensions: 64 }),
+        }),
+      }).withDb(db);
+      await kb.insert({ name: "guide.md", textContent: "Refunds are paid back within five business days." });
+      const { model } = await scriptedModel([
+        { toolCalls: [{ name: "search_knowledge_base", arguments: { query: "refunds" } }] },
+        { text: "Five days." },
+      ]);
+      const agent = new Agent({ name: "helper", model, knowledge: kb, db });
+      const tracer = otlpTracer();
+      const out = await agent.run("Refunds?", { trace: { tracer, parent: null } });
+      await tracer.flush();
+      const run = receiver.spans.find((s) => s.attrs["agno.run.id"] === out.run_id && s.name === "helper.run")!;
+      const spans = ofTrace(run.traceId);
+      const call = spans.find((s) => s.attrs["gen_ai.tool.name"] === "search_knowledge_base")!;
+      const search = spans.find((s) => s.name === "knowledge.search")!;
+      expect(search.parentSpanId).toBe(call.spanId);
+      expect(search.attrs).toMatchObject({
+        "openinference.span.kind": "RETRIEVER",
+        "agno.knowledge.name": "support",
+        "input.value": "refunds",
+        "agno.knowledge.documents": 1,
+      });
+    } finally {
+      await server.stop();
+    }
   });
 });
 
