@@ -615,6 +615,55 @@ describe("an AgentOS with tracing on", () => {
     expect(spans.map((s) => s.attrs["gen_ai.operation.name"]).sort()).toEqual(["chat", "invoke_agent"]);
   });
 
+  it("traces an agent run's continue under the continuing request's traceparent", async () => {
+    const { model } = await scriptedModel([
+      { toolCalls: [{ id: "call_c", name: "guarded", arguments: {} }] },
+      { text: "Done." },
+    ]);
+    const guarded = tool({
+      name: "guarded",
+      parameters: z.object({}),
+      requiresConfirmation: true,
+      execute: () => "ran",
+    });
+    const agent = new Agent({ id: "careful", name: "Careful", model, tools: [guarded] });
+    const tracing: TracingSettings = { exporters: ["otlp"], otlp: { endpoint: receiver.url, timeoutMs: 2000 } };
+    const os = new AgentOS({ agents: [agent], auth: { mode: "none" }, tracing });
+    const db = new MemoryDb();
+    const waits: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => void waits.push(p), passThroughOnException: () => undefined };
+    const call = (path: string, body: unknown, traceparent: string) =>
+      os.fetch(
+        new Request(`http://os.test${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", traceparent },
+          body: JSON.stringify(body),
+        }),
+        { dbs: [db] },
+        ctx,
+      );
+    const paused = (await (
+      await call(
+        "/agents/careful/runs",
+        { message: "Go", stream: false },
+        "00-6af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01",
+      )
+    ).json()) as { run_id: string; status: string; tools: Array<Record<string, unknown>> };
+    expect(paused.status).toBe("PAUSED");
+    const done = await call(
+      `/agents/careful/runs/${paused.run_id}/continue`,
+      { tools: paused.tools.map((t) => ({ ...t, confirmed: true })), stream: false },
+      "00-7af7651916cd43dd8448eb211c80319c-d7ad6b7169203331-01",
+    );
+    expect(((await done.json()) as { status: string }).status).toBe("COMPLETED");
+    while (waits.length > 0) await Promise.all(waits.splice(0));
+    const resumed = ofTrace("7af7651916cd43dd8448eb211c80319c");
+    const run = resumed.find((s) => s.name === "Careful.run")!;
+    expect(run.parentSpanId).toBe("d7ad6b7169203331");
+    expect(run.attrs["agno.run.id"]).toBe(paused.run_id);
+    expect(resumed.find((s) => s.attrs["gen_ai.tool.name"] === "guarded")?.parentSpanId).toBe(run.spanId);
+  });
+
   it("carries the trace into a background job: request → enqueue → job → run", async () => {
     const { agent, db, post, settled, tracing } = await served([{ text: "Later." }]);
     const traceparent = "00-5af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01";

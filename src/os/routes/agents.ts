@@ -275,6 +275,7 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
         replaceOriginal: body.replace_original,
         additionalInstructions: body.additional_instructions,
       },
+      ...traceOf(c),
     };
     if (body.session_id !== undefined && agent.db) {
       // agno continues a run of the session it names: a run of another session is not found there.
