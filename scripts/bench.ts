@@ -56,6 +56,7 @@ import { benchScheduler } from "./bench/scheduler.js";
 import { benchTeams } from "./bench/teams.js";
 import { benchWorkflows } from "./bench/workflows.js";
 import { benchWorkflowRecovery } from "./bench/workflow-recovery.js";
+import { benchTracing } from "./bench/tracing.js";
 import { emit, inFreshSchema, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../src/cli/local/ws-proxy.js";
@@ -474,6 +475,7 @@ const GROUPS = [
   "codemode",
   "knowledge",
   "interfaces",
+  "tracing",
 ] as const;
 
 /** The groups that measure against the embedded Postgres and BENCH_DATABASE_URL's server. */
@@ -505,6 +507,7 @@ async function main(): Promise<void> {
   if (run.has("scheduler")) await benchScheduler();
   if (run.has("codemode")) await benchCodeMode();
   if (run.has("interfaces")) await benchInterfaces();
+  if (run.has("tracing")) await benchTracing();
 }
 
 /** The storage and agent groups, against the embedded Postgres and BENCH_DATABASE_URL's server. */

@@ -499,3 +499,13 @@ export type { ReplyTarget } from "./interfaces/reply-target.js";
 export { enqueueInterfaceRun, type InterfaceMessage } from "./interfaces/enqueue-interface-run.js";
 export { enqueueInterfaceContinue, type InterfaceAnswer } from "./interfaces/enqueue-interface-continue.js";
 export { interfaceSessionId } from "./interfaces/interface-session-id.js";
+// Tracing (issue 23): spans of runs, model and tool calls, to agno's trace tables and/or an OTLP collector.
+export { Tracer, type TracerOptions, type StartSpanOptions } from "./tracing/tracer.js";
+export { Span, type FinishedSpan, type Attributes, type AttributeValue, type SpanKind } from "./tracing/span.js";
+export type { SpanContext } from "./tracing/span-context.js";
+export type { SpanExporter } from "./tracing/span-exporter.js";
+export type { TraceScope } from "./tracing/trace-scope.js";
+export { DbSpanExporter } from "./tracing/db-exporter.js";
+export { OtlpHttpExporter, parseOtlpHeaders, type OtlpHttpOptions } from "./tracing/otlp-http-exporter.js";
+export { parseTraceparent, formatTraceparent } from "./tracing/traceparent.js";
+export { tracerFor, type TracingSettings } from "./tracing/tracing-settings.js";

@@ -65,6 +65,7 @@ import {
 } from "../knowledge/agent-knowledge.js";
 import type { Knowledge } from "../knowledge/knowledge.js";
 import { pastSessionsTool } from "./past-sessions.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 import { RunEngine, type EngineConfig } from "./run-engine.js";
 import { forkRun, planTimeline, truncateRun, type TimelineOptions } from "./run-timeline.js";
 import type { RunOutput } from "./run-output.js";
@@ -208,6 +209,8 @@ export interface RunOptions {
    * (the AG-UI interface's STATE_DELTA). Read it, never write it: the run owns it.
    */
   onSessionState?: (state: Record<string, unknown>) => void;
+  /** traces the run (its span, model and tool calls) with this tracer, under this parent span */
+  trace?: TraceScope;
 }
 
 export interface ContinueOptions {
@@ -223,6 +226,8 @@ export interface ContinueOptions {
   clientTools?: readonly Tool[];
   /** handed the run's live session state before each batch of tool calls (RunOptions.onSessionState) */
   onSessionState?: (state: Record<string, unknown>) => void;
+  /** traces the continued run (RunOptions.trace) */
+  trace?: TraceScope;
 }
 
 /**
@@ -486,10 +491,12 @@ export class Agent implements Component {
     sourced?: Tool[],
     clientTools?: readonly Tool[],
     onSessionState?: (state: Record<string, unknown>) => void,
+    trace?: TraceScope,
   ): EngineConfig {
     const offload = this.offloadTarget();
     return {
       ref: this.ref,
+      ...(trace ? { trace } : {}),
       streamModel: streamed,
       ...(onFinalWrite ? { onFinalWrite } : {}),
       ...(onSessionState ? { onSessionState } : {}),
@@ -646,6 +653,7 @@ export class Agent implements Component {
       undefined,
       opts.clientTools,
       opts.onSessionState,
+      opts.trace,
     );
     const prepare = async (opened: () => Promise<void>) => {
       // Inside the run, so a source that fails (an MCP server that refuses) fails it as a RunError.
@@ -912,6 +920,7 @@ export class Agent implements Component {
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
       ...(input.clientTools ? { clientTools: input.clientTools } : {}),
       ...(input.onSessionState ? { onSessionState: input.onSessionState } : {}),
+      ...(input.trace ? { trace: input.trace } : {}),
     });
   }
 
@@ -1002,7 +1011,7 @@ export class Agent implements Component {
     calls: PendingCall[],
     stream: boolean,
     sourced?: Tool[],
-    caller: Pick<ContinueOptions, "clientTools" | "onSessionState"> = {},
+    caller: Pick<ContinueOptions, "clientTools" | "onSessionState" | "trace"> = {},
   ): AsyncGenerator<RunEvent, RunOutput> {
     const session = await this.db!.getSession(output.session_id, { includeRuns: false });
     const state = {
@@ -1020,6 +1029,7 @@ export class Agent implements Component {
         sourced,
         caller.clientTools,
         caller.onSessionState,
+        caller.trace,
       ),
       output,
       state,
@@ -1066,6 +1076,7 @@ export class Agent implements Component {
         sourced,
         opts.clientTools,
         opts.onSessionState,
+        opts.trace,
       ),
       output,
       state,

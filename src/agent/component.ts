@@ -4,6 +4,7 @@ import type { RunEvent } from "./events.js";
 import type { MediaInput } from "./media.js";
 import type { RunOutput } from "./run-output.js";
 import type { Tool } from "../tools/tool.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 
 /** What agno runs: an agent, a team of agents, or a workflow (agno's `run_type` / `component_type`). */
 export type ComponentType = "agent" | "team" | "workflow";
@@ -67,6 +68,8 @@ export interface ComponentRunInput {
   clientTools?: readonly Tool[];
   /** handed the run's live session state before each batch of tool calls, see RunOptions.onSessionState */
   onSessionState?: (state: Record<string, unknown>) => void;
+  /** traces the run under this span (RunOptions.trace) */
+  trace?: TraceScope;
 }
 
 /** How a paused run goes on (`POST …/continue` in plain values): the resolutions of what it waits on. */
@@ -82,6 +85,8 @@ export interface ComponentResumeInput {
   clientTools?: readonly Tool[];
   /** handed the run's live session state before each batch of tool calls (RunOptions.onSessionState) */
   onSessionState?: (state: Record<string, unknown>) => void;
+  /** traces the continued run under this span (RunOptions.trace) */
+  trace?: TraceScope;
 }
 
 /**

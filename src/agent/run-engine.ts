@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/port.js";
 import type { RunRecord } from "../db/types.js";
-import { StatusConflictError, ValidationError } from "../errors.js";
+import { errorMessage, StatusConflictError, ValidationError } from "../errors.js";
 import { message } from "../models/message.js";
 import type { Model, ModelRequest, TokenUsage } from "../models/model.js";
 import { publicError } from "../public-error.js";
@@ -18,6 +18,9 @@ import type { RunOutput, RunRequirement, ToolExecution } from "./run-output.js";
 import { parseToolArgs, runTools, type AnswerFilter, type PausedCall, type PendingCall } from "./tool-runner.js";
 import { nowSeconds } from "../time.js";
 import type { JobEnqueuer, ToolJob } from "../queue/job-enqueuer.js";
+import type { Span } from "../tracing/span.js";
+import { childScope, type TraceScope } from "../tracing/trace-scope.js";
+import { endRunSpan, startRunSpan, tracedText } from "../tracing/run-spans.js";
 
 /** What the engine needs of an agent: its resolved configuration, never the Agent class itself. */
 export interface EngineConfig {
@@ -64,6 +67,8 @@ export interface EngineConfig {
     output: RunOutput,
     sessionState: Record<string, unknown>,
   ) => { message: string | null; events?: RunEvent[] };
+  /** where the run's spans go (its run span, model calls and tool calls), under the caller's span */
+  trace?: TraceScope;
 }
 
 /** What a step of a phase settled to, in a race with the opening write. */
@@ -96,6 +101,8 @@ export class RunEngine {
    * needs the row (or a new session's row) waits for it first, so it always lands first.
    */
   private opening: Promise<void> | undefined;
+  /** the span of the phase under way (start, or a resume), when the run is traced */
+  private span: Span | undefined;
 
   constructor(
     private readonly cfg: EngineConfig,
@@ -345,6 +352,8 @@ export class RunEngine {
       else beat();
     }
     this.phaseStarted = performance.now();
+    const trace = this.cfg.trace;
+    this.span = trace && startRunSpan(trace, this.cfg.ref, this.output, this.output.input?.input_content);
     try {
       return yield* phase.call(this);
     } catch (thrown) {
@@ -354,6 +363,7 @@ export class RunEngine {
       if (this.isCancel(error)) return yield* this.cancelled();
       return yield* this.failed(error);
     } finally {
+      if (this.span) endRunSpan(this.span, this.output);
       ended = true;
       stopHeartbeat();
       unwatch();
@@ -482,25 +492,36 @@ export class RunEngine {
     let usage: TokenUsage | undefined;
     let cost: number | undefined;
     const toolCalls: Array<{ id: string; name: string; arguments: string }> = [];
-    for await (const chunk of model.stream({
-      userId: this.output.user_id ?? undefined,
-      ...request,
-      stream: this.cfg.streamModel,
-    })) {
-      if (chunk.type === "text" || chunk.type === "reasoning") firstToken ??= (performance.now() - started) / 1000;
-      if (chunk.type === "text") {
-        text += chunk.delta;
-        if (emit) yield { event: "RunContent" as const, ...this.base(), content: chunk.delta, content_type: "str" };
-      } else if (chunk.type === "reasoning") {
-        reasoning += chunk.delta;
-        if (emit)
-          yield { event: "RunContent" as const, ...this.base(), reasoning_content: chunk.delta, content_type: "str" };
-      } else if (chunk.type === "tool_call") {
-        toolCalls.push({ id: chunk.id, name: chunk.name, arguments: chunk.arguments });
-      } else {
-        usage = chunk.usage;
-        cost = chunk.cost;
+    let finishReason: string | undefined;
+    const span = this.modelSpan(model);
+    try {
+      for await (const chunk of model.stream({
+        userId: this.output.user_id ?? undefined,
+        ...request,
+        stream: this.cfg.streamModel,
+      })) {
+        if (chunk.type === "text" || chunk.type === "reasoning") firstToken ??= (performance.now() - started) / 1000;
+        if (chunk.type === "text") {
+          text += chunk.delta;
+          if (emit) yield { event: "RunContent" as const, ...this.base(), content: chunk.delta, content_type: "str" };
+        } else if (chunk.type === "reasoning") {
+          reasoning += chunk.delta;
+          if (emit)
+            yield { event: "RunContent" as const, ...this.base(), reasoning_content: chunk.delta, content_type: "str" };
+        } else if (chunk.type === "tool_call") {
+          toolCalls.push({ id: chunk.id, name: chunk.name, arguments: chunk.arguments });
+        } else {
+          usage = chunk.usage;
+          cost = chunk.cost;
+          finishReason = chunk.reason;
+        }
       }
+    } catch (error) {
+      span?.fail(errorMessage(error));
+      throw error;
+    } finally {
+      // A failed request, or one its caller stopped (ending twice is harmless: the first end counts).
+      if (!usage) span?.end();
     }
     const duration = (performance.now() - started) / 1000;
     const used = usage ?? {
@@ -519,6 +540,19 @@ export class RunEngine {
       duration,
       cost,
     });
+    span
+      ?.setAll({
+        "gen_ai.usage.input_tokens": used.input_tokens,
+        "gen_ai.usage.output_tokens": used.output_tokens,
+        "llm.token_count.prompt": used.input_tokens,
+        "llm.token_count.completion": used.output_tokens,
+        "llm.token_count.total": used.total_tokens,
+        "gen_ai.response.finish_reasons": finishReason ? [finishReason] : undefined,
+        "gen_ai.response.time_to_first_token": firstToken,
+        "output.value": tracedText(text || (toolCalls.length > 0 ? toolCalls : undefined)),
+      })
+      .setStatus("OK")
+      .end();
     yield {
       event: "ModelRequestCompleted" as const,
       ...this.base(),
@@ -529,6 +563,26 @@ export class RunEngine {
       time_to_first_token: firstToken,
     };
     return { text, reasoning, toolCalls };
+  }
+
+  /** The span of one model request, under the run's (GenAI's `chat` operation; agno's UI reads it as LLM). */
+  private modelSpan(model: Model): Span | undefined {
+    const trace = this.cfg.trace;
+    if (!trace || !this.span) return undefined;
+    return trace.tracer.startSpan(`chat ${model.id}`, {
+      parent: this.span.context,
+      kind: "CLIENT",
+      attributes: {
+        "openinference.span.kind": "LLM",
+        "gen_ai.operation.name": "chat",
+        "gen_ai.system": model.provider,
+        "gen_ai.provider.name": model.provider,
+        "gen_ai.request.model": model.id,
+        "llm.model_name": model.id,
+        "llm.provider": model.provider,
+        "agno.run.id": this.output.run_id,
+      },
+    });
   }
 
   /** Model, tools, model, … until the model answers without tools, a person is needed, or a limit stops it. */
@@ -683,6 +737,7 @@ export class RunEngine {
       dependencies: this.dependencies,
       signal: this.controller.signal,
       ...(this.cfg.jobs ? { enqueueJob: this.enqueueJob(this.cfg.jobs) } : {}),
+      ...(this.cfg.trace && this.span ? { trace: childScope(this.cfg.trace, this.span.context) } : {}),
     };
     this.cfg.onSessionState?.(this.sessionState);
     const { messages, paused, media } = yield* runTools(calls, {

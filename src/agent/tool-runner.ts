@@ -8,6 +8,9 @@ import type { ToolExecution } from "./run-output.js";
 import { nowSeconds } from "../time.js";
 import { errorMessage } from "../errors.js";
 import { ToolResult, type ToolMedia } from "../tools/tool-result.js";
+import { childScope } from "../tracing/trace-scope.js";
+import { tracedText } from "../tracing/run-spans.js";
+import type { Span } from "../tracing/span.js";
 
 /** A tool call's answer, as the model reads it, and the media it produced (a ToolResult's). */
 type Answer = { text: string; error: boolean; media?: ToolMedia };
@@ -66,14 +69,51 @@ function stringify(value: unknown): string {
  */
 export type AnswerFilter = (answer: Answer, call: ToolExecution, ctx: ToolContext) => Promise<Answer>;
 
-/** Runs one call (its answer through the filter, when there is one). */
+/** Runs one call (its answer through the filter, when there is one), in its own span when the run is traced. */
 async function outcomeOf(call: PendingCall, ctx: ToolContext, filter?: AnswerFilter): Promise<Outcome> {
-  const callCtx = { ...ctx, toolCallId: call.execution.tool_call_id };
-  const outcome = await runOne(call, call.resumed ? { ...callCtx, resumed: call.resumed } : callCtx);
-  if ("pause" in outcome || !filter) return outcome;
-  // The filter rewrites the text the model reads; the media go on beside it.
-  const filtered = await filter(outcome, call.execution, ctx);
-  return outcome.media ? { ...filtered, media: outcome.media } : filtered;
+  const span = ctx.trace && toolSpan(call, ctx);
+  const callCtx: ToolContext = {
+    ...ctx,
+    toolCallId: call.execution.tool_call_id,
+    ...(span && ctx.trace ? { trace: childScope(ctx.trace, span.context) } : {}),
+  };
+  try {
+    let outcome = await runOne(call, call.resumed ? { ...callCtx, resumed: call.resumed } : callCtx);
+    if (!("pause" in outcome) && filter) {
+      // The filter rewrites the text the model reads; the media go on beside it.
+      const filtered = await filter(outcome, call.execution, ctx);
+      outcome = outcome.media ? { ...filtered, media: outcome.media } : filtered;
+    }
+    if (span) {
+      if ("pause" in outcome) span.set("agno.tool.outcome", "paused").setStatus("OK");
+      else if (outcome.error) span.set("agno.tool.outcome", "error").fail(outcome.text);
+      else span.setAll({ "agno.tool.outcome": "ok", "output.value": tracedText(outcome.text) }).setStatus("OK");
+    }
+    return outcome;
+  } catch (error) {
+    span?.set("agno.tool.outcome", "cancelled").fail(errorMessage(error));
+    throw error;
+  } finally {
+    span?.end();
+  }
+}
+
+/** The span of one tool call (GenAI's `execute_tool`; agno's UI reads it as TOOL, with `tool.name` and `tool.parameters`). */
+function toolSpan(call: PendingCall, ctx: ToolContext): Span {
+  const args = tracedText(call.execution.tool_args) ?? "{}";
+  return ctx.trace!.tracer.startSpan(`execute_tool ${call.execution.tool_name}`, {
+    parent: ctx.trace!.parent,
+    attributes: {
+      "openinference.span.kind": "TOOL",
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": call.execution.tool_name,
+      "gen_ai.tool.call.id": call.execution.tool_call_id,
+      "tool.name": call.execution.tool_name,
+      "tool.parameters": args,
+      "agno.tool.arguments_size": new TextEncoder().encode(JSON.stringify(call.execution.tool_args ?? {})).length,
+      "agno.run.id": ctx.runId,
+    },
+  });
 }
 
 /** Runs one call: validates its arguments against the tool's schema, then executes it. */

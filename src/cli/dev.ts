@@ -154,6 +154,12 @@ async function main({ root, args }: DevOptions) {
     // SuperGrok sign-in at /models/xai/login.
     "XAI_TOKEN_ENCRYPTION_KEY",
     "XAI_OAUTH_ISSUER",
+    // Tracing (AGNO_TRACING is set below when not given).
+    "AGNO_TRACE_SAMPLE_RATIO",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TIMEOUT",
+    "OTEL_SERVICE_NAME",
   ];
   for (const name of [...runtimeVars, "MODEL", ...PROVIDER_ENV_VARS]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
@@ -163,6 +169,11 @@ async function main({ root, args }: DevOptions) {
       ? `MODEL is ${process.env.MODEL}`
       : "no MODEL set: agents whose model comes from MODEL answer an error that says how to configure one",
   );
+  // Locally, runs are traced into the database by default (the /traces routes show them); a
+  // deployment traces only when configured. With a collector named too, spans go to both.
+  const tracing = process.env.AGNO_TRACING ?? (process.env.OTEL_EXPORTER_OTLP_ENDPOINT ? "both" : "db");
+  vars.push(`AGNO_TRACING:${tracing}`);
+  log(`tracing: ${tracing} (AGNO_TRACING)`);
   for (const name of ["JWT_VERIFICATION_KEYS", "JWT_AUDIENCE", "JWT_ISSUER", "AGNO_USER_ISOLATION"]) {
     if (process.env[name]) vars.push(`${name}:${process.env[name]}`);
   }

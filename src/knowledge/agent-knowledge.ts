@@ -4,6 +4,7 @@ import { tool, type Tool } from "../tools/tool.js";
 import { documentToDict } from "./document.js";
 import type { KnowledgeFilters } from "./filters.js";
 import type { Knowledge } from "./knowledge.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 
 /** agno's MessageReferences: what one retrieval found, stored on the run as `references`. */
 export interface MessageReferences {
@@ -33,6 +34,8 @@ export interface KnowledgeUseOptions {
 export interface RetrievalContext {
   userId: string | null;
   sessionId?: string;
+  /** where the search is traced (the tool call's span), when the run is */
+  trace?: TraceScope;
 }
 
 /** agno's get_relevant_docs_from_knowledge: the documents as dicts (name, meta_data, content). */
@@ -42,13 +45,31 @@ async function relevantDocs(
   filters: KnowledgeFilters | undefined,
   ctx: RetrievalContext,
 ): Promise<Array<Record<string, unknown>>> {
-  // a run without a user searches the shared contents only (null), never every user's
-  const docs = await knowledge.search(query, {
-    filters,
-    userId: ctx.userId,
-    runContext: { userId: ctx.userId, sessionId: ctx.sessionId ?? null },
+  const span = ctx.trace?.tracer.startSpan("knowledge.search", {
+    parent: ctx.trace.parent,
+    attributes: {
+      "openinference.span.kind": "RETRIEVER",
+      "agno.knowledge.id": knowledge.id,
+      "agno.knowledge.name": knowledge.name,
+      "input.value": query,
+      "agno.knowledge.filtered": filters !== undefined,
+    },
   });
-  return docs.map((d) => documentToDict(d) as Record<string, unknown>);
+  try {
+    // a run without a user searches the shared contents only (null), never every user's
+    const docs = await knowledge.search(query, {
+      filters,
+      userId: ctx.userId,
+      runContext: { userId: ctx.userId, sessionId: ctx.sessionId ?? null },
+    });
+    span?.set("agno.knowledge.documents", docs.length).setStatus("OK");
+    return docs.map((d) => documentToDict(d) as Record<string, unknown>);
+  } catch (error) {
+    span?.fail(errorMessage(error));
+    throw error;
+  } finally {
+    span?.end();
+  }
 }
 
 function track(sink: ReferenceSink | undefined, query: string, docs: Array<Record<string, unknown>>, started: number) {
@@ -73,7 +94,11 @@ export function knowledgeSearchTool(
       const started = performance.now();
       let docs: Array<Record<string, unknown>>;
       try {
-        docs = await relevantDocs(knowledge, query, opts.filters, { userId: ctx.userId, sessionId: ctx.sessionId });
+        docs = await relevantDocs(knowledge, query, opts.filters, {
+          userId: ctx.userId,
+          sessionId: ctx.sessionId,
+          ...(ctx.trace ? { trace: ctx.trace } : {}),
+        });
       } catch (err) {
         return `Error searching knowledge base: ${err instanceof Error ? err.name : errorMessage(err)}`;
       }

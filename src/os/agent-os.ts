@@ -45,6 +45,8 @@ import type { ComponentWriteHook } from "../components/component-write-hook.js";
 import type { Tool } from "../tools/tool.js";
 import { componentRoutes } from "./routes/components.js";
 import { registryRoutes } from "./routes/registry.js";
+import { tracingMiddleware } from "./request-trace.js";
+import type { TracingSettings } from "../tracing/tracing-settings.js";
 
 export const AGNO_EDGE_VERSION = "0.1.0";
 /** The agno release whose API and wire format agno-edge answers (`/info`'s `agno_version`). */
@@ -73,6 +75,12 @@ export interface AgentOSOptions {
   workflows?: Workflow[];
   /** the durable background queue (`background=true` runs); needs a database and the JOB_QUEUE binding */
   queue?: QueueConfig;
+  /**
+   * traces the runs requests start (agents, teams, workflows, their model and tool calls), under
+   * the caller's `traceparent`: to the default database's trace tables (`db`) and/or an
+   * OpenTelemetry collector (`otlp`); default off (`defineAgentOS` reads AGNO_TRACING)
+   */
+  tracing?: TracingSettings;
   /** the host's WebSocket upgrade (Hono's helper); `GET /ws` and `GET /workflows/ws` answer 503 without one */
   websocket?: UpgradeWebSocket;
   /** WebSockets one user (no user: one shared principal) may hold open at once, per isolate (default 20); one more is a 429 */
@@ -162,6 +170,7 @@ export class AgentOS {
         : apiBodyLimit(c, next),
     );
     app.use(authMiddleware(opts.auth ?? { mode: "unconfigured" }));
+    if (opts.tracing) app.use(tracingMiddleware(opts.tracing));
     const mediaStorage = opts.mediaStorage;
     // With the durable queue, the agents' tools may enqueue jobs into it (ToolContext.enqueueJob).
     const limits = opts.queue?.durable ? jobQueueLimits(opts.queue) : undefined;

@@ -76,7 +76,7 @@ export async function enqueueBackgroundRun(
   config: QueueConfig | undefined,
   agent: Pick<Component, "ref" | "db">,
   req: BackgroundRequest,
-  opts: { userId: string | null; idempotencyKey?: string },
+  opts: { userId: string | null; idempotencyKey?: string; traceparent?: string | undefined },
 ) {
   if (!config?.durable)
     throw new BadRequestError("background runs need the durable queue: new AgentOS({ queue: { durable: true } })");
@@ -119,6 +119,7 @@ export async function enqueueBackgroundRun(
     maxUserDepth: userCaps(config).maxJobsPerUser,
     idempotencyKey: key,
     requestHash,
+    ...(opts.traceparent ? { traceparent: opts.traceparent } : {}),
   });
   // Where the queue can take it itself, it does (one RPC, no connection opened here).
   if (queue.enqueue) return queue.enqueue(input);

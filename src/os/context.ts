@@ -1,6 +1,7 @@
 import type { Db } from "../db/port.js";
 import type { EnqueueRunInput, JobRecord, JobStore } from "../queue/types.js";
 import type { Principal } from "./auth/jwt.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 
 /**
  * What the runtime host hands the app for each request. On Workers the entry point builds
@@ -32,5 +33,7 @@ export interface OSEnv {
     userIsolation: boolean;
     /** how the caller got in: auth off, the security key, a JWT, or a service-account key */
     credential: "none" | "security_key" | "jwt" | "service_account";
+    /** where the runs this request starts are traced (set only when tracing is on) */
+    trace?: TraceScope;
   };
 }

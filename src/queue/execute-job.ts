@@ -11,6 +11,10 @@ import { executeRunJob, type Outcome } from "./executor.js";
 import { executeKnowledgeJob, KNOWLEDGE_JOB_TYPE } from "./knowledge-job.js";
 import type { JobHandler } from "./job-handler.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
+import type { Tracer } from "../tracing/tracer.js";
+import { parseTraceparent } from "../tracing/traceparent.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
+import { errorMessage } from "../errors.js";
 
 /** What the queue's jobs run with: the components for runs, the knowledge bases (and the upload storage) for ingestions. */
 export interface JobServices {
@@ -21,18 +25,60 @@ export interface JobServices {
   interfaces?: readonly OSInterface[];
   /** the other kinds of job, each run by the handler of its `job_type` (the agents' toolkits bring theirs: `jobHandlersOf`) */
   handlers?: readonly JobHandler[];
+  /**
+   * traces each job (a CONSUMER span continuing the `traceparent` its payload carries, with the
+   * run inside it); the caller flushes it as jobs end
+   */
+  tracer?: Tracer;
 }
 
 /**
  * Runs one claimed job by its `job_type`: a component's run, a queued continue, a knowledge
  * ingestion, or a kind a handler in `services.handlers` runs.
  */
-export function executeJob(
+export async function executeJob(
   job: JobRecord,
   lease: Lease,
   services: JobServices,
   db: Db,
   jobs: Pick<JobStore, "completeWithRun">,
+): Promise<Outcome> {
+  const tracer = services.tracer;
+  if (!tracer) return executeUntraced(job, lease, services, db, jobs);
+  const span = tracer.startSpan(`process ${job.job_type} job`, {
+    parent: parseTraceparent(job.payload.traceparent),
+    kind: "CONSUMER",
+    attributes: {
+      "messaging.operation.type": "process",
+      "agno.job.id": job.id,
+      "agno.job.type": job.job_type,
+      "agno.job.attempt": job.attempt,
+      "agno.run.id": job.payload.run_id,
+      "session.id": job.session_id,
+      "user.id": job.user_id,
+    },
+  });
+  try {
+    const outcome = await executeUntraced(job, lease, services, db, jobs, { tracer, parent: span.context });
+    span.set("agno.job.outcome", outcome.status);
+    if (outcome.status === "FAILED") span.fail(outcome.error ?? "failed");
+    else span.setStatus("OK");
+    return outcome;
+  } catch (error) {
+    span.fail(errorMessage(error));
+    throw error;
+  } finally {
+    span.end();
+  }
+}
+
+function executeUntraced(
+  job: JobRecord,
+  lease: Lease,
+  services: JobServices,
+  db: Db,
+  jobs: Pick<JobStore, "completeWithRun">,
+  trace?: TraceScope,
 ): Promise<Outcome> {
   if (job.job_type === KNOWLEDGE_JOB_TYPE)
     return executeKnowledgeJob(job, services.knowledge ?? [], db, services.media);
@@ -49,7 +95,7 @@ export function executeJob(
       error: `no handler for job type ${job.job_type} in this deployment`,
       retryable: false,
     });
-  return executeRunJob(job, lease, services.components, db, jobs, followerFor(job.payload.reply, services, db));
+  return executeRunJob(job, lease, services.components, db, jobs, followerFor(job.payload.reply, services, db), trace);
 }
 
 /**

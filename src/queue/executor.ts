@@ -12,6 +12,7 @@ import { runEndingJob } from "./run-ending-job.js";
 import { jobComponent } from "./run-job-input.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
 import { finalOutput } from "./final-output.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 
 /** How an attempt ended, for the dispatcher to record (and maybe retry). */
 export interface Outcome {
@@ -43,10 +44,11 @@ export async function executeRunJob(
   db: Db,
   jobs: Pick<JobStore, "completeWithRun">,
   follower?: RunFollower,
+  trace?: TraceScope,
 ): Promise<Outcome> {
-  if (!follower) return runJob(job, lease, components, db, jobs);
+  if (!follower) return runJob(job, lease, components, db, jobs, undefined, trace);
   try {
-    return await runJob(job, lease, components, db, jobs, follower);
+    return await runJob(job, lease, components, db, jobs, follower, trace);
   } catch (error) {
     // A run that could not even start (bad media, its database down) is still answered, once:
     // by the last attempt, or at once when no attempt would do better.
@@ -75,6 +77,7 @@ async function runJob(
   db: Db,
   jobs: Pick<JobStore, "completeWithRun">,
   follower?: RunFollower,
+  trace?: TraceScope,
 ): Promise<Outcome> {
   const ref = jobComponent(job);
   // A stored component's run names the config version its request resolved: that one is built.
@@ -133,6 +136,7 @@ async function runJob(
     stream,
     // A followed run's job ends after the answer is posted, not with the run's last write.
     ...(follower ? {} : { onFinalWrite: ending.onFinalWrite }),
+    ...(trace ? { trace } : {}),
   });
   let output: RunOutput;
   if (!stream) {

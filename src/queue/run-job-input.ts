@@ -31,6 +31,8 @@ export interface RunJobRequest {
   requestHash?: string;
   /** made up by the caller when it must know it first (a request hash leaves it out); default a new UUID */
   runId?: string;
+  /** the W3C trace context of whoever queued it: the job's span continues that trace */
+  traceparent?: string;
 }
 
 /** The payload a run job carries, without the ids: what a request hash covers. */
@@ -65,7 +67,11 @@ export function runJobInput(req: RunJobRequest): EnqueueRunInput {
     session_id: req.sessionId ?? crypto.randomUUID(),
     user_id: req.userId,
     // The ref rides in the payload (outside what a request hash covers), so the executor finds the component by it.
-    payload: { ...runJobPayload(req, req.runId ?? crypto.randomUUID()), component: refOf(req.component) },
+    payload: {
+      ...runJobPayload(req, req.runId ?? crypto.randomUUID()),
+      component: refOf(req.component),
+      ...(req.traceparent ? { traceparent: req.traceparent } : {}),
+    },
     max_attempts: req.maxAttempts,
     max_depth: req.maxDepth,
     ...(req.maxUserDepth === undefined ? {} : { max_user_depth: req.maxUserDepth }),

@@ -26,6 +26,8 @@ export interface RunJobPayload {
    * the queue builds exactly that config, whatever is published by the time the job runs.
    */
   component_version?: number;
+  /** the W3C trace context of whoever queued it (outside what a request hash covers): the job's span continues that trace */
+  traceparent?: string;
 }
 
 /**

@@ -44,6 +44,8 @@ export async function runMember(
       ...(state.input.media ? { media: state.input.media } : {}),
       parentRunId: ctx.runId,
       stream: state.input.stream,
+      // The member's run nests under the team's tool call that delegated to it.
+      ...(ctx.trace ? { trace: ctx.trace } : {}),
     });
     for (;;) {
       const next = await events.next();

@@ -4,6 +4,7 @@ import type { ResumedCall } from "./tool-pause.js";
 import type { RunEvent } from "../agent/events.js";
 import type { EnqueuedJob, ToolJob } from "../queue/job-enqueuer.js";
 import type { JobHandler } from "../queue/job-handler.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 
 /** What a tool's `execute` receives besides its arguments. */
 export interface ToolContext {
@@ -32,6 +33,11 @@ export interface ToolContext {
    * storing through a database that holds it.
    */
   enqueueJob?: (job: ToolJob) => Promise<EnqueuedJob>;
+  /**
+   * Where the call is traced, when the run is: the run's span (the tool call's own span inside
+   * `execute`), so work the tool starts (a team member's run) nests under it.
+   */
+  trace?: TraceScope;
 }
 
 /** How a tool involves a human before it runs (SPEC G2). */

@@ -28,6 +28,7 @@ import { requestLifetime } from "./request-lifetime.js";
 import { scheduledTick } from "./scheduled-tick.js";
 import { settlingCancelledScheduleRuns } from "../scheduler/job-end.js";
 import { upgradeWebSocket } from "./websocket.js";
+import { tracerFor } from "../tracing/tracing-settings.js";
 import type { XaiLoginRoutes } from "../os/routes/xai-login.js";
 
 /** A value, or how to make it from the Worker's env and its validated configuration (called once per isolate). */
@@ -177,6 +178,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           ...(storage.results ? { resultStorage: storage.results } : {}),
           ...optional("xaiLogin", resolve(def.xaiLogin, env, config)),
           ...(queue ? { queue } : {}),
+          ...(config.tracing ? { tracing: config.tracing } : {}),
         }));
       s = { ok: true, config, registry, catalog, knowledge, interfaces, os: build };
     }
@@ -205,6 +207,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
         handlers: jobHandlersOf(registry.agents),
         ...(registry.storage.media ? { media: registry.storage.media } : {}),
         db,
+        ...optional("tracer", tracerFor(config.tracing, db)),
         concurrency: config.queue.concurrency,
         leaseSeconds: config.queue.leaseSeconds,
       };

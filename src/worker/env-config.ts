@@ -5,6 +5,8 @@ import { JwtVerifier } from "../os/auth/jwt.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
 import { errorMessage } from "../errors.js";
 import { fromBase64Url } from "../models/xai/base64url.js";
+import { parseOtlpHeaders } from "../tracing/otlp-http-exporter.js";
+import type { TracingSettings } from "../tracing/tracing-settings.js";
 
 /**
  * The variables and bindings the library reads from a Worker's `env` (a user's own Env extends
@@ -98,6 +100,21 @@ export interface WorkerEnv {
   XAI_TOKEN_ENCRYPTION_KEY?: string;
   /** the OAuth server SuperGrok sign-in talks to (default https://auth.x.ai) */
   XAI_OAUTH_ISSUER?: string;
+  /**
+   * where runs' spans go: `db` (agno's trace tables, read by `/traces`), `otlp` (an OpenTelemetry
+   * collector), `both` or `off`; default `otlp` when OTEL_EXPORTER_OTLP_ENDPOINT is set, else off
+   */
+  AGNO_TRACING?: string;
+  /** share of new traces recorded, 0 to 1 (default 1); a trace continued from a `traceparent` keeps the caller's decision */
+  AGNO_TRACE_SAMPLE_RATIO?: string;
+  /** the OTLP/HTTP collector's base URL: spans are POSTed as JSON to `{endpoint}/v1/traces` */
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  /** headers sent to the collector, `key=value,key=value` (values percent-encoded); may hold an API key */
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
+  /** how long one export to the collector may take before its spans are dropped (default 10000 ms) */
+  OTEL_EXPORTER_OTLP_TIMEOUT?: string;
+  /** the `service.name` the collector sees (default agno-edge) */
+  OTEL_SERVICE_NAME?: string;
 }
 
 /** The deployment's settings, validated, with the README's defaults filled in. */
@@ -130,6 +147,8 @@ export interface WorkerConfig {
   slack?: { botToken: string; signingSecret: string; apiUrl: string };
   /** SuperGrok sign-in, when XAI_TOKEN_ENCRYPTION_KEY is set (and so, validated, DATABASE_URL too) */
   xai?: { encryptionKey: string; issuer?: string };
+  /** where spans go, when tracing is on (AGNO_TRACING) */
+  tracing?: TracingSettings;
 }
 
 /** Why a deployment is closed: every bad variable, each with what is wrong with it. */
@@ -253,6 +272,26 @@ const schema = z.object({
     "must be a Fernet key: 32 bytes in URL-safe base64 (generateEncryptionKey() makes one)",
   ),
   XAI_OAUTH_ISSUER: text.refine((s) => s === undefined || /^https?:\/\/[^\s/]+/.test(s), "must be an http(s) URL"),
+  AGNO_TRACING: z.enum(["db", "otlp", "both", "off"], 'must be "db", "otlp", "both" or "off"').optional(),
+  AGNO_TRACE_SAMPLE_RATIO: text.refine(
+    (s) => s === undefined || (/^\s*[0-9]*\.?[0-9]+\s*$/.test(s) && Number(s) <= 1),
+    "must be a number from 0 to 1",
+  ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: text.refine(
+    (s) => s === undefined || /^https?:\/\/[^\s/]+(\/\S*)?$/.test(s),
+    "must be an http(s) URL such as http://collector:4318",
+  ),
+  // The message never quotes the value: it may hold an API key.
+  OTEL_EXPORTER_OTLP_HEADERS: text.refine((s) => {
+    try {
+      parseOtlpHeaders(s);
+      return true;
+    } catch {
+      return false;
+    }
+  }, "must be key=value pairs separated by commas, values percent-encoded"),
+  OTEL_EXPORTER_OTLP_TIMEOUT: count(10_000),
+  OTEL_SERVICE_NAME: text,
 });
 
 /** A Fernet key is 32 bytes (signing key, then encryption key) in URL-safe base64. */
@@ -300,6 +339,16 @@ function contradictions(env: WorkerEnv): Array<{ variable: string; message: stri
     out.push({
       variable: "DATABASE_URL",
       message: "is required by XAI_TOKEN_ENCRYPTION_KEY (SuperGrok sign-ins are stored in the database)",
+    });
+  if ((env.AGNO_TRACING === "otlp" || env.AGNO_TRACING === "both") && !set(env.OTEL_EXPORTER_OTLP_ENDPOINT))
+    out.push({
+      variable: "OTEL_EXPORTER_OTLP_ENDPOINT",
+      message: `is required by AGNO_TRACING=${env.AGNO_TRACING} (where the spans are sent)`,
+    });
+  if ((env.AGNO_TRACING === "db" || env.AGNO_TRACING === "both") && !set(env.DATABASE_URL))
+    out.push({
+      variable: "DATABASE_URL",
+      message: `is required by AGNO_TRACING=${env.AGNO_TRACING} (the traces are stored in the database)`,
     });
   if ((set(env.JWT_AUDIENCE) || set(env.JWT_ISSUER)) && !set(env.JWT_VERIFICATION_KEYS))
     out.push({
@@ -441,11 +490,35 @@ export function readEnvConfig(
             },
           }
         : {}),
+      ...tracingOf(v),
       ...(v.XAI_TOKEN_ENCRYPTION_KEY
         ? {
             xai: {
               encryptionKey: v.XAI_TOKEN_ENCRYPTION_KEY,
               ...(v.XAI_OAUTH_ISSUER ? { issuer: v.XAI_OAUTH_ISSUER } : {}),
+            },
+          }
+        : {}),
+    },
+  };
+}
+
+/** Tracing's settings from AGNO_TRACING and the OTEL_ variables (unset: on, to the collector, only when one is named). */
+function tracingOf(v: z.infer<typeof schema>): { tracing?: TracingSettings } {
+  const mode = v.AGNO_TRACING ?? (v.OTEL_EXPORTER_OTLP_ENDPOINT ? "otlp" : "off");
+  if (mode === "off") return {};
+  const exporters = mode === "both" ? (["db", "otlp"] as const) : ([mode] as const);
+  return {
+    tracing: {
+      exporters,
+      ...(v.AGNO_TRACE_SAMPLE_RATIO !== undefined ? { sampleRatio: Number(v.AGNO_TRACE_SAMPLE_RATIO) } : {}),
+      ...(v.OTEL_EXPORTER_OTLP_ENDPOINT && mode !== "db"
+        ? {
+            otlp: {
+              endpoint: v.OTEL_EXPORTER_OTLP_ENDPOINT,
+              headers: parseOtlpHeaders(v.OTEL_EXPORTER_OTLP_HEADERS),
+              timeoutMs: v.OTEL_EXPORTER_OTLP_TIMEOUT,
+              ...(v.OTEL_SERVICE_NAME ? { serviceName: v.OTEL_SERVICE_NAME } : {}),
             },
           }
         : {}),

@@ -12,6 +12,7 @@ import type { EnqueueRunInput } from "../queue/types.js";
 import type { JobHandler } from "../queue/job-handler.js";
 import { settleScheduleRunOnJobEnd } from "../scheduler/job-end.js";
 import { replyOf, type EnqueueReply } from "./queue-rpc.js";
+import type { Tracer } from "../tracing/tracer.js";
 
 /** What the queue needs from the deployment: its components (the registry) and a way to reach its database. */
 export interface QueueServices {
@@ -23,6 +24,8 @@ export interface QueueServices {
   interfaces?: readonly OSInterface[];
   /** the other kinds of job the components enqueue (their toolkits'), by job type */
   handlers?: readonly JobHandler[];
+  /** traces each job (AGNO_TRACING); flushed as each job ends */
+  tracer?: Tracer;
   db: QueueDb;
   concurrency: number;
   leaseSeconds: number;
@@ -133,7 +136,12 @@ export abstract class JobQueueObject<Env> extends DurableObject<Env> {
       const services = this.built();
       this.dispatcher = new Dispatcher({
         store: services.db.jobs,
-        execute: (job, lease) => executeJob(job, lease, services, services.db, services.db.jobs),
+        execute: (job, lease) => {
+          const ran = executeJob(job, lease, services, services.db, services.db.jobs);
+          // The job's spans go out once it has ended, beside the next jobs (a flush never rejects).
+          if (services.tracer) void ran.finally(() => services.tracer?.flush()).catch(() => undefined);
+          return ran;
+        },
         workerId: `do:${this.ctx.id.toString().slice(0, 16)}:${crypto.randomUUID().slice(0, 8)}`,
         concurrency: services.concurrency,
         leaseSeconds: services.leaseSeconds,

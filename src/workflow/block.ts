@@ -13,6 +13,7 @@ import type { RunProgress } from "./run-progress.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import type { StepInput } from "./step-input.js";
 import type { StepOutput, StepType } from "./step-output.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 
 /** What a building block needs of the run it is part of. */
 export interface RunScope {
@@ -28,6 +29,8 @@ export interface RunScope {
   checkCancelled(): void;
   /** saves how far a durable run got as its steps end (absent: not durable, or inside a Parallel) */
   progress?: RunProgress;
+  /** where this block's spans go: under the workflow run's span, or the enclosing step's (absent: not traced) */
+  trace?: TraceScope;
 }
 
 /** Where a block runs: its index (a path when nested), the block it is in, and whether it is a top-level step. */

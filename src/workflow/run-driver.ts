@@ -14,6 +14,8 @@ import type { WorkflowRunOutput } from "./run-output.js";
 import { RunProgress, type Checkpoint } from "./run-progress.js";
 import { isErrorRequirement } from "./error-requirement.js";
 import { pausedEvent } from "./paused-event.js";
+import { childScope, type TraceScope } from "../tracing/trace-scope.js";
+import { endRunSpan, startRunSpan } from "../tracing/run-spans.js";
 
 /** What a workflow's runs are driven with. */
 export interface DriverConfig {
@@ -69,11 +71,14 @@ export class RunDriver {
     onFinalWrite?: RunEndHook,
     resume?: StepsResume,
     durable = false,
+    trace?: TraceScope,
   ): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
     const db = this.cfg.db;
     const runId = output.run_id;
     const controller = new AbortController();
     const scope = this.scope(output, controller, durable);
+    const span = trace && startRunSpan(trace, this.cfg.ref, output, output.input);
+    if (span && trace) scope.trace = childScope(trace, span.context);
     const started = performance.now();
     const before = output.metrics.duration ?? 0;
     const elapsed = () => before + (performance.now() - started) / 1000;
@@ -141,6 +146,7 @@ export class RunDriver {
       });
       return output;
     } finally {
+      if (span) endRunSpan(span, output);
       controller.signal.removeEventListener("abort", onAbort);
       stopBeat();
       unwatch();

@@ -171,6 +171,7 @@ export async function* runAgent(
     ...(scope.userId !== null ? { userId: scope.userId } : {}),
     sessionState: structuredClone(sessionState),
     stream: true,
+    ...(scope.trace ? { trace: scope.trace } : {}),
   });
   return yield* followRun(events, runId, scope, block);
 }

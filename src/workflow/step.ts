@@ -1,5 +1,5 @@
 import type { Component } from "../agent/component.js";
-import { ValidationError } from "../errors.js";
+import { errorMessage, ValidationError } from "../errors.js";
 import { publicError } from "../public-error.js";
 import type { HumanReview } from "./human-review.js";
 import { workflowEvent, type RunScope, type StepPosition, type WorkflowBlock, placeOf } from "./block.js";
@@ -9,6 +9,9 @@ import { isPause, type BlockResume } from "./pause.js";
 import { continueExecutor, ExecutorPausedError, runExecutor } from "./run-executor.js";
 import type { StepInput } from "./step-input.js";
 import { StepOutput } from "./step-output.js";
+import type { Span } from "../tracing/span.js";
+import { childScope, type TraceScope } from "../tracing/trace-scope.js";
+import { tracedText } from "../tracing/run-spans.js";
 
 /** A function step: given the StepInput, it returns a StepOutput, or any content (a string, say). */
 export type StepFunction = (input: StepInput) => unknown;
@@ -93,6 +96,43 @@ export class Step implements WorkflowBlock {
     resume?: BlockResume,
   ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     const place = placeOf(this, at);
+    const span = scope.trace && this.startSpan(scope.trace);
+    if (span && scope.trace) scope = { ...scope, trace: childScope(scope.trace, span.context) };
+    try {
+      const output = yield* this.attempts(input, scope, at, place, resume);
+      span?.setAll({ "output.value": tracedText(output.content), "agno.step.success": output.success !== false });
+      if (output.success === false) span?.fail(output.error ?? "step failed");
+      else span?.setStatus("OK");
+      return output;
+    } catch (error) {
+      span?.fail(errorMessage(error));
+      throw error;
+    } finally {
+      span?.end();
+    }
+  }
+
+  /** The span of one execution of the step, under the workflow run's (or the enclosing block's). */
+  private startSpan(trace: TraceScope): Span {
+    return trace.tracer.startSpan(`${this.name ?? "Step"}.execute`, {
+      parent: trace.parent,
+      attributes: {
+        "openinference.span.kind": "CHAIN",
+        "agno.step.id": this.stepId,
+        "agno.step.name": this.name,
+        "agno.step.executor_type": this.executorType,
+        "agno.step.executor_name": this.executorName,
+      },
+    });
+  }
+
+  private async *attempts(
+    input: StepInput,
+    scope: RunScope,
+    at: StepPosition,
+    place: ReturnType<typeof placeOf>,
+    resume?: BlockResume,
+  ): AsyncGenerator<WorkflowStreamEvent, StepOutput> {
     yield workflowEvent(scope, "StepStarted", place);
     let output: StepOutput | undefined;
     for (let attempt = 0; output === undefined; attempt++) {

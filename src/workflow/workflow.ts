@@ -25,6 +25,7 @@ import { record, RunDriver } from "./run-driver.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import { toBlocks, type StepLike } from "./to-block.js";
 import { loadWorkflowSession, workflowStateSaver } from "./workflow-session.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 
 export type { WorkflowContinueOptions } from "./continue-run.js";
 
@@ -66,6 +67,8 @@ export interface WorkflowRunOptions {
    * runs are always durable.
    */
   durable?: boolean;
+  /** traces the run (its span, each step's, and the agents' runs inside them) under this span */
+  trace?: TraceScope;
 }
 
 /**
@@ -248,6 +251,7 @@ export class Workflow implements Component {
         onFinalWrite,
         { startIndex: checkpoint.index, point: { frames: checkpoint.frames } },
         true,
+        opts.trace,
       );
     }
     if (db) {
@@ -255,7 +259,7 @@ export class Workflow implements Component {
       await db.upsertRun(record(output), { expectStatus: ["PENDING", "RUNNING"] });
       if (opts.sessionState) await saveState(sessionState);
     }
-    return yield* this.driver.drive(output, saveState, onFinalWrite, undefined, opts.durable);
+    return yield* this.driver.drive(output, saveState, onFinalWrite, undefined, opts.durable, opts.trace);
   }
 
   /**

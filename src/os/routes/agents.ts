@@ -35,6 +35,7 @@ import {
 } from "../component-runs.js";
 import { runOutputDict, runOutputSchema } from "../wire/run-output.js";
 import { runSchema } from "../wire/sessions.js";
+import { jobTraceparent, traceOf } from "../request-trace.js";
 
 const tags: ["Agents"] = ["Agents"];
 const readAgent = { resource: "agents", action: "read", idParam: "agent_id" };
@@ -205,6 +206,7 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
       dependencies: body.dependencies,
       metadata: body.metadata,
       media: await mediaOf(body),
+      ...traceOf(c),
     };
     if (body.background) {
       const { job } = await enqueueBackgroundRun(
@@ -212,7 +214,11 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
         queue,
         agent,
         { ...body, media: opts.media, component_version: version },
-        { userId: opts.userId ?? null, idempotencyKey: c.req.header("idempotency-key") },
+        {
+          userId: opts.userId ?? null,
+          idempotencyKey: c.req.header("idempotency-key"),
+          traceparent: jobTraceparent(c, agent.ref),
+        },
       );
       // stream=true: streamed as it runs, wherever the queue runs it (the same tail `/resume` serves).
       return acceptedOrTail(c, agent, job, runStatusOf(job), body.stream, body.user_id);
@@ -269,6 +275,7 @@ export function agentRoutes(agents: Agent[], queue?: QueueConfig, registry?: Com
         replaceOriginal: body.replace_original,
         additionalInstructions: body.additional_instructions,
       },
+      ...traceOf(c),
     };
     if (body.session_id !== undefined && agent.db) {
       // agno continues a run of the session it names: a run of another session is not found there.

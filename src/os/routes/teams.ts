@@ -34,6 +34,7 @@ import {
 } from "../wire/teams.js";
 import { runTimelineRoutes } from "./run-timeline.js";
 import { agnoErrorSchema } from "../wire/errors.js";
+import { jobTraceparent, traceOf } from "../request-trace.js";
 
 const tags: ["Teams"] = ["Teams"];
 const readTeam = { resource: "teams", action: "read", idParam: "team_id" };
@@ -171,6 +172,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
       dependencies: body.dependencies,
       metadata: body.metadata,
       media: await mediaOf(body),
+      ...traceOf(c),
     };
     if (body.background) {
       const { job } = await enqueueBackgroundRun(
@@ -178,7 +180,11 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
         queue,
         team,
         { ...body, media: opts.media, component_version: version },
-        { userId: opts.userId ?? null, idempotencyKey: c.req.header("idempotency-key") },
+        {
+          userId: opts.userId ?? null,
+          idempotencyKey: c.req.header("idempotency-key"),
+          traceparent: jobTraceparent(c, team.ref),
+        },
       );
       return acceptedOrTail(c, team, job, runStatusOf(job), body.stream, body.user_id);
     }

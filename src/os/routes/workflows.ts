@@ -26,6 +26,7 @@ import { acceptedRunResponseSchema, cancelRunResponseSchema } from "../wire/agen
 import { agnoErrorSchema } from "../wire/errors.js";
 import { workflowRunSchema } from "../wire/sessions.js";
 import { workflowResponseSchema, workflowRunOutputDict, workflowRunOutputSchema } from "../wire/workflows.js";
+import { jobTraceparent, traceOf } from "../request-trace.js";
 
 const tags: ["Workflows"] = ["Workflows"];
 const readWorkflow = { resource: "workflows", action: "read", idParam: "workflow_id" };
@@ -188,6 +189,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, regis
       userId: effectiveUserId(c, body.user_id),
       sessionState: body.session_state,
       metadata: body.metadata,
+      ...traceOf(c),
     };
     if (body.background) {
       const { job } = await enqueueBackgroundRun(
@@ -198,6 +200,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, regis
         {
           userId: opts.userId ?? null,
           idempotencyKey: c.req.header("idempotency-key"),
+          traceparent: jobTraceparent(c, workflow.ref),
         },
       );
       return acceptedOrTail(c, workflow, job, runStatusOf(job), body.stream, body.user_id);
