@@ -16,14 +16,16 @@ export interface TracingSettings {
 
 /**
  * A tracer for one request (or one queue) writing through `db`'s trace store, or undefined when
- * the settings send spans nowhere. A database without a trace store gets no db exporter: the
- * spans still go to the collector, when there is one.
+ * the settings send spans nowhere. Without a database there is no db exporter: the spans still
+ * go to the collector, when there is one.
  */
-export function tracerFor(settings: TracingSettings | undefined, db: object | undefined): Tracer | undefined {
+export function tracerFor(
+  settings: TracingSettings | undefined,
+  db: { readonly traces: TraceWriter } | undefined,
+): Tracer | undefined {
   if (!settings) return undefined;
   const exporters: SpanExporter[] = [];
-  const writer = (db as { traces?: TraceWriter } | undefined)?.traces;
-  if (settings.exporters.includes("db") && writer) exporters.push(new DbSpanExporter(writer));
+  if (settings.exporters.includes("db") && db) exporters.push(new DbSpanExporter(db.traces));
   if (settings.exporters.includes("otlp") && settings.otlp) exporters.push(new OtlpHttpExporter(settings.otlp));
   if (exporters.length === 0) return undefined;
   return new Tracer({
