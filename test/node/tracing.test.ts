@@ -689,3 +689,62 @@ describe("an AgentOS with tracing on", () => {
     expect(run.attrs["agno.run.id"]).toBe(job!.payload.run_id);
   });
 });
+
+describe("a team run served with tracing to the database and a collector", () => {
+  it("is one trace, read back nested through GET /traces/{trace_id}, and the collector got the same spans", async () => {
+    const member = await scriptedAgent(
+      "researcher",
+      [{ toolCalls: [{ name: "get_weather", arguments: { city: "Oslo" } }] }, { text: "Oslo is grey." }],
+      { tools: [weather] },
+    );
+    const { model } = await scriptedModel([
+      {
+        toolCalls: [
+          { id: "call_o", name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Oslo?" } },
+        ],
+      },
+      { text: "The team says: grey." },
+    ]);
+    const team = new Team({ id: "desk-team", name: "DeskTeam", model, members: [member.agent] });
+    const tracing: TracingSettings = {
+      exporters: ["db", "otlp"],
+      otlp: { endpoint: receiver.url, timeoutMs: 2000 },
+    };
+    const os = new AgentOS({ teams: [team], auth: { mode: "none" }, tracing });
+    const db = new MemoryDb();
+    const waits: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => void waits.push(p), passThroughOnException: () => undefined };
+    const env = { dbs: [db], jobs: db.jobs, queue: { wake: async () => undefined } };
+    const call = (path: string, init?: RequestInit) => os.fetch(new Request(`http://os.test${path}`, init), env, ctx);
+
+    const res = await call("/teams/desk-team/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ message: "Weather in Oslo?", stream: false }),
+    });
+    expect(res.status).toBe(200);
+    const out = (await res.json()) as { run_id: string };
+    while (waits.length > 0) await Promise.all(waits.splice(0));
+
+    const listed = (await (await call(`/traces?run_id=${out.run_id}`)).json()) as {
+      data: Array<{ trace_id: string; name: string; status: string; total_spans: number }>;
+    };
+    expect(listed.data).toHaveLength(1);
+    const { trace_id } = listed.data[0]!;
+    expect(listed.data[0]).toMatchObject({ name: "DeskTeam.run", status: "OK", total_spans: 8 });
+
+    type Node = { name: string; type: string; spans?: Node[] };
+    const detail = (await (await call(`/traces/${trace_id}`)).json()) as { tree: Node[] };
+    const [root] = detail.tree;
+    expect(detail.tree).toHaveLength(1);
+    expect(root!.name).toBe("DeskTeam.run");
+    // team run → delegate call → member run → its tool call (and each run's model calls beside)
+    const delegate = root!.spans!.find((n) => n.name === "execute_tool delegate_task_to_member")!;
+    const memberRun = delegate.spans!.find((n) => n.name === "researcher.run")!;
+    expect(memberRun.spans!.map((n) => n.name)).toContain("execute_tool get_weather");
+
+    const stored = await db.traces.getSpans(trace_id);
+    const received = receiver.spans.filter((s) => s.traceId === trace_id);
+    expect(received.map((s) => s.spanId).sort()).toEqual(stored.map((s) => s.span_id).sort());
+  });
+});
