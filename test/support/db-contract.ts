@@ -10,6 +10,7 @@ import { describeAccountsAuditContract } from "./accounts-audit-contract.js";
 import { describeComponentStoreContract } from "./component-store-contract.js";
 import { describeJobStoreContract } from "./job-store-contract.js";
 import { describeMemoryStoreContract } from "./memory-store-contract.js";
+import { describeMetricsStoreContract } from "./metrics-store-contract.js";
 import { describeScheduleStoreContract } from "./schedule-store-contract.js";
 
 /**
@@ -575,6 +576,7 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
     describeJobStoreContract(() => c, make);
     describeScheduleStoreContract(() => c, make);
     describeAccountsAuditContract(() => c);
+    describeMetricsStoreContract(() => c);
     describeComponentStoreContract(() => c);
     describeMemoryStoreContract(make);
   });

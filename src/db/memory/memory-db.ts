@@ -34,6 +34,7 @@ import type {
 } from "../types.js";
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { MemoryAuditLog } from "./audit-log.js";
+import { MemoryMetricsBuckets } from "./metrics-buckets.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryApprovalStore } from "./approval-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
@@ -81,6 +82,7 @@ export class MemoryDb implements QueueDb {
   readonly jobs: MemoryJobStore;
   readonly schedules: MemoryScheduleStore;
   readonly audit: MemoryAuditLog;
+  readonly metrics: MemoryMetricsBuckets;
   readonly serviceAccounts: MemoryServiceAccountStore;
   /** agno's component catalog (`db.components`) */
   readonly components: MemoryComponentStore;
@@ -102,6 +104,7 @@ export class MemoryDb implements QueueDb {
     this.jobs = new MemoryJobStore(this.tables, this.runs);
     this.schedules = new MemoryScheduleStore(this.tables);
     this.audit = new MemoryAuditLog(this.tables);
+    this.metrics = new MemoryMetricsBuckets(this.tables);
     this.serviceAccounts = new MemoryServiceAccountStore(this.tables, this.audit);
     this.components = new MemoryComponentStore(this.tables);
     this.sessions = new MemorySessionStore(this.tables, this.runs);

@@ -52,6 +52,7 @@ import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
 import { PostgresScheduleStore } from "./schedules.js";
 import { PostgresAuditLog } from "./audit-log.js";
+import { PostgresMetricsBuckets } from "./metrics-buckets.js";
 import { PostgresServiceAccountStore } from "./service-accounts.js";
 import { PostgresComponentStore } from "./components.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
@@ -623,6 +624,24 @@ export class PostgresDb implements Db {
       ready: () => this.inspect().then(() => undefined),
       serviceAccounts: sql.raw(qualified(this.schema, this.names.serviceAccounts)),
       auditLog: sql.raw(qualified(this.schema, this.names.auditLog)),
+    }));
+  }
+
+  // -- metrics -----------------------------------------------------------------------------
+
+  private metricsStore: PostgresMetricsBuckets | undefined;
+
+  /** agno's metrics buckets (`agno_metrics`), computed from the sessions and runs tables. */
+  get metrics(): PostgresMetricsBuckets {
+    const metricsName = qualified(this.schema, this.names.metrics);
+    return (this.metricsStore ??= new PostgresMetricsBuckets({
+      exec: this.exec,
+      transaction: (fn) => this.transaction(fn),
+      ready: () => this.inspect().then(() => undefined),
+      metrics: sql.raw(metricsName),
+      metricsName,
+      sessions: this.sessionsTable,
+      runs: this.runsTable,
     }));
   }
 
