@@ -1,4 +1,5 @@
 import { TOKEN_METRIC_KEYS, type MetricsBucket } from "../db/ports/metrics-store.js";
+import { bucketOrder } from "./bucket-order.js";
 
 const COUNTS = [
   "agent_runs_count",
@@ -42,5 +43,5 @@ export function aggregateByDate(buckets: MetricsBucket[]): MetricsBucket[] {
     day.created_at = Math.min(day.created_at, b.created_at);
     day.updated_at = Math.max(day.updated_at, b.updated_at);
   }
-  return [...days.values()].sort((a, b) => a.date.localeCompare(b.date));
+  return [...days.values()].sort(bucketOrder);
 }

@@ -1,4 +1,5 @@
 import { TOKEN_METRIC_KEYS, type MetricsBucket } from "../db/ports/metrics-store.js";
+import { bucketOrder } from "./bucket-order.js";
 import type { ModelGroup, SessionGroup } from "./metrics-groups.js";
 
 type Counter = "agent" | "team" | "workflow";
@@ -66,6 +67,8 @@ export function assembleBuckets(groups: SessionGroup[], models: ModelGroup[], no
       });
   }
   for (const bucket of buckets.values())
-    bucket.model_metrics.sort((a, b) => b.count - a.count || a.model_id.localeCompare(b.model_id));
-  return [...buckets.values()].sort((a, b) => a.date.localeCompare(b.date) || a.user_id.localeCompare(b.user_id));
+    bucket.model_metrics.sort(
+      (a, b) => b.count - a.count || (a.model_id < b.model_id ? -1 : a.model_id > b.model_id ? 1 : 0),
+    );
+  return [...buckets.values()].sort(bucketOrder);
 }

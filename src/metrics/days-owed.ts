@@ -1,5 +1,5 @@
 import type { MetricsBucket } from "../db/ports/metrics-store.js";
-import { metricsDay } from "./metrics-day.js";
+import { countedTime, metricsDay } from "./metrics-day.js";
 import { REFRESH_GRACE_SECONDS } from "./refresh-grace.js";
 
 /**
@@ -33,6 +33,7 @@ export function daysOwed(
   const since = refreshWatermark(latest);
   for (const s of sessions) {
     const created = s.created_at ?? 0;
+    if (!countedTime(created)) continue;
     if (since === null || (s.updated_at ?? created) >= since) owed.add(metricsDay(created));
   }
   return owed;

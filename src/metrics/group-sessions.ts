@@ -1,5 +1,5 @@
 import { TOKEN_METRIC_KEYS } from "../db/ports/metrics-store.js";
-import { metricsDay } from "./metrics-day.js";
+import { countedTime, metricsDay } from "./metrics-day.js";
 import type { ModelGroup, SessionGroup } from "./metrics-groups.js";
 
 /** What grouping reads of a session row. */
@@ -31,6 +31,7 @@ export function groupSessions(
   const wanted = new Map<string, { day: string; user_id: string; session_type: string }>();
   const groups = new Map<string, SessionGroup>();
   for (const s of sessions) {
+    if (!countedTime(s.created_at ?? 0)) continue;
     const day = metricsDay(s.created_at ?? 0);
     if (!days.has(day)) continue;
     const owner = { day, user_id: s.user_id ?? "", session_type: s.session_type };

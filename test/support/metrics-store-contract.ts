@@ -223,6 +223,33 @@ export function describeMetricsStoreContract(c: () => { db: Db }): void {
       expect(await db.metrics.list({ userId: `${a}-nobody` })).toEqual({ buckets: [], updatedAt: null });
     });
 
+    it("a recounted day drops the bucket of an owner whose sessions are gone", async () => {
+      const db = c().db;
+      vi.useFakeTimers({ toFake: ["Date"] });
+      const tag = Math.random().toString(36).slice(2, 8);
+      const [gone, kept] = [`metrics-gone-${tag}`, `metrics-kept-${tag}`];
+      advance(3600);
+      await seed(db, { id: `${tag}-gone`, type: "agent", user: gone, day: 5 }, [{ metrics: tokens(1, 1) }]);
+      const keptSession = { id: `${tag}-kept`, type: "agent" as const, user: kept, day: 5 };
+      await seed(db, keptSession, [{ metrics: tokens(2, 2) }]);
+      advance(600);
+      await db.metrics.refresh();
+      const day5 = { startingDate: "2001-01-05", endingDate: "2001-01-05" };
+      const owners = async () =>
+        (await db.metrics.list(day5)).buckets.map((b) => b.user_id).filter((u) => u === gone || u === kept);
+      expect(await owners()).toEqual([gone, kept]);
+      await db.deleteSession(`${tag}-gone`);
+      advance(600);
+      await db.upsertRun(runOf(`${tag}-kept-r9`, keptSession, { metrics: tokens(3, 3) }));
+      advance(60);
+      await db.metrics.refresh();
+      expect(await owners()).toEqual([kept]);
+      expect((await db.metrics.list({ ...day5, userId: kept })).buckets[0]).toMatchObject({
+        agent_runs_count: 2,
+        token_metrics: { input_tokens: 5, output_tokens: 5, total_tokens: 10 },
+      });
+    });
+
     it("marks today's buckets incomplete, then complete once a refresh runs after the day ended", async () => {
       const db = c().db;
       vi.useFakeTimers({ toFake: ["Date"] });

@@ -1,4 +1,5 @@
 import type { MetricsBucket, MetricsBuckets, MetricsQuery, RefreshOptions } from "../ports/metrics-store.js";
+import { bucketOrder } from "../../metrics/bucket-order.js";
 import { assembleBuckets } from "../../metrics/assemble-buckets.js";
 import { daysOwed } from "../../metrics/days-owed.js";
 import { groupSessions } from "../../metrics/group-sessions.js";
@@ -40,7 +41,7 @@ export class MemoryMetricsBuckets implements MetricsBuckets {
           (query.startingDate === undefined || b.date >= query.startingDate) &&
           (query.endingDate === undefined || b.date <= query.endingDate),
       )
-      .sort((a, b) => a.date.localeCompare(b.date) || a.user_id.localeCompare(b.user_id));
+      .sort(bucketOrder);
     if (buckets.length === 0) return { buckets: [], updatedAt: null };
     return { buckets: copy(buckets), updatedAt: Math.max(...owned.map((b) => b.updated_at)) };
   }

@@ -1,4 +1,5 @@
 import { sql, type SQL } from "drizzle-orm";
+import { bucketOrder } from "../../metrics/bucket-order.js";
 import {
   TOKEN_METRIC_KEYS,
   type MetricsBucket,
@@ -8,7 +9,7 @@ import {
 } from "../ports/metrics-store.js";
 import { assembleBuckets } from "../../metrics/assemble-buckets.js";
 import { refreshWatermark } from "../../metrics/days-owed.js";
-import { metricsDay } from "../../metrics/metrics-day.js";
+import { LAST_COUNTED_SECOND, metricsDay } from "../../metrics/metrics-day.js";
 import type { ModelGroup, SessionGroup } from "../../metrics/metrics-groups.js";
 import { pgJson } from "../../json-limits.js";
 import { nowSeconds } from "../../time.js";
@@ -90,16 +91,25 @@ export class PostgresMetricsBuckets implements MetricsBuckets {
       const since = refreshWatermark(latest?.at === null || latest?.at === undefined ? null : num(latest.at));
       const touched = since === null ? sql`TRUE` : sql`COALESCE(updated_at, created_at) >= ${since}`;
       const owed = await tx(sql`
-        SELECT DISTINCT ${SESSION_DAY} AS day FROM ${sessions} WHERE ${touched}
+        SELECT DISTINCT ${SESSION_DAY} AS day FROM ${sessions}
+        WHERE ${touched} AND created_at BETWEEN 0 AND ${LAST_COUNTED_SECOND}
         UNION SELECT to_char(date, 'YYYY-MM-DD') FROM ${metrics} WHERE NOT completed AND date < ${today}::date`);
       const days = owed.map((r) => String(r.day));
       if (days.length === 0) return [];
       const dayList = sql.join(
-        days.map((day) => sql`${day}`),
+        days.map((day) => sql`${day}::date`),
         sql`, `,
       );
+      // each day as a range of created_at, so the created_at index finds its sessions
+      const onOwedDays = sql.join(
+        days.map((day) => {
+          const start = Date.parse(`${day}T00:00:00Z`) / 1000;
+          return sql`(created_at >= ${start} AND created_at < ${start + 86_400})`;
+        }),
+        sql` OR `,
+      );
       const owedSessions = sql`(SELECT session_id, session_type, COALESCE(user_id, '') AS owner, ${SESSION_DAY} AS day
-        FROM ${sessions} WHERE ${SESSION_DAY} IN (${dayList}))`;
+        FROM ${sessions} WHERE ${onOwedDays})`;
       const tokenSums = sql.join(
         TOKEN_METRIC_KEYS.map((key) => sql`SUM(${runMetric(key)}) AS ${sql.raw(key)}`),
         sql`, `,
@@ -135,7 +145,7 @@ export class PostgresMetricsBuckets implements MetricsBuckets {
       const buckets = assembleBuckets(groups, models, now);
       // a recomputed day's rows are its new buckets only: an owner whose sessions are gone has none
       const keep = buckets.map((b) => sql`(${b.user_id}, ${b.date}::date)`);
-      await tx(sql`DELETE FROM ${metrics} WHERE to_char(date, 'YYYY-MM-DD') IN (${dayList})
+      await tx(sql`DELETE FROM ${metrics} WHERE date IN (${dayList})
         ${keep.length > 0 ? sql`AND (user_id, date) NOT IN (${sql.join(keep, sql`, `)})` : sql``}`);
       if (buckets.length === 0) return [];
       const values = buckets.map(
@@ -153,7 +163,7 @@ export class PostgresMetricsBuckets implements MetricsBuckets {
           token_metrics = EXCLUDED.token_metrics, model_metrics = EXCLUDED.model_metrics,
           completed = EXCLUDED.completed, updated_at = EXCLUDED.updated_at
         RETURNING ${COLUMNS}`);
-      return rows.map(toBucket).sort((a, b) => a.date.localeCompare(b.date) || a.user_id.localeCompare(b.user_id));
+      return rows.map(toBucket).sort(bucketOrder);
     });
   }
 
@@ -165,7 +175,7 @@ export class PostgresMetricsBuckets implements MetricsBuckets {
     await this.d.ready();
     const rows = await this.d.exec(sql`
       SELECT ${COLUMNS} FROM ${this.d.metrics}
-      WHERE ${sql.join(range, sql` AND `)} ORDER BY date, user_id`);
+      WHERE ${sql.join(range, sql` AND `)} ORDER BY date, user_id COLLATE "C"`);
     if (rows.length === 0) return { buckets: [], updatedAt: null };
     // the latest update of the owner's buckets, whatever the range (as agno answers it)
     const [latest] = await this.d.exec(sql`SELECT MAX(updated_at) AS at FROM ${this.d.metrics} WHERE ${owner}`);
