@@ -2,7 +2,8 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { Db, MetricsBucket } from "../../db/port.js";
 import { DEFAULT_TABLE_NAMES, type TableNames } from "../../db/postgres/names.js";
-import { BadRequestError, NotFoundError, errorMessage } from "../../errors.js";
+import { BadRequestError, NotFoundError } from "../../errors.js";
+import { publicError } from "../../public-error.js";
 import { aggregateByDate } from "../../metrics/aggregate-by-date.js";
 import { ownerBucketIds } from "../../metrics/owner-bucket-ids.js";
 import { keepAlive } from "../agent-runs.js";
@@ -149,7 +150,8 @@ export function metricsRoutes() {
       states.set(db.id, ended(null));
       return written;
     } catch (error) {
-      states.set(db.id, ended(errorMessage(error)));
+      // what a client may see: a driver error is logged under a reference, not quoted
+      states.set(db.id, ended(publicError(error, "metrics refresh").message));
       throw error;
     }
   };
