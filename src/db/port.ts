@@ -4,6 +4,7 @@ import type { ComponentStorage } from "./ports/component-store.js";
 import type { DbAdmin } from "./ports/db-admin.js";
 import type { JobStorage } from "./ports/job-storage.js";
 import type { LearningStorage } from "./ports/learning-store.js";
+import type { MetricsStore } from "./ports/metrics-store.js";
 import type { KnowledgeContentStore } from "./ports/knowledge-content-store.js";
 import type { RunEventStore } from "./ports/run-event-store.js";
 import type { RunStore } from "./ports/run-store.js";
@@ -38,6 +39,14 @@ export type {
 } from "./ports/component-store.js";
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
+export type {
+  MetricsBucket,
+  MetricsBuckets,
+  MetricsQuery,
+  MetricsStore,
+  ModelMetric,
+  RefreshOptions,
+} from "./ports/metrics-store.js";
 export type {
   LearningFilter,
   LearningRecord,
@@ -100,7 +109,8 @@ export interface Db
     ApprovalStore,
     ServiceAccountStorage,
     AuditStore,
-    TraceStorage {}
+    TraceStorage,
+    MetricsStore {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

@@ -26,6 +26,7 @@ import { approvalRoutes } from "./routes/approvals.js";
 import { serviceAccountRoutes } from "./routes/service-accounts.js";
 import { auditRoutes } from "./routes/audit.js";
 import { traceRoutes } from "./routes/traces.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { mediaRoutes } from "./routes/media.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import type { XaiLoginRoutes } from "./routes/xai-login.js";
@@ -253,6 +254,7 @@ export class AgentOS {
     app.route("/", serviceAccountRoutes());
     app.route("/", auditRoutes());
     app.route("/", traceRoutes());
+    app.route("/", metricsRoutes());
     app.route(
       "/",
       mediaRoutes(

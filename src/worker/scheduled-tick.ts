@@ -24,7 +24,8 @@ export interface TickDeps {
 /**
  * The cron tick: wakes the queue (after a deploy, say), dispatches due schedules, drops expired
  * tool results and event logs of streams nobody can still want to re-attach to, ends runs
- * whose runtime died, expires approvals past their deadline, and resolves workflow reviews left
+ * whose runtime died, expires approvals past their deadline, refreshes the metrics of the days
+ * written since the last tick, and resolves workflow reviews left
  * unanswered past their timeout. Each step runs even when another fails; the first failure is
  * rethrown so the invocation shows it.
  */
@@ -62,6 +63,8 @@ export async function scheduledTick(deps: TickDeps, scheduledTime: number): Prom
     // Pending approvals past their expiry become `expired` here, so the inbox and its count stay
     // right for whoever reads them next, not only when the approvals are read.
     ["expire approvals", () => db.expireApprovals(now)],
+    // Recounts only the days whose sessions or runs were written since the last refresh.
+    ["refresh metrics", () => db.metrics.refresh({ now })],
     // Last: the runs it resolves go on to their end within this invocation.
     [
       "resolve timed-out reviews",

@@ -11,6 +11,7 @@ import { describeTraceStoreContract } from "./trace-store-contract.js";
 import { describeComponentStoreContract } from "./component-store-contract.js";
 import { describeJobStoreContract } from "./job-store-contract.js";
 import { describeMemoryStoreContract } from "./memory-store-contract.js";
+import { describeMetricsStoreContract } from "./metrics-store-contract.js";
 import { describeScheduleStoreContract } from "./schedule-store-contract.js";
 
 /**
@@ -577,6 +578,7 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
     describeScheduleStoreContract(() => c, make);
     describeAccountsAuditContract(() => c);
     describeTraceStoreContract(() => c);
+    describeMetricsStoreContract(() => c);
     describeComponentStoreContract(() => c);
     describeMemoryStoreContract(make);
   });

@@ -248,6 +248,9 @@ const queries = [
   "?target_version=1.0",
   "?status=LOST",
   "?start_time=yesterday",
+  "?starting_date=2025-13-01",
+  "?ending_date=yesterday",
+  "?starting_date=2025-02-02&ending_date=2025-02-01",
 ];
 
 it("answers every route's bad input with a 4xx, calls no model and writes nothing", async () => {

@@ -995,6 +995,51 @@ describe("service accounts and the audit trail, per user", () => {
 });
 
 /**
+ * Metrics (issue 23) under user isolation: after A and B have run, a non-admin reads and is
+ * answered their own buckets only, whatever `user_id` they name; an admin reads the day summed.
+ */
+describe("metrics, per user", () => {
+  it("A's and B's runs of today: each reads and refreshes into their own buckets; an admin reads both", async () => {
+    const { env: jwtEnv, bearer } = await isolatedJwt(`metrics-iso-${tag}`);
+    const scopes = ["metrics:read", "metrics:write", "agents:run"];
+    const e = { ...jwtEnv, ...(await modelEnv([{ text: "a" }, { text: "b" }])).env };
+    const call = async (headers: Record<string, string>, method: string, path: string, body?: unknown) => {
+      const res = await send(path, { method, ...(body !== undefined && { body: JSON.stringify(body) }) }, e, {
+        ...headers,
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, text, body: text ? JSON.parse(text) : null };
+    };
+    const a = await bearer(A, scopes);
+    const b = await bearer(B, scopes);
+    const admin = await bearer(ADMIN, ["agent_os:admin"]);
+    for (const [as, message] of [
+      [a, "a"],
+      [b, "b"],
+    ] as const)
+      expect((await call(as, "POST", "/agents/assistant/runs", { message, stream: false })).status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    const range = `starting_date=${today}&ending_date=${today}`;
+    const refreshedByB = await call(b, "POST", "/metrics/refresh");
+    expect(refreshedByB.status, refreshedByB.text).toBe(200);
+    expect(refreshedByB.text).not.toContain(A);
+    for (const query of [range, `${range}&user_id=${A}`]) {
+      const ofB = await call(b, "GET", `/metrics?${query}`);
+      expect(ofB.body.metrics.map((d: { id: string }) => d.id)).toEqual([`${today}_${B}_daily`]);
+      expect(ofB.text).not.toContain(A);
+    }
+    const ofA = await call(a, "GET", `/metrics?${range}&user_id=${B}`);
+    expect(ofA.body.metrics.map((d: { id: string }) => d.id)).toEqual([`${today}_${A}_daily`]);
+    expect(ofA.body.metrics[0].agent_runs_count).toBeGreaterThanOrEqual(1);
+    const ofAdmin = await call(admin, "GET", `/metrics?${range}`);
+    expect(ofAdmin.body.metrics.map((d: { id: string }) => d.id)).toEqual([`${today}_daily`]);
+    expect(ofAdmin.body.metrics[0].users_count).toBeGreaterThanOrEqual(2);
+    expect((await call(admin, "GET", `/metrics?${range}&user_id=${B}`)).body.metrics[0].id).toBe(`${today}_${B}_daily`);
+  });
+});
+
+/**
  * Where each served route's per-user isolation is proven, so a route added later fails here until
  * someone says where its isolation is tested (or why it holds no user's data).
  */
@@ -1129,6 +1174,11 @@ const ISOLATION_PROOF: Record<string, string> = {
     "traces.test.ts: A's trace, a trace with no user and A's span are 404 for B; an admin reads every one",
   "GET /trace_session_stats": "traces.test.ts: B's sums hold B's sessions only, whatever user_id B names",
   "POST /traces/search": "traces.test.ts: B's user is AND-ed into B's filter; A's traces match nothing",
+  "GET /metrics":
+    "this file and metrics.test.ts: a non-admin reads their own buckets only, whatever user_id they name; an admin the day summed or one user's",
+  "POST /metrics/refresh":
+    "this file and metrics.test.ts: the refresh recounts every user's days but answers the caller's own buckets only",
+  "GET /metrics/refresh/status": "the database's refresh state (times, an error message): no user's data",
   "POST /databases/{db_id}/migrate": "admin only",
   "GET /ws":
     "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session; team-workflow-socket.test.ts: teams' and workflows' runs",

@@ -35,6 +35,7 @@ import type {
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { MemoryAuditLog } from "./audit-log.js";
 import { MemoryTraceStore } from "./trace-store.js";
+import { MemoryMetricsBuckets } from "./metrics-buckets.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryApprovalStore } from "./approval-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
@@ -84,6 +85,7 @@ export class MemoryDb implements QueueDb {
   readonly audit: MemoryAuditLog;
   /** traces and their spans (issue 23) */
   readonly traces = new MemoryTraceStore();
+  readonly metrics: MemoryMetricsBuckets;
   readonly serviceAccounts: MemoryServiceAccountStore;
   /** agno's component catalog (`db.components`) */
   readonly components: MemoryComponentStore;
@@ -105,6 +107,7 @@ export class MemoryDb implements QueueDb {
     this.jobs = new MemoryJobStore(this.tables, this.runs);
     this.schedules = new MemoryScheduleStore(this.tables);
     this.audit = new MemoryAuditLog(this.tables);
+    this.metrics = new MemoryMetricsBuckets(this.tables);
     this.serviceAccounts = new MemoryServiceAccountStore(this.tables, this.audit);
     this.components = new MemoryComponentStore(this.tables);
     this.sessions = new MemorySessionStore(this.tables, this.runs);

@@ -2,6 +2,7 @@ import type { JobRecord } from "../../queue/types.js";
 import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
 import type { ApprovalRecord, AuditRecord, LearningRecord, ServiceAccountRecord, ToolResultRecord } from "../port.js";
 import type { ComponentConfigRecord, ComponentLink, ComponentRecord } from "../ports/component-store.js";
+import type { MetricsBucket } from "../ports/metrics-store.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
 /** One stored event of a run's log, as `agno_run_events` holds it. */
@@ -41,6 +42,8 @@ export class MemoryTables {
   componentConfigs = new Map<string, StoredConfigRow>();
   /** a parent version's links, keyed by `componentKey(parent, version)` */
   componentLinks = new Map<string, ComponentLink[]>();
+  /** metrics buckets, keyed by `metricsKey(user_id, date)` */
+  metrics = new Map<string, MetricsBucket>();
 
   /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
   transaction<T>(fn: () => T): T {
@@ -60,6 +63,7 @@ export class MemoryTables {
       components: new Map(this.components),
       componentConfigs: new Map(this.componentConfigs),
       componentLinks: new Map(this.componentLinks),
+      metrics: new Map(this.metrics),
     };
     try {
       return fn();

@@ -53,6 +53,7 @@ import { PostgresJobStore } from "./job-store.js";
 import { PostgresScheduleStore } from "./schedules.js";
 import { PostgresAuditLog } from "./audit-log.js";
 import { PostgresTraceStore } from "./traces.js";
+import { PostgresMetricsBuckets } from "./metrics-buckets.js";
 import { PostgresServiceAccountStore } from "./service-accounts.js";
 import { PostgresComponentStore } from "./components.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
@@ -638,6 +639,24 @@ export class PostgresDb implements Db {
       ready: () => this.inspect().then(() => undefined),
       traces: sql.raw(qualified(this.schema, this.names.traces)),
       spans: sql.raw(qualified(this.schema, this.names.spans)),
+    }));
+  }
+
+  // -- metrics -----------------------------------------------------------------------------
+
+  private metricsStore: PostgresMetricsBuckets | undefined;
+
+  /** agno's metrics buckets (`agno_metrics`), computed from the sessions and runs tables. */
+  get metrics(): PostgresMetricsBuckets {
+    const metricsName = qualified(this.schema, this.names.metrics);
+    return (this.metricsStore ??= new PostgresMetricsBuckets({
+      exec: this.exec,
+      transaction: (fn) => this.transaction(fn),
+      ready: () => this.inspect().then(() => undefined),
+      metrics: sql.raw(metricsName),
+      metricsName,
+      sessions: this.sessionsTable,
+      runs: this.runsTable,
     }));
   }
 

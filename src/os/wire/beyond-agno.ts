@@ -82,6 +82,19 @@
  *   these only when the component is loaded; a link pointing back at its own parent is refused.
  *   `GET /registry` lists models, tools, knowledge bases and code components (no databases,
  *   vector dbs, schemas, functions or managers: the deployment registers none).
+ * - `/metrics`: each day's `token_metrics` and each `model_metrics` entry also carry `cost`, the
+ *   summed `metrics.cost` of the runs (the issue asks for cost by model; agno counts runs per model
+ *   only). Tokens are summed from the runs' own `metrics`, which agno sums into the session's
+ *   `session_metrics`; the day of a bucket is its session's creation day, as agno's. A refresh
+ *   recounts the days whose sessions or runs were written since the last refresh (and days counted
+ *   before they ended), where agno recounts from the first incomplete day through today and never
+ *   recounts a completed day, so a run added later to an old session is counted here and lost
+ *   there; a recounted day drops the bucket of an owner whose sessions are gone. The cron tick
+ *   refreshes every minute instead of agno's read-time refresh (at most once a minute per process).
+ *   An `ending_date` before `starting_date` is a 400 (agno answers an empty list). A synchronous
+ *   refresh that starts while another runs on the same database waits for it (a Postgres lock)
+ *   rather than answering `already_running`; `background=true` answers 202 `already_running` while
+ *   this isolate runs one. The refresh status is per isolate, as agno's is per process.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

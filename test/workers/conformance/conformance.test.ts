@@ -20,6 +20,7 @@ import { approvalsScenarios } from "./scenarios/approvals.js";
 import { serviceAccountsScenarios } from "./scenarios/service-accounts.js";
 import { componentsScenarios } from "./scenarios/components.js";
 import { tracesScenarios } from "./scenarios/traces.js";
+import { metricsScenarios } from "./scenarios/metrics.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -54,6 +55,7 @@ describe("agno conformance", () => {
   describe("service accounts and audit", serviceAccountsScenarios);
   describe("components", componentsScenarios);
   describe("traces", tracesScenarios);
+  describe("metrics", metricsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
