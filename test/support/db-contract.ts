@@ -7,6 +7,7 @@ import type { GetSessionOptions, RunRecord, RunRow } from "../../src/db/types.js
 import { ConflictError, NotFoundError, StatusConflictError, ValidationError } from "../../src/errors.js";
 import { describeApprovalStoreContract } from "./approval-store-contract.js";
 import { describeAccountsAuditContract } from "./accounts-audit-contract.js";
+import { describeEvalStoreContract } from "./eval-store-contract.js";
 import { describeComponentStoreContract } from "./component-store-contract.js";
 import { describeJobStoreContract } from "./job-store-contract.js";
 import { describeMemoryStoreContract } from "./memory-store-contract.js";
@@ -575,6 +576,7 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
     describeJobStoreContract(() => c, make);
     describeScheduleStoreContract(() => c, make);
     describeAccountsAuditContract(() => c);
+    describeEvalStoreContract(() => c);
     describeComponentStoreContract(() => c);
     describeMemoryStoreContract(make);
   });

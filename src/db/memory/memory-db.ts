@@ -34,6 +34,7 @@ import type {
 } from "../types.js";
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { MemoryAuditLog } from "./audit-log.js";
+import { MemoryEvalRunStore } from "./eval-store.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryApprovalStore } from "./approval-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
@@ -84,6 +85,8 @@ export class MemoryDb implements QueueDb {
   readonly serviceAccounts: MemoryServiceAccountStore;
   /** agno's component catalog (`db.components`) */
   readonly components: MemoryComponentStore;
+  /** eval runs (`db.evals`, agno_eval_runs' rows) */
+  readonly evals: MemoryEvalRunStore;
   private readonly runs: MemoryRunStore;
   private readonly sessions: MemorySessionStore;
   private readonly events: MemoryRunEventStore;
@@ -104,6 +107,7 @@ export class MemoryDb implements QueueDb {
     this.audit = new MemoryAuditLog(this.tables);
     this.serviceAccounts = new MemoryServiceAccountStore(this.tables, this.audit);
     this.components = new MemoryComponentStore(this.tables);
+    this.evals = new MemoryEvalRunStore(this.tables);
     this.sessions = new MemorySessionStore(this.tables, this.runs);
     this.events = new MemoryRunEventStore(this.tables);
     this.results = new MemoryToolResultStore(this.tables);

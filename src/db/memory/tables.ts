@@ -2,6 +2,7 @@ import type { JobRecord } from "../../queue/types.js";
 import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
 import type { ApprovalRecord, AuditRecord, LearningRecord, ServiceAccountRecord, ToolResultRecord } from "../port.js";
 import type { ComponentConfigRecord, ComponentLink, ComponentRecord } from "../ports/component-store.js";
+import type { EvalRunRecord } from "../ports/eval-store.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
 /** One stored event of a run's log, as `agno_run_events` holds it. */
@@ -41,6 +42,8 @@ export class MemoryTables {
   componentConfigs = new Map<string, StoredConfigRow>();
   /** a parent version's links, keyed by `componentKey(parent, version)` */
   componentLinks = new Map<string, ComponentLink[]>();
+  /** agno_eval_runs, keyed by run_id */
+  evalRuns = new Map<string, EvalRunRecord>();
 
   /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
   transaction<T>(fn: () => T): T {
@@ -60,6 +63,7 @@ export class MemoryTables {
       components: new Map(this.components),
       componentConfigs: new Map(this.componentConfigs),
       componentLinks: new Map(this.componentLinks),
+      evalRuns: new Map(this.evalRuns),
     };
     try {
       return fn();

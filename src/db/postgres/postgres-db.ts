@@ -52,6 +52,7 @@ import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
 import { PostgresScheduleStore } from "./schedules.js";
 import { PostgresAuditLog } from "./audit-log.js";
+import { PostgresEvalRunStore } from "./eval-store.js";
 import { PostgresServiceAccountStore } from "./service-accounts.js";
 import { PostgresComponentStore } from "./components.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
@@ -623,6 +624,19 @@ export class PostgresDb implements Db {
       ready: () => this.inspect().then(() => undefined),
       serviceAccounts: sql.raw(qualified(this.schema, this.names.serviceAccounts)),
       auditLog: sql.raw(qualified(this.schema, this.names.auditLog)),
+    }));
+  }
+
+  // -- eval runs ---------------------------------------------------------------------------
+
+  private evalStore: PostgresEvalRunStore | undefined;
+
+  /** Eval runs (`agno_eval_runs`), one row per run of an eval. */
+  get evals(): PostgresEvalRunStore {
+    return (this.evalStore ??= new PostgresEvalRunStore({
+      exec: this.exec,
+      ready: () => this.inspect().then(() => undefined),
+      evals: sql.raw(qualified(this.schema, this.names.evals)),
     }));
   }
 
