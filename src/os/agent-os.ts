@@ -25,6 +25,7 @@ import { scheduleRoutes } from "./routes/schedules.js";
 import { approvalRoutes } from "./routes/approvals.js";
 import { serviceAccountRoutes } from "./routes/service-accounts.js";
 import { auditRoutes } from "./routes/audit.js";
+import { evalRoutes } from "./routes/evals.js";
 import { mediaRoutes } from "./routes/media.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import type { XaiLoginRoutes } from "./routes/xai-login.js";
@@ -242,6 +243,7 @@ export class AgentOS {
     app.route("/", approvalRoutes(components, opts.queue));
     app.route("/", serviceAccountRoutes());
     app.route("/", auditRoutes());
+    app.route("/", evalRoutes(agents, this.teams));
     app.route(
       "/",
       mediaRoutes(
