@@ -25,6 +25,7 @@ it("serves /openapi.json and /docs from the route definitions, behind auth", asy
     "post /agents/{agent_id}/runs/{run_id}/resume",
     "post /databases/all/migrate",
     "get /openapi.json",
+    "post /eval-runs",
   ]) {
     expect(ops.map((o) => `${o.method} ${o.path}`)).toContain(route);
   }

@@ -19,6 +19,7 @@ import { modelsScenarios } from "./scenarios/models.js";
 import { approvalsScenarios } from "./scenarios/approvals.js";
 import { serviceAccountsScenarios } from "./scenarios/service-accounts.js";
 import { componentsScenarios } from "./scenarios/components.js";
+import { evalsScenarios } from "./scenarios/evals.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -52,6 +53,7 @@ describe("agno conformance", () => {
   describe("approvals", approvalsScenarios);
   describe("service accounts and audit", serviceAccountsScenarios);
   describe("components", componentsScenarios);
+  describe("evals", evalsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(
