@@ -137,7 +137,7 @@ const runEval = defineRoute({
 });
 
 /** The name of a database's eval table (what `?table=` must name). */
-function evalTableOf(db: Db): string {
+export function evalTableOf(db: Db): string {
   return (db as Partial<{ names: TableNames }>).names?.evals ?? DEFAULT_TABLE_NAMES.evals;
 }
 
