@@ -59,7 +59,15 @@ export default defineConfig(
   { files: ["src/models/unconfigured-model.ts", "src/models/lazy-model.ts"], rules: { "require-yield": "off" } },
   { files: ["**/*.js"], ...tseslint.configs.disableTypeChecked },
   {
-    files: ["src/agent/**", "src/queue/**", "src/scheduler/**", "src/tools/**", "src/models/**", "src/memory/**"],
+    files: [
+      "src/agent/**",
+      "src/queue/**",
+      "src/scheduler/**",
+      "src/tools/**",
+      "src/models/**",
+      "src/memory/**",
+      "src/evals/**",
+    ],
     rules: { "no-restricted-imports": ["error", layering] },
   },
   // Built-in toolkits run on Workers: besides the layering, no Node built-ins.

@@ -30,7 +30,7 @@ async function restrictedImports(path: string): Promise<string[]> {
 }
 
 /** `npm run lint` keeps HTTP, the Workers runtime and the Postgres adapter out of the domain code. */
-it.each(["src/agent", "src/queue", "src/scheduler", "src/tools", "src/models", "src/memory"])(
+it.each(["src/agent", "src/queue", "src/scheduler", "src/tools", "src/models", "src/memory", "src/evals"])(
   "%s may not import hono, cloudflare:workers, src/os, src/worker or src/db/postgres",
   async (dir) => {
     expect(await restrictedImports(`${dir}/layering-probe.ts`)).toEqual([
