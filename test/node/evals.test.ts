@@ -6,6 +6,7 @@ import { MemoryDb } from "../../src/db/memory/index.js";
 import { AccuracyEval, AgentAsJudgeEval, EvalError, PerformanceEval, ReliabilityEval } from "../../src/sdk.js";
 import { statsOf } from "../../src/evals/eval-stats.js";
 import { judgePrompt } from "../../src/evals/agent-as-judge-eval.js";
+import { Team } from "../../src/team/team.js";
 import { tool } from "../../src/tools/tool.js";
 import { scriptedModel } from "../support/agent-kit.js";
 
@@ -131,6 +132,25 @@ describe("AccuracyEval", () => {
     expect(await judge.script.requests()).toHaveLength(1);
     expect(() => new AccuracyEval({ input: "q", expectedOutput: "e" })).toThrow(EvalError);
     expect(() => new AccuracyEval({ agent, input: "q", expectedOutput: "e", numIterations: 0 })).toThrow(EvalError);
+  });
+  it("evaluates a team: its leader answers, and the run is stored under the team", async () => {
+    const { model } = await scriptedModel([{ text: "Paris" }, { text: verdict(9) }]);
+    const db = new MemoryDb();
+    const member = new Agent({ id: "geo", model });
+    const team = new Team({ id: "desk", name: "Desk", model, members: [member], db });
+    const { result, record } = await new AccuracyEval({
+      team,
+      input: "Capital of France?",
+      expectedOutput: "Paris",
+      db,
+    }).run();
+    expect(result.results).toMatchObject([{ output: "Paris", score: 9 }]);
+    expect(record).toMatchObject({
+      team_id: "desk",
+      agent_id: null,
+      evaluated_component_name: "Desk",
+      model_id: "gpt-test",
+    });
   });
 });
 

@@ -56,6 +56,12 @@ export function describeEvalStoreContract(c: () => ContractDb): void {
       expect(page.data[1]!.eval_input).toEqual(input);
       expect(page.total_count).toBe(2);
       await expect(db.evals.create(run({ run_id: `ev-${t}-1` }))).rejects.toBeInstanceOf(ConflictError);
+      // A NUL (which Postgres text refuses) is stored replaced, on every adapter alike.
+      const nul = await db.evals.create(
+        run({ run_id: `ev-${t}-nul`, name: "a\u0000b", eval_input: { q: "c\u0000d" } }),
+      );
+      expect([nul.name, nul.eval_input]).toEqual(["a\ufffdb", { q: "c\ufffdd" }]);
+      expect((await db.evals.rename(`ev-${t}-nul`, "e\u0000f"))!.name).toBe("e\ufffdf");
       // No input stored is an empty object (agno_eval_runs.eval_input is NOT NULL).
       expect((await db.evals.create(run({ run_id: `ev-${t}-3` }))).eval_input).toEqual({});
     });
