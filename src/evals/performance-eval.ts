@@ -82,7 +82,8 @@ export function performanceResult(runTimes: number[], memory: number[], measured
 /**
  * agno's PerformanceEval: `func` is called `warmupRuns` times unmeasured, then `numIterations`
  * times timed (wall time, `performance.now()`) and, in a separate pass as agno does, measured for
- * memory where the runtime reports it. Each `run()` is a run of its own.
+ * memory where the runtime reports it. Each `run()` is a run of its own. A Worker's clock moves
+ * only across I/O, so there a `func` that does none (no model call, no fetch) times as 0.
  *
  * @example
  * const { result } = await new PerformanceEval({ func: () => agent.run("Hi"), numIterations: 5, warmupRuns: 1 }).run();
