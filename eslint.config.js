@@ -67,6 +67,8 @@ export default defineConfig(
       "src/models/**",
       "src/memory/**",
       "src/metrics/**",
+      "src/evals/**",
+      "src/tracing/**",
     ],
     rules: { "no-restricted-imports": ["error", layering] },
   },

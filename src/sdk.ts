@@ -110,6 +110,38 @@ export {
   type UserProfileConfig,
 } from "./learn/index.js";
 export {
+  AccuracyEval,
+  AgentAsJudgeEval,
+  EvalError,
+  PerformanceEval,
+  ReliabilityEval,
+  checkReliability,
+  type AccuracyEvalOptions,
+  type AccuracyEvaluation,
+  type AccuracyResult,
+  type AgentAsJudgeEvalOptions,
+  type AgentAsJudgeEvaluation,
+  type AgentAsJudgeResult,
+  type EvalCommonOptions,
+  type EvalRun,
+  type EvalTarget,
+  type JudgeCase,
+  type PerformanceEvalOptions,
+  type PerformanceResult,
+  type ReliabilityEvalOptions,
+  type ReliabilityResult,
+  type ScoringStrategy,
+} from "./evals/index.js";
+export type {
+  EvalFilterType,
+  EvalRunQuery,
+  EvalRunRecord,
+  EvalRunStore,
+  EvalRunWrite,
+  EvalScope,
+  EvalType,
+} from "./db/port.js";
+export {
   Condition,
   HumanReview,
   Loop,

@@ -2,6 +2,7 @@ import type { ApprovalStore } from "./ports/approval-store.js";
 import type { AuditStore } from "./ports/audit-store.js";
 import type { ComponentStorage } from "./ports/component-store.js";
 import type { DbAdmin } from "./ports/db-admin.js";
+import type { EvalStorage } from "./ports/eval-store.js";
 import type { JobStorage } from "./ports/job-storage.js";
 import type { LearningStorage } from "./ports/learning-store.js";
 import type { MetricsStore } from "./ports/metrics-store.js";
@@ -37,6 +38,17 @@ export type {
   ConfigWrite,
   ListComponentsOptions,
 } from "./ports/component-store.js";
+export type {
+  EvalFilterType,
+  EvalRunQuery,
+  EvalRunRecord,
+  EvalRunStore,
+  EvalRunWrite,
+  EvalScope,
+  EvalSortColumn,
+  EvalStorage,
+  EvalType,
+} from "./ports/eval-store.js";
 export type { DbAdmin, MigrateOptions, MigrationProgress, MigrationResult } from "./ports/db-admin.js";
 export type { JobStorage } from "./ports/job-storage.js";
 export type {
@@ -110,7 +122,8 @@ export interface Db
     ServiceAccountStorage,
     AuditStore,
     TraceStorage,
-    MetricsStore {}
+    MetricsStore,
+    EvalStorage {}
 
 /** A `Db` that also holds the durable queue's jobs (what the queue object and the scheduler need). */
 export interface QueueDb extends Db, JobStorage {}

@@ -27,6 +27,7 @@ import { serviceAccountRoutes } from "./routes/service-accounts.js";
 import { auditRoutes } from "./routes/audit.js";
 import { traceRoutes } from "./routes/traces.js";
 import { metricsRoutes } from "./routes/metrics.js";
+import { evalRoutes } from "./routes/evals.js";
 import { mediaRoutes } from "./routes/media.js";
 import { knowledgeRoutes } from "./routes/knowledge.js";
 import type { XaiLoginRoutes } from "./routes/xai-login.js";
@@ -255,6 +256,7 @@ export class AgentOS {
     app.route("/", auditRoutes());
     app.route("/", traceRoutes());
     app.route("/", metricsRoutes());
+    app.route("/", evalRoutes(agents, this.teams));
     app.route(
       "/",
       mediaRoutes(

@@ -30,19 +30,26 @@ async function restrictedImports(path: string): Promise<string[]> {
 }
 
 /** `npm run lint` keeps HTTP, the Workers runtime and the Postgres adapter out of the domain code. */
-it.each(["src/agent", "src/queue", "src/scheduler", "src/tools", "src/models", "src/memory", "src/metrics"])(
-  "%s may not import hono, cloudflare:workers, src/os, src/worker or src/db/postgres",
-  async (dir) => {
-    expect(await restrictedImports(`${dir}/layering-probe.ts`)).toEqual([
-      "hono",
-      "@hono/zod-openapi",
-      "cloudflare:workers",
-      "../os/route.js",
-      "../worker/job-queue-object.js",
-      "../db/postgres/postgres-db.js",
-    ]);
-  },
-);
+it.each([
+  "src/agent",
+  "src/queue",
+  "src/scheduler",
+  "src/tools",
+  "src/models",
+  "src/memory",
+  "src/metrics",
+  "src/evals",
+  "src/tracing",
+])("%s may not import hono, cloudflare:workers, src/os, src/worker or src/db/postgres", async (dir) => {
+  expect(await restrictedImports(`${dir}/layering-probe.ts`)).toEqual([
+    "hono",
+    "@hono/zod-openapi",
+    "cloudflare:workers",
+    "../os/route.js",
+    "../worker/job-queue-object.js",
+    "../db/postgres/postgres-db.js",
+  ]);
+});
 
 it("the HTTP layer (src/os) and the Worker glue (src/worker) may import them", async () => {
   expect(await restrictedImports("src/os/layering-probe.ts")).toEqual([]);

@@ -8,6 +8,7 @@ import { ConflictError, NotFoundError, StatusConflictError, ValidationError } fr
 import { describeApprovalStoreContract } from "./approval-store-contract.js";
 import { describeAccountsAuditContract } from "./accounts-audit-contract.js";
 import { describeTraceStoreContract } from "./trace-store-contract.js";
+import { describeEvalStoreContract } from "./eval-store-contract.js";
 import { describeComponentStoreContract } from "./component-store-contract.js";
 import { describeJobStoreContract } from "./job-store-contract.js";
 import { describeMemoryStoreContract } from "./memory-store-contract.js";
@@ -579,6 +580,7 @@ export function describeDbContract(name: string, make: () => ContractDb | Promis
     describeAccountsAuditContract(() => c);
     describeTraceStoreContract(() => c);
     describeMetricsStoreContract(() => c);
+    describeEvalStoreContract(() => c);
     describeComponentStoreContract(() => c);
     describeMemoryStoreContract(make);
   });

@@ -322,6 +322,10 @@ it("answers every route's bad input with a 4xx, calls no model and writes nothin
   const components = await call("/components?limit=100", {}, e);
   expect(components.status).toBe(200);
   expect(JSON.stringify(components.body.data)).not.toContain(scheduleName);
+  // No eval was run and stored under the name the bodies carried.
+  const evals = await call("/eval-runs?limit=1000", {}, e);
+  expect(evals.status).toBe(200);
+  expect(JSON.stringify(evals.body.data)).not.toContain(scheduleName);
   const audit = await call("/audit?limit=1000", {}, e);
   expect(audit.status).toBe(200);
   expect(JSON.stringify(audit.body.data)).not.toContain(scheduleName);

@@ -1180,6 +1180,11 @@ const ISOLATION_PROOF: Record<string, string> = {
     "this file and metrics.test.ts: the refresh recounts every user's days but answers the caller's own buckets only",
   "GET /metrics/refresh/status": "the database's refresh state (times, an error message): no user's data",
   "POST /databases/{db_id}/migrate": "admin only",
+  "GET /eval-runs": "evals.test.ts: B's listing holds B's runs only; the admin's every user's",
+  "POST /eval-runs": "evals.test.ts: a run is its creator's (user_id stamped from the caller)",
+  "GET /eval-runs/{eval_run_id}": "evals.test.ts: A's run is 404 for B",
+  "PATCH /eval-runs/{eval_run_id}": "evals.test.ts: renaming A's run is 404 for B, A's name unchanged",
+  "DELETE /eval-runs": "evals.test.ts: B's delete naming A's runs deletes nothing of A's (204, as agno)",
   "GET /ws":
     "websocket-isolation.test.ts: resume, continue and cancel of another user's finished, paused and running runs; run into another user's session; team-workflow-socket.test.ts: teams' and workflows' runs",
   "GET /workflows/ws": "team-workflow-socket.test.ts: reconnect to and continue another user's paused workflow run",

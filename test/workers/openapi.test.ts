@@ -27,6 +27,7 @@ it("serves /openapi.json and /docs from the route definitions, behind auth", asy
     "get /traces/{trace_id}",
     "post /traces/search",
     "get /openapi.json",
+    "post /eval-runs",
   ]) {
     expect(ops.map((o) => `${o.method} ${o.path}`)).toContain(route);
   }

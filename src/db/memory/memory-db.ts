@@ -36,6 +36,7 @@ import type { ContentPage, ContentRecord, ListContentsOptions } from "../../know
 import { MemoryAuditLog } from "./audit-log.js";
 import { MemoryTraceStore } from "./trace-store.js";
 import { MemoryMetricsBuckets } from "./metrics-buckets.js";
+import { MemoryEvalRunStore } from "./eval-store.js";
 import { MemoryJobStore } from "./job-store.js";
 import { MemoryApprovalStore } from "./approval-store.js";
 import { MemoryLearningStore } from "./learning-store.js";
@@ -89,6 +90,8 @@ export class MemoryDb implements QueueDb {
   readonly serviceAccounts: MemoryServiceAccountStore;
   /** agno's component catalog (`db.components`) */
   readonly components: MemoryComponentStore;
+  /** eval runs (`db.evals`, agno_eval_runs' rows) */
+  readonly evals: MemoryEvalRunStore;
   private readonly runs: MemoryRunStore;
   private readonly sessions: MemorySessionStore;
   private readonly events: MemoryRunEventStore;
@@ -110,6 +113,7 @@ export class MemoryDb implements QueueDb {
     this.metrics = new MemoryMetricsBuckets(this.tables);
     this.serviceAccounts = new MemoryServiceAccountStore(this.tables, this.audit);
     this.components = new MemoryComponentStore(this.tables);
+    this.evals = new MemoryEvalRunStore(this.tables);
     this.sessions = new MemorySessionStore(this.tables, this.runs);
     this.events = new MemoryRunEventStore(this.tables);
     this.results = new MemoryToolResultStore(this.tables);

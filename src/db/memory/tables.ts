@@ -3,6 +3,7 @@ import type { Schedule, ScheduleRun } from "../../scheduler/types.js";
 import type { ApprovalRecord, AuditRecord, LearningRecord, ServiceAccountRecord, ToolResultRecord } from "../port.js";
 import type { ComponentConfigRecord, ComponentLink, ComponentRecord } from "../ports/component-store.js";
 import type { MetricsBucket } from "../ports/metrics-store.js";
+import type { EvalRunRecord } from "../ports/eval-store.js";
 import type { MemoryRecord, RunRow, SessionRecord } from "../types.js";
 
 /** One stored event of a run's log, as `agno_run_events` holds it. */
@@ -44,6 +45,8 @@ export class MemoryTables {
   componentLinks = new Map<string, ComponentLink[]>();
   /** metrics buckets, keyed by `metricsKey(user_id, date)` */
   metrics = new Map<string, MetricsBucket>();
+  /** agno_eval_runs, keyed by run_id */
+  evalRuns = new Map<string, EvalRunRecord>();
 
   /** Runs `fn` (synchronous: nothing else runs meanwhile) and, if it throws, puts every row back: all or nothing. */
   transaction<T>(fn: () => T): T {
@@ -64,6 +67,7 @@ export class MemoryTables {
       componentConfigs: new Map(this.componentConfigs),
       componentLinks: new Map(this.componentLinks),
       metrics: new Map(this.metrics),
+      evalRuns: new Map(this.evalRuns),
     };
     try {
       return fn();

@@ -54,6 +54,7 @@ import { PostgresScheduleStore } from "./schedules.js";
 import { PostgresAuditLog } from "./audit-log.js";
 import { PostgresTraceStore } from "./traces.js";
 import { PostgresMetricsBuckets } from "./metrics-buckets.js";
+import { PostgresEvalRunStore } from "./eval-store.js";
 import { PostgresServiceAccountStore } from "./service-accounts.js";
 import { PostgresComponentStore } from "./components.js";
 import type { JobRecord, JobStore } from "../../queue/types.js";
@@ -657,6 +658,19 @@ export class PostgresDb implements Db {
       metricsName,
       sessions: this.sessionsTable,
       runs: this.runsTable,
+    }));
+  }
+
+  // -- eval runs ---------------------------------------------------------------------------
+
+  private evalStore: PostgresEvalRunStore | undefined;
+
+  /** Eval runs (`agno_eval_runs`), one row per run of an eval. */
+  get evals(): PostgresEvalRunStore {
+    return (this.evalStore ??= new PostgresEvalRunStore({
+      exec: this.exec,
+      ready: () => this.inspect().then(() => undefined),
+      evals: sql.raw(qualified(this.schema, this.names.evals)),
     }));
   }
 

@@ -16,6 +16,7 @@ import { healthResponseSchema } from "../wire/health.js";
 import { infoResponseSchema } from "../wire/info.js";
 import { homeResponseSchema } from "../wire/meta.js";
 import { memoryTableOf } from "./memories.js";
+import { evalTableOf } from "./evals.js";
 import type { ComponentRegistry } from "../../components/component-registry.js";
 import { hasScope, principalOf } from "../auth/scopes.js";
 import { storedAgentsFor, storedCompositesFor } from "../stored-agents.js";
@@ -168,8 +169,8 @@ const learningsTable = (db: Db): string =>
  * (schedules, jobs), so it is `os_database` and each agent's `db_id`. Sessions live in every
  * database, and so do memories (each database's with its memories table) and learnings (each
  * database's learnings table); knowledge lists the databases its bases store contents in and the
- * bases; evals, metrics and traces are blocks without databases, as agno describes a domain no
- * database holds, because no route here serves them.
+ * bases; evals list every database with its eval table; metrics and traces are blocks without
+ * databases, as agno describes a domain no database holds, because no route here serves them.
  */
 function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
   const { agents, teams = [], workflows = [] } = served;
@@ -207,7 +208,14 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
       })),
     },
     knowledge: knowledgeConfigOf(served.knowledge ?? [], dbIds),
-    evals: none,
+    // As agno's _get_evals_config: every database, with the eval tables it names.
+    evals: {
+      dbs: dbIds.map((id) => ({
+        db_id: id,
+        domain_config: { display_name: id },
+        tables: [...new Set(dbs.filter((db) => db.id === id).map(evalTableOf))],
+      })),
+    },
     traces: none,
     agents: agents.map((agent) => ({
       id: agent.id,

@@ -21,6 +21,7 @@ import { serviceAccountsScenarios } from "./scenarios/service-accounts.js";
 import { componentsScenarios } from "./scenarios/components.js";
 import { tracesScenarios } from "./scenarios/traces.js";
 import { metricsScenarios } from "./scenarios/metrics.js";
+import { evalsScenarios } from "./scenarios/evals.js";
 
 /** Routes that cannot succeed in this deployment, each with why (their refusals are still checked). */
 const NO_SUCCESS_HERE: Record<string, string> = {
@@ -56,6 +57,7 @@ describe("agno conformance", () => {
   describe("components", componentsScenarios);
   describe("traces", tracesScenarios);
   describe("metrics", metricsScenarios);
+  describe("evals", evalsScenarios);
 
   it("every served route was answered with a success that conformed", () => {
     const unanswered = CONTRACTS.map(routeKey).filter(

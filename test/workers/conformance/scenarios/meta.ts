@@ -141,7 +141,7 @@ export function metaScenarios(): void {
           },
         ],
       },
-      evals: { dbs: [] },
+      evals: { dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_eval_runs"] }] },
       traces: { dbs: [] },
       agents: [
         {
@@ -217,6 +217,13 @@ export function metaScenarios(): void {
         dbs: [
           { db_id: "main", domain_config: { display_name: "main" }, tables: ["agno_learnings"] },
           { db_id: "archive", domain_config: { display_name: "archive" }, tables: ["agno_learnings"] },
+        ],
+      },
+      // every database holds eval runs, as agno's _get_evals_config lists them
+      evals: {
+        dbs: [
+          { db_id: "main", domain_config: { display_name: "main" }, tables: ["agno_eval_runs"] },
+          { db_id: "archive", domain_config: { display_name: "archive" }, tables: ["agno_eval_runs"] },
         ],
       },
     });
