@@ -276,7 +276,7 @@ describe("AgentOS over HTTP", () => {
       );
       expect(again).toMatchObject({
         status: 200,
-        body: { message: "Database migrated successfully to version 3.0.8" },
+        body: { message: "Database migrated successfully to version 3.0.9" },
       });
       // Migrated already: nothing copied again (the deleted run stays deleted).
       expect(await copied()).toEqual(after.body.map((r: { run_id: string }) => r.run_id).sort());
