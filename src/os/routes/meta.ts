@@ -159,9 +159,11 @@ function authModeOf(auth: AuthConfig): "none" | "security_key" | "jwt" {
   return auth.mode === "none" || auth.mode === "jwt" ? auth.mode : "security_key";
 }
 
-/** The table a database keeps learnings in: its own name when it has one (Postgres), else agno's. */
-const learningsTable = (db: Db): string =>
-  (db as Partial<{ names: TableNames }>).names?.learnings ?? DEFAULT_TABLE_NAMES.learnings;
+/** The table a database keeps one kind of row in: its own name when it has one (Postgres), else agno's. */
+const tableOf =
+  (kind: keyof TableNames) =>
+  (db: Db): string =>
+    (db as Partial<{ names: TableNames }>).names?.[kind] ?? DEFAULT_TABLE_NAMES[kind];
 
 /**
  * `/config` as agno fills it: the models are the distinct (id, provider) pairs of the agents'
@@ -169,8 +171,8 @@ const learningsTable = (db: Db): string =>
  * (schedules, jobs), so it is `os_database` and each agent's `db_id`. Sessions live in every
  * database, and so do memories (each database's with its memories table) and learnings (each
  * database's learnings table); knowledge lists the databases its bases store contents in and the
- * bases; evals list every database with its eval table; metrics and traces are blocks without
- * databases, as agno describes a domain no database holds, because no route here serves them.
+ * bases; evals and metrics list every database with its eval or metrics table; traces name the
+ * OS's own database only (no tables), where the tracer writes and the trace routes read.
  */
 function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
   const { agents, teams = [], workflows = [] } = served;
@@ -181,7 +183,6 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
     const { id, provider } = served.model;
     if (id && provider && !models.has(`${provider}\n${id}`)) models.set(`${provider}\n${id}`, { id, provider });
   }
-  const none = { dbs: [] };
   return {
     os_id: os.id,
     name: os.name,
@@ -190,7 +191,14 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
     ...(defaultDb !== undefined && { os_database: defaultDb }),
     databases: dbIds,
     session: { dbs: dbIds.map((id) => ({ db_id: id, domain_config: { display_name: id } })) },
-    metrics: none,
+    // As agno's _get_metrics_config: every database, with the metrics tables it names.
+    metrics: {
+      dbs: dbIds.map((id) => ({
+        db_id: id,
+        domain_config: { display_name: id },
+        tables: [...new Set(dbs.filter((db) => db.id === id).map(tableOf("metrics")))],
+      })),
+    },
     // As agno's _get_memory_config: each database, with the memories tables of its instances.
     memory: {
       dbs: dbIds.map((id) => ({
@@ -204,7 +212,7 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
       dbs: dbIds.map((id) => ({
         db_id: id,
         domain_config: { display_name: id },
-        tables: [...new Set(dbs.filter((db) => db.id === id).map(learningsTable))],
+        tables: [...new Set(dbs.filter((db) => db.id === id).map(tableOf("learnings")))],
       })),
     },
     knowledge: knowledgeConfigOf(served.knowledge ?? [], dbIds),
@@ -216,7 +224,8 @@ function configOf(os: OSIdentity, served: Served, dbs: Db[]): ConfigResponse {
         tables: [...new Set(dbs.filter((db) => db.id === id).map(evalTableOf))],
       })),
     },
-    traces: none,
+    // As agno's _get_traces_config with its OS database set: that database alone, without tables.
+    traces: { dbs: defaultDb === undefined ? [] : [{ db_id: defaultDb, domain_config: { display_name: defaultDb } }] },
     agents: agents.map((agent) => ({
       id: agent.id,
       ...(agent.name !== undefined && { name: agent.name }),

@@ -123,7 +123,7 @@ export function metaScenarios(): void {
       os_database: "default",
       databases: ["default"],
       session: { dbs: [{ db_id: "default", domain_config: { display_name: "default" } }] },
-      metrics: { dbs: [] },
+      metrics: { dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_metrics"] }] },
       memory: { dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_memories"] }] },
       learning: {
         dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_learnings"] }],
@@ -142,7 +142,7 @@ export function metaScenarios(): void {
         ],
       },
       evals: { dbs: [{ db_id: "default", domain_config: { display_name: "default" }, tables: ["agno_eval_runs"] }] },
-      traces: { dbs: [] },
+      traces: { dbs: [{ db_id: "default", domain_config: { display_name: "default" } }] },
       agents: [
         {
           id: "assistant",
