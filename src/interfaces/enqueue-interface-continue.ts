@@ -18,6 +18,8 @@ export interface InterfaceAnswer {
   /** the presser is one of the interface's configured admins: they may answer any run, admin-only requirements too */
   isAdmin: boolean;
   reply: ReplyTarget;
+  /** the webhook request's trace context, when it is traced: the continued run's trace continues it */
+  traceparent?: string;
 }
 
 /**
@@ -48,6 +50,7 @@ export async function enqueueInterfaceContinue(
         resolutions: answer.resolutions,
         is_admin: answer.isAdmin,
         reply: answer.reply,
+        ...(answer.traceparent ? { traceparent: answer.traceparent } : {}),
       },
       {
         // The run's owner: the continue is theirs whoever of them (or an admin) pressed.

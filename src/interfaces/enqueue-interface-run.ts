@@ -24,6 +24,8 @@ export interface InterfaceMessage {
   /** where the answer goes */
   reply: ReplyTarget;
   metadata?: Record<string, unknown>;
+  /** the webhook request's trace context, when it is traced: the run's trace continues it */
+  traceparent?: string;
 }
 
 /**
@@ -53,6 +55,10 @@ export async function enqueueInterfaceRun(
       ...(msg.metadata ? { metadata: msg.metadata } : {}),
       reply: msg.reply,
     },
-    { userId: msg.userId, idempotencyKey: `${iface.type}:${msg.eventKey}`.slice(0, 255) },
+    {
+      userId: msg.userId,
+      idempotencyKey: `${iface.type}:${msg.eventKey}`.slice(0, 255),
+      traceparent: msg.traceparent,
+    },
   );
 }

@@ -164,10 +164,17 @@ export async function* positioned<E>(events: AsyncIterable<E>, first = 0): Async
   for await (const event of events) yield { index: index++, event };
 }
 
+/**
+ * Hands work that outlives the response (a run whose client left) to the runtime. With tracing
+ * on, the request's spans are flushed again once that work settles: the response's own flush ran
+ * when its stream ended, before the run's last spans did.
+ */
 export function keepAlive(c: Context<OSEnv>) {
   try {
     const ctx = c.executionCtx;
-    return (work: Promise<unknown>) => ctx.waitUntil(work);
+    const tracer = c.get("trace")?.tracer;
+    if (!tracer) return (work: Promise<unknown>) => ctx.waitUntil(work);
+    return (work: Promise<unknown>) => ctx.waitUntil(work.finally(() => tracer.flush()));
   } catch {
     return undefined; // no execution context (plain Node use): the work simply runs on
   }

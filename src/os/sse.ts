@@ -69,6 +69,9 @@ export function sseResponse<E>(
   const frame = opts.frame ?? (sseFrame as unknown as (event: E, index?: number) => string);
   // The event being waited for survives a ping: the next pull goes on waiting for the same one.
   let pending: Promise<IteratorResult<{ index?: number; event: E }>> | undefined;
+  // A pull still awaiting its event when the client leaves must not write to the closed stream:
+  // the event is the background finish's now.
+  let cancelled = false;
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -76,6 +79,7 @@ export function sseResponse<E>(
         pending ??= iterator.next();
         const silence = new Promise<typeof PING>((resolve) => (timer = setTimeout(() => resolve(PING), pingMs)));
         const next = await Promise.race([pending, silence]);
+        if (cancelled) return;
         if (next === PING) {
           controller.enqueue(encoder.encode(SSE_PING));
           return;
@@ -85,6 +89,7 @@ export function sseResponse<E>(
         else controller.enqueue(encoder.encode(frame(next.value.event, next.value.index)));
       } catch (error) {
         pending = undefined;
+        if (cancelled) return;
         const failed = onError(error);
         controller.enqueue(encoder.encode((Array.isArray(failed) ? failed : [failed]).map((e) => frame(e)).join("")));
         controller.close();
@@ -93,6 +98,7 @@ export function sseResponse<E>(
       }
     },
     async cancel() {
+      cancelled = true;
       if (!opts.finishInBackground) {
         // A next() still in flight (a ping went out meanwhile) settles first: a generator queues the return.
         pending = undefined;

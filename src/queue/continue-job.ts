@@ -6,6 +6,7 @@ import { AgnoError, errorMessage } from "../errors.js";
 import type { ReplyTarget } from "../interfaces/reply-target.js";
 import type { RunFollower } from "../interfaces/run-follower.js";
 import { publicError } from "../public-error.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 import type { Outcome } from "./executor.js";
 import { followed, postEnd } from "./follow-run.js";
 import type { EnqueueJobInput, JobRecord } from "./types.js";
@@ -24,6 +25,8 @@ export interface ContinueJobPayload {
   /** the resolver may resolve admin-only requirements */
   is_admin: boolean;
   reply?: ReplyTarget;
+  /** the W3C trace context of whoever queued it (a webhook's request, an approval): the job's span continues that trace */
+  traceparent?: string;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function executeContinueJob(
   components: ComponentSource | readonly Component[],
   db: Db,
   follower?: RunFollower,
+  trace?: TraceScope,
 ): Promise<Outcome> {
   const payload = job.payload as unknown as ContinueJobPayload;
   // A stored component continues on its current published version, as agno loads it by id.
@@ -71,6 +75,7 @@ export async function executeContinueJob(
       isAdmin: payload.is_admin,
       stream: true,
       ...(userId !== undefined ? { userId } : {}),
+      ...(trace ? { trace } : {}),
     });
     output = await finalOutput(recordRunEvents(db, followed(events, follower), { runId: payload.run_id, firstIndex }));
   } catch (error) {

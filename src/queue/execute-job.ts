@@ -84,7 +84,7 @@ function executeUntraced(
     return executeKnowledgeJob(job, services.knowledge ?? [], db, services.media);
   if (job.job_type === CONTINUE_JOB_TYPE) {
     const reply = (job.payload as unknown as ContinueJobPayload).reply;
-    return executeContinueJob(job, services.components, db, followerFor(reply, services, db));
+    return executeContinueJob(job, services.components, db, followerFor(reply, services, db), trace);
   }
   const handler = job.job_type === "run" ? undefined : services.handlers?.find((h) => h.jobType === job.job_type);
   if (handler) return handler.execute(job, { db, lease, ...(services.media ? { media: services.media } : {}) });

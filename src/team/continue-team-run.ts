@@ -117,6 +117,8 @@ export async function* continueTeamRun(
       stream: true,
       ...(opts.userId !== undefined ? { userId: opts.userId } : {}),
       ...(opts.approver ? { approver: opts.approver } : {}),
+      // The member's continue is in the continuing request's trace, beside the leader's resumed run.
+      ...(opts.trace ? { trace: opts.trace } : {}),
     });
     for await (const event of events) yield { ...event, parent_run_id: event.parent_run_id ?? runId };
     const after = (await db.getRun(childRunId))!.run_data as unknown as RunOutput;

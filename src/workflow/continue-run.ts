@@ -1,6 +1,7 @@
 import { ownsRun } from "../agent/component.js";
 import type { RunRow } from "../db/types.js";
 import { ConflictError, NotConfiguredError, NotFoundError, StatusConflictError, ValidationError } from "../errors.js";
+import type { TraceScope } from "../tracing/trace-scope.js";
 import type { WorkflowStreamEvent } from "./events.js";
 import type { WorkflowRunOutput } from "./run-output.js";
 import { record, type RunDriver } from "./run-driver.js";
@@ -18,6 +19,8 @@ export interface WorkflowContinueOptions {
   /** who resolves a step's agent's requirements: admin-only ones need `isAdmin` */
   approver?: { isAdmin: boolean };
   stream?: boolean;
+  /** traces the continued run (its span, the steps still to run, the agents' runs inside them) */
+  trace?: TraceScope;
 }
 
 /**
@@ -38,7 +41,7 @@ export async function* continueWorkflowRun(
   const paused = await loadPaused(driver, runId, opts.userId);
   if (paused.failed) {
     resolveError(paused.failed, opts.errorRequirements ?? []);
-    return yield* goOn(driver, paused);
+    return yield* goOn(driver, paused, opts.trace);
   }
   const active = paused.active;
   const resolution = (opts.stepRequirements as StepRequirementResolution[]).find((r) => r?.step_id === active.step_id);
@@ -50,7 +53,7 @@ export async function* continueWorkflowRun(
       );
     resolveRequirement(active, resolution, opts.approver);
   }
-  return yield* goOn(driver, paused);
+  return yield* goOn(driver, paused, opts.trace);
 }
 
 /**
@@ -119,7 +122,11 @@ function timedOut(req: StepRequirement, now: number, late?: StepRequirementResol
 }
 
 /** The decided run goes back to RUNNING (only one resolver wins) and on from the paused step. */
-async function* goOn(driver: RunDriver, paused: Paused): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
+async function* goOn(
+  driver: RunDriver,
+  paused: Paused,
+  trace?: TraceScope,
+): AsyncGenerator<WorkflowStreamEvent, WorkflowRunOutput> {
   const db = driver.db!;
   const { output, active, failed, index } = paused;
   output.status = "RUNNING";
@@ -144,10 +151,14 @@ async function* goOn(driver: RunDriver, paused: Paused): AsyncGenerator<Workflow
     const scope = driver.scope(output, new AbortController());
     return yield* driver.cancelled(output, scope, saveState, cancel);
   }
-  return yield* driver.drive(output, saveState, undefined, {
-    startIndex: index,
-    point: { frames, requirement: failed ?? active },
-  });
+  return yield* driver.drive(
+    output,
+    saveState,
+    undefined,
+    { startIndex: index, point: { frames, requirement: failed ?? active } },
+    false,
+    trace,
+  );
 }
 
 /** A failing step's decision: "retry" or "skip". */

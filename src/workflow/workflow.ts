@@ -288,6 +288,7 @@ export class Workflow implements Component {
       approver: { isAdmin: input.isAdmin },
       stream: input.stream,
       ...(input.userId !== undefined ? { userId: input.userId } : {}),
+      ...(input.trace ? { trace: input.trace } : {}),
     }) as unknown as AsyncGenerator<RunEvent, RunOutput>;
   }
 

@@ -71,13 +71,19 @@ async function setup(store: Store[1], turns: Turn[], userIsolation = false) {
   });
   const agent = new Agent({ id: "ops", name: "Ops", model, tools: [dropTable] });
   const os = new AgentOS({ agents: [agent], queue: { durable: true }, auth: { mode: "jwt", verifier, userIsolation } });
-  const call = async (as: string, scopes: string[], path: string, init: { method?: string; body?: unknown } = {}) => {
+  const call = async (
+    as: string,
+    scopes: string[],
+    path: string,
+    init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) => {
     const res = await os.fetch(
       new Request(`http://os.test${path}`, {
         method: init.method ?? "GET",
         headers: {
           authorization: await token(as, scopes),
           ...(init.body !== undefined ? { "content-type": "application/json" } : {}),
+          ...init.headers,
         },
         ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
       }),
@@ -117,7 +123,7 @@ describe.each(stores)("approvals on %s", (_name, store) => {
   afterAll(() => env.close());
 
   it("a paused run's approval is resolved by an approver (a non-approver is refused) and the run completes in the background", async () => {
-    const { call, pause, drain, dropped } = env;
+    const { call, pause, drain, dropped, db } = env;
     const run = await pause("alice", "users");
     expect(run.tools![0]).toMatchObject({
       tool_name: "drop_table",
@@ -174,8 +180,14 @@ describe.each(stores)("approvals on %s", (_name, store) => {
     const resolved = await call("boss", APPROVER, `/approvals/${approval.id}/resolve`, {
       method: "POST",
       body: { status: "approved", reason: "ticket OPS-7", resolved_by: "someone-else" },
+      headers: { traceparent: "00-33f7651916cd43dd8448eb211c80319c-e7ad6b7169203331-01" },
     });
     expect(resolved.status, JSON.stringify(resolved.body)).toBe(200);
+    // The continue the approval queued goes on in the approving request's trace.
+    const queued = (await db.jobs.listJobs({ limit: 100, page: 1 })).data.find(
+      (j) => j.job_type === "run_continue" && j.payload.run_id === run.run_id,
+    );
+    expect(queued?.payload.traceparent).toBe("00-33f7651916cd43dd8448eb211c80319c-e7ad6b7169203331-01");
     expect(resolved.body).toMatchObject({
       status: "approved",
       resolved_by: "boss",

@@ -22,6 +22,9 @@ import { tool } from "../../src/tools/tool.js";
 import { HumanReview, Step, Workflow } from "../../src/sdk.js";
 import { memoryTestDb, scriptedModel } from "../support/agent-kit.js";
 import { FakeTelegram, parseTelegramHtml } from "../support/fake-telegram.js";
+import { DbSpanExporter } from "../../src/tracing/db-exporter.js";
+import { Tracer } from "../../src/tracing/tracer.js";
+import type { TracingSettings } from "../../src/tracing/tracing-settings.js";
 import type { Turn } from "../support/model-script.js";
 
 /**
@@ -49,7 +52,7 @@ function message(fields: Record<string, unknown>, chat: Record<string, unknown> 
 
 async function setup(
   turns: Turn[],
-  opts: { admins?: string[]; maxFileBytes?: number; replyToMentionsOnly?: boolean } = {},
+  opts: { admins?: string[]; maxFileBytes?: number; replyToMentionsOnly?: boolean; tracing?: TracingSettings } = {},
 ) {
   const fake = await new FakeTelegram({ token: TOKEN, username: "agno_bot" }).start();
   servers.push(fake);
@@ -90,6 +93,7 @@ async function setup(
     interfaces: [tg],
     queue: { durable: true },
     auth: { mode: "security_key", securityKey: "os-key" },
+    ...(opts.tracing ? { tracing: opts.tracing } : {}),
   });
   const services = { dbs: [db], jobs: db.jobs, queue: { wake: async () => {} } };
   const send = async (body: unknown, headers: Record<string, string> = {}) => {
@@ -226,6 +230,45 @@ describe("Telegram interface", () => {
     // Pressing again on the answered run queues nothing.
     expect((await send(press(reject!, ANN))).body).toEqual({ status: "ignored" });
     expect(await script.requests()).toHaveLength(2);
+  });
+
+  it("continues the webhook requests' traces: a message's run and a button press's continue", async () => {
+    const { fake, db, send, agent, tg } = await setup(
+      [{ toolCalls: [{ id: "c1", name: "delete_file", arguments: { path: "/tmp/a" } }] }, { text: "Deleted." }],
+      { tracing: { exporters: ["db"] } },
+    );
+    // The JobQueue object's tracer, as it builds it from the same settings.
+    const queueTracer = new Tracer({ exporters: [new DbSpanExporter(db.traces)] });
+    const drain = async () => {
+      await drainQueue(db, { components: [agent], interfaces: [tg], tracer: queueTracer });
+      await queueTracer.flush();
+    };
+    const spanOf = async (traceId: string, name: string) =>
+      (await db.traces.getSpans(traceId)).find((s) => s.name === name);
+
+    await send(message({ text: "delete /tmp/a" }), {
+      traceparent: "00-11f7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01",
+    });
+    await drain();
+    const enqueue = (await spanOf("11f7651916cd43dd8448eb211c80319c", "enqueue agent run"))!;
+    expect(enqueue.parent_span_id).toBe("c7ad6b7169203331");
+    const job = (await spanOf("11f7651916cd43dd8448eb211c80319c", "process run job"))!;
+    expect(job.parent_span_id).toBe(enqueue.span_id);
+    expect((await spanOf("11f7651916cd43dd8448eb211c80319c", "Agent.run"))?.parent_span_id).toBe(job.span_id);
+
+    const [approve] = buttonsOf(fake);
+    await send(press(approve!, ANN), { traceparent: "00-22f7651916cd43dd8448eb211c80319c-d7ad6b7169203331-01" });
+    await drain();
+    expect(fake.texts().at(-1)).toBe("Deleted.");
+    const continued = (await spanOf("22f7651916cd43dd8448eb211c80319c", "process run_continue job"))!;
+    expect((await spanOf("22f7651916cd43dd8448eb211c80319c", "enqueue agent run"))?.span_id).toBe(
+      continued.parent_span_id,
+    );
+    const run = (await spanOf("22f7651916cd43dd8448eb211c80319c", "Agent.run"))!;
+    expect(run.parent_span_id).toBe(continued.span_id);
+    expect((await spanOf("22f7651916cd43dd8448eb211c80319c", "execute_tool delete_file"))?.parent_span_id).toBe(
+      run.span_id,
+    );
   });
 
   it("lets a configured admin answer another user's run, and only an admin approve an admin-only tool", async () => {

@@ -6,6 +6,7 @@ import { Agent } from "../../src/agent/agent.js";
 import type { SpanRecord, TraceRecord, TraceWriter } from "../../src/db/ports/trace-store.js";
 import { Team } from "../../src/team/team.js";
 import { tool } from "../../src/tools/tool.js";
+import { HumanReview } from "../../src/workflow/human-review.js";
 import { Step } from "../../src/workflow/step.js";
 import { Workflow } from "../../src/workflow/workflow.js";
 import { DbSpanExporter } from "../../src/tracing/db-exporter.js";
@@ -615,6 +616,45 @@ describe("an AgentOS with tracing on", () => {
     expect(spans.map((s) => s.attrs["gen_ai.operation.name"]).sort()).toEqual(["chat", "invoke_agent"]);
   });
 
+  it("keeps the spans of a streamed run whose client left before it ended", async () => {
+    const { model } = await scriptedModel([
+      { toolCalls: [{ id: "call_s", name: "slow", arguments: {} }] },
+      { text: "Finished alone." },
+    ]);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = tool({ name: "slow", parameters: z.object({}), execute: async () => (await gate, "ok") });
+    const agent = new Agent({ id: "lonely", name: "Lonely", model, tools: [slow] });
+    const tracing: TracingSettings = { exporters: ["otlp"], otlp: { endpoint: receiver.url, timeoutMs: 2000 } };
+    const os = new AgentOS({ agents: [agent], auth: { mode: "none" }, tracing });
+    const waits: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => void waits.push(p), passThroughOnException: () => undefined };
+    const res = await os.fetch(
+      new Request("http://os.test/agents/lonely/runs", {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          traceparent: "00-8af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01",
+        },
+        body: JSON.stringify({ message: "Hi" }),
+      }),
+      { dbs: [new MemoryDb()] },
+      ctx,
+    );
+    const reader = res.body!.getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain("RunStarted");
+    await reader.cancel();
+    // The response's own flush has run by now; the run goes on in the background.
+    await new Promise((r) => setTimeout(r, 20));
+    release();
+    while (waits.length > 0) await Promise.all(waits.splice(0));
+    const spans = ofTrace("8af7651916cd43dd8448eb211c80319c");
+    const run = spans.find((s) => s.name === "Lonely.run")!;
+    expect(run.attrs["openinference.span.kind"]).toBe("AGENT");
+    expect(spans.find((s) => s.attrs["gen_ai.tool.name"] === "slow")?.parentSpanId).toBe(run.spanId);
+    expect(spans.filter((s) => s.attrs["gen_ai.operation.name"] === "chat")).toHaveLength(2);
+  });
+
   it("traces an agent run's continue under the continuing request's traceparent", async () => {
     const { model } = await scriptedModel([
       { toolCalls: [{ id: "call_c", name: "guarded", arguments: {} }] },
@@ -662,6 +702,107 @@ describe("an AgentOS with tracing on", () => {
     expect(run.parentSpanId).toBe("d7ad6b7169203331");
     expect(run.attrs["agno.run.id"]).toBe(paused.run_id);
     expect(resumed.find((s) => s.attrs["gen_ai.tool.name"] === "guarded")?.parentSpanId).toBe(run.spanId);
+  });
+
+  /** An AgentOS serving `opts` with tracing to the receiver, and a POST helper carrying a traceparent. */
+  function tracedOS(opts: ConstructorParameters<typeof AgentOS>[0], db: MemoryDb) {
+    const tracing: TracingSettings = { exporters: ["otlp"], otlp: { endpoint: receiver.url, timeoutMs: 2000 } };
+    const os = new AgentOS({ ...opts, auth: { mode: "none" }, tracing });
+    const waits: Promise<unknown>[] = [];
+    const ctx = { waitUntil: (p: Promise<unknown>) => void waits.push(p), passThroughOnException: () => undefined };
+    const post = async (path: string, body: unknown, traceparent: string) => {
+      const res = await os.fetch(
+        new Request(`http://os.test${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", traceparent },
+          body: JSON.stringify(body),
+        }),
+        { dbs: [db] },
+        ctx,
+      );
+      const out = (await res.json()) as Record<string, unknown>;
+      while (waits.length > 0) await Promise.all(waits.splice(0));
+      return out;
+    };
+    return post;
+  }
+
+  it("traces a team run's continue under the continuing request's traceparent, the member's confirmed call in it", async () => {
+    const guarded = tool({
+      name: "delete_file",
+      parameters: z.object({ path: z.string() }),
+      requiresConfirmation: true,
+      execute: ({ path }) => `deleted ${path}`,
+    });
+    const ops = await scriptedAgent(
+      "ops",
+      [{ toolCalls: [{ id: "c1", name: "delete_file", arguments: { path: "/a" } }] }, { text: "Deleted /a." }],
+      { tools: [guarded] },
+    );
+    const { model } = await scriptedModel([
+      { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "ops", task: "Clean up" } }] },
+      { text: "All clean." },
+    ]);
+    const db = new MemoryDb();
+    const team = new Team({ id: "crew", name: "Crew", model, members: [ops.agent], db });
+    const post = tracedOS({ agents: [], teams: [team] }, db);
+    const paused = await post(
+      "/teams/crew/runs",
+      { message: "Clean up /a", stream: false },
+      "00-9af7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01",
+    );
+    expect(paused.status).toBe("PAUSED");
+    const done = await post(
+      `/teams/crew/runs/${paused.run_id as string}/continue`,
+      { requirements: [{ id: "c1", confirmed: true }], stream: false },
+      "00-aaf7651916cd43dd8448eb211c80319c-d7ad6b7169203331-01",
+    );
+    expect(done.status).toBe("COMPLETED");
+    const spans = ofTrace("aaf7651916cd43dd8448eb211c80319c");
+    const run = spans.find((s) => s.name === "Crew.run")!;
+    expect(run.parentSpanId).toBe("d7ad6b7169203331");
+    expect(run.attrs["agno.run.id"]).toBe(paused.run_id);
+    // The member's run goes on first, in the same trace, and its confirmed call runs inside it.
+    const member = spans.find((s) => s.name === "ops.run")!;
+    expect(member.parentSpanId).toBe("d7ad6b7169203331");
+    expect(spans.find((s) => s.attrs["gen_ai.tool.name"] === "delete_file")?.parentSpanId).toBe(member.spanId);
+  });
+
+  it("traces a workflow run's continue under the continuing request's traceparent: the steps after the review", async () => {
+    const db = new MemoryDb();
+    const flow = new Workflow({
+      id: "publish",
+      name: "Publish",
+      db,
+      steps: [
+        new Step({ name: "draft", executor: () => "a draft" }),
+        new Step({
+          name: "release",
+          executor: () => "released",
+          humanReview: new HumanReview({ requiresConfirmation: true }),
+        }),
+      ],
+    });
+    const post = tracedOS({ agents: [], workflows: [flow] }, db);
+    const paused = await post(
+      "/workflows/publish/runs",
+      { message: "Go", stream: false },
+      "00-baf7651916cd43dd8448eb211c80319c-c7ad6b7169203331-01",
+    );
+    expect(paused.status).toBe("PAUSED");
+    const stepId = (paused.step_requirements as Array<{ step_id: string }>)[0]!.step_id;
+    const done = await post(
+      `/workflows/publish/runs/${paused.run_id as string}/continue`,
+      { step_requirements: [{ step_id: stepId, confirmed: true }], stream: false },
+      "00-caf7651916cd43dd8448eb211c80319c-d7ad6b7169203331-01",
+    );
+    expect(done.status).toBe("COMPLETED");
+    const spans = ofTrace("caf7651916cd43dd8448eb211c80319c");
+    const run = spans.find((s) => s.name === "Publish.run")!;
+    expect(run.parentSpanId).toBe("d7ad6b7169203331");
+    expect(run.attrs["agno.run.id"]).toBe(paused.run_id);
+    expect(spans.find((s) => s.name === "release.execute")?.parentSpanId).toBe(run.spanId);
+    expect(spans.some((s) => s.name === "draft.execute")).toBe(false);
   });
 
   it("carries the trace into a background job: request → enqueue → job → run", async () => {

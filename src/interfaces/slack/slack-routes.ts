@@ -13,6 +13,7 @@ import {
   routeApp,
   validationError,
 } from "../../os/route.js";
+import { jobTraceparent } from "../../os/request-trace.js";
 import type { InterfaceRouteDeps } from "../os-interface.js";
 import { enqueueInterfaceContinue } from "../enqueue-interface-continue.js";
 import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
@@ -113,7 +114,11 @@ export function slackRoutes(iface: Slack, deps: InterfaceRouteDeps, opts: SlackR
       replyToMentionsOnly: opts.replyToMentionsOnly,
       apiOrigin: opts.apiOrigin,
     });
-    if (message) await enqueueInterfaceRun(c.env, deps.queue, iface, message);
+    if (message)
+      await enqueueInterfaceRun(c.env, deps.queue, iface, {
+        ...message,
+        traceparent: jobTraceparent(c, iface.component.ref),
+      });
     return c.json({ ok: true });
   });
 
@@ -166,6 +171,7 @@ export function slackRoutes(iface: Slack, deps: InterfaceRouteDeps, opts: SlackR
         actionKey: `${channel}:${buttonTs}:${actionKey}`,
         isAdmin,
         reply,
+        traceparent: jobTraceparent(c, iface.component.ref),
       });
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;

@@ -36,6 +36,7 @@ export async function onPress(
   deps: InterfaceRouteDeps,
   services: Services,
   query: TelegramCallbackQuery,
+  traceparent: () => string | undefined,
 ): Promise<WebhookStatus> {
   const toast = (text: string) =>
     tg.api
@@ -61,6 +62,7 @@ export async function onPress(
   }
   const threadId = message.is_topic_message ? message.message_thread_id : undefined;
   const continued = await continueRun(tg, deps, services, {
+    traceparent,
     runId: press.runId,
     userId,
     isAdmin,
@@ -107,6 +109,7 @@ export async function onInputReply(
   update: TelegramUpdate,
   message: TelegramMessage,
   press: ButtonPress,
+  traceparent: () => string | undefined,
 ): Promise<WebhookStatus> {
   const userId = String(message.from!.id);
   const isAdmin = tg.admins.has(userId);
@@ -141,6 +144,7 @@ export async function onInputReply(
     return "ignored";
   }
   const continued = await continueRun(tg, deps, services, {
+    traceparent,
     runId: press.runId,
     userId,
     isAdmin,
@@ -163,7 +167,15 @@ async function continueRun(
   tg: Telegram,
   deps: InterfaceRouteDeps,
   services: Services,
-  p: { runId: string; userId: string; isAdmin: boolean; resolution: object; actionKey: string; reply: TelegramTarget },
+  p: {
+    runId: string;
+    userId: string;
+    isAdmin: boolean;
+    resolution: object;
+    actionKey: string;
+    reply: TelegramTarget;
+    traceparent: () => string | undefined;
+  },
 ): Promise<WebhookStatus | null> {
   try {
     const { created } = await enqueueInterfaceContinue(services, deps.queue, tg, {
@@ -173,6 +185,7 @@ async function continueRun(
       actionKey: p.actionKey,
       isAdmin: p.isAdmin,
       reply: p.reply,
+      traceparent: p.traceparent(),
     });
     return created ? "processing" : "duplicate";
   } catch (error) {

@@ -13,6 +13,7 @@ import {
   routeApp,
   validationError,
 } from "../../os/route.js";
+import { jobTraceparent } from "../../os/request-trace.js";
 import type { InterfaceRouteDeps } from "../os-interface.js";
 import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
 import { interfaceSessionId } from "../interface-session-id.js";
@@ -72,8 +73,9 @@ export function telegramRoutes(tg: Telegram, deps: InterfaceRouteDeps) {
     if (raw.byteLength > tg.maxBodyBytes) return tooLarge();
     const update = parseUpdate(raw);
     const answer = (s: WebhookStatus) => c.json({ status: s });
-    if (update.callback_query) return answer(await onPress(tg, deps, c.env, update.callback_query));
-    if (update.message) return answer(await onMessage(tg, deps, c.env, update, update.message));
+    const traceparent = () => jobTraceparent(c, tg.component.ref);
+    if (update.callback_query) return answer(await onPress(tg, deps, c.env, update.callback_query, traceparent));
+    if (update.message) return answer(await onMessage(tg, deps, c.env, update, update.message, traceparent));
     return answer("ignored");
   });
   return app;
@@ -101,6 +103,7 @@ async function onMessage(
   services: Services,
   update: TelegramUpdate,
   message: TelegramMessage,
+  traceparent: () => string | undefined,
 ): Promise<WebhookStatus> {
   const from = message.from;
   if (!from || from.is_bot) return "ignored";
@@ -124,7 +127,8 @@ async function onMessage(
 
   const repliesToBot = message.reply_to_message?.from?.id === tg.api.botId;
   const inputRequest = repliesToBot ? decodeButton(firstButton(message.reply_to_message)) : null;
-  if (inputRequest?.action === "input") return onInputReply(tg, deps, services, update, message, inputRequest);
+  if (inputRequest?.action === "input")
+    return onInputReply(tg, deps, services, update, message, inputRequest, traceparent);
 
   if (isGroup) {
     const username = text.includes("@") || message.entities?.length ? await tg.username() : "";
@@ -160,6 +164,7 @@ async function onMessage(
     // update_id counts per bot: two bots on one deployment may share numbers.
     eventKey: `${tg.api.botId}:${update.update_id}`,
     reply,
+    traceparent: traceparent(),
   });
   return created ? "processing" : "duplicate";
 }

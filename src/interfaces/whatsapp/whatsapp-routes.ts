@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from "../../errors.js";
 import { defineRoute, errorSchema, handle, jsonAnswer, routeApp, validationError } from "../../os/route.js";
+import { jobTraceparent } from "../../os/request-trace.js";
 import type { InterfaceRouteDeps } from "../os-interface.js";
 import { enqueueInterfaceContinue } from "../enqueue-interface-continue.js";
 import { enqueueInterfaceRun } from "../enqueue-interface-run.js";
@@ -154,6 +155,7 @@ export function whatsappRoutes(wa: WhatsApp, deps: InterfaceRouteDeps) {
           userId: m.from,
           eventKey: m.id,
           reply: intent.media.length ? { ...reply, media: intent.media } : reply,
+          traceparent: jobTraceparent(c, wa.component.ref),
         });
         if (created) queued++;
         else duplicates++;
@@ -171,6 +173,7 @@ export function whatsappRoutes(wa: WhatsApp, deps: InterfaceRouteDeps) {
             actionKey: m.id,
             isAdmin: wa.admins.includes(m.from),
             reply,
+            traceparent: jobTraceparent(c, wa.component.ref),
           });
           if (created) queued++;
           else duplicates++;

@@ -20,6 +20,7 @@ import {
   approvalResponseSchema,
   approvalStatusResponseSchema,
 } from "../wire/approvals.js";
+import { jobTraceparent } from "../request-trace.js";
 import { paginationInfo } from "../wire/paginated.js";
 import { dbFor } from "./sessions.js";
 import { publishedStoredExists } from "../stored-agents.js";
@@ -244,10 +245,18 @@ export function approvalRoutes(components: readonly Component[], queue: QueueCon
       if (!latest) throw new NotFoundError("Approval not found");
       throw new ConflictError(`Approval is already '${latest.status}' and cannot be resolved`);
     }
+    // The approving request's trace goes on into the continued run's.
+    const traceparent = jobTraceparent(c, ref);
     try {
       const { created } = await jobs.enqueueJob(
         continueJobInput(
-          { run_id: before.run_id, component: ref, resolutions, is_admin: true },
+          {
+            run_id: before.run_id,
+            component: ref,
+            resolutions,
+            is_admin: true,
+            ...(traceparent ? { traceparent } : {}),
+          },
           {
             // The run's owner: the continue is theirs, whoever approved it.
             userId: before.user_id,

@@ -243,6 +243,7 @@ export function teamRoutes(teams: Team[], queue?: QueueConfig, registry?: Compon
         replaceOriginal: body.replace_original,
         additionalInstructions: body.additional_instructions,
       },
+      ...traceOf(c),
     };
     // The run must be this team's, the caller's, and of the session named (agno continues in the session it names).
     if (team.db) await readComponentRun(team.db, team.ref, run_id, readScope(c, body.user_id), body.session_id);

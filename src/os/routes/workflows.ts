@@ -253,6 +253,7 @@ export function workflowRoutes(workflows: Workflow[], queue?: QueueConfig, regis
         : {}),
       ...(userId !== undefined ? { userId } : {}),
       approver: { isAdmin: principalOf(c).admin },
+      ...traceOf(c),
     };
     if (body.stream === false)
       return c.json(workflowRunOutputDict(await workflow.continueRun(run_id, { ...opts, stream: false })));
