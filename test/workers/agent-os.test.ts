@@ -252,11 +252,16 @@ describe("AgentOS over HTTP", () => {
         error_id: "migration_required_error",
         detail: expect.stringMatching(/migrate/),
       });
+      const before = await call("/databases", {}, legacyEnv);
+      expect(before).toMatchObject({ status: 200, body: [{ db_id: "default", state: "migration_required" }] });
       const migrated = await call("/databases/all/migrate", { method: "POST" }, legacyEnv);
       expect(migrated).toMatchObject({
         status: 200,
         body: { message: "All databases migrated successfully to latest version" },
       });
+      expect((await call("/databases", {}, legacyEnv)).body).toEqual([
+        { db_id: "default", schema_version: "3.0.9", latest_version: "3.0.9", state: "current" },
+      ]);
       // agno's answer is the message alone; what the migration did shows in the rows it copied.
       expect(Object.keys(migrated.body)).toEqual(["message"]);
       const copied = async () =>

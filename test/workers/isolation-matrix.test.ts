@@ -1164,6 +1164,7 @@ const ISOLATION_PROOF: Record<string, string> = {
   "POST /queue/jobs/{job_id}/cancel": "admin only (queue.test.ts: guards the queue routes)",
   "GET /queue/stats": "admin only (queue.test.ts: guards the queue routes)",
   "POST /databases/all/migrate": "admin only",
+  "GET /databases": "each database's schema version and state, no user data",
   "POST /service-accounts": "this file: an account belongs to its minter; B neither lists nor revokes A's",
   "GET /service-accounts": "this file: B's listing holds no account of A's",
   "DELETE /service-accounts/{service_account_id}": "this file: B revoking A's account is 404, its key keeps working",

@@ -24,6 +24,7 @@ it("serves /openapi.json and /docs from the route definitions, behind auth", asy
     "post /agents/{agent_id}/runs",
     "post /agents/{agent_id}/runs/{run_id}/resume",
     "post /databases/all/migrate",
+    "get /databases",
     "get /traces/{trace_id}",
     "post /traces/search",
     "get /openapi.json",

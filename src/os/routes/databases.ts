@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import type { OSEnv } from "../context.js";
 import type { Db } from "../../db/port.js";
 import { defineRoute, handle, jsonAnswer, idSchema, routeApp } from "../route.js";
-import { migrateAllResponseSchema, migrateOneResponseSchema } from "../wire/databases.js";
+import { databaseStatusSchema, migrateAllResponseSchema, migrateOneResponseSchema } from "../wire/databases.js";
 
 const target = z.object({ target_version: z.string().max(32).optional() }).strict();
 const migrateRequest = {
@@ -39,6 +39,31 @@ const migrateOne = defineRoute({
     404: { description: "No database of this id" },
   },
 });
+
+const listDatabases = defineRoute({
+  method: "get",
+  path: "/databases",
+  tags: ["Databases"],
+  summary: "Each database's schema version and whether it needs a migration",
+  description:
+    "agno-edge's own: what the console's migration view shows before offering `POST /databases/{db_id}/migrate`.",
+  scope: { resource: "config", action: "read" },
+  responses: { 200: jsonAnswer(z.array(databaseStatusSchema), "One entry per database, in /config's order") },
+});
+
+/** A database's schema state, read as a request would find it; its unavailability is an answer, not a failure. */
+async function statusOf(db: Db): Promise<z.infer<typeof databaseStatusSchema>> {
+  const entry = { db_id: db.id, latest_version: CURRENT_SCHEMA_VERSION };
+  try {
+    const state = await db.init();
+    return { ...entry, schema_version: await db.schemaVersion(), state };
+  } catch (error) {
+    const state = error instanceof DatabaseUnavailableError ? "unavailable" : "error";
+    // An unexpected error is logged once, with the reference a 500 would have shown.
+    if (state === "error") publicError(error, `status of ${db.id}`);
+    return { ...entry, schema_version: null, state };
+  }
+}
 
 /**
  * A database is always brought to the latest layout, which extends every earlier 3.x one; naming
@@ -78,6 +103,7 @@ const to = (version: string | undefined) => (version ? `to version ${version}` :
 /** `POST /databases/{db_id}/migrate` and `POST /databases/all/migrate` (SPEC M4). */
 export function databaseRoutes() {
   const app = routeApp();
+  handle(app, listDatabases, async (c) => c.json(await Promise.all(c.env.dbs.map(statusOf))));
   handle(app, migrateAll, async (c) => {
     const version = targetVersion(c.req.valid("query"), c.req.valid("json"));
     const failed: Record<string, string> = {};

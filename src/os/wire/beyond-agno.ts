@@ -63,6 +63,9 @@
  * - `/models/xai/login` (start, poll, status, sign-out) is agno-edge's: agno signs a user in to
  *   SuperGrok from Python (`XAITokenManager.login`), which a browser or a bot cannot call; here a
  *   user signs in over HTTP, each into their own slot of agno's `agno_auth_tokens` table.
+ * - `GET /databases` is agno-edge's: each database's recorded schema version, the version this
+ *   build writes, and whether it needs `POST /databases/{db_id}/migrate` (agno's clients migrate
+ *   blind); the console's migration view reads it.
  * - `GET /audit` (admins only) and the audit trail behind it are agno-edge's own: agno 3.0 keeps no
  *   record of who changed a component, a config, an approval, a service account, a schedule or a
  *   database's schema. Issue 22 asks for one, so every such write appends a row (principal,

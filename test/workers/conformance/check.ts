@@ -11,6 +11,8 @@ import { contractFor, routeKey } from "./contracts.js";
  */
 export const NOT_AGNO_MODELS: Record<string, string> = {
   "GET /openapi.json": "the OpenAPI document itself, which FastAPI also serves without a model",
+  "GET /databases":
+    "agno has no route that reads a database's schema state: agno-edge's own DatabaseStatus list (src/os/wire/databases.ts, beyond-agno.ts)",
   "GET /audit": "agno has no audit trail: agno-edge's own AuditLogEntry page (src/os/wire/audit.ts, beyond-agno.ts)",
   "GET /docs": "an HTML page",
   "GET /memory_topics": "agno answers a bare list of topic strings (`response_model=List[str]`)",

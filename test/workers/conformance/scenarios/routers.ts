@@ -4,6 +4,7 @@ import { expect, it } from "vitest";
 import worker from "../../../../src/index.js";
 import { scriptModel, type Turn } from "../../../support/model-script.js";
 import { until } from "../../../support/until.js";
+import { CURRENT_SCHEMA_VERSION } from "../../../../migrations/index.js";
 import { call, envFor, JSON_BODY, modelEnv, upgradeSocket } from "../../worker-client.js";
 import { conformingCall, recordAnswer } from "../check.js";
 
@@ -150,7 +151,7 @@ export function routersScenarios(): void {
     expect((await call(`/agents/assistant/runs/${held}`)).body.content).toBe("answered after the requeue");
   }, 90_000);
 
-  it("databases: migrate all, migrate one; an unknown database or version is refused", async () => {
+  it("databases: list their schema state, migrate all, migrate one; an unknown database or version is refused", async () => {
     const all = await conformingCall("/databases/all/migrate", { method: "POST" });
     expect(all).toMatchObject({
       status: 200,
@@ -162,6 +163,14 @@ export function routersScenarios(): void {
     expect((await conformingCall("/databases/default/migrate?target_version=9.9.9", { method: "POST" })).status).toBe(
       422,
     );
+    const listed = await conformingCall("/databases");
+    expect(listed.status).toBe(200);
+    expect(listed.body[0]).toEqual({
+      db_id: "default",
+      schema_version: CURRENT_SCHEMA_VERSION,
+      latest_version: CURRENT_SCHEMA_VERSION,
+      state: "current",
+    });
   });
 
   it("GET /ws upgrades to a WebSocket that runs an agent; a plain GET is told to upgrade", async () => {
