@@ -1,18 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { cors } from "hono/cors";
-
-/**
- * agno's own origins (`AgnoAPISettings.cors_origin_list`): its hosted control plane and agent-ui's
- * development server, allowed by every AgentOS so they can be pointed at it.
- */
-export const AGNO_DEFAULT_ORIGINS: readonly string[] = [
-  "http://localhost:3000",
-  "https://agno.com",
-  "https://www.agno.com",
-  "https://app.agno.com",
-  "https://os-stg.agno.com",
-  "https://os.agno.com",
-];
+import { AGNO_DEFAULT_ORIGINS } from "./cors-origins.js";
 
 /**
  * Headers a browser page may read beyond the CORS-safelisted ones: when to retry a 429, and a
@@ -20,23 +8,6 @@ export const AGNO_DEFAULT_ORIGINS: readonly string[] = [
  * credentials, so the names are listed.)
  */
 const EXPOSED_HEADERS = ["Retry-After", "Content-Disposition"];
-
-/** What is wrong with an allowed origin as written (`scheme://host[:port]`, nothing after), or undefined. */
-export function originProblem(origin: string): string | undefined {
-  if (origin === "*")
-    return "may not be * (requests carry credentials: name each origin, such as https://console.example.com)";
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return `has ${JSON.stringify(origin)}, which is not an origin such as https://console.example.com`;
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:")
-    return `has ${JSON.stringify(origin)}: origins are http(s)`;
-  if (url.origin !== origin)
-    return `has ${JSON.stringify(origin)}, which is not an origin as a browser sends it (scheme://host[:port], no path or trailing slash, lower case, no default port): ${url.origin}`;
-  return undefined;
-}
 
 /**
  * CORS for agno's origins and `extra` (Hono's middleware, configured as agno's CORSMiddleware:
@@ -62,7 +33,7 @@ export function corsMiddleware(extra: readonly string[] = []): MiddlewareHandler
     const origin = c.req.header("origin");
     if (origin === undefined || !allowed.has(origin)) return next();
     // CORS does not govern WebSockets: an upgrade answers 101 as it is (its socket authenticates itself).
-    if (c.req.header("upgrade") !== undefined) return next();
+    if (c.req.header("upgrade")?.toLowerCase() === "websocket") return next();
     // An OPTIONS that is not a preflight is an ordinary request (and so needs credentials).
     if (c.req.method === "OPTIONS" && !c.req.header("access-control-request-method")) return next();
     return handler(c, next);

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { CodeModeSession } from "../codemode/session-object.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
 import { JwtVerifier } from "../os/auth/jwt.js";
-import { originProblem } from "../os/cors.js";
+import { originProblem } from "../os/cors-origins.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
 import { errorMessage } from "../errors.js";
 import { fromBase64Url } from "../models/xai/base64url.js";
@@ -241,7 +241,7 @@ const schema = z.object({
     const problem = originsOf(s)
       .map((o) => originProblem(o))
       .find((p) => p !== undefined);
-    if (problem) ctx.addIssue({ code: "custom", message: `${problem} (a comma-separated list of origins)` });
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
   }),
   MODEL: text.refine(
     (s) => s === undefined || /^[A-Za-z0-9._-]+(:\S*)?$/.test(s),

@@ -203,6 +203,15 @@ describe("agno's agent-ui against the Worker, from http://localhost:3000", () =>
       (s) => s.session_id,
     );
     expect(teamSessionIds).toContain(teamChunks[0]!.session_id);
+    const teamRuns = await browserFetch(
+      e,
+      `/sessions/${teamChunks[0]!.session_id as string}/runs?${new URLSearchParams({ type: "team", db_id: desk.db_id as string })}`,
+      { headers: uiHeaders },
+    );
+    expect(((await teamRuns.json()) as Array<Record<string, unknown>>).at(-1)).toMatchObject({
+      run_input: "write",
+      content: "The desk answers.",
+    });
 
     // Deleting a session from the sidebar.
     const deleted = await browserFetch(e, `/sessions/${sessionId}?${new URLSearchParams({ db_id: dbId })}`, {

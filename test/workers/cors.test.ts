@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { readEnvConfig } from "../../src/worker/env-config.js";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { AgentOS } from "../../src/os/agent-os.js";
+import { defineAgentOS } from "../../src/worker/define-agent-os.js";
 import { auth, send } from "./worker-client.js";
 
 const CONSOLE = "https://console.example.com";
@@ -119,6 +121,23 @@ describe("AGNO_CORS_ORIGINS and corsOrigins", () => {
     const res = await send("/agents", {}, { AGNO_CORS_ORIGINS: "*" });
     expect(res.status).toBe(503);
     expect(await res.json()).toMatchObject({ detail: expect.stringContaining("AGNO_CORS_ORIGINS") });
+  });
+
+  it("defineAgentOS's corsOrigins (a value or a function of env) add to AGNO_CORS_ORIGINS", async () => {
+    const os = defineAgentOS<{ AGNO_CORS_ORIGINS?: string; MINE?: string }>({
+      corsOrigins: (env) => [env.MINE!],
+    });
+    const env = { AGNO_CORS_ORIGINS: "https://from-env.example", MINE: "https://from-code.example" };
+    const allowed = async (origin: string) => {
+      const ctx = createExecutionContext();
+      const res = await os.fetch(new Request("http://os.test/health", { headers: { origin } }), env, ctx);
+      await waitOnExecutionContext(ctx);
+      return res.headers.get("access-control-allow-origin");
+    };
+    expect(await allowed("https://from-env.example")).toBe("https://from-env.example");
+    expect(await allowed("https://from-code.example")).toBe("https://from-code.example");
+    expect(await allowed("https://os.agno.com")).toBe("https://os.agno.com");
+    expect(await allowed("https://other.example")).toBeNull();
   });
 
   it("AgentOS refuses a corsOrigins entry that is not an origin", () => {
