@@ -7,6 +7,8 @@ import { authMiddleware, type AuthConfig } from "./auth/middleware.js";
 import type { OSEnv, RequestServices } from "./context.js";
 import { errorResponse, notFound, onError } from "./errors.js";
 import { headerLimit } from "./header-limit.js";
+import { corsMiddleware } from "./cors.js";
+import { originProblem } from "./cors-origins.js";
 import { agentRoutes } from "./routes/agents.js";
 import { teamRoutes } from "./routes/teams.js";
 import { checkUniqueIds } from "./unique-ids.js";
@@ -65,6 +67,11 @@ export interface AgentOSOptions {
   xaiLogin?: XaiLoginRoutes;
   /** how requests authenticate; defaults to closed (`unconfigured`: every protected route 401s) */
   auth?: AuthConfig;
+  /**
+   * browser origins allowed to call this AgentOS (CORS, with credentials) besides agno's own
+   * (os.agno.com, localhost:3000 for agent-ui, …), each `scheme://host[:port]`; `*` is refused
+   */
+  corsOrigins?: string[];
   /** largest accepted request body in bytes (default 1 MiB); larger bodies get 413 before parsing */
   maxBodyBytes?: number;
   /** largest accepted request head (URL plus headers) in bytes (default 16 KiB); larger gets 431 */
@@ -152,6 +159,10 @@ export class AgentOS {
     const app = new OpenAPIHono<OSEnv>();
     app.onError(onError);
     app.notFound(notFound);
+    const badOrigin = (opts.corsOrigins ?? []).map((o) => originProblem(o)).find((p) => p !== undefined);
+    if (badOrigin) throw new Error(`AgentOS corsOrigins ${badOrigin}`);
+    // First, so every answer to an allowed origin (a 431, a 401) is one its page can read.
+    app.use(corsMiddleware(opts.corsOrigins));
     app.use(headerLimit(opts.maxHeaderBytes ?? 16 * 1024));
     const knowledge = collectKnowledge(opts.knowledge ?? [], [...(opts.agents ?? []), ...(opts.teams ?? [])]);
     this.knowledge = knowledge;
@@ -236,7 +247,12 @@ export class AgentOS {
     app.route("/", queueRoutes(opts.queue));
     app.route(
       "/",
-      websocketRoutes({ agents, teams: this.teams, workflows: this.workflows }, opts.websocket, socketQuota),
+      websocketRoutes(
+        { agents, teams: this.teams, workflows: this.workflows },
+        opts.websocket,
+        opts.auth ?? { mode: "unconfigured" },
+        socketQuota,
+      ),
     );
     app.route("/", databaseRoutes());
     app.route("/", sessionRoutes());

@@ -58,6 +58,11 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   description?: string;
   /** where run media and offloaded tool results go; default the STORAGE R2 bucket when bound */
   storage?: FromEnv<{ media?: MediaStorage; results?: ObjectStorage }, E>;
+  /**
+   * browser origins allowed to call the API besides agno's own (AgentOSOptions.corsOrigins), added
+   * to those AGNO_CORS_ORIGINS lists
+   */
+  corsOrigins?: FromEnv<string[], E>;
   /** how requests authenticate; default from OS_SECURITY_KEY / JWT_VERIFICATION_KEYS / AGNO_AUTH */
   auth?: FromEnv<AuthConfig, E>;
   /** the durable queue (on when JOB_QUEUE is bound): attempts per background job (default 3) */
@@ -164,6 +169,7 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
           name: def.name ?? config.osName,
           description: def.description,
           auth: resolve(def.auth, env, config) ?? config.auth,
+          corsOrigins: [...config.corsOrigins, ...(resolve(def.corsOrigins, env, config) ?? [])],
           agents: registry.agents,
           teams: registry.teams,
           workflows: registry.workflows,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { CodeModeSession } from "../codemode/session-object.js";
 import { DEFAULT_HEARTBEAT_SECONDS } from "../agent/liveness.js";
 import { JwtVerifier } from "../os/auth/jwt.js";
+import { originProblem } from "../os/cors-origins.js";
 import type { AuthConfig } from "../os/auth/middleware.js";
 import { errorMessage } from "../errors.js";
 import { fromBase64Url } from "../models/xai/base64url.js";
@@ -37,6 +38,11 @@ export interface WorkerEnv {
   AGNO_SSE_PING_SECONDS?: string;
   AGNO_OS_ID?: string;
   AGNO_OS_NAME?: string;
+  /**
+   * browser origins allowed to call the API (CORS, with credentials) besides agno's own
+   * (os.agno.com, localhost:3000, …): comma-separated `scheme://host[:port]`, never `*`
+   */
+  AGNO_CORS_ORIGINS?: string;
   /** the model, `provider:model-id`, listed by `/config`; `workers-ai:@cf/…` needs the AI binding */
   MODEL?: string;
   /**
@@ -125,6 +131,8 @@ export interface WorkerConfig {
   auth: AuthConfig;
   osId?: string;
   osName?: string;
+  /** origins allowed besides agno's (AGNO_CORS_ORIGINS) */
+  corsOrigins: string[];
   model?: string;
   /** the knowledge bases' embedding model (EMBEDDER, else MODEL's provider's); undefined when neither names one */
   embedder?: string;
@@ -229,6 +237,12 @@ const schema = z.object({
   AGNO_SSE_PING_SECONDS: count(15),
   AGNO_OS_ID: text,
   AGNO_OS_NAME: text,
+  AGNO_CORS_ORIGINS: text.superRefine((s, ctx) => {
+    const problem = originsOf(s)
+      .map((o) => originProblem(o))
+      .find((p) => p !== undefined);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
   MODEL: text.refine(
     (s) => s === undefined || /^[A-Za-z0-9._-]+(:\S*)?$/.test(s),
     "must be provider:model-id (for example openai:gpt-4.1-mini)",
@@ -293,6 +307,14 @@ const schema = z.object({
   OTEL_EXPORTER_OTLP_TIMEOUT: count(10_000),
   OTEL_SERVICE_NAME: text,
 });
+
+/** AGNO_CORS_ORIGINS's origins: comma-separated, blanks around them ignored. */
+function originsOf(list: string | undefined): string[] {
+  return (list ?? "")
+    .split(",")
+    .map((o) => o.trim())
+    .filter((o) => o !== "");
+}
 
 /** A Fernet key is 32 bytes (signing key, then encryption key) in URL-safe base64. */
 function isFernetKey(s: string): boolean {
@@ -439,6 +461,7 @@ export function readEnvConfig(
       auth,
       osId: v.AGNO_OS_ID,
       osName: v.AGNO_OS_NAME,
+      corsOrigins: originsOf(v.AGNO_CORS_ORIGINS),
       model: v.MODEL,
       ...((v.EMBEDDER ?? defaultEmbedder(v.MODEL)) ? { embedder: v.EMBEDDER ?? defaultEmbedder(v.MODEL) } : {}),
       maxUploadBytes: v.AGNO_KNOWLEDGE_MAX_UPLOAD_BYTES,

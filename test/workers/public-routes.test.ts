@@ -52,5 +52,12 @@ describe("routes declare their own auth", () => {
     expect(await send("GET", "/info")).toBe(200);
     expect(await send("GET", "/")).toBe(200);
     expect(await send("GET", "/config")).toBe(401);
+    // OPTIONS is no route of defineRoute: outside a browser's preflight it needs credentials too.
+    expect(await send("OPTIONS", "/hooks/slack")).toBe(401);
+    expect(await send("OPTIONS", "/health")).toBe(401);
+    // A preflight from an allowed origin is answered (204, nothing else), and grants nothing.
+    const preflight = { origin: "https://os.agno.com", "access-control-request-method": "GET" };
+    expect(await send("OPTIONS", "/hooks/slack/log", preflight)).toBe(204);
+    expect(await send("GET", "/hooks/slack/log", { origin: "https://os.agno.com" })).toBe(401);
   });
 });

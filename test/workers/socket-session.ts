@@ -28,12 +28,17 @@ export async function openSocket(overrides: Partial<Env>, headers: Record<string
       await new Promise<void>((resolve) => waiters.push(resolve));
     }
   };
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.addEventListener("close", (evt) => resolve({ code: evt.code, reason: evt.reason })),
+  );
   let asked = 0;
   const send = (message: Record<string, unknown>) => ws.send(JSON.stringify(message));
   return {
     frames,
     until,
     send,
+    /** The close the server sent (awaited only where the server closes). */
+    closed,
     /** The frames answering request `id`, in order. */
     of: (id: string) => frames.filter((f) => f.request_id === id),
     /** Sends `message` under a fresh request id; returns that id and the first frame answering it. */

@@ -166,9 +166,10 @@ describe("WebSocket streaming (GET /ws)", () => {
     await socket.close();
   });
 
-  it("needs credentials for the upgrade and a WebSocket to upgrade", async () => {
-    const noAuth = await send("/ws", { headers: { upgrade: "websocket" } }, {}, {});
-    expect(noAuth.status).toBe(401);
+  it("refuses a bad bearer header at the upgrade, and needs a WebSocket to upgrade", async () => {
+    // Without a header the upgrade is accepted and the socket waits for credentials (websocket-first-frame.test.ts).
+    const badAuth = await send("/ws", { headers: { upgrade: "websocket" } }, {}, { authorization: "Bearer nope" });
+    expect(badAuth.status).toBe(401);
     const plain = await call("/ws");
     expect(plain).toMatchObject({ status: 426, body: { error_id: "upgrade_required" } });
   });

@@ -7,22 +7,22 @@ import { publicError } from "../../public-error.js";
 import type { StepRequirementResolution } from "../../workflow/step-requirement.js";
 import type { Workflow } from "../../workflow/workflow.js";
 import { componentFor, continuedEvents, numberedEvents, openResume, storedComponent } from "../agent-runs.js";
-import type { Principal } from "../auth/jwt.js";
-import { principalOfToken, serviceAccounts, type AuthConfig } from "../auth/middleware.js";
+import type { AuthConfig } from "../auth/middleware.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import { readComponentRun } from "../component-runs.js";
 import type { OSEnv } from "../context.js";
-import { errorResponse } from "../errors.js";
 import { defineRoute, handle, idSchema, jsonObject, routeApp, validationError } from "../route.js";
 import { eventIndex } from "../run-input.js";
 import { releasedOnClose, type SocketQuota } from "../socket-quota.js";
 import { SocketRuns } from "../socket-runs.js";
-
-/** How long a socket that has not authenticated is kept open, and how many failed tries it gets. */
-const AUTH_DEADLINE_MS = 30_000;
-const MAX_AUTH_FAILURES = 5;
-/** Until it authenticates, a socket acts for nobody: no scopes, no user. */
-const NOBODY: Principal = { userId: null, scopes: [], admin: false };
+import {
+  AUTH_DEADLINE_MS,
+  deploymentRefusal,
+  MAX_AUTH_FAILURES,
+  messagePrincipal,
+  NOBODY,
+  upgradePrincipal,
+} from "../socket-auth.js";
 
 /** agno's client messages on `/workflows/ws` (`os/router.py`), by `action`. */
 const clientMessage = z.discriminatedUnion("action", [
@@ -98,18 +98,12 @@ export function workflowSocketRoutes(
       throw new NotConfiguredError(
         "this host cannot upgrade to WebSocket: pass `websocket` to AgentOS (the Worker entry does)",
       );
-    if (auth.mode === "closed")
-      return errorResponse(c, auth.status, auth.reason, auth.status === 401 ? "unauthorized" : "misconfigured");
-    if (auth.mode === "unconfigured") return errorResponse(c, 401, "authentication is not configured", "unauthorized");
+    const refused = deploymentRefusal(c as unknown as Context<OSEnv>, auth);
+    if (refused) return refused;
     if (c.req.header("upgrade")?.toLowerCase() !== "websocket")
       return c.json({ detail: "send a WebSocket upgrade (Upgrade: websocket)", error_id: "upgrade_required" }, 426);
-    let principal: Principal | null = auth.mode === "none" ? principalOf(c) : null;
-    const bearer = /^Bearer +([^\s]+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    if (bearer && auth.mode !== "none") {
-      const found = await principalOfToken(auth, bearer, serviceAccounts(c as unknown as Context<OSEnv>));
-      if (typeof found === "string") return errorResponse(c, 401, found, "unauthorized");
-      principal = found;
-    }
+    const principal = await upgradePrincipal(c as unknown as Context<OSEnv>, auth);
+    if (principal instanceof Response) return principal;
     c.set("principal", principal ?? NOBODY);
     // Sockets not yet authenticated count against the address they come from.
     const holder = principal ? principal.userId : `unauthenticated:${c.req.header("cf-connecting-ip") ?? ""}`;
@@ -143,10 +137,7 @@ function socketEvents(c: Context<OSEnv>, workflows: Workflow[], auth: AuthConfig
 
   const authenticate = async (ws: WSContext, token: string | undefined) => {
     if (!token) return send(ws, { event: "auth_error", error: "Token is required" });
-    const found =
-      auth.mode === "security_key" || auth.mode === "jwt"
-        ? await principalOfToken(auth, token, serviceAccounts(c))
-        : null;
+    const found = await messagePrincipal(c, auth, token);
     if (typeof found === "string") {
       if (++failures >= MAX_AUTH_FAILURES) return socket.expire(ws, "too many failed authentications");
       return send(ws, {
@@ -155,7 +146,7 @@ function socketEvents(c: Context<OSEnv>, workflows: Workflow[], auth: AuthConfig
         error_type: /expired/i.test(found) ? "expired" : "invalid_token",
       });
     }
-    if (found) c.set("principal", found);
+    c.set("principal", found);
     authenticated = true;
     socket.expireAt(ws, principalOf(c).expiresAt);
     send(ws, {

@@ -98,6 +98,16 @@
  *   refresh that starts while another runs on the same database waits for it (a Postgres lock)
  *   rather than answering `already_running`; `background=true` answers 202 `already_running` while
  *   this isolate runs one. The refresh status is per isolate, as agno's is per process.
+ * - CORS: agno's origins are allowed together with the configured ones (AGNO_CORS_ORIGINS,
+ *   `corsOrigins`), where agno's `cors_allowed_origins` replaces its defaults; the exposed headers
+ *   are named (`Retry-After`, `Content-Disposition`) where agno sends `*`, which browsers take
+ *   literally on a request with credentials; a preflight is answered 204 (Starlette: 200) and one
+ *   from an origin not allowed is not answered as a preflight at all (Starlette: 400), so it gets
+ *   the 401 of an unauthenticated request; WebSocket upgrades are left to the sockets' own auth.
+ * - `GET /ws` (agno-edge's own socket) also authenticates with agno's workflow-socket
+ *   `authenticate` message; its frames keep /ws's shape (`{event: "error", detail, error_id:
+ *   "unauthorized"}` for a refusal, `{event: "authenticated", user_id}`), and a user already
+ *   holding their share of sockets is closed with 4029 once the message names them.
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
