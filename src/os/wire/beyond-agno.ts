@@ -95,6 +95,16 @@
  *   refresh that starts while another runs on the same database waits for it (a Postgres lock)
  *   rather than answering `already_running`; `background=true` answers 202 `already_running` while
  *   this isolate runs one. The refresh status is per isolate, as agno's is per process.
+ * - `/eval-runs`: `POST /eval-runs?background=true` is agno-edge's (agno runs every eval in the
+ *   request): it answers 202 with the AcceptedRunResponse a background run answers, `run_id` and
+ *   `job_id` both the eval run's id (`session_id` empty: an eval has none), and the durable queue
+ *   runs the eval as an `eval_run` job, because an eval makes several model calls per iteration and
+ *   can outlast a request. A schedule's endpoint may be `/eval-runs` (agno's scheduler calls any
+ *   endpoint over HTTP; here it queues the eval itself), its payload an EvalRunInput checked when the
+ *   schedule is written. The named model (`model_provider`, `model_id`) is made through
+ *   `defaultModelRegistry` and its id is kept as written (agno lower-cases it), and a provider that
+ *   is not registered is a 400. Without a named model the component's own model judges (agno's
+ *   default judge is OpenAI's o4-mini).
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */
