@@ -1,14 +1,20 @@
 /**
- * The `eval_run` job (issue 23): delivered at least once, it stores one eval run, under its own
+ * agno's model override (`prepareEval`), and the `eval_run` job (issue 23): delivered at least once, it stores one eval run, under its own
  * id, as its owner's; a judge that gives no verdict fails the attempt and leaves no row.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { MemoryDb } from "../../src/db/memory/index.js";
+import { BadRequestError } from "../../src/errors.js";
 import { evalRunInputSchema } from "../../src/evals/eval-run-input.js";
+import { evalComponents, prepareEval, runPreparedEval } from "../../src/evals/run-eval-input.js";
+import { defaultModelRegistry } from "../../src/models/default-model-registry.js";
+import { openAICompatibleProvider } from "../../src/models/openai-compatible-provider.js";
 import { evalJobInput, executeEvalJob } from "../../src/queue/eval-job.js";
+import { Team } from "../../src/team/team.js";
 import { drainQueue } from "../support/drain-queue.js";
 import { scriptedModel } from "../support/agent-kit.js";
+import { scriptModel } from "../support/model-script.js";
 
 const verdict = (score: number) => JSON.stringify({ accuracy_score: score, accuracy_reason: `scored ${score}` });
 const input = evalRunInputSchema.parse({
@@ -90,5 +96,41 @@ describe("eval_run jobs", () => {
     expect(outcome).toMatchObject({ status: "FAILED", retryable: false });
     expect(outcome.error).toMatch(/Agent with id 'calc' not found/);
     expect((await db.evals.list()).total_count).toBe(0);
+  });
+});
+
+describe("prepareEval", () => {
+  it("runs a copy of a team on the model the input names; the team's own model judges, the team is unchanged", async () => {
+    const own = await scriptedModel([{ text: verdict(6) }]);
+    const alt = await scriptModel(inject("modelServerUrl"), [{ text: "Lyon" }]);
+    defaultModelRegistry.register({ "alt-test": openAICompatibleProvider({ baseURL: alt.baseURL }) });
+    const db = new MemoryDb();
+    const team = new Team({ id: "desk", name: "Desk", model: own.model, members: [new Agent({ id: "geo" })], db });
+    const components = evalComponents((ref) => (ref.type === "team" && ref.id === "desk" ? team : undefined));
+    const input = evalRunInputSchema.parse({
+      team_id: "desk",
+      eval_type: "accuracy",
+      input: "Capital of France?",
+      expected_output: "Paris",
+      model_provider: "ALT-test",
+      model_id: "m1",
+    });
+    const prepared = prepareEval(input, components, db);
+    expect(prepared.judge).toBe(own.model);
+    expect(team.model).toBe(own.model);
+    const { record } = await runPreparedEval(prepared, { db, userId: "ann" });
+    expect(record).toMatchObject({
+      team_id: "desk",
+      model_id: "m1",
+      model_provider: "alt-test",
+      user_id: "ann",
+      eval_data: { results: [{ output: "Lyon", score: 6 }] },
+    });
+    expect((await alt.requests()).map((r) => (r.body as { model: string }).model)).toEqual(["m1"]);
+    expect(await own.script.requests()).toHaveLength(1);
+    expect(team.model).toBe(own.model);
+    // A provider nobody registered is the caller's mistake (400), found before anything runs.
+    expect(() => prepareEval({ ...input, model_provider: "nobody" }, components, db)).toThrow(BadRequestError);
+    expect(() => prepareEval({ ...input, team_id: "gone" }, components, db)).toThrow(/Team with id 'gone' not found/);
   });
 });
