@@ -118,6 +118,8 @@ const runEval = defineRoute({
       "Not one of agent_id and team_id, a field the eval type needs is missing, a model that cannot be made, or background=true without the durable queue",
     ),
     404: jsonAnswer(errorSchema, "No such agent or team"),
+    429: jsonAnswer(errorSchema, "background=true: the queue, or the caller's share of it, is full"),
+    503: jsonAnswer(errorSchema, "background=true on a host without the job queue binding"),
   },
 });
 
