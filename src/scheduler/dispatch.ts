@@ -43,11 +43,11 @@ function retryAt(schedule: Schedule, attempt: number, now: number): number | nul
 
 /**
  * Enqueues attempts as durable background runs of their schedules' owners, all in one batch
- * (one transaction of a few statements, however many; an eval schedule's eval job on its own), and describes each for
- * `agno_schedule_runs`. The work itself runs in the queue, never here. The idempotency key makes
- * a repeated dispatch (a duplicate tick, a tick that crashed before settling) return the first
- * job. A dispatch that fails (a full queue, a stored payload that no longer validates) is an
- * attempt that failed, recorded with its error, not an exception.
+ * (one transaction of a few statements, however many; an eval schedule's job is enqueued on its
+ * own), and describes each for `agno_schedule_runs`. The work itself runs in the queue, never
+ * here. The idempotency key makes a repeated dispatch (a duplicate tick, a tick that crashed
+ * before settling) return the first job. A dispatch that fails (a full queue, a stored payload
+ * that no longer validates) is an attempt that failed, recorded with its error, not an exception.
  */
 export async function dispatchAttempts(
   deps: DispatchDeps,

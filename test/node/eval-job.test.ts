@@ -105,7 +105,13 @@ describe("prepareEval", () => {
     const alt = await scriptModel(inject("modelServerUrl"), [{ text: "Lyon" }]);
     defaultModelRegistry.register({ "alt-test": openAICompatibleProvider({ baseURL: alt.baseURL }) });
     const db = new MemoryDb();
-    const team = new Team({ id: "desk", name: "Desk", model: own.model, members: [new Agent({ id: "geo" })], db });
+    const team = new Team({
+      id: "desk",
+      name: "Desk",
+      model: own.model,
+      members: [new Agent({ id: "geo", model: own.model })],
+      db,
+    });
     const components = evalComponents((ref) => (ref.type === "team" && ref.id === "desk" ? team : undefined));
     const input = evalRunInputSchema.parse({
       team_id: "desk",
