@@ -54,9 +54,10 @@ function metered(ticks: ScheduleTicks) {
 }
 
 /** The baseline: a batch enqueued one transaction per input, four in flight. */
-function oneByOne(jobs: JobStore): Pick<JobStore, "enqueueRuns" | "cancelJob"> {
+function oneByOne(jobs: JobStore): Pick<JobStore, "enqueueRuns" | "enqueueJob" | "cancelJob"> {
   return {
     cancelJob: (id) => jobs.cancelJob(id),
+    enqueueJob: (input) => jobs.enqueueJob(input),
     async enqueueRuns(inputs: EnqueueRunInput[]): Promise<EnqueueOutcome[]> {
       const out = new Array<EnqueueOutcome>(inputs.length);
       let next = 0;

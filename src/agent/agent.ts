@@ -364,6 +364,18 @@ export class Agent implements Component {
     return bound;
   }
 
+  /**
+   * The same agent answering with `model` instead (a copy: the agent itself is unchanged), as
+   * agno's eval route runs a fresh copy of the agent on the model a request names. Its memory and
+   * summary managers keep the models they were built with.
+   */
+  withModel(model: Model): Agent {
+    if (model === this.model) return this;
+    const bound = Object.create(Object.getPrototypeOf(this) as object) as Agent;
+    Object.assign(bound, this, { model });
+    return bound;
+  }
+
   /** The same agent keeping run media in `storage` (an AgentOS gives its own to agents that have none). */
   withMediaStorage(storage: MediaStorage): Agent {
     if (storage === this.mediaStorage) return this;

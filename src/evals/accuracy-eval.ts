@@ -163,7 +163,7 @@ export class AccuracyEval {
 
   async run(): Promise<EvalRun<AccuracyResult>> {
     const o = this.options;
-    const runId = crypto.randomUUID();
+    const runId = o.runId ?? crypto.randomUUID();
     const judge = judgeModel(o.model, this.target.model);
     const instructions = accuracyJudgeInstructions(o.additionalGuidelines, o.additionalContext);
     const results: AccuracyEvaluation[] = [];

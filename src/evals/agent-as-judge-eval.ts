@@ -180,7 +180,7 @@ export class AgentAsJudgeEval {
     const threshold = o.threshold ?? 7;
     const cases = "cases" in what ? what.cases : [what];
     if (cases.length === 0) throw new EvalError("nothing to judge: give an input and output, or cases");
-    const runId = crypto.randomUUID();
+    const runId = o.runId ?? crypto.randomUUID();
     const model = judgeModel(o.model, undefined);
     const instructions = judgeInstructions(o.criteria, strategy, o.additionalGuidelines);
     const results: AgentAsJudgeEvaluation[] = [];

@@ -18,6 +18,11 @@ export interface EvalCommonOptions {
   db?: Db;
   /** the owner of each stored run (agno stamps the caller's user id) */
   userId?: string;
+  /**
+   * the run's id (default: a new one per `run()`): a caller that must store one run at most once
+   * (a queued eval's job, delivered again) names it, and a second store of it is a ConflictError
+   */
+  runId?: string;
 }
 
 /** The identity columns of a run of `target`: its id, model and name, as agno's log_eval_run writes them. */

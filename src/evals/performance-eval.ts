@@ -104,7 +104,7 @@ export class PerformanceEval {
 
   async run(): Promise<EvalRun<PerformanceResult>> {
     const o = this.options;
-    const runId = crypto.randomUUID();
+    const runId = o.runId ?? crypto.randomUUID();
     const iterations = o.numIterations ?? 50;
     const warmups = o.warmupRuns ?? 10;
     for (let i = 0; i < warmups; i++) await o.func();

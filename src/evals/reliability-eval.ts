@@ -126,7 +126,7 @@ export class ReliabilityEval {
 
   async run(): Promise<EvalRun<ReliabilityResult>> {
     const o = this.options;
-    const runId = crypto.randomUUID();
+    const runId = o.runId ?? crypto.randomUUID();
     const result = checkReliability(o);
     const out = o.output;
     const record = o.db

@@ -272,7 +272,7 @@ export class AgentOS {
     app.route("/", auditRoutes());
     app.route("/", traceRoutes());
     app.route("/", metricsRoutes());
-    app.route("/", evalRoutes(agents, this.teams));
+    app.route("/", evalRoutes(agents, this.teams, opts.queue));
     app.route(
       "/",
       mediaRoutes(

@@ -8,6 +8,7 @@ import type { Knowledge } from "../knowledge/knowledge.js";
 import type { MediaStorage } from "../offload/media-storage.js";
 import { CONTINUE_JOB_TYPE, executeContinueJob, type ContinueJobPayload } from "./continue-job.js";
 import { executeRunJob, type Outcome } from "./executor.js";
+import { EVAL_JOB_TYPE, executeEvalJob } from "./eval-job.js";
 import { executeKnowledgeJob, KNOWLEDGE_JOB_TYPE } from "./knowledge-job.js";
 import type { JobHandler } from "./job-handler.js";
 import type { JobRecord, JobStore, Lease } from "./types.js";
@@ -34,7 +35,7 @@ export interface JobServices {
 
 /**
  * Runs one claimed job by its `job_type`: a component's run, a queued continue, a knowledge
- * ingestion, or a kind a handler in `services.handlers` runs.
+ * ingestion, an eval run, or a kind a handler in `services.handlers` runs.
  */
 export async function executeJob(
   job: JobRecord,
@@ -82,6 +83,7 @@ function executeUntraced(
 ): Promise<Outcome> {
   if (job.job_type === KNOWLEDGE_JOB_TYPE)
     return executeKnowledgeJob(job, services.knowledge ?? [], db, services.media);
+  if (job.job_type === EVAL_JOB_TYPE) return executeEvalJob(job, services.components, db);
   if (job.job_type === CONTINUE_JOB_TYPE) {
     const reply = (job.payload as unknown as ContinueJobPayload).reply;
     return executeContinueJob(job, services.components, db, followerFor(reply, services, db), trace);

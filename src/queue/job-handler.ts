@@ -14,7 +14,7 @@ export interface JobHandlerContext {
 }
 
 /**
- * A kind of job the durable queue runs besides runs, continues and knowledge ingestions, named
+ * A kind of job the durable queue runs besides runs, continues, knowledge ingestions and evals, named
  * by its `job_type`: the queue hands a claimed job of that type to the handler and records the
  * Outcome it returns (retried, put back to wait with `waitSeconds` without using an attempt, or
  * ended), so the queue needs to know nothing of the work. Jobs are delivered at least once: a
@@ -24,7 +24,7 @@ export interface JobHandlerContext {
  * const ping: JobHandler = { jobType: "ping", execute: async () => ({ status: "COMPLETED" }) };
  */
 export interface JobHandler {
-  /** the `job_type` it runs: not one of the queue's own ("run", "run_continue", "knowledge_ingestion") */
+  /** the `job_type` it runs: not one of the queue's own ("run", "run_continue", "knowledge_ingestion", "eval_run") */
   readonly jobType: string;
   execute(job: JobRecord, ctx: JobHandlerContext): Promise<Outcome>;
 }

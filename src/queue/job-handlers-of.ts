@@ -1,7 +1,7 @@
 import type { JobHandler } from "./job-handler.js";
 
 /** The job types the queue runs itself: a handler cannot take them over. */
-const BUILT_IN = new Set(["run", "run_continue", "knowledge_ingestion"]);
+const BUILT_IN = new Set(["run", "run_continue", "knowledge_ingestion", "eval_run"]);
 
 /**
  * The job handlers the components bring (an agent's toolkits'), one per job type: the same

@@ -1,16 +1,18 @@
 import { asError } from "../errors.js";
 import { publicError } from "../public-error.js";
 import { enqueueEach } from "../queue/group-enqueue.js";
+import { EVAL_JOB_TYPE, evalJobInput } from "../queue/eval-job.js";
 import { runJobInput } from "../queue/run-job-input.js";
-import type { EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
+import type { EnqueueJobInput, EnqueueOutcome, EnqueueRunInput, JobStore } from "../queue/types.js";
 import type { NewScheduleRun, Schedule, ScheduleRun, ScheduleTicks } from "./types.js";
 import { SCHEDULE_JOB_KEY_PREFIX } from "./job-end.js";
-import { runPayloadOf, runTarget } from "./validate.js";
+import { scheduleTarget } from "./validate.js";
 import { nowSeconds } from "../time.js";
 
 /** What dispatching needs: the durable queue's storage and its depth limit. */
 export interface DispatchDeps {
-  jobs: Pick<JobStore, "enqueueRuns">;
+  /** runs are enqueued in one batch; evals (`/eval-runs` schedules) one by one */
+  jobs: Pick<JobStore, "enqueueRuns" | "enqueueJob">;
   /** refuse (the attempt fails, and may retry) when this many jobs wait or run; default 10,000 */
   maxDepth?: number;
   /**
@@ -41,57 +43,80 @@ function retryAt(schedule: Schedule, attempt: number, now: number): number | nul
 
 /**
  * Enqueues attempts as durable background runs of their schedules' owners, all in one batch
- * (one transaction of a few statements, however many), and describes each for
- * `agno_schedule_runs`. The work itself runs in the queue, never here. The idempotency key makes
- * a repeated dispatch (a duplicate tick, a tick that crashed before settling) return the first
- * job. A dispatch that fails (a full queue, a stored payload that no longer validates) is an
- * attempt that failed, recorded with its error, not an exception.
+ * (one transaction of a few statements, however many; an eval schedule's job is enqueued on its
+ * own), and describes each for `agno_schedule_runs`. The work itself runs in the queue, never
+ * here. The idempotency key makes a repeated dispatch (a duplicate tick, a tick that crashed
+ * before settling) return the first job. A dispatch that fails (a full queue, a stored payload
+ * that no longer validates) is an attempt that failed, recorded with its error, not an exception.
  */
 export async function dispatchAttempts(
   deps: DispatchDeps,
   items: Array<{ schedule: Schedule; a: Attempt }>,
 ): Promise<NewScheduleRun[]> {
-  const planned = items.map(({ schedule, a }): { input: EnqueueRunInput } | { error: Error } => {
+  type Planned = { run: EnqueueRunInput } | { job: EnqueueJobInput } | { error: Error };
+  const planned = items.map(({ schedule, a }): Planned => {
     try {
-      return { input: inputOf(deps, schedule, a) };
+      return inputOf(deps, schedule, a);
     } catch (error) {
       return { error: asError(error) };
     }
   });
-  const inputs = planned.flatMap((p) => ("input" in p ? [p.input] : []));
+  const inputs = planned.flatMap((p) => ("run" in p ? [p.run] : []));
   // A batch whose transaction failed as a whole: every attempt failed.
   const outcomes = await enqueueEach(() => deps.jobs, inputs);
   let next = 0;
-  return items.map(({ schedule, a }, i) => {
+  const runs: NewScheduleRun[] = [];
+  for (const [i, { schedule, a }] of items.entries()) {
     const p = planned[i]!;
-    const outcome: EnqueueOutcome = "input" in p ? outcomes[next++]! : p;
-    return recordOf(schedule, a, outcome);
-  });
+    const outcome: EnqueueOutcome = "run" in p ? outcomes[next++]! : "job" in p ? await enqueueOne(deps, p.job) : p;
+    runs.push(recordOf(schedule, a, outcome));
+  }
+  return runs;
+}
+
+/** One job that is not a run (an eval), its refusal as the outcome's error. */
+async function enqueueOne(deps: DispatchDeps, input: EnqueueJobInput): Promise<EnqueueOutcome> {
+  try {
+    return await deps.jobs.enqueueJob(input);
+  } catch (error) {
+    return { error: asError(error) };
+  }
 }
 
 export async function dispatchAttempt(deps: DispatchDeps, schedule: Schedule, a: Attempt): Promise<NewScheduleRun> {
   return (await dispatchAttempts(deps, [{ schedule, a }]))[0]!;
 }
 
-function inputOf(deps: DispatchDeps, schedule: Schedule, a: Attempt): EnqueueRunInput {
-  const target = runTarget(schedule.endpoint);
-  const fields = runPayloadOf(schedule.payload);
-  return runJobInput({
-    component: target,
-    message: fields.message,
-    sessionId: fields.session_id ?? a.sessionId,
+function inputOf(
+  deps: DispatchDeps,
+  schedule: Schedule,
+  a: Attempt,
+): { run: EnqueueRunInput } | { job: EnqueueJobInput } {
+  const target = scheduleTarget(schedule.endpoint, schedule.payload);
+  const limits = {
     userId: schedule.user_id,
-    // Nobody follows a scheduled run live: no event log (read it, or its attempt, instead).
-    stream: false,
-    sessionState: fields.session_state,
-    dependencies: fields.dependencies,
-    metadata: fields.metadata,
     // Retries are the schedule's (max_retries, each recorded); the job itself runs once.
     maxAttempts: 1,
-    idempotencyKey: jobKeyOf(a.occurrenceKey, a.attempt),
     maxDepth: deps.maxDepth ?? 10_000,
     maxUserDepth: deps.maxUserJobs,
-  });
+  };
+  if (target.kind === "eval")
+    return { job: evalJobInput(target.input, { ...limits, idempotencyKey: jobKeyOf(a.occurrenceKey, a.attempt) }) };
+  const fields = target.fields;
+  return {
+    run: runJobInput({
+      component: target.ref,
+      message: fields.message,
+      sessionId: fields.session_id ?? a.sessionId,
+      // Nobody follows a scheduled run live: no event log (read it, or its attempt, instead).
+      stream: false,
+      sessionState: fields.session_state,
+      dependencies: fields.dependencies,
+      metadata: fields.metadata,
+      idempotencyKey: jobKeyOf(a.occurrenceKey, a.attempt),
+      ...limits,
+    }),
+  };
 }
 
 function recordOf(schedule: Schedule, a: Attempt, outcome: EnqueueOutcome): NewScheduleRun {
@@ -112,7 +137,8 @@ function recordOf(schedule: Schedule, a: Attempt, outcome: EnqueueOutcome): NewS
       status: "running",
       status_code: 202,
       completed_at: null,
-      run_id: job.payload.run_id,
+      // An eval's job is its eval run's id: the attempt names the eval run it stores.
+      run_id: job.job_type === EVAL_JOB_TYPE ? job.id : job.payload.run_id,
       session_id: job.session_id,
       job_id: job.id,
       error: null,

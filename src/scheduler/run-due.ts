@@ -36,7 +36,7 @@ export interface TickReport {
 /** The database side of a tick: schedules and the durable queue of the same database. */
 export interface SchedulerDb {
   schedules: ScheduleTicks;
-  jobs: Pick<JobStore, "enqueueRuns" | "cancelJob">;
+  jobs: Pick<JobStore, "enqueueRuns" | "enqueueJob" | "cancelJob">;
 }
 
 /** Where a claimed schedule goes after this occurrence; a cron that no longer computes disables it. */

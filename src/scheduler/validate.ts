@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ComponentRef, ComponentType } from "../agent/component.js";
-import { ValidationError } from "../errors.js";
+import { AgnoError, ValidationError } from "../errors.js";
+import { checkEvalFields, evalComponentRef, evalRunInputSchema, type EvalRunInput } from "../evals/eval-run-input.js";
 import { checkJson } from "../json-limits.js";
 import { validateCron } from "./cron.js";
 import { SCHEDULE_MUTABLE_FIELDS, type Schedule, type ScheduleInput, type ScheduleUpdate } from "./types.js";
@@ -17,7 +18,7 @@ const fields = {
     ),
   description: z.string().max(1024).nullable(),
   // Case-insensitive as in agno, stored upper-case; no transform, so the OpenAPI document can show it.
-  method: z.string().regex(/^post$/i, "must be POST: a schedule starts runs"),
+  method: z.string().regex(/^post$/i, "must be POST: a schedule starts runs and evals"),
   endpoint: z.string().min(1).max(512),
   payload: z.record(z.string(), z.unknown()).nullable(),
   cron_expr: z.string().min(1).max(128),
@@ -99,7 +100,7 @@ export function runTarget(endpoint: string): ComponentRef {
   const match = /^\/(agents|teams|workflows)\/([^/?#]+)\/runs\/?$/.exec(endpoint);
   if (!match)
     throw new ValidationError(
-      `endpoint ${JSON.stringify(endpoint)} is not a run endpoint this AgentOS can schedule: use /agents/{agent_id}/runs, /teams/{team_id}/runs or /workflows/{workflow_id}/runs`,
+      `endpoint ${JSON.stringify(endpoint)} is not a run endpoint this AgentOS can schedule: use /agents/{agent_id}/runs, /teams/{team_id}/runs, /workflows/{workflow_id}/runs or /eval-runs`,
       "endpoint",
     );
   const type = RUN_PATHS[match[1]!]!;
@@ -133,11 +134,53 @@ export function runPayloadOf(payload: Record<string, unknown> | null): z.infer<t
   throw new ValidationError(`${field}: ${issue.message}`, field);
 }
 
+/** What a schedule starts at each occurrence: a component's run, or an eval of one. */
+export type ScheduleTarget =
+  | { kind: "run"; ref: ComponentRef; fields: z.infer<typeof runPayload> }
+  | { kind: "eval"; ref: Pick<ComponentRef, "type" | "id">; input: EvalRunInput };
+
+/** Checks an eval schedule's payload as `POST /eval-runs` checks its body (a 422 naming the field); returns the input. */
+export function evalPayloadOf(payload: Record<string, unknown> | null): EvalRunInput {
+  checkJson(payload, "payload", { text: true });
+  const checked = evalRunInputSchema.safeParse(payload ?? {});
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const field =
+      issue.code === "unrecognized_keys"
+        ? `payload.${issue.keys.join(", ")}`
+        : ["payload", ...issue.path.map(String)].join(".");
+    throw new ValidationError(
+      issue.code === "unrecognized_keys" ? `${field}: not an eval run field` : `${field}: ${issue.message}`,
+      field,
+    );
+  }
+  try {
+    evalComponentRef(checked.data);
+    checkEvalFields(checked.data);
+  } catch (error) {
+    if (error instanceof AgnoError) throw new ValidationError(`payload: ${error.message}`, "payload");
+    throw error;
+  }
+  return checked.data;
+}
+
+/**
+ * What a schedule's endpoint and payload start, checked: `/eval-runs` with an EvalRunInput, or a
+ * run endpoint (`runTarget`) with run fields. Whether the component is served is the caller's question.
+ */
+export function scheduleTarget(endpoint: string, payload: Record<string, unknown> | null): ScheduleTarget {
+  if (/^\/eval-runs\/?$/.test(endpoint)) {
+    const input = evalPayloadOf(payload);
+    return { kind: "eval", ref: evalComponentRef(input), input };
+  }
+  const ref = runTarget(endpoint);
+  return { kind: "run", ref, fields: runPayloadOf(payload) };
+}
+
 /** A new schedule's columns from agno's create body; `next_run_at` is the first occurrence after `now`. */
 export function prepareCreate(input: ScheduleInput | Record<string, unknown>, now: number) {
   const s = parse(scheduleCreateSchema, input);
-  runTarget(s.endpoint);
-  runPayloadOf(s.payload ?? null);
+  scheduleTarget(s.endpoint, s.payload ?? null);
   const next = validateCron(s.cron_expr, s.timezone, now);
   return {
     ...s,
@@ -164,8 +207,7 @@ export function prepareUpdate(current: Schedule, changes: Record<string, unknown
   const update: ScheduleUpdate = parse(updateSchema, changes);
   if (update.method !== undefined) update.method = "POST";
   const merged = { ...current, ...update };
-  if (update.endpoint !== undefined) runTarget(merged.endpoint);
-  if (update.endpoint !== undefined || update.payload !== undefined) runPayloadOf(merged.payload);
+  if (update.endpoint !== undefined || update.payload !== undefined) scheduleTarget(merged.endpoint, merged.payload);
   const timing = update.cron_expr !== undefined || update.timezone !== undefined;
   if (timing) validateCron(merged.cron_expr, merged.timezone, now);
   const reEnabled = update.enabled === true && !current.enabled;

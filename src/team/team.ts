@@ -133,6 +133,15 @@ export class Team implements Component, TeamToolHost, ContinueHost {
     return bound;
   }
 
+  /** The same team with its leader answering with `model` (a copy; the members keep their own models). */
+  withModel(model: Model): Team {
+    if (model === this.model) return this;
+    return this.rebound(
+      (leader) => leader.withModel(model) as TeamLeader,
+      (m) => m,
+    );
+  }
+
   /** where the leader keeps run media (see AgentOptions.mediaStorage) */
   get mediaStorage(): MediaStorage | undefined {
     return this.leader.mediaStorage;

@@ -333,5 +333,53 @@ export function describeScheduleStoreContract(c: () => ContractDb, make: () => C
         await own.close();
       }
     });
+
+    it("an eval schedule (/eval-runs) queues an eval_run job per occurrence, settled from the job's end", async () => {
+      const own = await make();
+      try {
+        await own.db.init();
+        const T = Date.parse("2031-06-06T08:00:00Z") / 1000;
+        const evalPayload = { agent_id: "assistant", eval_type: "accuracy", input: "2+2?", expected_output: "4" };
+        const schedule = async (name: string) => {
+          const s = await own.db.schedules.createSchedule(
+            { name, cron_expr: "0 8 * * *", endpoint: "/eval-runs", payload: evalPayload },
+            { userId: "ev" },
+          );
+          return own.db.schedules.updateSchedule(s.id, { next_run_at: T });
+        };
+        const ok = await schedule("eval-ok");
+        const bad = await schedule("eval-bad");
+        expect(await runDueSchedules(own.db, { now: () => T }, T * 1000)).toMatchObject({ claimed: 2, dispatched: 2 });
+        const attempt = async (s: { id: string }) => (await own.db.schedules.listScheduleRuns(s.id)).data[0]!;
+        const [okRun, badRun] = [await attempt(ok), await attempt(bad)];
+        // The attempt names the eval run, which is its job's id.
+        expect(okRun).toMatchObject({ status: "running", run_id: okRun.job_id, input: evalPayload });
+        const job = (await own.db.jobs.getJob(okRun.job_id!))!;
+        expect(job).toMatchObject({ job_type: "eval_run", component_type: "agent", user_id: "ev", max_attempts: 1 });
+        expect(job.payload).toMatchObject({ eval_run_id: job.id, input: { ...evalPayload, num_iterations: 1 } });
+        for (const claimed of await own.db.jobs.claimJobs({ workerId: "w", limit: 10, leaseSeconds: 600 })) {
+          const lease = { id: claimed.id, attempt: claimed.attempt, workerId: "w" };
+          if (claimed.id === okRun.job_id) await own.db.jobs.finishJob(lease, { status: "COMPLETED" });
+          else await own.db.jobs.finishJob(lease, { status: "FAILED", error: "the judge gave no verdict" });
+        }
+        const later = T + 60;
+        expect(await runDueSchedules(own.db, { now: () => later }, later * 1000)).toMatchObject({ reconciled: 2 });
+        expect(await own.db.schedules.getScheduleRun(ok.id, okRun.id)).toMatchObject({
+          status: "success",
+          error: null,
+          output: null,
+        });
+        expect(await own.db.schedules.getScheduleRun(bad.id, badRun.id)).toMatchObject({
+          status: "failed",
+          error: "the judge gave no verdict",
+        });
+        // A stored payload is checked as at create: a bad one is refused, naming it.
+        await expect(
+          own.db.schedules.updateSchedule(ok.id, { payload: { ...evalPayload, expected_output: null } }),
+        ).rejects.toThrow(/payload: expected_output is required/);
+      } finally {
+        await own.close();
+      }
+    });
   });
 }

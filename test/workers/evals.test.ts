@@ -4,7 +4,11 @@
  * isolation a user reads, renames and deletes only their own runs.
  */
 import { beforeAll, describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
 import type { Env } from "../../src/index.js";
+import { defaultModelRegistry } from "../../src/models/default-model-registry.js";
+import { openAICompatibleProvider } from "../../src/models/openai-compatible-provider.js";
+import { scriptModel } from "../support/model-script.js";
 import { call, isolatedJwt, JSON_BODY, modelEnv } from "./worker-client.js";
 
 const tag = crypto.randomUUID().slice(0, 8);
@@ -14,6 +18,7 @@ const SCOPES = ["evals:read", "evals:write", "evals:delete"];
 type Who = "A" | "B" | "admin" | "reader";
 const who: Record<Who, Record<string, string>> = { A: {}, B: {}, admin: {}, reader: {} };
 let E: Partial<Env>;
+let jwtEnv: Partial<Env>;
 
 const as = (w: Who, method: string, path: string, body?: unknown) =>
   call(path, { method, ...(body === undefined ? {} : { headers: JSON_BODY, body: JSON.stringify(body) }) }, E, who[w]);
@@ -25,6 +30,7 @@ let script: Awaited<ReturnType<typeof modelEnv>>["script"];
 
 beforeAll(async () => {
   const jwt = await isolatedJwt(`evals-${tag}`);
+  jwtEnv = jwt.env;
   // The agent answers, then the judge (the same deployment model) answers; turn by turn.
   const model = await modelEnv([
     { text: "50" },
@@ -220,6 +226,46 @@ describe("/eval-runs", () => {
     expect((await as("A", "DELETE", "/eval-runs", { eval_run_ids: [] })).status).toBe(422);
     expect((await as("A", "GET", `/eval-runs/${ids.a1}?table=other_table`)).status).toBe(404);
     expect((await script.requests()).length).toBe(before);
+  });
+
+  it("model_provider with model_id runs a copy of the agent on that model, judged by the agent's own (agno's)", async () => {
+    // The app registered a provider; the deployment's model (openai:gpt-test) judges.
+    const other = await scriptModel(env.MODEL_SERVER_URL, [{ text: "fifty" }]);
+    defaultModelRegistry.register({ "eval-other": openAICompatibleProvider({ baseURL: other.baseURL }) });
+    const own = await modelEnv([{ text: verdict(4) }, { text: "50" }, { text: verdict(10) }]);
+    const E2 = { ...jwtEnv, ...own.env };
+    const post = (body: unknown) =>
+      call("/eval-runs", { method: "POST", headers: JSON_BODY, body: JSON.stringify(body) }, E2, who.A);
+
+    const overridden = await post({ ...accuracy, model_provider: "Eval-Other", model_id: "other-model" });
+    expect(overridden.status).toBe(200);
+    expect(overridden.body).toMatchObject({
+      agent_id: "assistant",
+      model_id: "other-model",
+      model_provider: "eval-other",
+      user_id: A,
+      eval_data: { results: [{ output: "fifty", score: 4 }], avg_score: 4 },
+    });
+    const answered = await other.requests();
+    expect(answered).toHaveLength(1);
+    expect(answered[0]!.body).toMatchObject({ model: "other-model" });
+    const judged = await own.script.requests();
+    expect(judged).toHaveLength(1);
+    expect(judged[0]!.body).toMatchObject({ model: "gpt-test" });
+    expect((judged[0]!.body as { messages: Array<{ content: string }> }).messages.at(-1)!.content).toContain(
+      "<agent_output>\nfifty\n</agent_output>",
+    );
+
+    // The served agent was not changed; naming its own model runs it as it is (no provider lookup).
+    const same = await post({ ...accuracy, model_provider: "openai", model_id: "gpt-test" });
+    expect(same.status).toBe(200);
+    expect(same.body).toMatchObject({ model_id: "gpt-test", eval_data: { results: [{ output: "50", score: 10 }] } });
+    expect(await other.requests()).toHaveLength(1);
+    expect((await own.script.requests()).map((r) => (r.body as { model: string }).model)).toEqual([
+      "gpt-test",
+      "gpt-test",
+      "gpt-test",
+    ]);
   });
 
   it("needs the evals scopes: a reader may list but not run, rename or delete", async () => {

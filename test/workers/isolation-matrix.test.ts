@@ -1182,7 +1182,8 @@ const ISOLATION_PROOF: Record<string, string> = {
   "GET /metrics/refresh/status": "the database's refresh state (times, an error message): no user's data",
   "POST /databases/{db_id}/migrate": "admin only",
   "GET /eval-runs": "evals.test.ts: B's listing holds B's runs only; the admin's every user's",
-  "POST /eval-runs": "evals.test.ts: a run is its creator's (user_id stamped from the caller)",
+  "POST /eval-runs":
+    "evals.test.ts: a run is its creator's (user_id stamped from the caller); evals-background.test.ts: a queued eval (background=true, or an eval schedule's) is stored as its caller's or owner's, 404 for B",
   "GET /eval-runs/{eval_run_id}": "evals.test.ts: A's run is 404 for B",
   "PATCH /eval-runs/{eval_run_id}": "evals.test.ts: renaming A's run is 404 for B, A's name unchanged",
   "DELETE /eval-runs": "evals.test.ts: B's delete naming A's runs deletes nothing of A's (204, as agno)",

@@ -93,7 +93,8 @@ export class MemoryScheduleTicks implements ScheduleTicks {
       const schedule = this.t.schedules.get(sr.schedule_id);
       const run = sr.run_id === null ? undefined : this.t.runs.get(sr.run_id);
       // The run's status decides (a job ends COMPLETED for a paused run too); the job's, when the
-      // run is gone or never started (a component this deployment no longer serves).
+      // run is gone or never started (a component this deployment no longer serves), or the job
+      // runs no run (an eval).
       const status = run?.status ?? null;
       const outcome: ScheduleRunStatus =
         status === "COMPLETED" || (status === null && job.status === "COMPLETED")
@@ -103,7 +104,7 @@ export class MemoryScheduleTicks implements ScheduleTicks {
             : status === "CANCELLED" || job.status === "CANCELLED"
               ? "cancelled"
               : "failed";
-      const ended = status === "COMPLETED" || status === "PAUSED";
+      const ended = status === "COMPLETED" || status === "PAUSED" || (status === null && job.status === "COMPLETED");
       this.t.scheduleRuns.set(sr.id, {
         ...sr,
         status: outcome,

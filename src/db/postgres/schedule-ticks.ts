@@ -109,7 +109,8 @@ export class PostgresScheduleTicks implements ScheduleTicks {
   private async settleEnded(now: number, only: SQL): Promise<number> {
     await this.d.ready();
     // The run's status decides (a job ends COMPLETED for a paused run too); the job's, when the
-    // run is gone or never started (an agent this deployment no longer serves).
+    // run is gone, never started (an agent this deployment no longer serves), or the job runs no
+    // run (an eval): a job that completed then succeeded, with no error.
     const rows = await this.d.exec(sql`
       UPDATE ${this.d.scheduleRuns} AS sr SET status = d.outcome, completed_at = ${now}, error = d.error, output = d.output, requirements = d.requirements,
         next_attempt_at = CASE WHEN d.outcome = 'failed' AND d.enabled AND sr.attempt <= d.max_retries THEN ${now} + d.retry_delay_seconds END
@@ -118,7 +119,7 @@ export class PostgresScheduleTicks implements ScheduleTicks {
           CASE WHEN r.status = 'COMPLETED' OR (r.status IS NULL AND j.status = 'COMPLETED') THEN 'success'
             WHEN r.status = 'PAUSED' THEN 'paused'
             WHEN r.status = 'CANCELLED' OR j.status = 'CANCELLED' THEN 'cancelled' ELSE 'failed' END AS outcome,
-          CASE WHEN r.status IN ('COMPLETED', 'PAUSED') THEN NULL ELSE COALESCE(j.error, r.run_data->>'content', 'the run ended ' || COALESCE(r.status, j.status)) END AS error,
+          CASE WHEN r.status IN ('COMPLETED', 'PAUSED') OR (r.status IS NULL AND j.status = 'COMPLETED') THEN NULL ELSE COALESCE(j.error, r.run_data->>'content', 'the run ended ' || COALESCE(r.status, j.status)) END AS error,
           CASE WHEN r.status = 'COMPLETED' THEN jsonb_build_object('content', r.run_data->'content', 'content_type', r.run_data->'content_type') END AS output,
           CASE WHEN r.status = 'PAUSED' THEN r.run_data->'requirements' END AS requirements
         FROM ${this.d.scheduleRuns} x JOIN ${this.d.jobs} j ON j.id = x.job_id

@@ -2,21 +2,19 @@ import type { Context } from "hono";
 import { z } from "zod";
 import type { Agent } from "../../agent/agent.js";
 import { MAX_PAGE_LIMIT } from "../../db/pagination.js";
-import type { Db, EvalRunRecord, EvalType } from "../../db/port.js";
+import type { Db, EvalType } from "../../db/port.js";
 import { EVAL_SORT_COLUMNS, EVAL_TYPES } from "../../db/ports/eval-store.js";
 import { DEFAULT_TABLE_NAMES, type TableNames } from "../../db/postgres/names.js";
-import { BadRequestError, NotFoundError, ValidationError } from "../../errors.js";
-import { AccuracyEval } from "../../evals/accuracy-eval.js";
-import { AgentAsJudgeEval } from "../../evals/agent-as-judge-eval.js";
-import { answerText, type EvalTarget } from "../../evals/eval-target.js";
-import { PerformanceEval } from "../../evals/performance-eval.js";
-import { ReliabilityEval } from "../../evals/reliability-eval.js";
-import { defaultModelRegistry } from "../../models/default-model-registry.js";
-import type { Model } from "../../models/model.js";
+import { BadRequestError, NotConfiguredError, NotFoundError, ValidationError } from "../../errors.js";
+import { evalRunInputSchema, type EvalRunInput } from "../../evals/eval-run-input.js";
+import { evalComponents, prepareEval, runPreparedEval } from "../../evals/run-eval-input.js";
+import { evalJobInput } from "../../queue/eval-job.js";
 import type { Team } from "../../team/team.js";
+import { jobQueueLimits, runStatusOf, type QueueConfig } from "../background.js";
 import { principalOf, scopedUserId } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
 import { defineRoute, errorSchema, handle, idSchema, jsonAnswer, jsonBody, routeApp } from "../route.js";
+import { acceptedRunResponseSchema } from "../wire/agents.js";
 import { evalSchema, evalView, paginatedEvalsSchema } from "../wire/evals.js";
 import { paginationInfo } from "../wire/paginated.js";
 import { dbFor } from "./sessions.js";
@@ -93,46 +91,35 @@ const updateEvalRun = defineRoute({
   responses: { 200: jsonAnswer(evalSchema, "The renamed evaluation run"), ...notFound },
 });
 
-/** agno's EvalRunInput. */
-const evalRunInput = z
-  .object({
-    agent_id: idSchema.nullable().optional().describe("Agent ID to evaluate"),
-    team_id: idSchema.nullable().optional().describe("Team ID to evaluate"),
-    model_id: z.string().min(1).max(255).nullable().optional().describe("Model ID to judge with"),
-    model_provider: z.string().min(1).max(64).nullable().optional().describe("Model provider name"),
-    eval_type: z.enum(EVAL_TYPES).describe("Type of evaluation to run"),
-    input: z.string().min(1).max(100_000).describe("Input text/query for the evaluation"),
-    additional_guidelines: z.string().max(20_000).nullable().optional(),
-    additional_context: z.string().max(100_000).nullable().optional(),
-    num_iterations: z.int().min(1).max(100).default(1).describe("Number of times to run the evaluation"),
-    name: z.string().min(1).max(255).nullable().optional().describe("Name for this evaluation run"),
-    expected_output: z.string().max(100_000).nullable().optional().describe("Expected output (accuracy)"),
-    criteria: z.string().max(20_000).nullable().optional().describe("Evaluation criteria (agent_as_judge)"),
-    scoring_strategy: z.enum(["numeric", "binary"]).nullable().default("binary"),
-    threshold: z.int().min(1).max(10).nullable().default(7).describe("Passing score under numeric scoring"),
-    warmup_runs: z.int().min(0).max(10).default(0).describe("Unmeasured runs first (performance)"),
-    expected_tool_calls: z.array(z.string().min(1).max(255)).max(100).nullable().optional(),
-    allow_additional_tool_calls: z.boolean().default(false),
-    expected_tool_call_arguments: z
-      .record(z.string(), z.union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))]))
-      .nullable()
-      .optional(),
-  })
-  .strict();
-
 const runEval = defineRoute({
   method: "post",
   path: "/eval-runs",
   tags,
   summary: "Run an evaluation against a served agent or team, and store it as a run of its own",
   description:
-    "Exactly one of `agent_id` and `team_id`. The judge (accuracy, agent_as_judge) is the model named by `model_provider` and `model_id` when both are given, else the evaluated component's own model; agno instead runs the component on that model and judges with its own.",
+    "Exactly one of `agent_id` and `team_id`. As in agno, `model_provider` with `model_id` naming another model than the component's runs a copy of the component on that model, judged (accuracy, agent_as_judge) by the component's own model; without them the component's own model judges. `background=true` (beyond agno) checks the request as the foreground one does, queues the eval on the durable queue and answers 202 with the job, whose id is the eval run's id: the run is readable once the job has completed.",
   scope: { resource: "evals", action: "write" },
-  request: { query: z.object(where), body: jsonBody(evalRunInput) },
+  request: {
+    query: z.object({
+      ...where,
+      background: z
+        .enum(["true", "false"])
+        .default("false")
+        .transform((v) => v === "true")
+        .describe("Run on the durable queue and answer 202 at once (beyond agno)"),
+    }),
+    body: jsonBody(evalRunInputSchema),
+  },
   responses: {
     200: jsonAnswer(evalSchema, "The evaluation run"),
-    400: jsonAnswer(errorSchema, "Not one of agent_id and team_id, or a field the eval type needs is missing"),
+    202: jsonAnswer(acceptedRunResponseSchema, "background=true: queued; `run_id` and `job_id` are the eval run's id"),
+    400: jsonAnswer(
+      errorSchema,
+      "Not one of agent_id and team_id, a field the eval type needs is missing, a model that cannot be made, or background=true without the durable queue",
+    ),
     404: jsonAnswer(errorSchema, "No such agent or team"),
+    429: jsonAnswer(errorSchema, "background=true: the queue, or the caller's share of it, is full"),
+    503: jsonAnswer(errorSchema, "background=true on a host without the job queue binding"),
   },
 });
 
@@ -158,16 +145,26 @@ function evalTypesOf(raw: string | undefined): EvalType[] | undefined {
   return types as EvalType[];
 }
 
-/** The judge a request names (`model_provider` and `model_id` together), or undefined for the component's own. */
-function namedJudge(b: { model_id?: string | null; model_provider?: string | null }): Model | undefined {
-  if (!b.model_id || !b.model_provider) return undefined;
-  const spec = `${b.model_provider.toLowerCase()}:${b.model_id}`;
-  try {
-    defaultModelRegistry.parse(spec);
-    return defaultModelRegistry.model(spec);
-  } catch (error) {
-    throw new BadRequestError((error as Error).message);
-  }
+/**
+ * Queues an eval (checked already) as an `eval_run` job of `owner`'s and wakes the queue. The job
+ * runs in the queue's database (the first), so a request naming another is refused.
+ */
+async function enqueueEval(
+  c: Context<OSEnv>,
+  queue: QueueConfig | undefined,
+  db: Db,
+  input: EvalRunInput,
+  owner: string | null,
+) {
+  const { jobs, queue: dispatcher } = c.env;
+  if (!queue?.durable)
+    throw new BadRequestError("background evals need the durable queue: new AgentOS({ queue: { durable: true } })");
+  if (!jobs || !dispatcher) throw new NotConfiguredError("this host has no job queue binding (JOB_QUEUE)");
+  if (db !== c.env.dbs[0])
+    throw new BadRequestError("a background eval is stored in the queue's database: leave db_id unset, or name it");
+  const { job, created } = await jobs.enqueueJob(evalJobInput(input, { userId: owner, ...jobQueueLimits(queue) }));
+  if (created) await dispatcher.wake();
+  return job;
 }
 
 /**
@@ -175,8 +172,11 @@ function namedJudge(b: { model_id?: string | null; model_provider?: string | nul
  * their own runs (another's read as missing), and every run is stamped with its creator, as
  * agno's router does with get_scoped_user_id.
  */
-export function evalRoutes(agents: readonly Agent[], teams: readonly Team[]) {
+export function evalRoutes(agents: readonly Agent[], teams: readonly Team[], queue?: QueueConfig) {
   const app = routeApp();
+  const components = evalComponents((ref) =>
+    ref.type === "agent" ? agents.find((a) => a.id === ref.id) : teams.find((t) => t.id === ref.id),
+  );
 
   handle(app, listEvalRuns, async (c) => {
     const q = c.req.valid("query");
@@ -220,85 +220,17 @@ export function evalRoutes(agents: readonly Agent[], teams: readonly Team[]) {
 
   handle(app, runEval, async (c) => {
     const b = c.req.valid("json");
-    const db = evalDb(c, c.req.valid("query"));
+    const q = c.req.valid("query");
+    const db = evalDb(c, q);
     // Resolved before anything runs: a caller refused a scope is refused before any model call.
     const owner = scopedUserId(c) ?? principalOf(c).userId ?? undefined;
-    if (b.agent_id && b.team_id) throw new BadRequestError("Only one of agent_id or team_id must be provided");
-    let target: EvalTarget;
-    if (b.agent_id) {
-      const agent = agents.find((a) => a.id === b.agent_id);
-      if (!agent) throw new NotFoundError(`Agent with id '${b.agent_id}' not found`);
-      target = agent.withDb(db);
-    } else if (b.team_id) {
-      const team = teams.find((t) => t.id === b.team_id);
-      if (!team) throw new NotFoundError(`Team with id '${b.team_id}' not found`);
-      target = team.withDb(db);
-    } else throw new BadRequestError("One of agent_id or team_id must be provided");
-    const judge = namedJudge(b);
-    const common = { db, userId: owner, name: b.name ?? undefined };
-    const ids = { agentId: b.agent_id ?? null, teamId: b.team_id ?? null };
-    let record: EvalRunRecord | null;
-    switch (b.eval_type) {
-      case "accuracy": {
-        if (!b.expected_output) throw new BadRequestError("expected_output is required for accuracy evaluation");
-        const evaluation = new AccuracyEval({
-          ...common,
-          ...(target.ref.type === "team" ? { team: target } : { agent: target }),
-          input: b.input,
-          expectedOutput: b.expected_output,
-          model: judge,
-          numIterations: b.num_iterations,
-          additionalGuidelines: b.additional_guidelines ?? undefined,
-          additionalContext: b.additional_context ?? undefined,
-        });
-        record = (await evaluation.run()).record;
-        break;
-      }
-      case "agent_as_judge": {
-        if (!b.criteria) throw new BadRequestError("criteria is required for agent-as-judge evaluation");
-        const output = answerText(await target.run(b.input, { userId: owner }));
-        const evaluation = new AgentAsJudgeEval({
-          ...common,
-          ...ids,
-          evaluatedComponentName: target.name ?? null,
-          criteria: b.criteria,
-          scoringStrategy: b.scoring_strategy ?? "binary",
-          threshold: b.threshold ?? 7,
-          additionalGuidelines: b.additional_guidelines ?? undefined,
-          model: judge ?? target.model,
-        });
-        record = (await evaluation.run({ input: b.input, output })).record;
-        break;
-      }
-      case "performance": {
-        const evaluation = new PerformanceEval({
-          ...common,
-          ...ids,
-          func: () => target.run(b.input, { userId: owner }),
-          numIterations: b.num_iterations,
-          warmupRuns: b.warmup_runs,
-          modelId: target.model.id,
-          modelProvider: target.model.provider,
-          evaluatedComponentName: target.name ?? null,
-        });
-        record = (await evaluation.run()).record;
-        break;
-      }
-      case "reliability": {
-        if (!b.expected_tool_calls)
-          throw new BadRequestError("expected_tool_calls is required for reliability evaluations");
-        const evaluation = new ReliabilityEval({
-          ...common,
-          output: await target.run(b.input, { userId: owner }),
-          expectedToolCalls: b.expected_tool_calls,
-          allowAdditionalToolCalls: b.allow_additional_tool_calls,
-          expectedToolCallArguments: b.expected_tool_call_arguments ?? undefined,
-        });
-        record = (await evaluation.run()).record;
-        break;
-      }
+    const prepared = prepareEval(b, components, db);
+    if (q.background) {
+      const job = await enqueueEval(c, queue, db, b, owner ?? null);
+      return c.json({ run_id: job.id, session_id: "", status: runStatusOf(job), job_id: job.id }, 202);
     }
-    return c.json(evalView(record!));
+    const { record } = await runPreparedEval(prepared, { db, userId: owner });
+    return c.json(evalView(record));
   });
 
   return app;

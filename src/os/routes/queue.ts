@@ -188,7 +188,7 @@ export function queueRoutes(config: QueueConfig | undefined) {
     const result = await jobs.cancelJob(id);
     const job = await jobNamed(jobs, id);
     if (result === "finished")
-      throw new ConflictError(`job ${job.payload.run_id} had already ended (${AGNO_STATUS[job.status]})`);
+      throw new ConflictError(`job ${job.payload.run_id ?? job.id} had already ended (${AGNO_STATUS[job.status]})`);
     return c.json(view(job));
   });
   handle(app, stats, async (c) => c.json(statsView(await store(c, config).queueStats())));

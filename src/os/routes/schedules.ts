@@ -6,7 +6,7 @@ import { ConflictError, ForbiddenError, NotConfiguredError, NotFoundError, Valid
 import { triggerSchedule } from "../../scheduler/dispatch.js";
 import type { Page } from "../../db/types.js";
 import type { Schedule, ScheduleRun, ScheduleScope } from "../../scheduler/types.js";
-import { runTarget, scheduleCreateSchema } from "../../scheduler/validate.js";
+import { scheduleCreateSchema, scheduleTarget } from "../../scheduler/validate.js";
 import { userCaps, type QueueConfig } from "../background.js";
 import { effectiveUserId, hasScope, principalOf, readScope } from "../auth/scopes.js";
 import type { OSEnv } from "../context.js";
@@ -62,7 +62,8 @@ const createSchedule = defineRoute({
   method: "post",
   path: "/schedules",
   tags,
-  summary: "Create a schedule: a cron expression (5 fields, IANA timezone) that starts runs of an agent",
+  summary:
+    "Create a schedule: a cron expression (5 fields, IANA timezone) that starts runs of an agent, team or workflow, or evals (`/eval-runs`)",
   scope: { resource: "schedules", action: "write" },
   request: { query: userQuery, body: jsonBody(scheduleCreateSchema) },
   responses: {
@@ -203,10 +204,24 @@ const pageView = <T, V>(p: Page<T>, item: (t: T) => V) => ({ data: p.data.map(it
  * The target must be a component this AgentOS serves (an agent, a team or a workflow), or a stored
  * one with a published version the caller may see (each occurrence runs its current published
  * version); and, since its runs will start without the caller present, the caller must be allowed
- * to run it now (as agno requires `agents:run`).
+ * to run it now (as agno requires `agents:run`). An eval schedule (`/eval-runs`) evaluates a
+ * code-defined agent or team, as `POST /eval-runs` does, and needs `evals:write`.
  */
-async function checkTarget(c: Context<OSEnv>, components: readonly Component[], endpoint: string): Promise<void> {
-  const ref = runTarget(endpoint);
+async function checkTarget(
+  c: Context<OSEnv>,
+  components: readonly Component[],
+  endpoint: string,
+  payload: Record<string, unknown> | null,
+): Promise<void> {
+  const target = scheduleTarget(endpoint, payload);
+  const ref = target.ref;
+  if (target.kind === "eval") {
+    if (!findComponent(components, ref))
+      throw new ValidationError(`payload: ${ref.type} ${ref.id} is not served by this AgentOS`, "payload");
+    if (!hasScope(principalOf(c), "evals", "write"))
+      throw new ForbiddenError("scheduling evals needs the scope evals:write");
+    return;
+  }
   if (!findComponent(components, ref) && !(await publishedStoredExists(c, ref)))
     throw new ValidationError(`endpoint: ${ref.type} ${ref.id} is not served by this AgentOS`, "endpoint");
   const resource = `${ref.type}s`;
@@ -249,7 +264,7 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
   handle(app, createSchedule, async (c) => {
     durableQueue(c, queue);
     const body = c.req.valid("json");
-    await checkTarget(c, agents, body.endpoint);
+    await checkTarget(c, agents, body.endpoint, body.payload ?? null);
     const owner = effectiveUserId(c, c.req.valid("query").user_id) ?? principalOf(c).userId ?? null;
     const created = await store(c).createSchedule(
       body,
@@ -266,8 +281,14 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
     const { schedule_id } = c.req.valid("param");
     const changes = c.req.valid("json");
     const scope = mine(c, c.req.valid("query").user_id);
-    if (typeof changes.endpoint === "string") await checkTarget(c, agents, changes.endpoint);
     const before = await store(c).getSchedule(schedule_id, scope);
+    if (typeof changes.endpoint === "string" || (before && changes.payload !== undefined))
+      await checkTarget(
+        c,
+        agents,
+        typeof changes.endpoint === "string" ? changes.endpoint : before!.endpoint,
+        changes.payload !== undefined ? (changes.payload as Record<string, unknown> | null) : (before?.payload ?? null),
+      );
     const after = await store(c).updateSchedule(schedule_id, changes, scope);
     await audited(c, "update", schedule_id, before, after);
     return c.json(view(after));
@@ -284,7 +305,7 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
     const { schedule_id } = c.req.valid("param");
     const q = c.req.valid("query");
     const before = await found(c, schedule_id, mine(c, q.user_id));
-    await checkTarget(c, agents, before.endpoint);
+    await checkTarget(c, agents, before.endpoint, before.payload);
     const after = await store(c).enableSchedule(schedule_id, mine(c, q.user_id));
     await audited(c, "enable", schedule_id, before, after);
     return c.json(stateView(after));
@@ -300,7 +321,7 @@ export function scheduleRoutes(agents: readonly Component[], queue: QueueConfig 
   handle(app, trigger, async (c) => {
     const schedule = await found(c, c.req.valid("param").schedule_id, mine(c, c.req.valid("query").user_id));
     if (!schedule.enabled) throw new ConflictError(`schedule ${schedule.id} is disabled: enable it first`);
-    await checkTarget(c, agents, schedule.endpoint);
+    await checkTarget(c, agents, schedule.endpoint, schedule.payload);
     return c.json(runView(await triggerSchedule({ ...durableQueue(c, queue), schedules: store(c) }, schedule)));
   });
   handle(app, listRuns, async (c) => {

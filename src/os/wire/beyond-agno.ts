@@ -108,6 +108,16 @@
  *   `authenticate` message; its frames keep /ws's shape (`{event: "error", detail, error_id:
  *   "unauthorized"}` for a refusal, `{event: "authenticated", user_id}`), and a user already
  *   holding their share of sockets is closed with 4029 once the message names them.
+ * - `/eval-runs`: `POST /eval-runs?background=true` is agno-edge's (agno runs every eval in the
+ *   request): it answers 202 with the AcceptedRunResponse a background run answers, `run_id` and
+ *   `job_id` both the eval run's id (`session_id` empty: an eval has none), and the durable queue
+ *   runs the eval as an `eval_run` job, because an eval makes several model calls per iteration and
+ *   can outlast a request. A schedule's endpoint may be `/eval-runs` (agno's scheduler calls any
+ *   endpoint over HTTP; here it queues the eval itself), its payload an EvalRunInput checked when the
+ *   schedule is written. The named model (`model_provider`, `model_id`) is made through
+ *   `defaultModelRegistry` and its id is kept as written (agno lower-cases it), and a provider that
+ *   is not registered is a 400. Without a named model the component's own model judges (agno's
+ *   default judge is OpenAI's o4-mini).
  */
 export interface BeyondAgno {
   /** agno's response model the field is added to (its class name in agno's `os/schema.py` or router) */

@@ -1,4 +1,7 @@
 import { expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { scriptModel } from "../../../support/model-script.js";
+import { until } from "../../../support/until.js";
 import { JSON_BODY, modelEnv } from "../../worker-client.js";
 import { conformingCall } from "../check.js";
 
@@ -38,5 +41,30 @@ export function evalsScenarios(): void {
     expect(renamed.body).toMatchObject({ id, name: `renamed-${tag}` });
     expect((await conformingCall("/eval-runs", json("DELETE", { eval_run_ids: [id] }))).status).toBe(204);
     expect((await conformingCall(`/eval-runs/${id}`)).status).toBe(404);
+  });
+
+  it("eval runs in the background: 202 with agno's AcceptedRunResponse, then the stored run", async () => {
+    // The queue object answers from the scripted server's "queue" channel.
+    await scriptModel(
+      env.MODEL_SERVER_URL,
+      [{ text: "Paris" }, { text: JSON.stringify({ accuracy_score: 9, accuracy_reason: "right" }) }],
+      { channel: "queue" },
+    );
+    const body = {
+      agent_id: "assistant",
+      eval_type: "accuracy",
+      input: "Capital of France?",
+      expected_output: "Paris",
+    };
+    const accepted = await conformingCall("/eval-runs?background=true", json("POST", body));
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toMatchObject({ status: "PENDING", job_id: accepted.body.run_id });
+    const run = await until(
+      () => conformingCall(`/eval-runs/${accepted.body.run_id as string}`),
+      (r) => r.status === 200,
+      "the queued eval",
+    );
+    expect(run.body).toMatchObject({ id: accepted.body.run_id, eval_data: { avg_score: 9 } });
+    expect((await conformingCall("/eval-runs", json("DELETE", { eval_run_ids: [run.body.id] }))).status).toBe(204);
   });
 }
