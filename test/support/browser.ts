@@ -24,11 +24,20 @@ function installedBinary(): string | undefined {
 export function chromiumBinary(): string {
   const found = installedBinary();
   if (found) return found;
-  execFileSync("apt-get", ["install", "-y", "--no-install-recommends", PACKAGE], {
-    stdio: "ignore",
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-    timeout: 300_000,
-  });
+  // Two test files may get here at once: apt waits for the other's lock instead of failing.
+  const apt = (...args: string[]) =>
+    execFileSync("apt-get", ["-o", "DPkg::Lock::Timeout=240", ...args], {
+      stdio: "ignore",
+      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+      timeout: 300_000,
+    });
+  try {
+    apt("install", "-y", "--no-install-recommends", PACKAGE);
+  } catch {
+    // a fresh machine has no package lists yet
+    apt("update");
+    apt("install", "-y", "--no-install-recommends", PACKAGE);
+  }
   const installed = installedBinary();
   if (!installed) throw new Error(`apt-get installed ${PACKAGE} but dpkg -L lists no chromium-headless-shell binary`);
   return installed;
