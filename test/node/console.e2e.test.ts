@@ -34,6 +34,13 @@ describe("the console at /ui, served by npm run dev", () => {
       { text: "Saved your note." },
       { text: ALPHABET, chunkSize: 2, delayMs: 60 },
       { text: "A small grey picture." },
+      // the team: its leader delegates, the researcher answers, the leader sums up
+      { toolCalls: [{ name: "delegate_task_to_member", arguments: { member_id: "researcher", task: "Tides" } }] },
+      { text: "Two tides a day." },
+      { text: "The desk says: two tides a day." },
+      // the workflow: research, a person's review, then the writer
+      { text: "Research: tides come twice daily." },
+      { text: "A post about tides." },
     ]);
     [dev, browser] = await Promise.all([
       startDev({
@@ -217,6 +224,35 @@ describe("the console at /ui, served by npm run dev", () => {
     await page.getByRole("button", { name: "New chat" }).click();
     await expect.poll(() => page.locator("article.run").count()).toBe(0);
     await expect.poll(() => page.getByText(/^Session /).count()).toBe(0);
+    expect(errors).toEqual([]);
+  });
+
+  it("shows a team's member runs as they happen", async () => {
+    await page.getByLabel("Chat with").selectOption("teams/writing-desk");
+    await send("Research tides");
+    const run = lastRun();
+    await settled(run);
+    const member = run.getByRole("region", { name: "Member run: Researcher" });
+    await text(member).toContain("Two tides a day.");
+    await text(run.locator('details[data-tool="delegate_task_to_member"]')).toContain("done");
+    await text(run.locator(":scope > .content")).toBe("The desk says: two tides a day.");
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-team.png") });
+    expect(errors).toEqual([]);
+  });
+
+  it("shows a workflow's steps, and continues it past a person's review", async () => {
+    await page.getByLabel("Chat with").selectOption("workflows/blog-post");
+    await send("Tides");
+    const run = lastRun();
+    await settled(run, "paused");
+    await text(run.getByRole("list", { name: "Workflow steps" })).toContain("research: done");
+    const form = run.getByRole("form", { name: "The run waits for you" });
+    await text(form).toContain("Write the post from this research?");
+    await form.getByRole("button", { name: "Confirm" }).click();
+    await settled(run);
+    await text(run.getByRole("list", { name: "Workflow steps" })).toContain("write: done");
+    await text(run.locator(":scope > .content")).toBe("A post about tides.");
     expect(errors).toEqual([]);
   });
 });
