@@ -255,4 +255,30 @@ describe("the console at /ui, served by npm run dev", () => {
     await text(run.locator(":scope > .content")).toBe("A post about tides.");
     expect(errors).toEqual([]);
   });
+
+  it("renames a session, and deletes one only once the page has asked", async () => {
+    const names = async () =>
+      ((await (await fetch(`${dev.url}/sessions?limit=50`)).json()) as { data: Array<{ session_name: string }> }).data
+        .map((d) => d.session_name)
+        .sort();
+    await page.getByRole("link", { name: "Sessions" }).click();
+    const list = page.getByRole("navigation", { name: "Session list" });
+    await list.getByRole("button", { name: /Research tides/ }).click();
+    await page.getByLabel("Session name").fill("Tides desk");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await list.getByRole("button", { name: /Tides desk/ }).waitFor();
+    expect(await names()).toEqual(["Say hello", "Tides", "Tides desk"]);
+
+    await page.getByRole("button", { name: "Delete…" }).click();
+    const ask = page.getByRole("alertdialog", { name: "Delete this session?" });
+    await ask.waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+    await ask.getByRole("button", { name: "Cancel" }).click();
+    expect(await names()).toEqual(["Say hello", "Tides", "Tides desk"]);
+    await page.getByRole("button", { name: "Delete…" }).click();
+    await ask.getByRole("button", { name: "Delete session" }).click();
+    await list.getByRole("button", { name: /Tides desk/ }).waitFor({ state: "detached" });
+    expect(await names()).toEqual(["Say hello", "Tides"]);
+    expect(errors).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { getJson, type Component } from "./api.js";
+import { getJson, request, type Component } from "./api.js";
 
 interface SessionRow {
   session_id: string;
@@ -28,7 +28,64 @@ const when = (v: unknown) => {
   return Number.isNaN(date.getTime()) ? String(v) : date.toLocaleString();
 };
 
-/** Sessions: a page of them (searchable by name), and one session's runs with their tool calls and metrics. */
+/** Rename and delete for the open session; deleting asks once more in the page before it goes. */
+function SessionActions(props: { session: SessionRow; onRenamed: (name: string) => void; onDeleted: () => void }) {
+  const [name, setName] = useState(props.session.session_name ?? "");
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+  const path = `/sessions/${encodeURIComponent(props.session.session_id)}`;
+  const fail = (e: Error) => setError(e.message);
+  return (
+    <div class="session-actions">
+      <form
+        class="toolbar"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const session_name = name.trim();
+          if (!session_name) return;
+          request(`${path}/rename`, {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify({ session_name }),
+          }).then(() => props.onRenamed(session_name), fail);
+        }}
+      >
+        <label for="session-name">Session name</label>
+        <input
+          id="session-name"
+          required
+          maxLength={255}
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+        <button type="submit">Rename</button>
+        {!confirming && (
+          <button type="button" class="secondary" onClick={() => setConfirming(true)}>
+            Delete…
+          </button>
+        )}
+      </form>
+      {confirming && (
+        <div class="confirm" role="alertdialog" aria-label="Delete this session?">
+          <p>Delete this session and all its runs? This cannot be undone.</p>
+          <button type="button" onClick={() => request(path, { method: "DELETE" }).then(props.onDeleted, fail)}>
+            Delete session
+          </button>{" "}
+          <button type="button" class="secondary" onClick={() => setConfirming(false)}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** Sessions: a page of them (searchable by name), one session's runs with their tool calls and metrics; rename, delete. */
 export function Sessions(props: { components: Component[] }) {
   const [search, setSearch] = useState("");
   const [query, setQuery] = useState("");
@@ -36,6 +93,7 @@ export function Sessions(props: { components: Component[] }) {
   const [open, setOpen] = useState<SessionRow | undefined>();
   const [runs, setRuns] = useState<RunRow[] | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const [reloads, setReloads] = useState(0);
   const nameOf = (s: SessionRow) => {
     const id = s.agent_id ?? s.team_id ?? s.workflow_id;
     return props.components.find((c) => c.id === id)?.name ?? id ?? "";
@@ -48,7 +106,7 @@ export function Sessions(props: { components: Component[] }) {
       (page) => setSessions(page.data),
       (e: Error) => setError(e.message),
     );
-  }, [query]);
+  }, [query, reloads]);
 
   useEffect(() => {
     setRuns(undefined);
@@ -109,6 +167,18 @@ export function Sessions(props: { components: Component[] }) {
           ) : (
             <>
               <h2>{open.session_name || open.session_id}</h2>
+              <SessionActions
+                key={open.session_id}
+                session={open}
+                onRenamed={(session_name) => {
+                  setOpen({ ...open, session_name });
+                  setReloads((n) => n + 1);
+                }}
+                onDeleted={() => {
+                  setOpen(undefined);
+                  setReloads((n) => n + 1);
+                }}
+              />
               {runs === undefined ? (
                 <p>Loading…</p>
               ) : (
