@@ -43,7 +43,7 @@ function SessionActions(props: { session: SessionRow; onRenamed: (name: string) 
           e.preventDefault();
           const session_name = name.trim();
           if (!session_name) return;
-          request(`${path}/rename`, {
+          void request(`${path}/rename`, {
             method: "POST",
             headers: { "content-type": "application/json" },
             body: JSON.stringify({ session_name }),
@@ -68,7 +68,7 @@ function SessionActions(props: { session: SessionRow; onRenamed: (name: string) 
       {confirming && (
         <div class="confirm" role="alertdialog" aria-label="Delete this session?">
           <p>Delete this session and all its runs? This cannot be undone.</p>
-          <button type="button" onClick={() => request(path, { method: "DELETE" }).then(props.onDeleted, fail)}>
+          <button type="button" onClick={() => void request(path, { method: "DELETE" }).then(props.onDeleted, fail)}>
             Delete session
           </button>{" "}
           <button type="button" class="secondary" onClick={() => setConfirming(false)}>
