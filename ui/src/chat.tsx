@@ -25,8 +25,17 @@ export function Chat(props: { components: Component[] }) {
     return () => made?.close();
   }, [targetKey]);
 
+  // The newest turn stays in view while the reader is at the bottom; scrolled up, they stay where they are.
+  const following = useRef(true);
   useEffect(() => {
-    log.current?.lastElementChild?.scrollIntoView({ block: "end" });
+    const onScroll = () => {
+      following.current = innerHeight + scrollY >= document.documentElement.scrollHeight - 200;
+    };
+    addEventListener("scroll", onScroll, { passive: true });
+    return () => removeEventListener("scroll", onScroll);
+  }, []);
+  useEffect(() => {
+    if (following.current) log.current?.lastElementChild?.scrollIntoView({ block: "end" });
   });
 
   const newChat = () => {
@@ -37,6 +46,7 @@ export function Chat(props: { components: Component[] }) {
   const send = (e: Event) => {
     e.preventDefault();
     if (!session || session.busy || !message.trim()) return;
+    following.current = true;
     void session.send(message.trim(), files);
     setMessage("");
     setFiles([]);
