@@ -1,5 +1,6 @@
 import { HttpError, request, type Component } from "./api.js";
-import { applyEvent, newRun, settled, type PendingView, type RunView } from "./run-state.js";
+import { requirementResolutions, stepResolutions, type Answer } from "./resolutions.js";
+import { applyEvent, newRun, settled, type RunView } from "./run-state.js";
 import { readSse } from "./sse.js";
 
 /** A file sent with a message, as the conversation shows it back. */
@@ -11,12 +12,6 @@ export interface Attachment {
 }
 
 export type Turn = { role: "user"; text: string; attachments: Attachment[] } | { role: "run"; run: RunView };
-
-/** How a pending requirement was answered in the page. */
-export interface Answer {
-  confirmed: boolean;
-  values: Record<string, string>;
-}
 
 /** Automatic re-attachments after a dropped stream before the page offers a button instead. */
 const AUTO_RESUMES = 3;
@@ -90,7 +85,7 @@ export class ChatSession {
     form.set("stream", "true");
     if (this.sessionId) form.set("session_id", this.sessionId);
     if (this.target.kind === "workflows") form.set("step_requirements", JSON.stringify(stepResolutions(run, answers)));
-    else form.set("requirements", JSON.stringify(run.pending.map((p) => resolution(p, answers.get(p.key)))));
+    else form.set("requirements", JSON.stringify(requirementResolutions(run, answers)));
     run.status = "running";
     run.pending = [];
     this.changed();
@@ -160,28 +155,4 @@ export class ChatSession {
       attempt,
     );
   }
-}
-
-function resolution(p: PendingView, answer: Answer | undefined) {
-  if (p.fields.length > 0 && !p.confirm) return { id: p.id, user_input: answer?.values ?? {} };
-  return { id: p.id, confirmed: answer?.confirmed ?? false };
-}
-
-/** A workflow's continue: one entry per paused step, its own decision or its agent's requirements. */
-function stepResolutions(run: RunView, answers: Map<string, Answer>) {
-  const byStep = new Map<string, Record<string, unknown>>();
-  for (const p of run.pending) {
-    const answer = answers.get(p.key);
-    if (p.source === "executor") {
-      const entry = byStep.get(p.stepId!) ?? { step_id: p.stepId!, executor_requirements: [] };
-      (entry.executor_requirements as unknown[]).push(resolution(p, answer));
-      byStep.set(p.stepId!, entry);
-    } else
-      byStep.set(p.id, {
-        step_id: p.id,
-        confirmed: answer?.confirmed ?? false,
-        ...(p.fields.length > 0 && { user_input: answer?.values ?? {} }),
-      });
-  }
-  return [...byStep.values()];
 }

@@ -1,5 +1,5 @@
 import { useState } from "preact/hooks";
-import type { Answer } from "./chat-session.js";
+import type { Answer } from "./resolutions.js";
 import type { MemberView, PendingView, RunView, ToolView } from "./run-state.js";
 
 const pretty = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v, null, 2));
