@@ -37,8 +37,11 @@ export default defineConfig(
   tseslint.configs.recommended,
   {
     languageOptions: {
-      // two programs: the Worker's (tsconfig.json) and Node's (tsconfig.node.json: scripts, Node tests)
-      parserOptions: { project: ["./tsconfig.json", "./tsconfig.node.json"], tsconfigRootDir: import.meta.dirname },
+      // three programs: the Worker's (tsconfig.json), Node's (tsconfig.node.json: scripts, Node tests) and the browser console's (ui/tsconfig.json)
+      parserOptions: {
+        project: ["./tsconfig.json", "./tsconfig.node.json", "./ui/tsconfig.json"],
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",

@@ -2,7 +2,9 @@
  * `npm run bundle-size`: builds a Worker as `wrangler deploy` would (`--dry-run --outdir`, nothing
  * leaves the machine), prints its upload size as one JSON line (raw and gzip bytes, as wrangler
  * counts them, and the largest packages in it), and exits 1 when the gzip size is over the budget
- * in bundle-budget.json.
+ * in bundle-budget.json. The same line reports the browser console (dist/ui, built first: what a
+ * browser downloads to open /ui, each file gzipped as it is sent) against its own budget in
+ * bundle-budget-ui.json (`--ui-budget`), and over that budget it exits 1 too.
  *
  *   npm run bundle-size                                  # the example Worker, wrangler.toml
  *   npm run bundle-size -- --config path/wrangler.toml   # another Worker, same budget
@@ -16,6 +18,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildSandbox } from "./build-sandbox.js";
+import { buildUi } from "./build-ui.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -50,9 +53,31 @@ const budgetPath = resolve(arg("budget") ?? join(root, "bundle-budget.json"));
 const budget = JSON.parse(readFileSync(budgetPath, "utf8")) as Budget;
 const config = resolve(arg("config") ?? resolve(dirname(budgetPath), budget.config ?? "wrangler.toml"));
 const metafileOut = arg("metafile");
+const uiBudgetPath = resolve(arg("ui-budget") ?? join(root, "bundle-budget-ui.json"));
+const uiBudget = JSON.parse(readFileSync(uiBudgetPath, "utf8")) as Budget;
 
-// The example's CodeMode sandbox is generated source; the bundle needs it current.
+/** The console's files: raw bytes, and gzip bytes as a browser receives them (each file on its own). */
+async function consoleSize() {
+  const dir = join(root, "dist/ui");
+  const files = (await buildUi(dir)).sort();
+  const sizes = files.map((f) => {
+    const content = readFileSync(join(dir, f));
+    return { raw: content.byteLength, gzip: gzipSync(content, { level: 9 }).byteLength };
+  });
+  const gzipBytes = sizes.reduce((sum, s) => sum + s.gzip, 0);
+  return {
+    files,
+    raw_bytes: sizes.reduce((sum, s) => sum + s.raw, 0),
+    gzip_bytes: gzipBytes,
+    budget_gzip_bytes: uiBudget.maxGzipBytes,
+    within_budget: gzipBytes <= uiBudget.maxGzipBytes,
+  };
+}
+
+// The example's CodeMode sandbox is generated source; the bundle needs it current. The console's
+// files are built before wrangler reads a config whose [assets] names them.
 await buildSandbox();
+const page = await consoleSize();
 const work = mkdtempSync(join(tmpdir(), "agno-bundle-size-"));
 try {
   const outdir = join(work, "out");
@@ -102,11 +127,18 @@ try {
       within_budget: within,
       modules: [...others, mainName],
       largest_raw_bytes: largest,
+      console: page,
     })}\n`,
   );
   if (!within) {
     process.stderr.write(
       `[bundle-size] ${gzipBytes} gzip bytes is over the budget of ${budget.maxGzipBytes} (${budgetPath})\n`,
+    );
+    process.exitCode = 1;
+  }
+  if (!page.within_budget) {
+    process.stderr.write(
+      `[bundle-size] the console's ${page.gzip_bytes} gzip bytes is over its budget of ${uiBudget.maxGzipBytes} (${uiBudgetPath})\n`,
     );
     process.exitCode = 1;
   }

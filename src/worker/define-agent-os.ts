@@ -28,6 +28,7 @@ import { requestLifetime } from "./request-lifetime.js";
 import { scheduledTick } from "./scheduled-tick.js";
 import { settlingCancelledScheduleRuns } from "../scheduler/job-end.js";
 import { upgradeWebSocket } from "./websocket.js";
+import { consolePage, linkingConsole } from "./console-page.js";
 import { tracerFor } from "../tracing/tracing-settings.js";
 import type { XaiLoginRoutes } from "../os/routes/xai-login.js";
 
@@ -73,6 +74,11 @@ export interface AgentOSDefinition<E extends WorkerEnv> {
   xaiLogin?: FromEnv<XaiLoginRoutes | undefined, E>;
   /** serve the AgentOS as an MCP server at `/mcp` (agno's `mcp_server`): `mcpServer()` or `mcpServer({...})` */
   mcpServer?: FromEnv<McpServerMount, E>;
+  /**
+   * the browser console at `/ui`, from the ASSETS binding (`[assets]` pointing at agno-edge's
+   * dist/ui); on when ASSETS is bound, `false` turns it off (ASSETS then serves nothing here)
+   */
+  console?: boolean;
   /** the cron tick (`scheduled`): `enabled: false` makes it do nothing */
   scheduler?: { enabled?: boolean };
 }
@@ -220,38 +226,49 @@ export function defineAgentOS<E extends WorkerEnv = WorkerEnv>(def: AgentOSDefin
     }
   }
 
+  /** The HTTP API: the env's AgentOS over a database connection held for the request. */
+  const serveApi = async (request: Request, env: E, ctx: ExecutionContext): Promise<Response> => {
+    const s = setup(env);
+    if (!s.ok) return s.closed.fetch(request, { dbs: [], misconfigured: s.error.message }, ctx);
+    const os = s.os();
+    const withDb = withDatabase(s.config);
+    if (!withDb) return os.fetch(request, { dbs: [] }, ctx);
+    const { db, end } = openDb(withDb);
+    const lifetime = requestLifetime(ctx, end);
+    try {
+      const queue = anyQueueShard(env.JOB_QUEUE, s.config.queue.shards);
+      const dispatcher = queue && {
+        wake: () => queue.wake(),
+        enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input),
+      };
+      // A schedule's attempt whose job is cancelled before it starts settles with the cancel.
+      const jobs = settlingCancelledScheduleRuns(db.jobs, db.schedules);
+      return lifetime.finish(
+        await os.fetch(
+          request,
+          { dbs: [db], jobs, ssePingMs: s.config.ssePingMs, ...(dispatcher ? { queue: dispatcher } : {}) },
+          lifetime.ctx,
+        ),
+      );
+    } catch (error) {
+      lifetime.abandon();
+      throw error;
+    }
+  };
+
   return {
     JobQueue,
     CodeModeSession,
     components: (env) => ready(env).registry,
 
     async fetch(request, env, ctx) {
-      const s = setup(env);
-      if (!s.ok) return s.closed.fetch(request, { dbs: [], misconfigured: s.error.message }, ctx);
-      const os = s.os();
-      const withDb = withDatabase(s.config);
-      if (!withDb) return os.fetch(request, { dbs: [] }, ctx);
-      const { db, end } = openDb(withDb);
-      const lifetime = requestLifetime(ctx, end);
-      try {
-        const queue = anyQueueShard(env.JOB_QUEUE, s.config.queue.shards);
-        const dispatcher = queue && {
-          wake: () => queue.wake(),
-          enqueue: (input: EnqueueRunInput) => enqueueVia(queue, input),
-        };
-        // A schedule's attempt whose job is cancelled before it starts settles with the cancel.
-        const jobs = settlingCancelledScheduleRuns(db.jobs, db.schedules);
-        return lifetime.finish(
-          await os.fetch(
-            request,
-            { dbs: [db], jobs, ssePingMs: s.config.ssePingMs, ...(dispatcher ? { queue: dispatcher } : {}) },
-            lifetime.ctx,
-          ),
-        );
-      } catch (error) {
-        lifetime.abandon();
-        throw error;
+      const assets = def.console === false ? undefined : env.ASSETS;
+      if (assets) {
+        const page = await consolePage(request, assets);
+        if (page) return page;
+        if (new URL(request.url).pathname === "/") return linkingConsole(await serveApi(request, env, ctx));
       }
+      return serveApi(request, env, ctx);
     },
 
     async scheduled(controller, env) {

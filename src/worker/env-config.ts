@@ -79,6 +79,8 @@ export interface WorkerEnv {
   AI?: unknown;
   /** the R2 bucket for offloaded tool results and media (`[[r2_buckets]]` in wrangler.toml) */
   STORAGE?: R2Bucket;
+  /** the console's static files (`[assets]` in wrangler.toml, from dist/ui): served at `/ui` (src/worker/console-page.ts) */
+  ASSETS?: Fetcher;
   /** STORAGE's bucket name, as references record it (wrangler.toml's [vars]) */
   AGNO_STORAGE_BUCKET?: string;
   /** CodeMode's per-session sandbox state, for an agent's `durableCodeRunner(env.CODEMODE_SESSION)`; `wrangler.toml` binds it */

@@ -28,6 +28,13 @@ function bundleSize(...args: string[]) {
       raw_bytes: number;
       budget_gzip_bytes: number;
       within_budget: boolean;
+      console: {
+        files: string[];
+        raw_bytes: number;
+        gzip_bytes: number;
+        budget_gzip_bytes: number;
+        within_budget: boolean;
+      };
     },
   };
 }
@@ -43,15 +50,25 @@ describe("bundle size", { timeout: 180_000 }, () => {
     expect(report).toMatchObject({ budget_gzip_bytes: budget.maxGzipBytes, within_budget: true });
     expect(report.gzip_bytes).toBeLessThanOrEqual(budget.maxGzipBytes);
     expect(report.raw_bytes).toBeGreaterThan(report.gzip_bytes);
+    // The browser console (dist/ui) is reported beside it, against a budget of its own.
+    const ui = JSON.parse(readFileSync(join(root, "bundle-budget-ui.json"), "utf8")) as { maxGzipBytes: number };
+    expect(report.console).toMatchObject({ budget_gzip_bytes: ui.maxGzipBytes, within_budget: true });
+    expect(report.console.files).toContain("index.html");
+    expect(report.console.gzip_bytes).toBeGreaterThan(0);
+    expect(report.console.raw_bytes).toBeGreaterThan(report.console.gzip_bytes);
     expect(status, stderr).toBe(0);
   });
 
-  it("fails above its budget", () => {
+  it("fails above its budget, and above the console's", () => {
     const budget = join(work, "tight-budget.json");
     writeFileSync(budget, JSON.stringify({ config: join(root, "wrangler.toml"), maxGzipBytes: 100_000 }));
-    const { status, report, stderr } = bundleSize("--budget", budget);
+    const uiBudget = join(work, "tight-ui-budget.json");
+    writeFileSync(uiBudget, JSON.stringify({ maxGzipBytes: 1_000 }));
+    const { status, report, stderr } = bundleSize("--budget", budget, "--ui-budget", uiBudget);
     expect(report.within_budget).toBe(false);
     expect(stderr).toMatch(/over the budget of 100000/);
+    expect(report.console.within_budget).toBe(false);
+    expect(stderr).toMatch(/the console's \d+ gzip bytes is over its budget of 1000/);
     expect(status).toBe(1);
   });
 

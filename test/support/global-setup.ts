@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { buildSandbox } from "../../scripts/build-sandbox.js";
+import { buildUi } from "../../scripts/build-ui.js";
 import { startEmbeddedPostgres } from "../../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../../src/cli/local/ws-proxy.js";
 import { startMcpTestServer } from "./mcp-test-server.js";
@@ -40,7 +41,7 @@ declare module "vitest" {
 }
 
 /**
- * Builds the CodeMode sandbox bundle, then starts the services the suite talks to: the embedded
+ * Builds the CodeMode sandbox bundle and the browser console (dist/ui), then starts the services the suite talks to: the embedded
  * Postgres, the WebSocket proxy in front of it (and of TEST_DATABASE_URL's server when set), the
  * scripted model server, the S3 server and the fake chat platforms the Worker's interfaces post
  * to, and hands their addresses to the tests.
@@ -52,6 +53,8 @@ export default async function setup(project: TestProject) {
   const templateMade = startEmbeddedPostgres({ dataDir: join(template, "pglite") }).then((pg) => pg.stop());
   // The CodeMode sandbox bundle the Worker imports (npm test builds it already; `npx vitest` alone does not).
   await buildSandbox();
+  // The console's files, which wrangler.toml's [assets] serves: wrangler refuses to start without the folder.
+  await buildUi();
   const pglite = await startEmbeddedPostgres();
   const realPgUrl = process.env.TEST_DATABASE_URL ?? "";
   const allow = [`${pglite.host}:${pglite.port}`];

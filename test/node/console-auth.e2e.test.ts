@@ -1,0 +1,93 @@
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { collectPageErrors, launchChromium, seriousViolations } from "../support/browser.js";
+import { startDev, type DevServer } from "../support/dev-server.js";
+
+const SCREENSHOTS = new URL("../../docs/screenshots/", import.meta.url).pathname;
+const KEY = "console-test-key";
+
+/**
+ * The console of a deployment with a security key (`npm run dev` with OS_SECURITY_KEY): the page
+ * itself is public and holds nothing; it asks for the key before it asks the API for anything,
+ * keeps it in the tab's sessionStorage only, and a refused key brings the sign-in form back.
+ */
+describe("the console with a security key", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "agno-console-auth-"));
+  let dev: DevServer;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  /** every request the page made: method, path and the credential it carried */
+  const requested: Array<{ line: string; bearer?: string }> = [];
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    [dev, browser] = await Promise.all([startDev({ AGNO_DEV_DATA: dataDir, OS_SECURITY_KEY: KEY }), launchChromium()]);
+    page = await (await browser.newContext({ viewport: { width: 1000, height: 700 } })).newPage();
+    errors = collectPageErrors(page);
+    page.on("request", (r) =>
+      requested.push({ line: `${r.method()} ${new URL(r.url()).pathname}`, bearer: r.headers()["authorization"] }),
+    );
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("serves the page without credentials, and asks for the key before any data", async () => {
+    const response = await page.goto(`${dev.url}/ui`);
+    expect(response!.status()).toBe(200);
+    const form = page.getByRole("heading", { name: /^Sign in to / });
+    await form.waitFor();
+    await page.getByLabel("Security key").waitFor();
+    // The page's own files and the public /info: nothing else was asked for.
+    expect(requested.map((r) => r.line).filter((r) => !r.startsWith("GET /ui"))).toEqual(["GET /info"]);
+    // The API answers nothing without the key, whatever the page does.
+    expect((await fetch(`${dev.url}/agents`)).status).toBe(401);
+    expect((await fetch(`${dev.url}/sessions`)).status).toBe(401);
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-sign-in.png") });
+    expect(errors).toEqual([]);
+  });
+
+  it("refuses a wrong key with the server's reason, then signs in with the right one", async () => {
+    await page.getByLabel("Security key").fill("not-the-key");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    const alert = page.getByRole("alert");
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/refused the credential/);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    // The browser reports each refused request as a console error: those, and nothing else.
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    errors.length = 0;
+
+    await page.getByLabel("Security key").fill(KEY);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByLabel("Chat with").waitFor();
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([KEY]);
+    expect(page.url()).not.toContain(KEY);
+    // Every data request carried the key.
+    const data = requested.filter((r) => /^GET \/(agents|teams|workflows)$/.test(r.line));
+    expect(data.map((r) => r.bearer)).toEqual([
+      ...["Bearer not-the-key", "Bearer not-the-key", "Bearer not-the-key"],
+      ...[`Bearer ${KEY}`, `Bearer ${KEY}`, `Bearer ${KEY}`],
+    ]);
+    expect(errors).toEqual([]);
+  });
+
+  it("stays signed in across a reload of the tab, and signs out", async () => {
+    await page.reload();
+    await page.getByLabel("Chat with").waitFor();
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByLabel("Security key").waitFor();
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(errors).toEqual([]);
+  });
+});
