@@ -35,7 +35,11 @@ export async function upgradePrincipal(c: Context<OSEnv>, auth: AuthConfig): Pro
     const account = await principalOfServiceAccountKey(serviceAccounts(c), bearer);
     return typeof account === "string" ? errorResponse(c, 401, account, "unauthorized") : account;
   }
-  if (!bearer) return null;
+  // No header: the credentials come in a message. A header that is not a bearer token is refused, as over HTTP.
+  if (!bearer)
+    return c.req.header("authorization") === undefined
+      ? null
+      : errorResponse(c, 401, "the Authorization header is not a bearer token", "unauthorized");
   const found = await principalOfToken(auth, bearer, serviceAccounts(c));
   return typeof found === "string" ? errorResponse(c, 401, found, "unauthorized") : found;
 }
