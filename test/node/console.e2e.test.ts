@@ -219,6 +219,8 @@ describe("the console at /ui, served by npm run dev", () => {
     const picture = runs.last().getByRole("img", { name: "Input image 1" });
     await picture.waitFor();
     await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(8);
+    // dev keeps media in storage: the page fetched it with the credential and shows a blob: URL.
+    expect(await picture.getAttribute("src")).toMatch(/^blob:/);
     await text(page.locator(".session-runs")).toContain("get_current_time");
     expect(await seriousViolations(page)).toEqual([]);
     await screenshot(page, "console-sessions");
