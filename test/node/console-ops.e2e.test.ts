@@ -197,6 +197,24 @@ describe("the console's operations views, served by npm run dev", () => {
     expect(errors).toEqual([]);
   });
 
+  it("tells a caller without the admin scope that the queue is the admin's", async () => {
+    // With auth off in dev every caller is admin: the server's refusal of another credential
+    // (test/workers/isolation-matrix.test.ts) is stood in for by the answer it gives.
+    await page.route("**/queue/**", (route) =>
+      route.fulfill({
+        status: 403,
+        contentType: "application/json",
+        body: JSON.stringify({ detail: "Insufficient permissions", error_id: "forbidden" }),
+      }),
+    );
+    await page.getByRole("button", { name: "Refresh" }).click();
+    await text(page.getByRole("alert")).toContain("Only an administrator may see the queue");
+    await page.unroute("**/queue/**");
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.filter((e) => !e.includes("status of 403"))).toEqual([]);
+    errors.splice(0);
+  });
+
   it("shows the database's schema as current, and migrates it once asked", async () => {
     await open("Database");
     const db = page.locator("li.card").first();
