@@ -57,7 +57,7 @@ function ApprovalCard(props: { approval: Approval; onResolved: () => void }) {
   );
 }
 
-/** Approvals: the pending ones, oldest decisions first to make; a decision continues its run in the background. */
+/** Approvals: the pending ones, newest first; a decision continues its run in the background. */
 export function Approvals() {
   const [approvals, setApprovals] = useState<Approval[] | undefined>();
   const [count, setCount] = useState<number | undefined>();
