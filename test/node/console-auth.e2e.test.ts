@@ -1,12 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { screenshot } from "../support/screenshots.js";
 import { collectPageErrors, launchChromium, seriousViolations } from "../support/browser.js";
 import { startDev, type DevServer } from "../support/dev-server.js";
 
-const SCREENSHOTS = new URL("../../docs/screenshots/", import.meta.url).pathname;
 const KEY = "console-test-key";
 
 /**
@@ -24,7 +24,6 @@ describe("the console with a security key", () => {
   const requested: Array<{ line: string; bearer?: string }> = [];
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     [dev, browser] = await Promise.all([startDev({ AGNO_DEV_DATA: dataDir, OS_SECURITY_KEY: KEY }), launchChromium()]);
     page = await (await browser.newContext({ viewport: { width: 1000, height: 700 } })).newPage();
     errors = collectPageErrors(page);
@@ -51,7 +50,7 @@ describe("the console with a security key", () => {
     expect((await fetch(`${dev.url}/agents`)).status).toBe(401);
     expect((await fetch(`${dev.url}/sessions`)).status).toBe(401);
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, "console-sign-in.png") });
+    await screenshot(page, "console-sign-in");
     expect(errors).toEqual([]);
   });
 

@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { screenshot } from "../support/screenshots.js";
 import { collectPageErrors, launchChromium, seriousViolations } from "../support/browser.js";
 import { startDev, type DevServer } from "../support/dev-server.js";
 import { syntheticJpeg } from "../support/media-jpeg.js";
 import { scriptModel, type ModelScript } from "../support/model-script.js";
 
-const SCREENSHOTS = new URL("../../docs/screenshots/", import.meta.url).pathname;
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
 
 /**
@@ -25,7 +25,6 @@ describe("the console at /ui, served by npm run dev", () => {
   let script: ModelScript;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     script = await scriptModel(inject("modelServerUrl"), [
       { text: "Hello from the console, streamed as it arrives.", chunkSize: 4, delayMs: 40 },
       { toolCalls: [{ name: "get_current_time", arguments: { timezone: "Europe/Paris" } }] },
@@ -134,7 +133,7 @@ describe("the console at /ui, served by npm run dev", () => {
     await text(form).toContain("save_note");
     await text(form).toContain("buy milk");
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, "console-chat.png") });
+    await screenshot(page, "console-chat");
     await form.getByRole("button", { name: "Confirm" }).click();
     await settled(run);
     await text(run.locator(".content")).toBe("Saved your note.");
@@ -199,7 +198,7 @@ describe("the console at /ui, served by npm run dev", () => {
     await page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, "console-phone.png") });
+    await screenshot(page, "console-phone");
     await page.getByRole("link", { name: "Sessions" }).click();
     await page.getByRole("navigation", { name: "Session list" }).getByRole("button").first().click();
     await page.locator(".session-runs article.run").first().waitFor();
@@ -216,9 +215,15 @@ describe("the console at /ui, served by npm run dev", () => {
     const runs = page.locator(".session-runs article.run");
     await expect.poll(() => runs.count()).toBe(5);
     await text(runs.first()).toContain("Hello from the console");
+    // The uploaded picture is shown back from the stored run.
+    const picture = runs.last().getByRole("img", { name: "Input image 1" });
+    await picture.waitFor();
+    await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(8);
+    // dev keeps media in storage: the page fetched it with the credential and shows a blob: URL.
+    expect(await picture.getAttribute("src")).toMatch(/^blob:/);
     await text(page.locator(".session-runs")).toContain("get_current_time");
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, "console-sessions.png") });
+    await screenshot(page, "console-sessions");
     // Back in Chat, the conversation is where it was; New chat starts another session.
     await page.getByRole("link", { name: "Chat" }).click();
     await expect.poll(() => page.locator("article.run").count()).toBe(5);
@@ -238,7 +243,7 @@ describe("the console at /ui, served by npm run dev", () => {
     await text(run.locator('details[data-tool="delegate_task_to_member"]')).toContain("done");
     await text(run.locator(":scope > .content")).toBe("The desk says: two tides a day.");
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: join(SCREENSHOTS, "console-team.png") });
+    await screenshot(page, "console-team");
     expect(errors).toEqual([]);
   });
 

@@ -90,3 +90,18 @@ export async function listComponents(): Promise<Component[]> {
     list.flatMap((c) => (c.id ? [{ kind: kinds[i]!, id: c.id, name: c.name || c.id }] : [])),
   );
 }
+
+/** A request with a JSON body (or none), its JSON answer; a 204 answers undefined. */
+export async function sendJson<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await request(path, {
+    method,
+    ...(body !== undefined && { headers: { "content-type": "application/json" }, body: JSON.stringify(body) }),
+  });
+  return (res.status === 204 ? undefined : await res.json()) as T;
+}
+
+/** A page as agno's list routes answer it. */
+export interface Paged<T> {
+  data: T[];
+  meta: { page: number; limit: number; total_pages: number; total_count: number };
+}

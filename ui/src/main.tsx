@@ -12,11 +12,27 @@ import {
   type OsInfo,
 } from "./api.js";
 import { Chat } from "./chat.js";
+import { Approvals } from "./approvals.js";
+import { Databases } from "./databases.js";
+import { Jobs } from "./jobs.js";
+import { Schedules } from "./schedules.js";
 import { Sessions } from "./sessions.js";
 import { SignIn } from "./sign-in.js";
 
-type View = "chat" | "sessions";
-const viewOfHash = (): View => (location.hash === "#/sessions" ? "sessions" : "chat");
+/** The views, in the nav's order, each at `#/<its key>`. */
+const VIEWS = {
+  chat: "Chat",
+  sessions: "Sessions",
+  schedules: "Schedules",
+  jobs: "Jobs",
+  approvals: "Approvals",
+  database: "Database",
+} as const;
+type View = keyof typeof VIEWS;
+const viewOfHash = (): View => {
+  const key = location.hash.slice(2);
+  return key in VIEWS ? (key as View) : "chat";
+};
 
 type State =
   | { phase: "loading" }
@@ -86,12 +102,11 @@ function App() {
       <header class="top">
         <span class="brand">{state.info.name}</span>
         <nav aria-label="Views">
-          <a href="#/chat" aria-current={view === "chat" ? "page" : undefined}>
-            Chat
-          </a>
-          <a href="#/sessions" aria-current={view === "sessions" ? "page" : undefined}>
-            Sessions
-          </a>
+          {(Object.keys(VIEWS) as View[]).map((v) => (
+            <a key={v} href={`#/${v}`} aria-current={view === v ? "page" : undefined}>
+              {VIEWS[v]}
+            </a>
+          ))}
         </nav>
         {state.info.auth_mode !== "none" && (
           <button
@@ -107,12 +122,16 @@ function App() {
         )}
       </header>
       <main>
-        <h1 class="visually-hidden">{view === "chat" ? "Chat" : "Sessions"}</h1>
+        <h1 class="visually-hidden">{VIEWS[view]}</h1>
         {/* The chat stays mounted on the other views: its conversation and streams go on. */}
         <div hidden={view !== "chat"}>
           <Chat components={state.components} />
         </div>
         {view === "sessions" && <Sessions components={state.components} />}
+        {view === "schedules" && <Schedules components={state.components} />}
+        {view === "jobs" && <Jobs />}
+        {view === "approvals" && <Approvals />}
+        {view === "database" && <Databases />}
       </main>
     </>
   );

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { getJson, request, type Component } from "./api.js";
+import { RunMedia, type ImageRecord } from "./run-media.js";
 
 interface SessionRow {
   session_id: string;
@@ -19,6 +20,8 @@ interface RunRow {
   created_at?: string | number;
   tools?: Array<{ tool_call_id?: string; tool_name?: string; tool_args?: unknown; result?: unknown }> | null;
   metrics?: { input_tokens?: number; output_tokens?: number; duration?: number } | null;
+  images?: ImageRecord[] | null;
+  input_media?: { images?: ImageRecord[] | null } | null;
 }
 
 const text = (v: unknown) => (v == null ? "" : typeof v === "string" ? v : JSON.stringify(v, null, 2));
@@ -202,6 +205,11 @@ export function Sessions(props: { components: Component[] }) {
                         <pre>{text(t.result)}</pre>
                       </details>
                     ))}
+                    <RunMedia
+                      sessionId={open.session_id}
+                      input={r.input_media?.images ?? undefined}
+                      output={r.images ?? undefined}
+                    />
                     <div class="content">{text(r.content)}</div>
                     {r.metrics && (
                       <p class="meta">
