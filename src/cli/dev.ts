@@ -12,7 +12,7 @@
  * MODEL (`provider:model-id`) and the providers' keys and base URLs (see PROVIDER_ENV_VARS).
  * The config's cron triggers fire by themselves at the start of each minute they match (UTC), as
  * once deployed (local/dev-cron.ts); `AGNO_DEV_CRON=off` turns that off, and
- * `/cdn-cgi/handler/scheduled?cron=*+*+*+*+*` still fires the trigger on demand.
+ * `/__scheduled?cron=*+*+*+*+*` still fires the trigger on demand.
  * Arguments go to `wrangler dev` (`--test-scheduled` also serves `/__scheduled`). `AGNO_DEV_INSPECTOR=off` starts
  * the same Worker without wrangler's DevTools inspector (see in-process-worker.ts; only
  * `--test-scheduled` is understood then).
@@ -192,7 +192,7 @@ async function main({ root, args }: DevOptions) {
   let stopping = false;
   const crons = cronsToFire(configPathOf(root, args), port);
   // wrangler dev then says no more that crons need firing by hand (and serves /__scheduled too).
-  const runtimeArgs = crons && !args.includes("--test-scheduled") ? [...args, "--test-scheduled"] : args;
+  const runtimeArgs = args.includes("--test-scheduled") ? args : [...args, "--test-scheduled"];
   const project = { root, dataDir, args: runtimeArgs };
   const startRuntime = () =>
     inProcess
@@ -260,7 +260,7 @@ function configPathOf(root: string, args: string[]): string {
 
 /** The config's crons, to fire every minute they match; undefined with AGNO_DEV_CRON=off or none configured. */
 function cronsToFire(configPath: string, port: number): string[] | undefined {
-  const byHand = `curl "localhost:${port}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*" fires the trigger by hand`;
+  const byHand = `curl "localhost:${port}/__scheduled?cron=*+*+*+*+*" fires the trigger by hand`;
   if (process.env.AGNO_DEV_CRON === "off") {
     log(`cron triggers off (AGNO_DEV_CRON=off): ${byHand}`);
     return undefined;

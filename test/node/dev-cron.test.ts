@@ -79,7 +79,7 @@ describe("firing on the minute", () => {
       { ms: 5_000, every: 20 },
     );
     await new Promise((r) => setTimeout(r, 200));
-    expect(hits.map((u) => u.pathname)).toEqual(["/cdn-cgi/handler/scheduled", "/cdn-cgi/handler/scheduled"]);
+    expect(hits.map((u) => u.pathname)).toEqual(["/__scheduled", "/__scheduled"]);
     expect(hits.map((u) => u.searchParams.get("cron"))).toEqual(["* * * * *", matching]);
     expect(hits.map((u) => Number(u.searchParams.get("time")))).toEqual([boundary, boundary]);
   });

@@ -1,6 +1,6 @@
 /**
  * The cron trigger in local development. `wrangler dev` never fires a Worker's crons by itself
- * (it only serves `/cdn-cgi/handler/scheduled` for firing them by hand), so schedules, queue
+ * (it only serves a route for firing them by hand), so schedules, queue
  * wake-ups and pruning would wait for someone to call it. This fires each cron of the project's
  * config at the start of every minute it matches, in UTC, as Cloudflare does once deployed:
  * through that same endpoint of the runtime, so the Worker's own `scheduled` handler runs.
@@ -78,7 +78,9 @@ export function startDevCron(opts: {
         opts.log(`cron ${cron}: the runtime is restarting, this minute's trigger is skipped`);
         continue;
       }
-      const url = `http://127.0.0.1:${port}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}&time=${minuteMs}`;
+      // `/__scheduled` (wrangler's --test-scheduled route): its `/cdn-cgi/handler/scheduled` does not
+      // reach the Worker's scheduled handler once the config has [assets].
+      const url = `http://127.0.0.1:${port}/__scheduled?cron=${encodeURIComponent(cron)}&time=${minuteMs}`;
       try {
         const res = await fetch(url, { signal: AbortSignal.timeout(15 * 60_000) });
         // The handler's own error is in the runtime's log above; this line says which trigger it was.
