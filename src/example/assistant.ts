@@ -42,6 +42,25 @@ const saveNote = tool({
   },
 });
 
+// Pauses the run until the user says when (agno's user input: the model proposes the reminder, the
+// person fills in the field it must not guess), then keeps the reminder in the session.
+const setReminder = tool({
+  name: "set_reminder",
+  description: "Set a reminder in this conversation; the user fills in when",
+  parameters: z.object({
+    text: z.string().min(1).max(500).describe("what to be reminded of"),
+    when: z.string().max(200).optional().describe("when, in the user's words"),
+  }),
+  requiresUserInput: true,
+  userInputFields: ["when"],
+  execute: ({ text, when }, ctx) => {
+    if (!when?.trim()) throw new Error("the reminder needs a time");
+    const reminders = Array.isArray(ctx.sessionState.reminders) ? (ctx.sessionState.reminders as object[]) : [];
+    ctx.sessionState.reminders = [...reminders, { text, when }];
+    return `reminder set: ${text}, ${when}`;
+  },
+});
+
 // Pauses the run until an approver decides (GET /approvals, POST /approvals/{id}/resolve); the
 // decision continues the run in the background.
 const forgetNotes = tool({
@@ -70,7 +89,7 @@ export function exampleAssistant(
     id: "assistant",
     name: "Assistant",
     description:
-      "A helpful assistant with a clock, dice and notes (saving one asks for confirmation, forgetting them an approver).",
+      "A helpful assistant with a clock, dice, notes and reminders (saving a note asks for confirmation, a reminder asks when, forgetting the notes asks an approver).",
     model,
     instructions: [
       "Answer briefly.",
@@ -78,7 +97,7 @@ export function exampleAssistant(
       "Save a note when the user asks you to remember something.",
       ...(opts.knowledge ? ["Search the knowledge base before answering questions about documents."] : []),
     ],
-    tools: [currentTime, rollDice, saveNote, forgetNotes],
+    tools: [currentTime, rollDice, saveNote, setReminder, forgetNotes],
     addHistoryToContext: true,
     offloadToolResults: opts.offloadToolResults ?? false,
     heartbeatSeconds: opts.heartbeatSeconds,

@@ -1,6 +1,8 @@
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { base64url, SignJWT } from "jose";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { screenshot } from "../support/screenshots.js";
@@ -87,6 +89,101 @@ describe("the console with a security key", () => {
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByLabel("Security key").waitFor();
     expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    expect(errors).toEqual([]);
+  });
+});
+
+/**
+ * The console of a deployment that takes JWTs (`npm run dev` with JWT_VERIFICATION_KEYS): the
+ * person pastes a token their identity provider issued. The form says so; an expired token or one
+ * signed with another key is refused with the server's reason and kept nowhere; a good one is
+ * kept in the tab's sessionStorage and sent as the bearer of every data request.
+ */
+describe("the console with JWT sign-in", () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "agno-console-jwt-"));
+  const secret = randomBytes(32);
+  const keys = JSON.stringify([{ kty: "oct", k: base64url.encode(secret), kid: "idp" }]);
+  let dev: DevServer;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  const requested: Array<{ line: string; bearer?: string }> = [];
+  let refused = 0;
+  let inFlight = 0;
+
+  const mint = (opts: { key?: Uint8Array; expiresIn?: number } = {}) =>
+    new SignJWT({ scopes: ["agent_os:admin"] })
+      .setProtectedHeader({ alg: "HS256", kid: "idp" })
+      .setSubject("ann")
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 600)
+      .setExpirationTime(Math.floor(Date.now() / 1000) + (opts.expiresIn ?? 3600))
+      .sign(opts.key ?? secret);
+
+  beforeAll(async () => {
+    [dev, browser] = await Promise.all([
+      startDev({ AGNO_DEV_DATA: dataDir, JWT_VERIFICATION_KEYS: keys }),
+      launchChromium(),
+    ]);
+    page = await (await browser.newContext({ viewport: { width: 1000, height: 700 } })).newPage();
+    errors = collectPageErrors(page);
+    page.on("request", (r) =>
+      requested.push({ line: `${r.method()} ${new URL(r.url()).pathname}`, bearer: r.headers()["authorization"] }),
+    );
+    page.on("response", (r) => void (r.status() === 401 && refused++));
+    page.on("request", () => inFlight++);
+    page.on("requestfinished", () => inFlight--);
+    page.on("requestfailed", () => inFlight--);
+  }, 180_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await dev?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const signIn = async (token: string) => {
+    await page.getByLabel("Token (JWT)").fill(token);
+    await page.getByRole("button", { name: "Sign in" }).click();
+  };
+
+  it("asks for a token, and refuses an expired one and one signed with another key", async () => {
+    await page.goto(`${dev.url}/ui`);
+    await page.getByRole("heading", { name: /^Sign in to / }).waitFor();
+    await page.getByText(/paste a token your identity provider issued/).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
+
+    for (const token of [await mint({ expiresIn: -3600 }), await mint({ key: randomBytes(32) })]) {
+      const answered = page.waitForResponse((r) => r.status() === 401);
+      await signIn(token);
+      await answered;
+      const alert = page.getByRole("alert");
+      await expect.poll(() => alert.textContent()).toMatch(/refused the credential/);
+      await expect.poll(() => page.evaluate(() => sessionStorage.length)).toBe(0);
+      await page.getByLabel("Token (JWT)").waitFor();
+    }
+    // The browser reports each refused request as a console error, once it has its answer: those,
+    // and nothing else.
+    await expect.poll(() => inFlight).toBe(0);
+    await expect.poll(() => errors.length).toBe(refused);
+    expect(errors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    errors.length = 0;
+  });
+
+  it("signs in with a token from the identity provider and sends it with every data request", async () => {
+    const token = await mint();
+    requested.length = 0;
+    await signIn(token);
+    await page.getByLabel("Chat with").waitFor();
+    expect(await page.evaluate(() => Object.values(sessionStorage))).toEqual([token]);
+    expect(await page.evaluate(() => localStorage.length)).toBe(0);
+    expect(page.url()).not.toContain(token);
+    const sessions = page.waitForResponse((r) => new URL(r.url()).pathname === "/sessions");
+    await page.getByRole("link", { name: "Sessions" }).click();
+    expect((await sessions).status()).toBe(200);
+    await page.getByRole("navigation", { name: "Session list" }).waitFor();
+    const data = requested.filter((r) => !r.line.startsWith("GET /ui") && r.line !== "GET /info");
+    expect(data.length).toBeGreaterThan(3);
+    expect(data.filter((r) => r.bearer !== `Bearer ${token}`)).toEqual([]);
     expect(errors).toEqual([]);
   });
 });

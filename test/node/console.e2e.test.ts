@@ -31,6 +31,8 @@ describe("the console at /ui, served by npm run dev", () => {
       { text: "It is morning in Paris." },
       { toolCalls: [{ id: "note-1", name: "save_note", arguments: { note: "buy milk" } }] },
       { text: "Saved your note." },
+      { toolCalls: [{ id: "remind-1", name: "set_reminder", arguments: { text: "call mum" } }] },
+      { text: "I will remind you to call mum tomorrow at nine." },
       { text: ALPHABET, chunkSize: 2, delayMs: 60 },
       { text: "A small grey picture." },
       // the team: its leader delegates, the researcher answers, the leader sums up
@@ -141,6 +143,30 @@ describe("the console at /ui, served by npm run dev", () => {
     expect(errors).toEqual([]);
   });
 
+  it("asks for the input a paused tool needs, and the run goes on with what was typed", async () => {
+    await send("Remind me to call mum");
+    const run = lastRun();
+    await settled(run, "paused");
+    const form = run.getByRole("form", { name: "The run waits for you" });
+    await text(form).toContain("call mum");
+    // Only the field the tool leaves to a person is asked for; the form cannot be sent empty.
+    const when = form.getByLabel(/^when/);
+    await when.waitFor();
+    expect(await form.getByRole("textbox").count()).toBe(1);
+    expect(await form.getByRole("button", { name: "Confirm" }).count()).toBe(0);
+    expect(await when.evaluate((input: HTMLInputElement) => input.validity.valueMissing)).toBe(true);
+    expect(await seriousViolations(page)).toEqual([]);
+    await when.fill("tomorrow at nine");
+    await form.getByRole("button", { name: "Send" }).click();
+    await settled(run);
+    await text(run.locator(".content")).toBe("I will remind you to call mum tomorrow at nine.");
+    await text(run.locator('details[data-tool="set_reminder"]')).toContain("reminder set: call mum, tomorrow at nine");
+    // The model was handed the tool's result, run with the person's value.
+    const sent = JSON.stringify((await script.requests()).at(-1)!.body);
+    expect(sent).toContain("reminder set: call mum, tomorrow at nine");
+    expect(errors).toEqual([]);
+  });
+
   it("resumes a stream that dropped mid-run from the last event it saw", async () => {
     // The run's stream reaches the page cut after three chunks, as a dropped connection ends it;
     // the run goes on on the server, and the page re-attaches with /resume.
@@ -213,7 +239,7 @@ describe("the console at /ui, served by npm run dev", () => {
     const list = page.getByRole("navigation", { name: "Session list" });
     await list.getByRole("button", { name: /Say hello/ }).click();
     const runs = page.locator(".session-runs article.run");
-    await expect.poll(() => runs.count()).toBe(5);
+    await expect.poll(() => runs.count()).toBe(6);
     await text(runs.first()).toContain("Hello from the console");
     // The uploaded picture is shown back from the stored run.
     const picture = runs.last().getByRole("img", { name: "Input image 1" });
@@ -226,7 +252,7 @@ describe("the console at /ui, served by npm run dev", () => {
     await screenshot(page, "console-sessions");
     // Back in Chat, the conversation is where it was; New chat starts another session.
     await page.getByRole("link", { name: "Chat" }).click();
-    await expect.poll(() => page.locator("article.run").count()).toBe(5);
+    await expect.poll(() => page.locator("article.run").count()).toBe(6);
     await page.getByRole("button", { name: "New chat" }).click();
     await expect.poll(() => page.locator("article.run").count()).toBe(0);
     await expect.poll(() => page.getByText(/^Session /).count()).toBe(0);

@@ -46,6 +46,8 @@ describe("agent routes of the Worker", () => {
           tool("get_current_time"),
           tool("roll_dice"),
           tool("save_note", true),
+          // A person fills in `when` (user input): agno's to_dict() has no field for it.
+          tool("set_reminder"),
           // An approver decides (agno's approval_type "required"), through /approvals.
           { ...tool("forget_notes", true), approval_type: "required" },
         ],

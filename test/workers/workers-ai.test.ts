@@ -50,6 +50,7 @@ describe("Workers AI through its binding", () => {
       "get_current_time",
       "roll_dice",
       "save_note",
+      "set_reminder",
       "forget_notes",
       // The Worker binds an R2 bucket, so the example agent offloads large results and can read them back.
       "read_result",
