@@ -24,6 +24,8 @@
  * against the whole document, on PGlite with pgvector and on a BENCH_DATABASE_URL server that offers pgvector.
  * The `interfaces` group (scripts/bench/interfaces.ts) measures the Telegram webhook's acknowledgement latency at a
  * steady rate through `npm run dev` and the time from a message to the first text posted back.
+ * The `console` group (scripts/bench/console-load.ts) times the browser console (/ui) opening in headless Chromium, on
+ * the Worker's first request after its runtime started and on a warm one, over loopback and an emulated slow 4G link.
  * `npm run bench -- storage`, `-- agents`, `-- teams`, `-- workflows`, `-- offload`, `-- media`, `-- run-writes`, `-- http`, `-- queue`, `-- knowledge` or `-- interfaces` runs one group.
  * It starts its own embedded Postgres (PGlite) and WebSocket proxy, as the tests do; with
  * BENCH_DATABASE_URL (or TEST_DATABASE_URL) it measures that server too.
@@ -57,6 +59,7 @@ import { benchTeams } from "./bench/teams.js";
 import { benchWorkflows } from "./bench/workflows.js";
 import { benchWorkflowRecovery } from "./bench/workflow-recovery.js";
 import { benchTracing } from "./bench/tracing.js";
+import { benchConsoleLoad } from "./bench/console-load.js";
 import { emit, inFreshSchema, log, median, round, secondsSince } from "./bench/util.js";
 import { startEmbeddedPostgres } from "../src/cli/local/pglite-server.js";
 import { startWsProxy } from "../src/cli/local/ws-proxy.js";
@@ -476,6 +479,7 @@ const GROUPS = [
   "knowledge",
   "interfaces",
   "tracing",
+  "console",
 ] as const;
 
 /** The groups that measure against the embedded Postgres and BENCH_DATABASE_URL's server. */
@@ -508,6 +512,7 @@ async function main(): Promise<void> {
   if (run.has("codemode")) await benchCodeMode();
   if (run.has("interfaces")) await benchInterfaces();
   if (run.has("tracing")) await benchTracing();
+  if (run.has("console")) await benchConsoleLoad();
 }
 
 /** The storage and agent groups, against the embedded Postgres and BENCH_DATABASE_URL's server. */

@@ -124,7 +124,7 @@ describe("a user project on the packed agno-edge (examples/weather-desk)", { tim
     expect(Object.keys(report.largest_raw_bytes ?? {})).not.toContain("@ai-sdk/anthropic");
   });
 
-  it("serves its own agent with its own npm run dev, runs it over SSE with a tool call, and stops everything it started", async () => {
+  it("serves its own agent with its own npm run dev, runs it over SSE with a tool call, serves the packaged console, and stops everything it started", async () => {
     const script = await scriptModel(inject("modelServerUrl"), [
       { toolCalls: [{ name: "get_forecast", arguments: { city: "Lyon" } }] },
       { text: "Sunny in Lyon tomorrow." },
@@ -170,6 +170,18 @@ describe("a user project on the packed agno-edge (examples/weather-desk)", { tim
       expect(sse).toContain("sunny in Lyon, 24 degrees");
       expect(sse).toMatch(/event: RunCompleted/);
       expect(sse).toContain("Sunny in Lyon tomorrow.");
+      // The packaged console, served from node_modules/agno-edge/dist/ui by its [assets]: the page
+      // and the script it names.
+      const page = await fetch(`${url}/ui`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-security-policy")).toContain("default-src 'self'");
+      const html = await page.text();
+      const scriptPath = /<script[^>]+src="([^"]+\.js)"/.exec(html)?.[1];
+      expect(scriptPath, html).toBeDefined();
+      const js = await fetch(new URL(scriptPath!, `${url}/ui/`));
+      expect(js.status).toBe(200);
+      expect(js.headers.get("content-type")).toMatch(/javascript/);
+
       const requests = await script.requests();
       expect(requests).toHaveLength(2);
       expect(requests[0]!.headers.authorization).toBe("Bearer sk-example");

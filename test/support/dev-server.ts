@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync } from "node:fs";
+import { connect } from "node:net";
 import { join, resolve } from "node:path";
 import { freePort } from "../../src/cli/local/pglite-server.js";
 
@@ -38,7 +39,15 @@ export interface DevServer {
 export async function startDev(
   env: Record<string, string>,
   args: string[] = [],
-  opts: { freshDatabase?: boolean } = {},
+  opts: {
+    freshDatabase?: boolean;
+    /**
+     * `runtime`: ready once wrangler says its runtime is, without a request to the Worker, so the
+     * caller's first request is the first the Worker serves (a cold start); `info` (default): once
+     * /info answers.
+     */
+    ready?: "info" | "runtime";
+  } = {},
 ): Promise<DevServer> {
   const pgliteDir = env.AGNO_DEV_DATA && join(resolve(root, env.AGNO_DEV_DATA), "pglite");
   const template = await pgliteTemplate();
@@ -50,10 +59,14 @@ export async function startDev(
   const deadline = Date.now() + 120_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`dev exited early (${child.exitCode}):\n${output()}`);
-    try {
-      if ((await fetch(`${url}/info`)).ok) break;
-    } catch {
-      // not listening yet
+    if (opts.ready === "runtime") {
+      if (/Ready on http/.test(output()) && (await listening(port))) break;
+    } else {
+      try {
+        if ((await fetch(`${url}/info`)).ok) break;
+      } catch {
+        // not listening yet
+      }
     }
     if (Date.now() > deadline) {
       process.kill(-child.pid!, "SIGKILL");
@@ -96,6 +109,15 @@ export async function startDev(
       }
     },
   };
+}
+
+/** Whether something accepts connections on the loopback port, without sending it a request. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => (socket.destroy(), resolve(true)));
+    socket.once("error", () => resolve(false));
+  });
 }
 
 /** Runs `npm run dev`'s script as startDev does, for a start that is expected to fail: its exit code and output. */
