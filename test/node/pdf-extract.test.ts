@@ -19,7 +19,8 @@ function similarity(a: string[], b: string[]): number {
   let prev = new Uint32Array(b.length + 1);
   for (let i = 1; i <= a.length; i++) {
     const cur = new Uint32Array(b.length + 1);
-    for (let j = 1; j <= b.length; j++) cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
+    for (let j = 1; j <= b.length; j++)
+      cur[j] = a[i - 1] === b[j - 1] ? prev[j - 1]! + 1 : Math.max(prev[j]!, cur[j - 1]!);
     prev = cur;
   }
   return (2 * prev[b.length]!) / (a.length + b.length);
@@ -52,7 +53,11 @@ function buildPdf(objects: Array<string | [string, Uint8Array]>, opts: { xref?: 
   const shift = opts.xref === "wrong" ? 7 : 0;
   let table = `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
   for (const off of offsets) table += `${String(off + shift).padStart(10, "0")} 00000 n \n`;
-  push(enc(`${table}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${opts.trailer ?? ""} >>\nstartxref\n${xref}\n%%EOF\n`));
+  push(
+    enc(
+      `${table}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R ${opts.trailer ?? ""} >>\nstartxref\n${xref}\n%%EOF\n`,
+    ),
+  );
   const out = new Uint8Array(length);
   let at = 0;
   for (const p of parts) {
@@ -63,7 +68,12 @@ function buildPdf(objects: Array<string | [string, Uint8Array]>, opts: { xref?: 
 }
 
 /** A one-page document: the page's content stream and its resources dictionary (objects from 4 on). */
-function onePage(content: string | Uint8Array, resources: string, more: Array<string | [string, Uint8Array]> = [], filter = "") {
+function onePage(
+  content: string | Uint8Array,
+  resources: string,
+  more: Array<string | [string, Uint8Array]> = [],
+  filter = "",
+) {
   const data = typeof content === "string" ? enc(content) : content;
   return buildPdf([
     "<< /Type /Catalog /Pages 2 0 R >>",
@@ -125,7 +135,9 @@ describe("the built-in PDF text extractor", () => {
     const font =
       "<< /Type /Font /Subtype /Type1 /BaseFont /Foo /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding " +
       "/Differences [1 /eacute /uni20AC /fi /g17 /Scaron /quotedblleft /quotedblright] >> >>";
-    const pdf = onePage("BT /F1 12 Tf 72 700 Td (caf\\001 \\002 \\003x\\004 \\005 \\006A\\007) Tj ET", HELVETICA, [font]);
+    const pdf = onePage("BT /F1 12 Tf 72 700 Td (caf\\001 \\002 \\003x\\004 \\005 \\006A\\007) Tj ET", HELVETICA, [
+      font,
+    ]);
     expect(await extractPdfText(pdf)).toEqual(["café € fix Š “A”"]);
   });
 
@@ -175,7 +187,12 @@ describe("the built-in PDF text extractor", () => {
   it("a truncated Flate stream keeps what decoded before the damage", async () => {
     const path = Array.from({ length: 3000 }, (_, i) => `${i} ${(i * 7919) % 1000} l`).join(" ");
     const deflated = deflateSync(Buffer.from(`BT /F1 12 Tf 72 700 Td (Partial text) Tj ET ${path}`));
-    const pdf = onePage(new Uint8Array(deflated.subarray(0, deflated.length - 30)), HELVETICA, [HELVETICA_FONT], "/Filter /FlateDecode");
+    const pdf = onePage(
+      new Uint8Array(deflated.subarray(0, deflated.length - 30)),
+      HELVETICA,
+      [HELVETICA_FONT],
+      "/Filter /FlateDecode",
+    );
     expect(await extractPdfText(pdf)).toEqual(["Partial text"]);
   });
 
@@ -208,16 +225,26 @@ describe("the built-in PDF text extractor", () => {
       `<< /Type /Pages /Kids [${Array.from({ length: 20 }, (_, i) => `${3 + i * 2} 0 R`).join(" ")}] /Count 20 >>`,
     ];
     for (let i = 0; i < 20; i++)
-      objects.push(`<< /Type /Page /Parent 2 0 R /Contents ${4 + i * 2} 0 R >>`, ["<< /Filter /FlateDecode >>", new Uint8Array(page)]);
+      objects.push(`<< /Type /Page /Parent 2 0 R /Contents ${4 + i * 2} 0 R >>`, [
+        "<< /Filter /FlateDecode >>",
+        new Uint8Array(page),
+      ]);
     await expect(extractPdfText(buildPdf(objects))).rejects.toThrow(/expand past/);
   });
 
   it("encrypted PDFs are refused by name", async () => {
     for (const bytes of [
       fixture("issue6010_1.pdf"),
-      buildPdf(["<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [] /Count 0 >>", "<< /Filter /Standard /V 1 /R 2 >>"], {
-        trailer: "/Encrypt 3 0 R",
-      }),
+      buildPdf(
+        [
+          "<< /Type /Catalog /Pages 2 0 R >>",
+          "<< /Type /Pages /Kids [] /Count 0 >>",
+          "<< /Filter /Standard /V 1 /R 2 >>",
+        ],
+        {
+          trailer: "/Encrypt 3 0 R",
+        },
+      ),
     ]) {
       const err = await new PdfReader().read({ name: "secret.pdf", bytes }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ValidationError);

@@ -75,7 +75,8 @@ export class CMap {
             const src = operands[i];
             const dst = operands[i + 1];
             if (!(src instanceof Uint8Array)) continue;
-            const text = dst instanceof Uint8Array ? utf16be(dst) : dst instanceof PdfName ? glyphToUnicode(dst.name) : undefined;
+            const text =
+              dst instanceof Uint8Array ? utf16be(dst) : dst instanceof PdfName ? glyphToUnicode(dst.name) : undefined;
             if (text !== undefined) cmap.setChar(src, text);
           }
           mode = "";

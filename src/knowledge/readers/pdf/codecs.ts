@@ -7,7 +7,8 @@ export function asciiHexDecode(data: Uint8Array): Uint8Array {
   let hi = -1;
   for (const c of data) {
     if (c === 0x3e) break;
-    const v = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 55 : c >= 0x61 && c <= 0x66 ? c - 87 : -1;
+    const v =
+      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 55 : c >= 0x61 && c <= 0x66 ? c - 87 : -1;
     if (v < 0) continue;
     if (hi < 0) hi = v;
     else {

@@ -189,4 +189,3 @@ export async function runContent(
     ops.length = 0;
   }
 }
-

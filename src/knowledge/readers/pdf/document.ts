@@ -47,7 +47,8 @@ export class PdfDocument {
       if (err instanceof ValidationError) throw err;
     }
     if (!(await doc.hasCatalog())) await doc.rebuild();
-    if (!(await doc.hasCatalog())) throw new ValidationError("the PDF could not be read: it has no document catalog", "file");
+    if (!(await doc.hasCatalog()))
+      throw new ValidationError("the PDF could not be read: it has no document catalog", "file");
     return doc;
   }
 

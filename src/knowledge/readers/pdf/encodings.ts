@@ -13,10 +13,7 @@ function table(upper: string, overrides: Record<number, string> = {}): string[] 
 const latin1Upper = Array.from({ length: 96 }, (_, i) => String.fromCharCode(0xa0 + i)).join("");
 
 /** Windows code page 1252, as PDF's WinAnsiEncoding (its soft hyphen is a hyphen, 0x7F a bullet). */
-export const WIN_ANSI = table(
-  "€\0‚ƒ„…†‡ˆ‰Š‹Œ\0Ž\0\0‘’“”•–—˜™š›œ\0žŸ" + latin1Upper,
-  { 0x7f: "•", 0xad: "-" },
-);
+export const WIN_ANSI = table("€\0‚ƒ„…†‡ˆ‰Š‹Œ\0Ž\0\0‘’“”•–—˜™š›œ\0žŸ" + latin1Upper, { 0x7f: "•", 0xad: "-" });
 
 export const MAC_ROMAN = table(
   "ÄÅÇÉÑÖÜáàâäãåçéèêëíìîïñóòôöõúùûü†°¢£§•¶ß®©™´¨≠ÆØ∞±≤≥¥µ∂∑∏π∫ªºΩæø¿¡¬√ƒ≈∆«»… ÀÃÕŒœ–—“”‘’÷◊ÿŸ⁄€‹›ﬁﬂ‡·‚„‰ÂÊÁËÈÍÎÏÌÓÔ\0ÒÚÛÙıˆ˜¯˘˙˚¸˝˛ˇ",

@@ -19,7 +19,14 @@ const BASE_ENCODINGS: Record<string, string[]> = {
 };
 
 /** Ligatures as letters, as search and pdf.js's text both want them. */
-const LIGATURES: Record<string, string> = { "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl", "\ufb06": "st" };
+const LIGATURES: Record<string, string> = {
+  "\ufb00": "ff",
+  "\ufb01": "fi",
+  "\ufb02": "fl",
+  "\ufb03": "ffi",
+  "\ufb04": "ffl",
+  "\ufb06": "st",
+};
 const expand = (s: string) => (/[\ufb00-\ufb06]/.test(s) ? s.replace(/[\ufb00-\ufb06]/g, (c) => LIGATURES[c] ?? c) : s);
 
 /**
@@ -125,7 +132,7 @@ export class PdfFont {
     if (!Array.isArray(w)) return;
     this.hasWidths = true;
     // [c [w1 w2 …]] or [cFirst cLast w], repeated
-    for (let i = 0; i < w.length; ) {
+    for (let i = 0; i < w.length;) {
       const c = num(await doc.resolve(w[i]));
       const next = await doc.resolve(w[i + 1]);
       if (Array.isArray(next)) {
@@ -164,7 +171,7 @@ export class PdfFont {
     }
     // Identity-H/V codes are two bytes whatever a ToUnicode CMap's codespace claims
     const map = this.codeMap ?? (!this.identity && this.toUnicode?.codespaces.length ? this.toUnicode : undefined);
-    for (let i = 0; i < bytes.length; ) {
+    for (let i = 0; i < bytes.length;) {
       const n = Math.max(1, Math.min(4, map && !this.codesAreUnicode ? map.codeLength(bytes, i, 2) : 2));
       let code = 0;
       for (let k = 0; k < n; k++) code = code * 256 + (bytes[i + k] ?? 0);

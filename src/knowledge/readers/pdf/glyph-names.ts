@@ -43,7 +43,8 @@ const LISTED =
   "commaaccent 326 space.alt 20 periodcentered.loclCAT b7 uni2010 2010 afii00208 2015 " +
   "afii61352 2116 numero 2116 estimated 212e centigrade 2103 dotlessi.alt 131";
 
-const GREEK = "Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu Nu Xi Omicron Pi Rho _ Sigma Tau Upsilon Phi Chi Psi Omega";
+const GREEK =
+  "Alpha Beta Gamma Delta Epsilon Zeta Eta Theta Iota Kappa Lambda Mu Nu Xi Omicron Pi Rho _ Sigma Tau Upsilon Phi Chi Psi Omega";
 
 /** Accent names as they end glyph names, and the combining marks they compose with. */
 const ACCENTS: Record<string, string> = {
@@ -97,7 +98,10 @@ function single(name: string): string | undefined {
   }
   m = /^u([0-9A-F]{4,6})$/.exec(name);
   if (m) return fromHex(m[1]!);
-  m = /^([A-Za-z])(acute|grave|circumflex|dieresis|tilde|ring|cedilla|caron|breve|macron|ogonek|dotaccent|hungarumlaut|commaaccent)$/.exec(name);
+  m =
+    /^([A-Za-z])(acute|grave|circumflex|dieresis|tilde|ring|cedilla|caron|breve|macron|ogonek|dotaccent|hungarumlaut|commaaccent)$/.exec(
+      name,
+    );
   if (m) {
     const c = (m[1]! + ACCENTS[m[2]!]).normalize("NFC");
     return c.length === 1 ? c : undefined;

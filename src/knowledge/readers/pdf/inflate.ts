@@ -21,7 +21,13 @@ async function salvage(format: "deflate" | "deflate-raw", data: Uint8Array, limi
   const idle = Symbol("idle");
   try {
     for (;;) {
-      const next = await Promise.race([reader.read(), written.then(tick).then(tick).then(() => idle)]);
+      const next = await Promise.race([
+        reader.read(),
+        written
+          .then(tick)
+          .then(tick)
+          .then(() => idle),
+      ]);
       if (typeof next === "symbol" || next.done) break;
       if (sink.length + next.value.length > limit) throw new LimitReached();
       sink.write(next.value);

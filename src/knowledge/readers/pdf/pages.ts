@@ -38,7 +38,12 @@ export async function listPages(doc: PdfDocument): Promise<PageEntry[]> {
     const crop = await boxOf(doc, dict.get("CropBox"));
     const visible: Box | undefined =
       crop && media
-        ? [Math.max(crop[0], media[0]), Math.max(crop[1], media[1]), Math.min(crop[2], media[2]), Math.min(crop[3], media[3])]
+        ? [
+            Math.max(crop[0], media[0]),
+            Math.max(crop[1], media[1]),
+            Math.min(crop[2], media[2]),
+            Math.min(crop[3], media[3]),
+          ]
         : (crop ?? media);
     const kids = await doc.resolve(dict.get("Kids"));
     if (Array.isArray(kids) && !isName(dict.get("Type"), "Page")) {

@@ -19,6 +19,7 @@ let tables: { helvetica: number[]; times: number[] } | undefined;
 export function standardWidth(baseFont: string, code: number): number {
   if (/courier|mono/i.test(baseFont)) return 600;
   tables ??= { helvetica: parse(HELVETICA), times: parse(TIMES) };
-  const t = /times|serif|roman|georgia|garamond/i.test(baseFont) && !/sans/i.test(baseFont) ? tables.times : tables.helvetica;
+  const t =
+    /times|serif|roman|georgia|garamond/i.test(baseFont) && !/sans/i.test(baseFont) ? tables.times : tables.helvetica;
   return code >= 32 && code <= 126 ? t[code - 32]! : 500;
 }
