@@ -4,5 +4,6 @@ export { HtmlReader } from "./html-reader.js";
 export { htmlToText } from "./html-text.js";
 export { JsonReader } from "./json-reader.js";
 export { MarkdownReader } from "./markdown-reader.js";
-export { PdfReader } from "./pdf-reader.js";
+export { builtinPdfEngine, type PdfEngine } from "./pdf/index.js";
+export { PdfReader, type PdfReaderOptions } from "./pdf-reader.js";
 export { TextReader } from "./text-reader.js";

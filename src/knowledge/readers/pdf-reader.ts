@@ -1,12 +1,17 @@
-import { ValidationError } from "../../errors.js";
+import { AgnoError, ValidationError } from "../../errors.js";
 import type { KnowledgeDocument } from "../document.js";
 import type { Reader, ReaderInput } from "../reader.js";
 import { docName } from "./decode.js";
+import { builtinPdfEngine, type PdfEngine } from "./pdf/engine.js";
+
+export interface PdfReaderOptions {
+  /** what extracts the pages' text: the built-in extractor unless given (`pdfjsEngine` from `agno-edge/pdfjs`) */
+  engine?: PdfEngine;
+}
 
 /**
- * agno's PDFReader: one document per page (`<name>_<page>`, meta_data.page), text extracted by
- * unpdf (Mozilla's pdf.js built for serverless runtimes, pure JS). unpdf is imported on the first
- * PDF only, so a process that never reads one never loads it.
+ * agno's PDFReader: one document per page with text (`<name>_<page>`, meta_data.page). Text comes
+ * from the built-in extractor by default; pdf.js is an opt-in engine for PDFs that need it.
  */
 export class PdfReader implements Reader {
   readonly id = "pdf";
@@ -15,18 +20,21 @@ export class PdfReader implements Reader {
   readonly accepts = { extensions: [".pdf"], contentTypes: ["application/pdf"] };
   readonly defaultChunker = "DocumentChunker";
   readonly chunkers = ["DocumentChunker", "FixedSizeChunker", "RecursiveChunker", "MarkdownChunker"];
+  private readonly engine: PdfEngine;
+
+  constructor(options: PdfReaderOptions = {}) {
+    this.engine = options.engine ?? builtinPdfEngine;
+  }
 
   async read(input: ReaderInput): Promise<KnowledgeDocument[]> {
     const bytes = input.bytes;
     if (!bytes || bytes.length < 5 || new TextDecoder().decode(bytes.subarray(0, 5)) !== "%PDF-")
       throw new ValidationError("content is not a PDF (it does not start with %PDF-)", "file");
-    const { extractText, getDocumentProxy } = await import("unpdf");
     let pages: string[];
     try {
-      // pdf.js takes ownership of (detaches) the buffer it is given: hand it a copy
-      const pdf = await getDocumentProxy(new Uint8Array(bytes));
-      pages = (await extractText(pdf, { mergePages: false })).text;
+      pages = await this.engine.extractPages(bytes);
     } catch (err) {
+      if (err instanceof AgnoError) throw err;
       throw new ValidationError(`the PDF could not be read: ${(err as Error).message}`, "file");
     }
     const name = docName(input);

@@ -1,0 +1,2 @@
+export { builtinPdfEngine, type PdfEngine } from "./engine.js";
+export { extractPdfText } from "./extract.js";
