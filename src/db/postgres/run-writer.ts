@@ -226,7 +226,14 @@ const SESSION_COLUMNS = [
   "created_at",
   "updated_at",
 ] as const satisfies ReadonlyArray<keyof SessionColumns>;
-const SESSION_JSON = new Set<string>(["session_data", "agent_data", "team_data", "workflow_data", "metadata", "summary"]);
+const SESSION_JSON = new Set<string>([
+  "session_data",
+  "agent_data",
+  "team_data",
+  "workflow_data",
+  "metadata",
+  "summary",
+]);
 
 /** The run writes of `t`, [flushed, deferred]: built once per pair of tables, so each is compiled to its text once. */
 interface RunTemplates {
