@@ -71,6 +71,26 @@ export interface EngineConfig {
   trace?: TraceScope;
 }
 
+/** The promise of nextTurn while its turn has not come. */
+let turn: Promise<void> | undefined;
+
+/**
+ * Resolves once the work queued in this turn of the event loop (the first model request's
+ * sending, say) has run: with Node's `setImmediate` where there is one, else a zero timer. Runs
+ * started in one turn (jobs a queue started together) all wait for the same one, so their
+ * writes still go together (and are batched into one statement).
+ */
+const nextTurn = (): Promise<void> =>
+  (turn ??= new Promise((resolve) => {
+    const done = () => {
+      turn = undefined;
+      resolve();
+    };
+    const immediate = (globalThis as { setImmediate?: (fn: () => void) => unknown }).setImmediate;
+    if (immediate) immediate(done);
+    else setTimeout(done, 0);
+  }));
+
 /** What a step of a phase settled to, in a race with the opening write. */
 const settledStep = () => settledStep;
 
@@ -197,7 +217,8 @@ export class RunEngine {
 
   /**
    * Starts a new run. Its first write (status RUNNING, so others can see and cancel it) is sent
-   * at once, but the run does not wait for it: its events (RunStarted first) are held until it
+   * in the next turn of the event loop, after the run's first model request has set off, and
+   * the run does not wait for it: its events (RunStarted first) are held until it
    * has landed, and every later write waits for it. `before` runs the pre-hooks (it is handed
    * `opened`, to wait for the write first): one that throws ends the run as an ERROR, stored and
    * streamed like any. `firstWrite`, when given, makes that write instead (with the session the
@@ -213,6 +234,9 @@ export class RunEngine {
       const run = this.snapshot();
       const db = this.cfg.db;
       this.opening = (async () => {
+        // Built and sent once the run's first model request is on its way, not before it: the
+        // write is on the run's path only where something waits for it.
+        await nextTurn();
         if (firstWrite) {
           let stored: boolean;
           try {

@@ -46,7 +46,14 @@ import { KnowledgeContentTable } from "./knowledge-contents.js";
 import type { ContentPage, ContentRecord, ListContentsOptions } from "../../knowledge/content.js";
 import { RunEventTable } from "./run-events.js";
 import { RunLivenessTable } from "./run-liveness.js";
-import { insertSessionWithRun, updateRunRow, updateRunRows, writeRunRow } from "./run-writer.js";
+import {
+  insertSessionWithRun,
+  runTables,
+  updateRunRow,
+  updateRunRows,
+  writeRunRow,
+  type RunTables,
+} from "./run-writer.js";
 import { ToolResultTable } from "./tool-results.js";
 import { JobTable } from "./jobs.js";
 import { PostgresJobStore } from "./job-store.js";
@@ -168,6 +175,8 @@ export class PostgresDb implements Db {
     (key, writes) => this.updateRuns(writes, key === DEFERRED),
   );
   private readonly readerDeps: ReaderDeps;
+  /** what a run's writes address (their statement templates are the same for every instance on these tables) */
+  private readonly runTables: RunTables;
   /** agno 3.0's layout, read plainly */
   private readonly reader: PostgresReader;
   /** the same reads with agno 2.x's run blobs merged in, made the first time a database needs it */
@@ -181,7 +190,7 @@ export class PostgresDb implements Db {
     this.pool = opts.pool;
     this.driver = opts.driver ?? neonDriver;
     this.prepared = opts.preparedStatements ?? false;
-    this.exec = (query, name) => runStatement(this.orm, query, this.prepared ? name : undefined);
+    this.exec = (query, name, values) => runStatement(this.orm, query, this.prepared ? name : undefined, values);
     this.memoryTable = new MemoryTable(this.exec, sql.raw(qualified(this.schema, this.names.memories)), (fn) =>
       this.transaction(fn),
     );
@@ -204,6 +213,7 @@ export class PostgresDb implements Db {
       runs: this.runsTable,
     };
     this.reader = new PostgresReader(this.readerDeps);
+    this.runTables = runTables(qualified(this.schema, this.names.sessions), qualified(this.schema, this.names.runs));
   }
 
   private get orm(): NeonDatabase {
@@ -350,17 +360,10 @@ export class PostgresDb implements Db {
       await this.createSession(session);
       return null;
     }
-    const s = this.t.sessions;
-    const insert = this.orm
-      .insert(s)
-      .values(sessionColumns(session, now(), pgSafe))
-      .onConflictDoNothing({ target: s.session_id })
-      .returning({ user_id: s.user_id })
-      .getSQL();
     const { sessionWritten, row } = await insertSessionWithRun(
       this.exec,
-      { sessions: this.sessionsTable, runs: this.runsTable },
-      insert,
+      this.runTables,
+      sessionColumns(session, now(), (value) => value),
       run,
       opts.deferFlush,
     );
@@ -506,7 +509,7 @@ export class PostgresDb implements Db {
     writes: Array<{ run: RunRecord; expectStatus: string[] }>,
     deferFlush: boolean,
   ): Promise<Array<RunRow | null>> {
-    const t = { sessions: this.sessionsTable, runs: this.runsTable };
+    const t = this.runTables;
     if (writes.length > 1 && new Set(writes.map((w) => w.run.run_id)).size === writes.length)
       return updateRunRows(this.exec, t, writes, deferFlush);
     const out: Array<RunRow | null> = [];
@@ -975,7 +978,7 @@ export class PostgresDb implements Db {
 
 /** Raw SQL on a connection or a transaction, rows only. */
 function execOn(target: StatementTarget, prepared = false): Exec {
-  return (query, name) => runStatement(target, query, prepared ? name : undefined);
+  return (query, name, values) => runStatement(target, query, prepared ? name : undefined, values);
 }
 
 // A database that cannot be reached is a DatabaseUnavailableError from every method, wherever it failed.

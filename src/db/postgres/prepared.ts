@@ -16,23 +16,45 @@ interface DrizzleInternals {
     prepareQuery(
       query: { sql: string; params: unknown[] },
       fields: undefined,
-      name: string,
+      name: string | undefined,
       arrayMode: boolean,
-    ): { execute(): Promise<{ rows: unknown[] }> };
+    ): { execute(values?: Record<string, unknown>): Promise<{ rows: unknown[] }> };
   };
 }
+
+interface Compiled {
+  query: { sql: string; params: unknown[] };
+  /** the prepared statement's name suffix */
+  hash: string;
+}
+
+/** Statement templates (built once, with placeholders) compiled to their text once. */
+const compiledTemplates = new WeakMap<SQL, Compiled>();
 
 /**
  * Runs `query` plainly, or, with a `name`, as a prepared statement named after that name and a
  * hash of its text: the text varies with the schema, the table names and list lengths, and a
  * connection refuses one name for two texts.
+ *
+ * With `values`, `query` is a template whose `sql.placeholder`s they fill: a template built once
+ * and sent again and again (a run's writes) is compiled to its text once, not on every call.
  */
-export async function runStatement(target: StatementTarget, query: SQL, name: string | undefined): Promise<Rows> {
-  if (!name) return (await target.execute(query)).rows as Rows;
+export async function runStatement(
+  target: StatementTarget,
+  query: SQL,
+  name: string | undefined,
+  values?: Record<string, unknown>,
+): Promise<Rows> {
+  if (!name && !values) return (await target.execute(query)).rows as Rows;
   const { dialect, session } = target as unknown as DrizzleInternals;
-  const compiled = dialect.sqlToQuery(query);
-  const prepared = session.prepareQuery(compiled, undefined, `agno_${name}_${textHash(compiled.sql)}`, false);
-  return (await prepared.execute()).rows as Rows;
+  let compiled = compiledTemplates.get(query);
+  if (!compiled) {
+    const text = dialect.sqlToQuery(query);
+    compiled = { query: text, hash: textHash(text.sql) };
+    if (values) compiledTemplates.set(query, compiled);
+  }
+  const prepared = session.prepareQuery(compiled.query, undefined, name && `agno_${name}_${compiled.hash}`, false);
+  return (await prepared.execute(values)).rows as Rows;
 }
 
 const hashes = new Map<string, string>();

@@ -1,6 +1,7 @@
 import { sql, type SQL } from "drizzle-orm";
 import { ConflictError, NotFoundError, StatusConflictError } from "../../errors.js";
 import { runTypeOf } from "../session.js";
+import type { SessionColumns } from "../session-columns.js";
 import type { RunRecord, RunRow } from "../types.js";
 import { idList } from "./id-list.js";
 import { RUN_COLUMNS, toRunRow } from "./rows.js";
@@ -12,6 +13,16 @@ import { nowSeconds as now } from "../../time.js";
 export interface RunTables {
   sessions: SQL;
   runs: SQL;
+  /** the two tables' qualified names: which run write templates are theirs */
+  key: string;
+}
+
+/** The two tables alone, for the statements not kept as templates. */
+export type TableRefs = Pick<RunTables, "sessions" | "runs">;
+
+/** RunTables for the two tables' qualified names. */
+export function runTables(sessions: string, runs: string): RunTables {
+  return { sessions: sql.raw(sessions), runs: sql.raw(runs), key: `${sessions}|${runs}` };
 }
 
 /**
@@ -54,57 +65,34 @@ export async function updateRunRow(
   expectStatus: string[],
   deferFlush = false,
 ): Promise<RunRow | null> {
-  const ts = now();
-  const user = sql`${run.user_id ?? null}::varchar`;
-  const [row] = await exec(
-    sql`
-    WITH a AS (SELECT NOT EXISTS (SELECT 1 FROM ${t.runs} WHERE run_id = ${run.run_id}) AS absent,
-      (SELECT xmin FROM ${t.sessions} WHERE session_id = ${run.session_id}) AS seen${deferFlush ? sql`, ${DEFER_FLUSH} AS deferred` : sql``}),
-    ${runUpdateCtes(t, run, expectStatus, ts, sql` AND (NOT (SELECT absent FROM a) OR xmin = (SELECT seen FROM a))`)},
-    ins AS (INSERT INTO ${t.runs} AS r (${sql.raw(RUN_COLUMNS)})
-      SELECT ${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
-        ${run.workflow_id ?? null}, COALESCE(${user}, s.user_id), ${run.parent_run_id ?? null}, ${run.status ?? null},
-        (SELECT COALESCE(MAX(run_index) + 1, 0) FROM ${t.runs} WHERE session_id = ${run.session_id}),
-        ${pgJson(run)}::jsonb, ${run.created_at ?? ts}, ${ts}
-      FROM s WHERE (SELECT absent FROM a) AND (${user} IS NULL OR s.user_id IS NULL OR s.user_id = ${user})
-      ON CONFLICT (run_id) DO NOTHING
-      RETURNING ${RETURNING_RUN})
-    SELECT * FROM w UNION ALL SELECT * FROM ins`,
-    "run_update",
-  );
+  const template = templates(t).update[deferFlush ? 1 : 0];
+  const [row] = await exec(template, "run_update", runValues(run, now(), expectStatus));
   return row ? toRunRow(row) : null;
 }
 
 /**
- * A new session and its first run in one statement (one round trip, one commit): `sessionInsert`
- * is the session's `INSERT … ON CONFLICT DO NOTHING RETURNING user_id`, and the run is inserted
- * from the row it returns, as that session's first (run_index 0; the foreign key to the session
- * is checked at the end of the statement, when the session row is there). `sessionWritten`
- * false: the session id was taken and nothing was written. `row` null with the session written:
- * the run was not inserted (its id was taken), for the caller's usual write to sort out.
+ * A new session and its first run in one statement (one round trip, one commit): the session is
+ * inserted (`ON CONFLICT DO NOTHING`), and the run from the row that returns, as that session's
+ * first (run_index 0; the foreign key to the session is checked at the end of the statement,
+ * when the session row is there). `sessionWritten` false: the session id was taken and nothing
+ * was written. `row` null with the session written: the run was not inserted (its id was taken),
+ * for the caller's usual write to sort out. `session` is validated, its JSON columns as the
+ * session's writers store them (sessionColumns).
  */
 export async function insertSessionWithRun(
   exec: Exec,
   t: RunTables,
-  sessionInsert: SQL,
+  session: SessionColumns,
   run: RunRecord,
   deferFlush = false,
 ): Promise<{ sessionWritten: boolean; row: RunRow | null }> {
   const ts = now();
-  const user = sql`${run.user_id ?? null}::varchar`;
-  const [row] = await exec(
-    sql`
-    WITH s AS (${sessionInsert}),
-    ins AS (INSERT INTO ${t.runs} AS r (${sql.raw(RUN_COLUMNS)})
-      SELECT ${run.run_id}, ${run.session_id}, ${runTypeOf(run)}, ${run.agent_id ?? null}, ${run.team_id ?? null},
-        ${run.workflow_id ?? null}, COALESCE(${user}, s.user_id), ${run.parent_run_id ?? null}, ${run.status ?? null}, 0,
-        ${pgJson(run)}::jsonb, ${run.created_at ?? ts}, ${ts}
-      FROM s WHERE ${user} IS NULL OR s.user_id IS NULL OR s.user_id = ${user}
-      ON CONFLICT (run_id) DO NOTHING
-      RETURNING ${RETURNING_RUN})
-    SELECT EXISTS (SELECT 1 FROM s) AS session_written, ins.* FROM (SELECT ${deferFlush ? DEFER_FLUSH : sql`1`}) AS one LEFT JOIN ins ON true`,
-    "session_with_run",
-  );
+  const values = runValues(run, ts);
+  for (const column of SESSION_COLUMNS) {
+    const value = session[column];
+    values[`s_${column}`] = SESSION_JSON.has(column) && value !== null ? pgJson(value) : value;
+  }
+  const [row] = await exec(templates(t).sessionWithRun[deferFlush ? 1 : 0], "session_with_run", values);
   return {
     sessionWritten: row?.session_written === true,
     row: row && row.run_id !== null && row.run_id !== undefined ? toRunRow(row) : null,
@@ -119,7 +107,7 @@ export async function insertSessionWithRun(
  */
 export async function updateRunRows(
   exec: Exec,
-  t: RunTables,
+  t: TableRefs,
   writes: Array<{ run: RunRecord; expectStatus: string[] }>,
   deferFlush = false,
 ): Promise<Array<RunRow | null>> {
@@ -167,42 +155,131 @@ export async function updateRunRows(
  */
 export async function updateRunRowWith(
   exec: Exec,
-  t: RunTables,
+  t: TableRefs,
   run: RunRecord,
   expectStatus: string[],
   alongside: (ifRunWritten: SQL) => SQL,
 ): Promise<{ row: RunRow; alongsideWritten: boolean } | null> {
-  const [row] = await exec(sql`${runUpdate(t, run, expectStatus)}, also AS (${alongside(sql`EXISTS (SELECT 1 FROM w)`)})
-    SELECT w.*, EXISTS (SELECT 1 FROM also) AS alongside_written FROM w`);
+  const [row] = await exec(
+    sql`WITH ${runUpdateCtes(t)}, also AS (${alongside(sql`EXISTS (SELECT 1 FROM w)`)})
+    SELECT w.*, EXISTS (SELECT 1 FROM also) AS alongside_written FROM w`,
+    undefined,
+    runValues(run, now(), expectStatus),
+  );
   return row ? { row: toRunRow(row), alongsideWritten: row.alongside_written === true } : null;
 }
 
-/** `WITH s AS (the session's bump), w AS (the run's update, returning its row)`. */
-function runUpdate(t: RunTables, run: RunRecord, expectStatus: string[]): SQL {
-  return sql`WITH ${runUpdateCtes(t, run, expectStatus, now())}`;
+/** A placeholder of a run write's template, filled from runValues. */
+const P = (name: string) => sql.placeholder(name);
+
+/** What the run write templates' placeholders take: the run's columns at time `ts`, and the statuses it may move from. */
+function runValues(run: RunRecord, ts: number, expectStatus?: string[]): Record<string, unknown> {
+  return {
+    run_id: run.run_id,
+    session_id: run.session_id,
+    run_type: runTypeOf(run),
+    agent_id: run.agent_id ?? null,
+    team_id: run.team_id ?? null,
+    workflow_id: run.workflow_id ?? null,
+    user_id: run.user_id ?? null,
+    parent_run_id: run.parent_run_id ?? null,
+    status: run.status ?? null,
+    run_data: pgJson(run),
+    created_at: run.created_at ?? ts,
+    ts,
+    ...(expectStatus && { expect: expectStatus }),
+  };
 }
 
-/** `s AS (the session's bump, where `sessionCondition` also holds), w AS (the run's update, returning its row)`. */
-function runUpdateCtes(
-  t: RunTables,
-  run: RunRecord,
-  expectStatus: string[],
-  ts: number,
-  sessionCondition = sql``,
-): SQL {
+/**
+ * `s AS (the session's bump, where `sessionCondition` also holds), w AS (the run's update,
+ * returning its row)`, with runValues' placeholders; `expect`, the statuses it may move from, is
+ * one array parameter, so one template serves every list.
+ */
+function runUpdateCtes(t: TableRefs, sessionCondition = sql``): SQL {
   return sql`
-    s AS (UPDATE ${t.sessions} SET updated_at = ${ts} WHERE session_id = ${run.session_id}${sessionCondition} RETURNING user_id),
-    w AS (UPDATE ${t.runs} AS r SET run_type = ${runTypeOf(run)}, agent_id = ${run.agent_id ?? null}, team_id = ${run.team_id ?? null},
-      workflow_id = ${run.workflow_id ?? null}, user_id = COALESCE(${run.user_id ?? null}::varchar, s.user_id), parent_run_id = ${run.parent_run_id ?? null},
-      status = ${run.status ?? null}, run_data = ${pgJson(run)}::jsonb, updated_at = ${ts}
+    s AS (UPDATE ${t.sessions} SET updated_at = ${P("ts")} WHERE session_id = ${P("session_id")}${sessionCondition} RETURNING user_id),
+    w AS (UPDATE ${t.runs} AS r SET run_type = ${P("run_type")}, agent_id = ${P("agent_id")}, team_id = ${P("team_id")},
+      workflow_id = ${P("workflow_id")}, user_id = COALESCE(${P("user_id")}::varchar, s.user_id), parent_run_id = ${P("parent_run_id")},
+      status = ${P("status")}, run_data = ${P("run_data")}::jsonb, updated_at = ${P("ts")}
     FROM s
-    WHERE r.run_id = ${run.run_id} AND r.session_id = ${run.session_id}
-      AND (${run.user_id ?? null}::varchar IS NULL OR s.user_id IS NULL OR s.user_id = ${run.user_id ?? null}::varchar)
-      AND r.status IN (${sql.join(
-        expectStatus.map((st) => sql`${st}`),
-        sql`, `,
-      )})
+    WHERE r.run_id = ${P("run_id")} AND r.session_id = ${P("session_id")}
+      AND (${P("user_id")}::varchar IS NULL OR s.user_id IS NULL OR s.user_id = ${P("user_id")}::varchar)
+      AND r.status = ANY(${P("expect")}::varchar[])
     RETURNING ${RETURNING_RUN})`;
+}
+
+/** The columns of a session row, in the order the session-with-run template inserts them. */
+const SESSION_COLUMNS = [
+  "session_id",
+  "session_type",
+  "agent_id",
+  "team_id",
+  "workflow_id",
+  "user_id",
+  "session_data",
+  "agent_data",
+  "team_data",
+  "workflow_data",
+  "metadata",
+  "summary",
+  "created_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof SessionColumns>;
+const SESSION_JSON = new Set<string>([
+  "session_data",
+  "agent_data",
+  "team_data",
+  "workflow_data",
+  "metadata",
+  "summary",
+]);
+
+/** The run writes of `t`, [flushed, deferred]: built once per pair of tables, so each is compiled to its text once. */
+interface RunTemplates {
+  update: [SQL, SQL];
+  sessionWithRun: [SQL, SQL];
+}
+
+const built = new Map<string, RunTemplates>();
+
+function templates(t: RunTables): RunTemplates {
+  let out = built.get(t.key);
+  if (!out) built.set(t.key, (out = buildTemplates(t)));
+  return out;
+}
+
+function buildTemplates(t: RunTables): RunTemplates {
+  const user = sql`${P("user_id")}::varchar`;
+  const runInsert = (source: SQL, runIndex: SQL, where: SQL) => sql`INSERT INTO ${t.runs} AS r (${sql.raw(RUN_COLUMNS)})
+      SELECT ${P("run_id")}, ${P("session_id")}, ${P("run_type")}, ${P("agent_id")}, ${P("team_id")},
+        ${P("workflow_id")}, COALESCE(${user}, s.user_id), ${P("parent_run_id")}, ${P("status")}, ${runIndex},
+        ${P("run_data")}::jsonb, ${P("created_at")}, ${P("ts")}
+      FROM ${source} WHERE ${where}
+      ON CONFLICT (run_id) DO NOTHING
+      RETURNING ${RETURNING_RUN}`;
+  const ownerMatches = sql`(${user} IS NULL OR s.user_id IS NULL OR s.user_id = ${user})`;
+  const update = (deferFlush: boolean) => sql`
+    WITH a AS (SELECT NOT EXISTS (SELECT 1 FROM ${t.runs} WHERE run_id = ${P("run_id")}) AS absent,
+      (SELECT xmin FROM ${t.sessions} WHERE session_id = ${P("session_id")}) AS seen${deferFlush ? sql`, ${DEFER_FLUSH} AS deferred` : sql``}),
+    ${runUpdateCtes(t, sql` AND (NOT (SELECT absent FROM a) OR xmin = (SELECT seen FROM a))`)},
+    ins AS (${runInsert(
+      sql`s`,
+      sql`(SELECT COALESCE(MAX(run_index) + 1, 0) FROM ${t.runs} WHERE session_id = ${P("session_id")})`,
+      sql`(SELECT absent FROM a) AND ${ownerMatches}`,
+    )})
+    SELECT * FROM w UNION ALL SELECT * FROM ins`;
+  const columns = sql.raw(SESSION_COLUMNS.join(", "));
+  const sessionValues = sql.join(
+    SESSION_COLUMNS.map((c) => (SESSION_JSON.has(c) ? sql`${P(`s_${c}`)}::jsonb` : P(`s_${c}`))),
+    sql`, `,
+  );
+  const sessionWithRun = (deferFlush: boolean) => sql`
+    WITH s AS (INSERT INTO ${t.sessions} (${columns}) VALUES (${sessionValues})
+      ON CONFLICT (session_id) DO NOTHING RETURNING user_id),
+    ins AS (${runInsert(sql`s`, sql`0`, ownerMatches)})
+    SELECT EXISTS (SELECT 1 FROM s) AS session_written, ins.* FROM (SELECT ${deferFlush ? DEFER_FLUSH : sql`1`}) AS one LEFT JOIN ins ON true`;
+  return { update: [update(false), update(true)], sessionWithRun: [sessionWithRun(false), sessionWithRun(true)] };
 }
 
 /**
@@ -212,7 +289,7 @@ function runUpdateCtes(
  */
 export async function writeRunRow(
   exec: Exec,
-  t: RunTables,
+  t: TableRefs,
   run: RunRecord,
   legacy: boolean,
   expectStatus?: string[],

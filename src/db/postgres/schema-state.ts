@@ -9,9 +9,10 @@ export type Rows = Record<string, unknown>[];
 /**
  * Runs one statement. `name` marks a statement sent on every run (a run's opening and final
  * writes): where the adapter keeps prepared statements, it is prepared once per connection
- * under that name, so the server does not parse and plan it again.
+ * under that name, so the server does not parse and plan it again. `values` fill the
+ * `sql.placeholder`s of a statement template built once (see runStatement).
  */
-export type Exec = (query: SQL, name?: string) => Promise<Rows>;
+export type Exec = (query: SQL, name?: string, values?: Record<string, unknown>) => Promise<Rows>;
 
 /** Columns the code relies on; a table without them was made by something else. */
 const REQUIRED_COLUMNS = {
