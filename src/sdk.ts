@@ -479,7 +479,10 @@ export {
   MarkdownReader,
   PdfReader,
   TextReader,
+  builtinPdfEngine,
   defaultReaders,
+  type PdfEngine,
+  type PdfReaderOptions,
 } from "./knowledge/readers/index.js";
 export { AiSdkEmbedder, type AiSdkEmbedderOptions } from "./knowledge/embedders/ai-sdk-embedder.js";
 export { openAIEmbedder } from "./knowledge/embedders/openai-embedder.js";

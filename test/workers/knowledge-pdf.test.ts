@@ -4,7 +4,8 @@ import { PdfReader } from "../../src/knowledge/readers/pdf-reader.js";
 import { HtmlReader } from "../../src/knowledge/readers/html-reader.js";
 import { makePdf } from "../support/knowledge-pdf.js";
 
-// The readers run in workerd as in a deployed Worker: unpdf's pdf.js build needs no Node API.
+// The readers run in workerd as in a deployed Worker: the built-in PDF extractor uses Web APIs only
+// (DecompressionStream for Flate).
 describe("knowledge readers on Workers", () => {
   it("extracts a PDF's pages", async () => {
     const docs = await new PdfReader().read({
