@@ -23,7 +23,7 @@ async function bundledModules(sandbox?: "loader" | "object"): Promise<string[]> 
     define: sandbox ? { AGNO_CODEMODE_SANDBOX: JSON.stringify(sandbox) } : {},
     logLevel: "silent",
   });
-  const meta: Metafile = result.metafile;
+  const meta: Metafile = result.metafile!;
   const output = Object.values(meta.outputs)[0]!;
   const external = Object.values(meta.inputs).flatMap((i) => i.imports.filter((x) => x.external).map((x) => x.path));
   return [...Object.keys(output.inputs), ...external];
