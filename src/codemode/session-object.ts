@@ -1,9 +1,20 @@
 import { DurableObject } from "cloudflare:workers";
-import { loadedSandboxIsolation, runInLoadedSandbox } from "./loaded-sandbox.js";
-import type { SandboxIsolation } from "./sandbox-worker.js";
-import { quickJS } from "./quickjs.js";
+import { NotConfiguredError } from "../errors.js";
+import type { SandboxCell, SandboxIsolation } from "./sandbox-worker.js";
 import { runCell, sandboxFailure, type CellLimits, type CellResult, type StateEntry } from "./sandbox.js";
 import type { ToolHost } from "./code-mode.js";
+
+/**
+ * Which of the two sandboxes the bundle carries, when the Worker's build says (wrangler.toml
+ * `define = { AGNO_CODEMODE_SANDBOX = '"loader"' }`): "loader" leaves out QuickJS for this object's
+ * own isolate, "object" leaves out the loaded sandbox Worker. Unset, both are in and the
+ * `CODEMODE_LOADER` binding chooses. Each sandbox needs QuickJS in a form of its own (a compiled
+ * module here, bytes for the Worker Loader: workerd neither compiles bytes at run time nor passes
+ * a compiled module to another isolate), so a bundle with both carries it twice. Each sandbox is
+ * imported where it is used, under a test on this constant written out in place: a bundler drops
+ * the import only from a branch it can see is dead.
+ */
+declare const AGNO_CODEMODE_SANDBOX: "loader" | "object" | undefined;
 
 /** What the object reads from its environment. */
 interface SessionEnv {
@@ -34,8 +45,14 @@ export class CodeModeSession extends DurableObject<SessionEnv> {
 
   /** Where this session's cells run and, in a loaded sandbox, whether `probeUrl` is reachable from there (it must not be). */
   async isolation(probeUrl: string): Promise<SandboxIsolation> {
-    const loader = this.env.CODEMODE_LOADER;
-    return loader ? loadedSandboxIsolation(loader, this.ctx.id.toString(), probeUrl) : { where: "object" };
+    if (typeof AGNO_CODEMODE_SANDBOX === "undefined" || AGNO_CODEMODE_SANDBOX !== "object") {
+      const loader = this.env.CODEMODE_LOADER;
+      if (loader) {
+        const { loadedSandboxIsolation } = await import("./loaded-sandbox.js");
+        return loadedSandboxIsolation(loader, this.ctx.id.toString(), probeUrl);
+      }
+    }
+    return { where: "object" };
   }
 
   /** Forgets every variable of the session. */
@@ -50,24 +67,38 @@ export class CodeModeSession extends DurableObject<SessionEnv> {
     limits?: Partial<CellLimits>,
   ): Promise<CellResult> {
     const state = await this.state();
-    const loader = this.env.CODEMODE_LOADER;
     let outcome;
     try {
-      outcome = loader
-        ? await runInLoadedSandbox(loader, this.ctx.id.toString(), { code, state, toolNames, limits }, host)
-        : await runCell(await quickJS.get(), {
-            code,
-            state,
-            toolNames,
-            callTool: (name, args) => host.call(name, args),
-            limits,
-          });
+      outcome = await this.inSandbox({ code, state, toolNames, limits }, host);
     } catch (error) {
-      // The interpreter (a WebAssembly trap) or the loaded Worker failed: the next cell gets a fresh instance.
-      if (!loader) quickJS.forget();
+      // The interpreter (a WebAssembly trap) or the loaded Worker failed: the session's state is kept.
       return sandboxFailure(error);
     }
     await this.ctx.storage.put("state", outcome.state);
     return outcome.cell;
+  }
+
+  /** Runs the cell in a Worker loaded for this session when the loader is bound, else in this isolate. */
+  private async inSandbox(cell: SandboxCell, host: ToolHost): Promise<{ cell: CellResult; state: StateEntry[] }> {
+    if (typeof AGNO_CODEMODE_SANDBOX === "undefined" || AGNO_CODEMODE_SANDBOX !== "object") {
+      const loader = this.env.CODEMODE_LOADER;
+      if (loader) {
+        const { runInLoadedSandbox } = await import("./loaded-sandbox.js");
+        return runInLoadedSandbox(loader, this.ctx.id.toString(), cell, host);
+      }
+    }
+    if (typeof AGNO_CODEMODE_SANDBOX === "undefined" || AGNO_CODEMODE_SANDBOX !== "loader") {
+      const { quickJS } = await import("./quickjs.js");
+      try {
+        return await runCell(await quickJS.get(), { ...cell, callTool: (name, args) => host.call(name, args) });
+      } catch (error) {
+        // The next cell gets a fresh interpreter.
+        quickJS.forget();
+        throw error;
+      }
+    }
+    throw new NotConfiguredError(
+      'this Worker was built with the loaded sandbox only (AGNO_CODEMODE_SANDBOX "loader"): CodeMode needs the CODEMODE_LOADER binding',
+    );
   }
 }

@@ -5,15 +5,19 @@ import { freePort } from "../../src/cli/local/pglite-server.js";
 const configs = {
   loader: fileURLToPath(new URL("../workers/fixtures/codemode-wrangler.toml", import.meta.url)),
   object: fileURLToPath(new URL("../workers/fixtures/codemode-in-object-wrangler.toml", import.meta.url)),
+  "loader-build-unbound": fileURLToPath(
+    new URL("../workers/fixtures/codemode-loader-build-wrangler.toml", import.meta.url),
+  ),
 };
 
 /**
  * The CodeMode harness Worker (test/workers/fixtures) in a local workerd started by wrangler, with
  * its Durable Object storage persisted under `persistTo`: starting it again on the same directory
  * is what a redeploy does to the objects (new code and isolates, the same storage). `sandbox`
- * "object" starts it without the Worker Loader binding.
+ * "object" starts it without the Worker Loader binding; "loader-build-unbound" builds it for the
+ * loader only (AGNO_CODEMODE_SANDBOX "loader") and starts it without the binding.
  */
-export async function startCodeModeHarness(opts: { persistTo: string; build: string; sandbox?: "loader" | "object" }) {
+export async function startCodeModeHarness(opts: { persistTo: string; build: string; sandbox?: keyof typeof configs }) {
   const port = await freePort();
   const worker = await startInProcessWorker({
     configPath: configs[opts.sandbox ?? "loader"],
