@@ -113,20 +113,7 @@ export async function updateRunRows(
 ): Promise<Array<RunRow | null>> {
   const ts = now();
   const x = pgJson(
-    writes.map(({ run, expectStatus }, ord) => ({
-      ord,
-      run_id: run.run_id,
-      session_id: run.session_id,
-      run_type: runTypeOf(run),
-      agent_id: run.agent_id ?? null,
-      team_id: run.team_id ?? null,
-      workflow_id: run.workflow_id ?? null,
-      user_id: run.user_id ?? null,
-      parent_run_id: run.parent_run_id ?? null,
-      status: run.status ?? null,
-      run_data: run,
-      expect: expectStatus,
-    })),
+    writes.map(({ run, expectStatus }, ord) => ({ ord, ...runColumns(run), run_data: run, expect: expectStatus })),
   );
   // The sessions by a literal list: joined with the recordset (estimated at 100 rows), the planner
   // scanned the whole sessions table, twice per batch. Joined with those few sessions, each run is
@@ -169,11 +156,8 @@ export async function updateRunRowWith(
   return row ? { row: toRunRow(row), alongsideWritten: row.alongside_written === true } : null;
 }
 
-/** A placeholder of a run write's template, filled from runValues. */
-const P = (name: string) => sql.placeholder(name);
-
-/** What the run write templates' placeholders take: the run's columns at time `ts`, and the statuses it may move from. */
-function runValues(run: RunRecord, ts: number, expectStatus?: string[]): Record<string, unknown> {
+/** A run's own columns, beside its document, as both the batched and the templated writes set them. */
+function runColumns(run: RunRecord) {
   return {
     run_id: run.run_id,
     session_id: run.session_id,
@@ -184,6 +168,16 @@ function runValues(run: RunRecord, ts: number, expectStatus?: string[]): Record<
     user_id: run.user_id ?? null,
     parent_run_id: run.parent_run_id ?? null,
     status: run.status ?? null,
+  };
+}
+
+/** A placeholder of a run write's template, filled from runValues. */
+const P = (name: string) => sql.placeholder(name);
+
+/** What the run write templates' placeholders take: the run's columns at time `ts`, and the statuses it may move from. */
+function runValues(run: RunRecord, ts: number, expectStatus?: string[]): Record<string, unknown> {
+  return {
+    ...runColumns(run),
     run_data: pgJson(run),
     created_at: run.created_at ?? ts,
     ts,

@@ -1,5 +1,9 @@
 import { ByteSink } from "./byte-sink.js";
 
+/** The value of an ASCII hex digit (either case), or -1 for any other byte. */
+export const hexValue = (c: number): number =>
+  c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 55 : c >= 0x61 && c <= 0x66 ? c - 87 : -1;
+
 /** ASCIIHexDecode: hex digit pairs up to `>`, whitespace ignored, an odd last digit padded with 0. */
 export function asciiHexDecode(data: Uint8Array): Uint8Array {
   const out = new Uint8Array((data.length + 1) >> 1);
@@ -7,8 +11,7 @@ export function asciiHexDecode(data: Uint8Array): Uint8Array {
   let hi = -1;
   for (const c of data) {
     if (c === 0x3e) break;
-    const v =
-      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 55 : c >= 0x61 && c <= 0x66 ? c - 87 : -1;
+    const v = hexValue(c);
     if (v < 0) continue;
     if (hi < 0) hi = v;
     else {

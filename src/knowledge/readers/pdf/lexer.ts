@@ -1,3 +1,4 @@
+import { hexValue } from "./codecs.js";
 import { PdfKeyword, PdfName, PdfRef, type PdfDict, type PdfValue } from "./objects.js";
 
 /** Nesting deeper than this in one object is refused: real files nest a handful of levels. */
@@ -230,8 +231,7 @@ export class Lexer {
     while (this.pos < this.end) {
       const c = b[this.pos++]!;
       if (c === 0x3e) break;
-      const v =
-        c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 55 : c >= 0x61 && c <= 0x66 ? c - 87 : -1;
+      const v = hexValue(c);
       if (v < 0) continue;
       if (hi < 0) hi = v;
       else {
