@@ -183,10 +183,14 @@ describe("the console's operations views, served by npm run dev", () => {
     await expect.poll(jobStatus, { timeout: 30_000 }).toBe("cancelled");
 
     await page.getByLabel("Status").selectOption("cancelled");
-    await expect.poll(() => job.getAttribute("data-status"), { timeout: 30_000 }).toBe("cancelled");
-    expect(
-      await page.locator("li.card").evaluateAll((cards) => cards.map((c) => c.getAttribute("data-status"))),
-    ).toEqual(["cancelled"]);
+    // Until the filtered page arrives the list still shows every status (the job among them,
+    // already cancelled): wait for the list the filter asked for.
+    await expect
+      .poll(() => page.locator("li.card").evaluateAll((cards) => cards.map((c) => c.getAttribute("data-status"))), {
+        timeout: 30_000,
+      })
+      .toEqual(["cancelled"]);
+    expect(await job.getAttribute("data-status")).toBe("cancelled");
     await job.getByRole("button", { name: "Requeue…" }).click();
     await page
       .getByRole("alertdialog", { name: "Requeue this job?" })
