@@ -49,6 +49,23 @@ export async function startDev(
     ready?: "info" | "runtime";
   } = {},
 ): Promise<DevServer> {
+  // wrangler picks the runtime's internal ports itself, free when picked; a test file starting
+  // its own server at the same moment can take one before workerd binds it. That start is lost
+  // ("Address already in use"), not the test: start again.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startDevOnce(env, args, opts);
+    } catch (error) {
+      if (attempt >= 3 || !String(error).includes("Address already in use")) throw error;
+    }
+  }
+}
+
+async function startDevOnce(
+  env: Record<string, string>,
+  args: string[],
+  opts: { freshDatabase?: boolean; ready?: "info" | "runtime" },
+): Promise<DevServer> {
   const pgliteDir = env.AGNO_DEV_DATA && join(resolve(root, env.AGNO_DEV_DATA), "pglite");
   const template = await pgliteTemplate();
   if (template && pgliteDir && !env.DATABASE_URL && !opts.freshDatabase && !existsSync(pgliteDir))
@@ -58,7 +75,14 @@ export async function startDev(
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 120_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`dev exited early (${child.exitCode}):\n${output()}`);
+    if (child.exitCode !== null) {
+      try {
+        process.kill(-child.pid!, "SIGKILL");
+      } catch {
+        // the group is gone
+      }
+      throw new Error(`dev exited early (${child.exitCode}):\n${output()}`);
+    }
     if (opts.ready === "runtime") {
       if (/Ready on http/.test(output()) && (await listening(port))) break;
     } else {
